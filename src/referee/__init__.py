@@ -1,0 +1,1 @@
+"""referee: resolve tabletop role-playing actions by their rules."""

@@ -1,0 +1,179 @@
+"""The dice AST: immutable nodes produced by :mod:`referee.parser`.
+
+Every node is a frozen, slotted dataclass, so expressions can be hashed,
+cached and shared. :func:`referee.parser.format_expr` turns any node back into
+notation, and parsing that text gives an equal node.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+from typing import TypeAlias
+
+__all__ = [
+    "FUDGE",
+    "Arith",
+    "Compare",
+    "Dice",
+    "Explode",
+    "Expression",
+    "Keep",
+    "Literal",
+    "Neg",
+    "Node",
+    "Reroll",
+]
+
+FUDGE = 0
+"""The ``sides`` value of a Fudge die (``dF``): faces -1, 0 and +1."""
+
+
+class CompareOp(str, Enum):
+    """A comparison of a face against a number."""
+
+    EQ = "="
+    LT = "<"
+    LE = "<="
+    GT = ">"
+    GE = ">="
+
+
+@dataclass(frozen=True, slots=True)
+class Compare:
+    """A condition on one face, e.g. ``>=8`` or ``=1``."""
+
+    op: CompareOp
+    """How the face is compared."""
+    value: int
+    """The number it is compared with."""
+
+    def test(self, face: int) -> bool:
+        """Whether ``face`` meets the condition."""
+        op = self.op
+        if op is CompareOp.EQ:
+            return face == self.value
+        if op is CompareOp.LT:
+            return face < self.value
+        if op is CompareOp.LE:
+            return face <= self.value
+        if op is CompareOp.GT:
+            return face > self.value
+        return face >= self.value
+
+
+@dataclass(frozen=True, slots=True)
+class Keep:
+    """Keep or drop the highest or lowest dice of a pool (``kh3``, ``kl1``, ``dh1``, ``dl1``)."""
+
+    highest: bool
+    """Whether the highest dice are the ones named (else the lowest)."""
+    drop: bool
+    """Whether the named dice are dropped (else they are kept)."""
+    count: int
+    """How many dice are named."""
+
+    def kept_range(self, pool: int) -> tuple[bool, int]:
+        """``(highest, k)``: the pool keeps its ``k`` highest (or lowest) dice."""
+        if self.drop:
+            return (not self.highest, pool - self.count)
+        return (self.highest, self.count)
+
+
+@dataclass(frozen=True, slots=True)
+class Reroll:
+    """Reroll a die whose face matches (``r1``, ``r<3``; ``ro1`` rerolls once)."""
+
+    cond: Compare
+    """Which faces are rerolled."""
+    once: bool
+    """Reroll at most once (``ro``) instead of until the face no longer matches."""
+
+
+@dataclass(frozen=True, slots=True)
+class Explode:
+    """Roll again and add when a face matches (``!`` on the maximum, ``!>=9``)."""
+
+    cond: Compare | None
+    """Which faces explode; ``None`` means the die's maximum face."""
+
+
+@dataclass(frozen=True, slots=True)
+class Literal:
+    """An integer constant."""
+
+    value: int
+    """The constant, never negative (``-3`` is ``Neg(Literal(3))``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Dice:
+    """A pool of identical dice with its modifiers, e.g. ``4d6kh3`` or ``6d10>=8``."""
+
+    count: int
+    """How many dice are rolled."""
+    sides: int
+    """Number of faces (1..sides), or :data:`FUDGE` for a Fudge die."""
+    reroll: Reroll | None = None
+    """Reroll rule applied to every roll of a die."""
+    explode: Explode | None = None
+    """Explosion rule; an exploding die's value is the sum of its chain."""
+    keep: Keep | None = None
+    """Keep/drop rule applied to the pool."""
+    success: Compare | None = None
+    """If set, the pool's value is the number of (kept) dice meeting this condition."""
+
+    @property
+    def faces(self) -> tuple[int, ...]:
+        """The faces of one die, lowest first."""
+        if self.sides == FUDGE:
+            return (-1, 0, 1)
+        return tuple(range(1, self.sides + 1))
+
+    @property
+    def explode_cond(self) -> Compare | None:
+        """The explosion condition with ``!`` resolved to "equals the maximum face"."""
+        if self.explode is None:
+            return None
+        if self.explode.cond is None:
+            return Compare(CompareOp.EQ, self.faces[-1])
+        return self.explode.cond
+
+
+@dataclass(frozen=True, slots=True)
+class Neg:
+    """Unary minus."""
+
+    operand: Node
+    """The negated expression."""
+
+
+@dataclass(frozen=True, slots=True)
+class Arith:
+    """A left-to-right chain of one precedence level: ``a + b - c`` or ``a * b / c``.
+
+    ``/`` is integer division rounding down.
+    """
+
+    first: Node
+    """The leftmost operand."""
+    rest: tuple[tuple[str, Node], ...]
+    """``(operator, operand)`` pairs; the operators are all ``+``/``-`` or all ``*``/``/``."""
+
+    @property
+    def additive(self) -> bool:
+        """Whether this chain is a sum (``+``/``-``) rather than a product."""
+        return self.rest[0][0] in "+-"
+
+
+Node: TypeAlias = Literal | Dice | Neg | Arith
+
+
+@dataclass(frozen=True, slots=True)
+class Expression:
+    """A whole parsed expression: the tree and its optional trailing label."""
+
+    root: Node
+    """The arithmetic tree."""
+    label: str | None = None
+    """The text after ``#``, stripped, or ``None``."""

@@ -1,0 +1,64 @@
+"""The errors referee raises: one root, one class per kind of failure.
+
+Every error is a :class:`ValueError`, so callers that only care that the input
+was bad can catch that. Messages quote the offending input with ``!r`` and,
+for dice expressions, carry the 1-based column of the problem.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "DiceEvalError",
+    "DiceLimitError",
+    "DiceSyntaxError",
+    "RefereeError",
+    "RuleError",
+]
+
+
+class RefereeError(ValueError):
+    """Root of every error referee raises on bad input."""
+
+
+class _Located(RefereeError):
+    """An error tied to a place in a dice expression."""
+
+    def __init__(self, message: str, text: str = "", column: int | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        """What was wrong, in one sentence."""
+        self.text = text
+        """The whole expression that was being read."""
+        self.column = column
+        """1-based column of the problem in :attr:`text`, or ``None`` if it has no place."""
+
+    def __str__(self) -> str:
+        if self.column is None:
+            return self.message
+        return f"{self.message} (column {self.column})"
+
+    def caret(self) -> str:
+        """The expression with a ``^`` under the offending column, on two lines.
+
+        >>> DiceSyntaxError("unexpected 'x'", "3d6x", 4).caret()
+        '3d6x\\n   ^'
+        """
+        if self.column is None:
+            return self.text
+        return f"{self.text}\n{' ' * (self.column - 1)}^"
+
+
+class DiceSyntaxError(_Located):
+    """A dice expression that does not follow the notation."""
+
+
+class DiceLimitError(_Located):
+    """A dice expression that is valid but asks for more work than the limits allow."""
+
+
+class DiceEvalError(_Located):
+    """A dice expression that failed while being evaluated (division by zero)."""
+
+
+class RuleError(RefereeError):
+    """A request that a game's rules do not allow (e.g. effective skill below 3)."""

@@ -1,0 +1,394 @@
+"""Stage 1 of the pipeline: notation text -> :class:`~referee.ast.Expression`, and back.
+
+The grammar lives in ``grammar.lark`` (LALR). The lark parser applies the
+transformer inline, so no stage of parsing recurses on the depth of the input.
+Lark's exceptions are translated here, at the boundary, into
+:class:`~referee.errors.DiceSyntaxError` with a column.
+
+Notation summary:
+
+* ``NdS`` (N defaults to 1), ``d%`` = d100, ``dF`` = Fudge die, bare ``d`` = d6 (GURPS).
+* ``+ - * /`` (``/`` rounds down), unary minus, parentheses, integers.
+* ``kh3``/``k3``, ``kl1``, ``dh1``, ``dl1``: keep or drop highest/lowest.
+* ``!`` explodes on the maximum face, ``!>=9`` on a threshold, ``!5`` on a face.
+* ``r1``, ``r<3``: reroll until the face no longer matches; ``ro1``: reroll once.
+* ``>=8`` (also ``>``, ``<``, ``<=``, ``=``) after a pool: count the dice that meet it.
+* ``# label`` at the end names the roll.
+"""
+
+from __future__ import annotations
+
+import functools
+from importlib import resources
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from .ast import (
+    FUDGE,
+    Arith,
+    Compare,
+    CompareOp,
+    Dice,
+    Explode,
+    Expression,
+    Keep,
+    Literal,
+    Neg,
+    Node,
+    Reroll,
+)
+from .errors import DiceLimitError, DiceSyntaxError
+from .limits import DEFAULT_LIMITS, Limits
+
+if TYPE_CHECKING:
+    from lark import Lark, Token
+
+__all__ = ["format_expr", "parse", "worst_case_dice"]
+
+_MAX_NUMBER = 10**9
+"""Largest integer literal or modifier number accepted (keeps every stage in int64)."""
+
+
+class _Part(NamedTuple):
+    """What the inline transformer passes upward while parsing."""
+
+    node: Node
+    depth: int
+    grouped: bool
+    column: int
+    deep_column: int
+    dice_columns: tuple[int, ...]
+
+
+_TOKEN_NAMES = {
+    "INT": "a number",
+    "DICE": "dice such as 3d6",
+    "LPAR": "'('",
+    "RPAR": "')'",
+    "PLUS": "'+'",
+    "MINUS": "'-'",
+    "STAR": "'*'",
+    "SLASH": "'/'",
+    "KEEP": "a keep/drop such as kh3",
+    "REROLL": "a reroll such as r1",
+    "EXPLODE": "'!'",
+    "SUCCESS": "a target such as >=8",
+    "LABEL": "a '# label'",
+    "$END": "the end",
+}
+
+
+def _number(text: str, full: str, column: int) -> int:
+    value = int(text)
+    if abs(value) > _MAX_NUMBER:
+        raise DiceLimitError(
+            f"number {text!r} is too large (the limit is {_MAX_NUMBER:,})", full, column
+        )
+    return value
+
+
+def _compare(text: str, full: str, column: int) -> Compare:
+    """``'>=8'`` -> Compare(GE, 8); a bare number means equality."""
+    for op in (">=", "<=", "=", ">", "<"):
+        if text.startswith(op):
+            return Compare(CompareOp(op), _number(text[len(op) :], full, column))
+    return Compare(CompareOp.EQ, _number(text, full, column))
+
+
+def _located(exc: DiceSyntaxError | DiceLimitError, text: str) -> Exception:
+    exc.text = text
+    return exc
+
+
+class _Builder:
+    """Inline lark callbacks that build AST nodes.
+
+    They are stateless; errors they raise carry a column but no text, and
+    :func:`parse` fills the text in at the boundary.
+    """
+
+    def literal(self, tok: Token) -> _Part:
+        col = tok.column or 1
+        return _Part(Literal(_number(str(tok), "", col)), 1, False, col, col, ())
+
+    def dice(self, tok: Token, *mods: Token) -> _Part:
+        col = tok.column or 1
+        head, _, tail = str(tok).lower().partition("d")
+        count = _number(head, "", col) if head else 1
+        if tail == "":
+            sides = 6
+        elif tail == "%":
+            sides = 100
+        elif tail == "f":
+            sides = FUDGE
+        else:
+            sides = _number(tail, "", col + len(head) + 1)
+            if sides < 1:
+                raise DiceSyntaxError("a die needs at least 1 side", "", col)
+        fields: dict[str, Any] = {}
+        for mod in mods:
+            kind = mod.type.lower()
+            mcol = mod.column or col
+            if kind in fields:
+                raise DiceSyntaxError(f"second {kind} modifier {str(mod)!r}", "", mcol)
+            fields[kind] = _modifier(kind, str(mod), mcol)
+        return _Part(Dice(count, sides, **fields), 1, False, col, col, (col,))
+
+    def add(self, left: _Part, op: Token, right: _Part) -> _Part:
+        return _chain(left, str(op), right, additive=True)
+
+    def mul(self, left: _Part, op: Token, right: _Part) -> _Part:
+        return _chain(left, str(op), right, additive=False)
+
+    def neg(self, op: Token, operand: _Part) -> _Part:
+        col = op.column or 1
+        return operand._replace(node=Neg(operand.node), depth=operand.depth + 1, grouped=False, column=col)
+
+    def group(self, lpar: Token, inner: _Part, rpar: Token) -> _Part:
+        # Parentheses count as a level of nesting even where the tree stays flat.
+        return inner._replace(grouped=True, column=lpar.column or 1, depth=inner.depth + 1)
+
+    def start(self, body: _Part, label: Token | None) -> tuple[Expression, _Part]:
+        text = str(label)[1:].strip() if label is not None else ""
+        return Expression(body.node, text or None), body
+
+
+def _modifier(kind: str, text: str, col: int) -> Keep | Reroll | Explode | Compare:
+    if kind == "keep":
+        drop = text[0] == "d"
+        highest = not text.startswith(("kl", "dl"))
+        return Keep(highest, drop, _number(text.lstrip("khdl"), "", col))
+    if kind == "reroll":
+        once = text.startswith("ro")
+        return Reroll(_compare(text[2 if once else 1 :], "", col), once)
+    if kind == "explode":
+        return Explode(_compare(text[1:], "", col) if len(text) > 1 else None)
+    return _compare(text, "", col)
+
+
+def _chain(left: _Part, op: str, right: _Part, additive: bool) -> _Part:
+    """Extend a flat ``a + b - c`` chain, or start one (parenthesised chains stay nested)."""
+    node = left.node
+    deep = left.deep_column if left.depth >= right.depth else right.deep_column
+    if isinstance(node, Arith) and not left.grouped and node.additive == additive:
+        arith = Arith(node.first, (*node.rest, (op, right.node)))
+        depth = max(left.depth, right.depth + 1)
+    else:
+        arith = Arith(node, ((op, right.node),))
+        depth = 1 + max(left.depth, right.depth)
+    return _Part(arith, depth, False, left.column, deep, left.dice_columns + right.dice_columns)
+
+
+_RULES = ("literal", "dice", "add", "mul", "neg", "group", "start")
+
+
+@functools.cache
+def _lark() -> Lark:
+    from lark import Lark, Transformer
+
+    builder = _Builder()
+    inline: Transformer[Any, Any] = Transformer()
+    for rule in _RULES:
+        method = getattr(builder, rule)
+        setattr(inline, rule, lambda children, method=method: method(*children))
+    grammar = resources.files("referee").joinpath("grammar.lark").read_text(encoding="utf-8")
+    return Lark(grammar, parser="lalr", transformer=inline, maybe_placeholders=True, cache=True)
+
+
+def _translate(exc: Exception, text: str) -> DiceSyntaxError:
+    """Turn a lark exception into a DiceSyntaxError with a column."""
+    from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedToken
+
+    if isinstance(exc, UnexpectedCharacters):
+        char = text[exc.pos_in_stream] if exc.pos_in_stream < len(text) else ""
+        return DiceSyntaxError(f"unexpected character {char!r}", text, exc.column)
+    if isinstance(exc, UnexpectedToken):
+        expected = sorted({_TOKEN_NAMES.get(t, t) for t in exc.expected if not t.startswith("_")})
+        if exc.token.type == "$END":
+            msg = "the expression ends too soon" if text.strip() else "the expression is empty"
+            return DiceSyntaxError(
+                f"{msg}; expected {' or '.join(expected[:4])}", text, len(text) + 1
+            )
+        return DiceSyntaxError(
+            f"unexpected {str(exc.token)!r}; expected {' or '.join(expected[:4])}",
+            text,
+            exc.column if isinstance(exc.column, int) else None,
+        )
+    if isinstance(exc, UnexpectedEOF):
+        return DiceSyntaxError("the expression ends too soon", text, len(text) + 1)
+    return DiceSyntaxError(str(exc), text, None)
+
+
+def parse(text: str, limits: Limits = DEFAULT_LIMITS) -> Expression:
+    """Parse dice notation into an immutable :class:`~referee.ast.Expression`.
+
+    Results are cached, so parsing the same text twice costs a dictionary look-up.
+    Every limit in ``limits`` is checked here, before anything is rolled.
+
+    >>> parse("4d6kh3").root
+    Dice(count=4, sides=6, reroll=None, explode=None, keep=Keep(highest=True, drop=False, count=3), success=None)
+    >>> parse("3d-3 # punch").label
+    'punch'
+
+    Raises:
+        DiceSyntaxError: the text is not valid notation (with its column).
+        DiceLimitError: the text is valid but exceeds ``limits``.
+    """
+    return _parse_cached(text, limits)
+
+
+@functools.lru_cache(maxsize=4096)
+def _parse_cached(text: str, limits: Limits) -> Expression:
+    if not isinstance(text, str):
+        raise DiceSyntaxError(f"expected dice notation as text, got {type(text).__name__}")
+    if len(text) > limits.length:
+        raise DiceLimitError(
+            f"the expression has {len(text):,} characters; the limit is {limits.length:,}",
+            text[: limits.length],
+            limits.length + 1,
+        )
+    from lark.exceptions import LarkError
+
+    try:
+        expression, part = _lark().parse(text)
+    except (DiceSyntaxError, DiceLimitError) as exc:
+        raise _located(exc, text) from None
+    except LarkError as exc:
+        inner = getattr(exc, "orig_exc", None)
+        if isinstance(inner, (DiceSyntaxError, DiceLimitError)):
+            raise _located(inner, text) from None
+        raise _translate(exc, text) from None
+    if part.depth > limits.nesting:
+        raise DiceLimitError(
+            f"the expression nests {part.depth} deep; the limit is {limits.nesting}",
+            text,
+            part.deep_column,
+        )
+    _check_dice(expression.root, part.dice_columns, text, limits)
+    return expression
+
+
+def _dice_nodes(node: Node) -> list[Dice]:
+    """Every Dice node, left to right (iterative: safe on any depth)."""
+    found: list[Dice] = []
+    stack: list[Node] = [node]
+    while stack:
+        cur = stack.pop()
+        if isinstance(cur, Dice):
+            found.append(cur)
+        elif isinstance(cur, Neg):
+            stack.append(cur.operand)
+        elif isinstance(cur, Arith):
+            stack.extend(reversed([cur.first, *(n for _, n in cur.rest)]))
+    return found
+
+
+def worst_case_dice(node: Node, limits: Limits = DEFAULT_LIMITS) -> int:
+    """How many dice one roll of ``node`` can throw at most, counting explosions and rerolls."""
+    total = 0
+    for dice in _dice_nodes(node):
+        faces = dice.faces
+        per_roll = 1
+        if dice.reroll is not None and any(dice.reroll.cond.test(f) for f in faces):
+            per_roll = 2 if dice.reroll.once else limits.rerolls + 1
+        chain = 1
+        cond = dice.explode_cond
+        if cond is not None and any(cond.test(f) for f in faces):
+            chain = limits.explosions + 1
+        total += dice.count * per_roll * chain
+    return total
+
+
+def _check_dice(root: Node, columns: tuple[int, ...], text: str, limits: Limits) -> None:
+    for dice, column in zip(_dice_nodes(root), columns, strict=True):
+        if dice.sides > limits.sides:
+            raise DiceLimitError(
+                f"a d{dice.sides} has more than {limits.sides:,} sides", text, column
+            )
+        if dice.count > limits.dice:
+            raise DiceLimitError(
+                f"{dice.count:,} dice in one pool; the limit is {limits.dice:,}", text, column
+            )
+        faces = dice.faces
+        if dice.keep is not None and dice.keep.count > dice.count:
+            verb = "drops" if dice.keep.drop else "keeps"
+            raise DiceSyntaxError(
+                f"{format_expr(dice)} {verb} {dice.keep.count} of only {dice.count} dice",
+                text,
+                column,
+            )
+        if dice.reroll is not None and all(dice.reroll.cond.test(f) for f in faces):
+            raise DiceSyntaxError(
+                f"{format_expr(dice)} rerolls every face, so the die could never settle",
+                text,
+                column,
+            )
+        cond = dice.explode_cond
+        if cond is not None and all(cond.test(f) for f in faces):
+            raise DiceSyntaxError(
+                f"{format_expr(dice)} explodes on every face, so the die would never stop",
+                text,
+                column,
+            )
+    worst = worst_case_dice(root, limits)
+    if worst > limits.dice:
+        raise DiceLimitError(
+            f"this expression could roll {worst:,} dice counting explosions and rerolls; "
+            f"the limit is {limits.dice:,}",
+            text,
+            None,
+        )
+
+
+# ---------------------------------------------------------------- formatting
+
+
+def _format_compare(cond: Compare, bare_eq: bool) -> str:
+    if cond.op is CompareOp.EQ and bare_eq:
+        return str(cond.value)
+    return f"{cond.op.value}{cond.value}"
+
+
+def _format_dice(d: Dice) -> str:
+    parts = [f"{d.count}d{'F' if d.sides == FUDGE else d.sides}"]
+    if d.reroll is not None:
+        parts.append(("ro" if d.reroll.once else "r") + _format_compare(d.reroll.cond, True))
+    if d.explode is not None:
+        parts.append("!")
+        if d.explode.cond is not None:
+            parts.append(_format_compare(d.explode.cond, d.explode.cond.value >= 0))
+    if d.keep is not None:
+        k = d.keep
+        parts.append(f"{'d' if k.drop else 'k'}{'h' if k.highest else 'l'}{k.count}")
+    if d.success is not None:
+        parts.append(f"{d.success.op.value}{d.success.value}")
+    return "".join(parts)
+
+
+def _needs_parens(child: Node, parent_additive: bool) -> bool:
+    return isinstance(child, Arith) and not (parent_additive and not child.additive)
+
+
+def format_expr(expr: Expression | Node) -> str:
+    """Canonical notation for an expression or node; ``parse(format_expr(e)) == e``.
+
+    >>> format_expr(parse("3d + 2*(d6-1) # hit"))
+    '3d6 + 2 * (1d6 - 1) # hit'
+    """
+    if isinstance(expr, Expression):
+        body = format_expr(expr.root)
+        return f"{body} # {expr.label}" if expr.label else body
+    if isinstance(expr, Literal):
+        return str(expr.value)
+    if isinstance(expr, Dice):
+        return _format_dice(expr)
+    if isinstance(expr, Neg):
+        inner = format_expr(expr.operand)
+        return f"-({inner})" if isinstance(expr.operand, Arith) else f"-{inner}"
+    additive = expr.additive
+    out = []
+    for i, (op, node) in enumerate([("", expr.first), *expr.rest]):
+        text = format_expr(node)
+        if _needs_parens(node, additive):
+            text = f"({text})"
+        out.append(text if i == 0 else f" {op} {text}")
+    return "".join(out)
