@@ -1,1 +1,61 @@
-"""referee: resolve tabletop role-playing actions by their rules."""
+"""referee: resolve tabletop role-playing actions by their rules.
+
+Every value referee returns is immutable: parsed expressions, roll results and
+distributions are frozen dataclasses or named tuples, safe to cache and share.
+
+The convenience calls are :func:`roll`, :func:`odds`, :func:`parse` and
+:func:`sample`; randomness is injected with ``rng=`` (default: the operating
+system's secure source; :func:`seeded` for reproducible rolls).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .ast import Expression
+from .errors import DiceEvalError, DiceLimitError, DiceSyntaxError, RefereeError, RuleError
+from .limits import DEFAULT_LIMITS, Limits
+from .odds import Odds, odds
+from .parser import format_expr, parse
+from .rng import RandomSource, SeededSource, SystemSource, seeded
+from .roller import DiceGroup, DieRoll, RollResult, roll
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+__all__ = [
+    "DEFAULT_LIMITS",
+    "DiceEvalError",
+    "DiceGroup",
+    "DiceLimitError",
+    "DiceSyntaxError",
+    "DieRoll",
+    "Expression",
+    "Limits",
+    "Odds",
+    "RandomSource",
+    "RefereeError",
+    "RollResult",
+    "RuleError",
+    "SeededSource",
+    "SystemSource",
+    "format_expr",
+    "odds",
+    "parse",
+    "roll",
+    "sample",
+    "seeded",
+]
+
+
+def sample(
+    expr: str | Expression,
+    n: int,
+    seed: int | None = None,
+    limits: Limits = DEFAULT_LIMITS,
+) -> npt.NDArray[np.integer[Any]]:
+    """``n`` simulated totals of ``expr`` as a numpy array (vectorised; see :mod:`referee.sampling`)."""
+    from .sampling import sample as _sample
+
+    return _sample(expr, n, seed=seed, limits=limits)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 from importlib import resources
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .ast import (
@@ -368,26 +369,28 @@ def _needs_parens(child: Node, parent_additive: bool) -> bool:
     return isinstance(child, Arith) and not (parent_additive and not child.additive)
 
 
-def format_expr(expr: Expression | Node) -> str:
+def format_expr(expr: Expression | Node, dice: Callable[[Dice], str] | None = None) -> str:
     """Canonical notation for an expression or node; ``parse(format_expr(e)) == e``.
+
+    ``dice``, if given, renders each pool instead (the roller uses it to show faces).
 
     >>> format_expr(parse("3d + 2*(d6-1) # hit"))
     '3d6 + 2 * (1d6 - 1) # hit'
     """
     if isinstance(expr, Expression):
-        body = format_expr(expr.root)
+        body = format_expr(expr.root, dice)
         return f"{body} # {expr.label}" if expr.label else body
     if isinstance(expr, Literal):
         return str(expr.value)
     if isinstance(expr, Dice):
-        return _format_dice(expr)
+        return _format_dice(expr) if dice is None else dice(expr)
     if isinstance(expr, Neg):
-        inner = format_expr(expr.operand)
+        inner = format_expr(expr.operand, dice)
         return f"-({inner})" if isinstance(expr.operand, Arith) else f"-{inner}"
     additive = expr.additive
     out = []
     for i, (op, node) in enumerate([("", expr.first), *expr.rest]):
-        text = format_expr(node)
+        text = format_expr(node, dice)
         if _needs_parens(node, additive):
             text = f"({text})"
         out.append(text if i == 0 else f" {op} {text}")

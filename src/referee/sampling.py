@@ -1,0 +1,248 @@
+"""Stage 4 of the pipeline: bulk simulation with numpy, vectorised across rolls.
+
+The method is chosen per node:
+
+* **table**: where a sub-expression's exact distribution has at most 65,536
+  equally likely cases (``3d6`` has 216), it is sampled by drawing one uniform
+  integer per roll and looking the outcome up in a table of those cases. This
+  is exact (no floating point) and cheaper than rolling each die.
+* **chunked table**: a plain sum of many dice (``10d6``) is split into equal
+  chunks that each fit a table, and the chunks are added.
+* **dice**: anything else (rerolls, explosions, keep/drop, success counting)
+  rolls a matrix of faces and applies each modifier to whole columns at once,
+  with the roller's caps.
+
+Work is done in chunks of rows, so ``n`` up to ``Limits.sample_n`` never needs
+more memory than the returned array itself.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from .ast import FUDGE, Arith, Compare, CompareOp, Dice, Expression, Literal, Neg, Node
+from .errors import DiceEvalError, DiceLimitError
+from .limits import DEFAULT_LIMITS, Limits
+from .odds import bounds, odds
+from .parser import format_expr, parse
+
+__all__ = ["iter_samples", "sample"]
+
+IntArray = npt.NDArray[np.int64]
+TABLE_MAX = 65_536
+"""Most equally likely cases a lookup table may hold."""
+CHUNK_CELLS = 1 << 22
+"""About how many dice (or table draws) one chunk of rows may hold."""
+
+
+def _cases(node: Node) -> int | None:
+    """How many equally likely cases ``node`` has, if it is rolled without rerolls/explosions."""
+    if isinstance(node, Literal):
+        return 1
+    if isinstance(node, Dice):
+        if node.reroll is not None or node.explode is not None:
+            return None
+        return (3 if node.sides == FUDGE else node.sides) ** min(node.count, 64)
+    if isinstance(node, Neg):
+        return _cases(node.operand)
+    total = _cases(node.first)
+    for _, sub in node.rest:
+        c = _cases(sub)
+        if total is None or c is None:
+            return None
+        total *= c
+        if total > TABLE_MAX:
+            return None
+    return total
+
+
+def _table(node: Node, limits: Limits) -> tuple[npt.NDArray[Any], int]:
+    o = odds(Expression(node), limits)
+    values = np.repeat(np.array(o.outcomes, dtype=np.int64), np.array(o.counts, dtype=np.int64))
+    return values, o.denominator
+
+
+def _compare(values: npt.NDArray[Any], cond: Compare) -> npt.NDArray[np.bool_]:
+    v = cond.value
+    op = cond.op
+    if op is CompareOp.EQ:
+        return values == v
+    if op is CompareOp.LT:
+        return values < v
+    if op is CompareOp.LE:
+        return values <= v
+    if op is CompareOp.GT:
+        return values > v
+    return values >= v
+
+
+class _Simulator:
+    def __init__(self, rng: np.random.Generator, limits: Limits) -> None:
+        self.rng = rng
+        self.limits = limits
+        self.tables: dict[Node, tuple[npt.NDArray[Any], int]] = {}
+
+    def table_draw(self, node: Node, m: int) -> IntArray:
+        if node not in self.tables:
+            self.tables[node] = _table(node, self.limits)
+        values, denom = self.tables[node]
+        dtype = np.uint8 if denom <= 256 else np.uint16 if denom <= 65536 else np.uint32
+        idx = self.rng.integers(0, denom, m, dtype=dtype)
+        return values[idx]  # type: ignore[no-any-return]
+
+    def run(self, node: Node, m: int) -> IntArray:
+        cases = _cases(node)
+        if cases is not None and cases <= TABLE_MAX:
+            return self.table_draw(node, m)
+        if isinstance(node, Literal):
+            return np.full(m, node.value, dtype=np.int64)
+        if isinstance(node, Neg):
+            return -self.run(node.operand, m)
+        if isinstance(node, Dice):
+            return self.dice(node, m)
+        assert isinstance(node, Arith)
+        acc = self.run(node.first, m)
+        for op, sub in node.rest:
+            right = self.run(sub, m)
+            if op == "+":
+                acc = acc + right
+            elif op == "-":
+                acc = acc - right
+            elif op == "*":
+                acc = acc * right
+            else:
+                if not right.all():
+                    raise DiceEvalError(f"division by zero: {format_expr(sub)} rolled 0")
+                acc = acc // right
+        return acc
+
+    def dice(self, node: Dice, m: int) -> IntArray:
+        plain = node.reroll is None and node.explode is None
+        if plain and node.keep is None and node.success is None:
+            return self.chunked(node, m)
+        return self.matrix(node, m)
+
+    def chunked(self, node: Dice, m: int) -> IntArray:
+        n = 3 if node.sides == FUDGE else node.sides
+        per = max(1, int(math.log(TABLE_MAX) / math.log(n))) if n > 1 else node.count
+        if n > TABLE_MAX:
+            return self.matrix(node, m)
+        pieces = math.ceil(node.count / per)
+        total = np.zeros(m, dtype=np.int64)
+        left = node.count
+        for i in range(pieces):
+            size = left // (pieces - i)
+            left -= size
+            total += self.table_draw(Dice(size, node.sides), m)
+        return total
+
+    def faces(self, node: Dice, shape: tuple[int, ...]) -> IntArray:
+        lo, hi = (-1, 1) if node.sides == FUDGE else (1, node.sides)
+        faces = self.rng.integers(lo, hi + 1, shape, dtype=np.int64)
+        reroll = node.reroll
+        if reroll is not None:
+            cap = 1 if reroll.once else self.limits.rerolls
+            for _ in range(cap):
+                mask = _compare(faces, reroll.cond)
+                k = int(mask.sum())
+                if not k:
+                    break
+                faces[mask] = self.rng.integers(lo, hi + 1, k, dtype=np.int64)
+        return faces
+
+    def matrix(self, node: Dice, m: int) -> IntArray:
+        values = self.faces(node, (m, node.count))
+        cond = node.explode_cond
+        if cond is not None:
+            last = values.copy()
+            for _ in range(self.limits.explosions):
+                mask = _compare(last, cond)
+                k = int(mask.sum())
+                if not k:
+                    break
+                new = self.faces(node, (k,))
+                values[mask] += new
+                last[:] = 0 if not cond.test(0) else _never(node, cond)
+                last[mask] = new
+        if node.keep is not None:
+            highest, k = node.keep.kept_range(node.count)
+            values = np.sort(values, axis=1)
+            values = values[:, node.count - k :] if highest else values[:, :k]
+        if node.success is not None:
+            return _compare(values, node.success).sum(axis=1, dtype=np.int64)
+        return values.sum(axis=1, dtype=np.int64)
+
+
+def _never(node: Dice, cond: Compare) -> int:
+    """A value that does not meet ``cond`` (placeholder for dice that stopped exploding)."""
+    for candidate in (0, min(node.faces) - 1, max(node.faces) + 1, -(10**9)):
+        if not cond.test(candidate):
+            return candidate
+    raise AssertionError("every condition excludes some integer")
+
+
+def _dtype(lo: int, hi: int) -> type[np.signedinteger[Any]]:
+    for dt in (np.int8, np.int16, np.int32, np.int64):
+        info = np.iinfo(dt)
+        if info.min <= lo and hi <= info.max:
+            return dt
+    raise DiceLimitError(f"totals from {lo} to {hi} do not fit in 64-bit integers")
+
+
+def _prepare(
+    expr: str | Expression, n: int, limits: Limits
+) -> tuple[Node, type[np.signedinteger[Any]], int]:
+    if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+        raise DiceLimitError(f"the number of rolls must be a whole number >= 0, not {n!r}")
+    if n > limits.sample_n:
+        raise DiceLimitError(f"{n:,} rolls is more than the limit of {limits.sample_n:,}")
+    parsed = expr if isinstance(expr, Expression) else parse(expr, limits)
+    root = parsed.root
+    lo, hi = bounds(root, limits)
+    dtype = _dtype(lo, hi)
+    from .parser import worst_case_dice
+
+    rows = max(1, CHUNK_CELLS // max(1, worst_case_dice(root, limits)))
+    return root, dtype, rows
+
+
+def iter_samples(
+    expr: str | Expression, n: int, seed: int | None = None, limits: Limits = DEFAULT_LIMITS
+) -> Iterator[npt.NDArray[np.integer[Any]]]:
+    """Yield ``n`` simulated totals in chunks (for streaming statistics over huge ``n``)."""
+    root, dtype, rows = _prepare(expr, n, limits)
+    sim = _Simulator(np.random.default_rng(seed), limits)
+    done = 0
+    while done < n:
+        m = min(rows, n - done)
+        yield sim.run(root, m).astype(dtype, copy=False)
+        done += m
+
+
+def sample(
+    expr: str | Expression, n: int, seed: int | None = None, limits: Limits = DEFAULT_LIMITS
+) -> npt.NDArray[np.integer[Any]]:
+    """``n`` simulated totals of ``expr`` as a numpy array of the smallest integer type that fits.
+
+    ``seed`` makes the run reproducible (numpy's PCG64); ``None`` seeds from the
+    operating system.
+
+    >>> import referee
+    >>> rolls = referee.sample("3d6", 100_000, seed=1)
+    >>> int(rolls.min()) >= 3 and int(rolls.max()) <= 18, rolls.dtype.name
+    (True, 'int8')
+    """
+    root, dtype, rows = _prepare(expr, n, limits)
+    out = np.empty(n, dtype=dtype)
+    sim = _Simulator(np.random.default_rng(seed), limits)
+    done = 0
+    while done < n:
+        m = min(rows, n - done)
+        out[done : done + m] = sim.run(root, m)
+        done += m
+    return out
