@@ -353,7 +353,12 @@ def _format_dice(d: Dice) -> str:
     parts = [f"{d.count}d{'F' if d.sides == FUDGE else d.sides}"]
     if d.reroll is not None:
         parts.append(("ro" if d.reroll.once else "r") + _format_compare(d.reroll.cond, True))
-    if d.explode is not None:
+    # A bare "!" directly before a success target would read as "!>=8" (explode on
+    # >=8), so in that one case the explosion is written last.
+    bare_last = (
+        d.explode is not None and d.explode.cond is None and d.keep is None and d.success is not None
+    )
+    if d.explode is not None and not bare_last:
         parts.append("!")
         if d.explode.cond is not None:
             parts.append(_format_compare(d.explode.cond, d.explode.cond.value >= 0))
@@ -362,6 +367,8 @@ def _format_dice(d: Dice) -> str:
         parts.append(f"{'d' if k.drop else 'k'}{'h' if k.highest else 'l'}{k.count}")
     if d.success is not None:
         parts.append(f"{d.success.op.value}{d.success.value}")
+    if bare_last:
+        parts.append("!")
     return "".join(parts)
 
 

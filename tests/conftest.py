@@ -1,0 +1,43 @@
+"""Shared test helpers."""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+from fractions import Fraction
+
+from hypothesis import settings
+
+settings.register_profile("ci", deadline=None, max_examples=200)
+settings.load_profile("ci")
+
+
+def chi_square_ok(observed: Counter[int], expected: dict[int, Fraction], n: int) -> bool:
+    """Pearson chi-square at p ~ 0.001, merging thin outcomes into their neighbours."""
+    from scipy.stats import chi2
+
+    bins: list[tuple[float, float]] = []
+    acc_o = 0.0
+    acc_e = 0.0
+    for k in sorted(set(expected) | set(observed)):
+        acc_o += observed.get(k, 0)
+        acc_e += float(expected.get(k, 0)) * n
+        if acc_e >= 5:
+            bins.append((acc_o, acc_e))
+            acc_o = acc_e = 0.0
+    if acc_e or acc_o:
+        if bins:
+            o, e = bins.pop()
+            bins.append((o + acc_o, e + acc_e))
+        else:
+            bins.append((acc_o, acc_e))
+    if any(e == 0 and o > 0 for o, e in bins):
+        return False
+    stat = sum((o - e) ** 2 / e for o, e in bins if e > 0)
+    dof = max(1, len(bins) - 1)
+    return bool(stat < chi2.ppf(0.999, dof))
+
+
+def brute_force(faces: list[int], count: int) -> list[tuple[int, ...]]:
+    """Every ordered sequence of ``count`` faces."""
+    return list(itertools.product(faces, repeat=count))

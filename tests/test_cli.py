@@ -1,0 +1,60 @@
+"""The command line and the interactive prompt, through typer's in-process runner."""
+
+from __future__ import annotations
+
+import json
+
+from typer.testing import CliRunner
+
+from referee.cli import app
+from referee.repl import handle, run_repl
+
+runner = CliRunner()
+
+
+def test_roll_text_and_seed() -> None:
+    a = runner.invoke(app, ["roll", "4d6kh3", "--seed", "9"])
+    b = runner.invoke(app, ["roll", "4d6kh3", "--seed", "9"])
+    assert a.exit_code == 0 and a.output == b.output
+    assert a.output.startswith("4d6kh3 = [") and "to roll this or better" in a.output
+
+
+def test_roll_json_contract() -> None:
+    res = runner.invoke(app, ["roll", "1d20+5 # attack", "--seed", "1", "--json"])
+    data = json.loads(res.output)
+    assert set(data) >= {"expression", "label", "total", "dice", "text"}
+    assert data["label"] == "attack" and data["dice"][0]["pool"] == "1d20"
+    assert data["total"] == data["dice"][0]["value"] + 5
+
+
+def test_bad_expression_exit_2_with_caret() -> None:
+    res = runner.invoke(app, ["roll", "3d6x"])
+    assert res.exit_code == 2
+    assert "unexpected character 'x' (column 4)" in res.output
+    assert "\n     ^" in res.output
+    assert "Traceback" not in res.output
+
+
+def test_odds_table_and_json() -> None:
+    res = runner.invoke(app, ["odds", "3d6", "--at-least", "15"])
+    assert res.exit_code == 0 and "5/54" in res.output
+    data = json.loads(runner.invoke(app, ["odds", "2d6", "--at-least", "8", "--json"]).output)
+    assert data["probability"] == "5/12"
+    assert data["distribution"][0] == [2, "1/36"] and data["mean"] == "7/1"
+    assert runner.invoke(app, ["odds", "1d6", "--at-least", "1", "--at-most", "2"]).exit_code == 2
+
+
+def test_sample_summary() -> None:
+    res = runner.invoke(app, ["sample", "3d6", "-n", "50000", "--seed", "3", "--json"])
+    data = json.loads(res.output)
+    assert data["n"] == 50000 and abs(data["mean"] - 10.5) < 0.1
+    assert sum(c for _, c in data["histogram"]) == 50000
+    assert runner.invoke(app, ["sample", "3d6", "-n", "-5"]).exit_code == 2
+
+
+def test_repl() -> None:
+    assert "Notation" in handle("help")
+    assert handle("3d6x").startswith("error: unexpected character")
+    assert "mean 7.000" in handle("odds 2d6")
+    lines = iter(["2d6", "quit"])
+    run_repl(lambda prompt: next(lines))

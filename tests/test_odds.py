@@ -1,0 +1,218 @@
+"""Exact odds against published tables, brute-force enumeration and icepool."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import icepool
+import pytest
+
+from referee import DiceEvalError, DiceLimitError, Limits, odds, parse
+from referee.ast import Dice
+from referee.odds import bounds
+
+DATA = Path(__file__).parent / "data" / "published.txt"
+
+
+def _published() -> list[tuple[str, str, str, list[tuple[int, int]], int]]:
+    rows = []
+    for line in DATA.read_text().splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        name, expr, op, values, denom = (part.strip() for part in line.split("|"))
+        pairs = [tuple(map(int, v.split(":"))) for v in values.split()]
+        rows.append((name, expr, op, [(a, b) for a, b in pairs], int(denom)))
+    return rows
+
+
+@pytest.mark.parametrize(("name", "expr", "op", "pairs", "denom"), _published())
+def test_published_tables(
+    name: str, expr: str, op: str, pairs: list[tuple[int, int]], denom: int
+) -> None:
+    o = odds(expr)
+    for value, count in pairs:
+        assert o.p(op, value) == Fraction(count, denom), (name, value)
+
+
+def test_gurps_success_roll_bounds() -> None:
+    # README: skill 10 succeeds 108/216, and never more than 212/216 (17 and 18 fail).
+    assert odds("3d6").at_most(10) == Fraction(108, 216)
+    assert odds("3d6").at_most(16) == Fraction(212, 216)
+
+
+# ------------------------------------------------------------ brute force
+
+
+def _die_brute(dice: Dice, limits: Limits) -> dict[int, Fraction]:
+    """One die's value by walking every sequence of rolls (independent of referee.odds)."""
+    faces = dice.faces
+    p = Fraction(1, len(faces))
+
+    def one_roll() -> dict[int, Fraction]:
+        # Reroll tree: try, and while the face matches and rerolls remain, roll again.
+        out: dict[int, Fraction] = {}
+
+        def walk(left: int, weight: Fraction) -> None:
+            for f in faces:
+                if dice.reroll is not None and left > 0 and dice.reroll.cond.test(f):
+                    walk(left - 1, weight * p)
+                else:
+                    out[f] = out.get(f, Fraction(0)) + weight * p
+
+        cap = 0 if dice.reroll is None else (1 if dice.reroll.once else limits.rerolls)
+        walk(cap, Fraction(1))
+        return out
+
+    roll1 = one_roll()
+    cond = dice.explode_cond
+    result: dict[int, Fraction] = {}
+
+    def chain(total: int, weight: Fraction, booms: int) -> None:
+        for f, pf in roll1.items():
+            if cond is not None and booms < limits.explosions and cond.test(f):
+                chain(total + f, weight * pf, booms + 1)
+            else:
+                result[total + f] = result.get(total + f, Fraction(0)) + weight * pf
+
+    chain(0, Fraction(1), 0)
+    return result
+
+
+def _pool_brute(dice: Dice, limits: Limits) -> dict[int, Fraction]:
+    die = _die_brute(dice, limits)
+    out: dict[int, Fraction] = {}
+    for combo in itertools.product(die.items(), repeat=dice.count):
+        values = [v for v, _ in combo]
+        weight = Fraction(1)
+        for _, w in combo:
+            weight *= w
+        kept = values
+        if dice.keep is not None:
+            highest, k = dice.keep.kept_range(dice.count)
+            kept = sorted(values, reverse=highest)[:k]
+        if dice.success is not None:
+            total = sum(1 for v in kept if dice.success.test(v))
+        else:
+            total = sum(kept)
+        out[total] = out.get(total, Fraction(0)) + weight
+    return out
+
+
+SMALL = Limits(explosions=3, rerolls=2)
+
+
+@pytest.mark.parametrize(
+    "expr",
+    [
+        "3d6",
+        "2d4kh1",
+        "4d4kl2",
+        "4d6dh1",
+        "4d6dl1",
+        "3d6kh2",
+        "4dF",
+        "3dFkh2",
+        "2d6!",
+        "2d4!>=3",
+        "1d6r1",
+        "2d6r<3",
+        "2d6ro1",
+        "2d6ro<3!",
+        "5d6>=5",
+        "4d10kh2>=6",
+        "3d6!kh2",
+        "2dFr-1",
+        "3d4<=2",
+    ],
+)
+def test_pools_match_brute_force(expr: str) -> None:
+    node = parse(expr).root
+    assert isinstance(node, Dice)
+    assert odds(expr, SMALL).distribution == _pool_brute(node, SMALL)
+
+
+def test_arithmetic_matches_brute_force() -> None:
+    expected: dict[int, Fraction] = {}
+    for a, b, c in itertools.product(range(1, 7), range(1, 5), range(1, 4)):
+        v = -((a * 3 - b) // c)
+        expected[v] = expected.get(v, Fraction(0)) + Fraction(1, 72)
+    assert odds("-((1d6 * 3 - 1d4) / 1d3)").distribution == expected
+
+
+# ---------------------------------------------------------------- icepool
+
+FUDGE_DIE = icepool.Die([-1, 0, 1])
+
+
+def _ice(die: Any) -> dict[int, Fraction]:
+    d = die.denominator()
+    return {int(o): Fraction(q, d) for o, q in die.items() if q}
+
+
+ICEPOOL_CASES: list[tuple[str, Callable[[], Any]]] = [
+    ("3d6", lambda: 3 @ icepool.d6),
+    ("100d6", lambda: 100 @ icepool.d6),
+    ("d%", lambda: icepool.d100),
+    ("3d-3", lambda: 3 @ icepool.d6 - 3),
+    ("4dF", lambda: 4 @ FUDGE_DIE),
+    ("4d6kh3", lambda: icepool.d6.highest(4, 3)),
+    ("10d10kh3", lambda: icepool.d10.highest(10, 3)),
+    ("20d20kh5", lambda: icepool.d20.highest(20, 5)),
+    ("4d6kl1", lambda: icepool.d6.lowest(4, 1)),
+    ("4d6dh1", lambda: icepool.d6.lowest(4, 3)),
+    ("4d6dl1", lambda: icepool.d6.highest(4, 3)),
+    ("8d6!", lambda: 8 @ icepool.d6.explode(depth=3)),
+    ("2d10!>=9", lambda: 2 @ icepool.d10.explode([9, 10], depth=3)),
+    ("d20r1", lambda: icepool.d20.reroll([1], depth=2)),
+    ("d20r<3", lambda: icepool.d20.reroll([1, 2], depth=2)),
+    ("d20ro1", lambda: icepool.d20.reroll([1], depth=1)),
+    ("6d10>=8", lambda: 6 @ (icepool.d10 >= 8)),
+    ("2d6*1d4", lambda: (2 @ icepool.d6) * icepool.d4),
+    ("(2d6+3)/1d3", lambda: (2 @ icepool.d6 + 3) // icepool.d3),
+    ("-1d8", lambda: -icepool.d8),
+]
+
+
+@pytest.mark.parametrize(("expr", "build"), ICEPOOL_CASES, ids=[c[0] for c in ICEPOOL_CASES])
+def test_agrees_with_icepool(expr: str, build: Callable[[], Any]) -> None:
+    assert odds(expr, SMALL).distribution == _ice(build())
+
+
+# ---------------------------------------------------------------- contract
+
+
+def test_odds_summary_values() -> None:
+    o = odds("2d6")
+    assert o.mean == 7
+    assert o.variance == Fraction(35, 6)
+    assert o.p("<", 7) == o.p(">", 7) == Fraction(15, 36)
+    assert sum(o.distribution.values()) == 1
+    with pytest.raises(ValueError, match="unknown comparison"):
+        o.p("!=", 3)
+
+
+def test_cap_is_reported() -> None:
+    assert odds("d6!").capped and odds("d6!").notes
+    assert odds("d20r1").capped
+    assert not odds("d20ro1").capped and not odds("4d6kh3").capped
+    # With the default cap of 100 the chance of a 1 on d20r1 is (1/20)**101 / ... tiny but exact.
+    assert odds("d20r1").probability(1) == Fraction(1, 20**101)
+
+
+def test_work_is_bounded() -> None:
+    with pytest.raises(DiceLimitError, match="sample"):
+        odds("10000d1000000")
+    with pytest.raises(DiceLimitError):
+        odds("1d1000000*1d1000000")
+    with pytest.raises(DiceEvalError, match="division by zero"):
+        odds("1/(1d6-1)")
+
+
+def test_bounds() -> None:
+    assert bounds(parse("3d6-3").root) == (0, 15)
+    assert bounds(parse("-(2d4)*1d3").root) == (-24, -2)
+    assert bounds(parse("6d10>=8").root) == (0, 6)

@@ -1,0 +1,175 @@
+"""Grammar, AST, canonical formatting and limits."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from referee import (
+    DiceLimitError,
+    DiceSyntaxError,
+    Limits,
+    RefereeError,
+    format_expr,
+    parse,
+)
+from referee.ast import FUDGE, Arith, Compare, CompareOp, Dice, Explode, Keep, Literal, Neg, Reroll
+
+
+@pytest.mark.parametrize(
+    ("text", "node"),
+    [
+        ("3d6", Dice(3, 6)),
+        ("d20", Dice(1, 20)),
+        ("d%", Dice(1, 100)),
+        ("3d", Dice(3, 6)),
+        ("d", Dice(1, 6)),
+        ("4dF", Dice(4, FUDGE)),
+        ("dF", Dice(1, FUDGE)),
+        ("4d6kh3", Dice(4, 6, keep=Keep(True, False, 3))),
+        ("4d6k3", Dice(4, 6, keep=Keep(True, False, 3))),
+        ("4d6kl1", Dice(4, 6, keep=Keep(False, False, 1))),
+        ("4d6dh1", Dice(4, 6, keep=Keep(True, True, 1))),
+        ("4d6dl1", Dice(4, 6, keep=Keep(False, True, 1))),
+        ("d6!", Dice(1, 6, explode=Explode(None))),
+        ("d10!>=9", Dice(1, 10, explode=Explode(Compare(CompareOp.GE, 9)))),
+        ("d20r1", Dice(1, 20, reroll=Reroll(Compare(CompareOp.EQ, 1), False))),
+        ("d20r<3", Dice(1, 20, reroll=Reroll(Compare(CompareOp.LT, 3), False))),
+        ("d20ro1", Dice(1, 20, reroll=Reroll(Compare(CompareOp.EQ, 1), True))),
+        ("6d10>=8", Dice(6, 10, success=Compare(CompareOp.GE, 8))),
+    ],
+)
+def test_notation(text: str, node: Dice) -> None:
+    assert parse(text).root == node
+
+
+def test_gurps_dice_adds() -> None:
+    assert parse("3d-3").root == Arith(Dice(3, 6), (("-", Literal(3)),))
+    assert parse("2d+1").root == Arith(Dice(2, 6), (("+", Literal(1)),))
+
+
+def test_label_and_arithmetic() -> None:
+    e = parse("1d20+5 # attack")
+    assert e.label == "attack"
+    assert parse("-(1+2)*3").root == Arith(
+        Neg(Arith(Literal(1), (("+", Literal(2)),))), (("*", Literal(3)),)
+    )
+    # Parenthesised chains stay nested; plain chains are flat.
+    assert parse("(1+2)+3") != parse("1+2+3")
+    assert parse("d6!-1").root == Arith(Dice(1, 6, explode=Explode(None)), (("-", Literal(1)),))
+
+
+@pytest.mark.parametrize(
+    ("text", "column", "fragment"),
+    [
+        ("3d6x", 4, "unexpected character 'x'"),
+        ("3d6 +", 6, "ends too soon"),
+        ("", 1, "empty"),
+        ("k3", 1, "unexpected 'k3'"),
+        ("1d6 + (2d6kh3)", 8, "keeps 3 of only 2"),
+        ("d6r<7", 1, "rerolls every face"),
+        ("d6!>=1", 1, "explodes on every face"),
+        ("4d6dh1dl1", 7, "second keep"),
+        ("2*)", 3, "unexpected ')'"),
+    ],
+)
+def test_syntax_errors_name_the_column(text: str, column: int, fragment: str) -> None:
+    with pytest.raises(DiceSyntaxError) as info:
+        parse(text)
+    assert info.value.column == column
+    assert fragment in str(info.value)
+    assert info.value.caret().splitlines()[-1] == " " * (column - 1) + "^"
+
+
+@pytest.mark.parametrize(
+    ("text", "fragment"),
+    [
+        ("1d6+d1000001", "more than 1,000,000 sides"),
+        ("10001d6", "10,001 dice"),
+        ("101d6!", "could roll 10,201 dice"),
+        ("d20r1*100d20r1", "could roll"),
+        ("(" * 51 + "1" + ")" * 51, "nests 52 deep"),
+        ("-" * 60 + "1", "nests 61 deep"),
+        ("1+" * 500 + "1", "characters"),
+        ("99999999999", "too large"),
+    ],
+)
+def test_limits_refused_before_work(text: str, fragment: str) -> None:
+    with pytest.raises(DiceLimitError, match=fragment):
+        parse(text)
+
+
+def test_custom_limits() -> None:
+    with pytest.raises(DiceLimitError):
+        parse("20d6", Limits(dice=10))
+    assert parse("(((1)))", Limits(nesting=4)).root == Literal(1)
+
+
+# ---------------------------------------------------------- round trip
+
+conds = st.builds(Compare, st.sampled_from(list(CompareOp)), st.integers(-1, 12))
+
+
+@st.composite
+def dice_nodes(draw: st.DrawFn) -> Dice:
+    sides = draw(st.sampled_from([FUDGE, 1, 2, 4, 6, 10, 20, 100]))
+    count = draw(st.integers(0, 5))
+    faces = (-1, 0, 1) if sides == FUDGE else tuple(range(1, sides + 1))
+    reroll = draw(st.none() | st.builds(Reroll, conds, st.booleans()))
+    if reroll is not None and all(reroll.cond.test(f) for f in faces):
+        reroll = None
+    explode = draw(st.none() | st.builds(Explode, st.none() | conds))
+    d = Dice(count, sides, reroll=reroll, explode=explode)
+    cond = d.explode_cond
+    if cond is not None and all(cond.test(f) for f in faces):
+        explode = None
+    keep = draw(st.none() | st.builds(Keep, st.booleans(), st.booleans(), st.integers(0, count)))
+    success = draw(st.none() | conds)
+    return Dice(count, sides, reroll=reroll, explode=explode, keep=keep, success=success)
+
+
+def _arith(children: st.SearchStrategy[object]) -> st.SearchStrategy[object]:
+    additive = st.tuples(st.sampled_from("+-"), children)
+    multiplicative = st.tuples(st.sampled_from("*/"), children)
+    return (
+        st.builds(Neg, children)
+        | st.builds(Arith, children, st.lists(additive, min_size=1, max_size=3).map(tuple))
+        | st.builds(Arith, children, st.lists(multiplicative, min_size=1, max_size=3).map(tuple))
+    )
+
+
+nodes = st.recursive(
+    st.builds(Literal, st.integers(0, 1000)) | dice_nodes(), _arith, max_leaves=8
+)
+
+
+@given(nodes)
+def test_round_trip(node: object) -> None:
+    assert isinstance(node, (Literal, Dice, Neg, Arith))
+    text = format_expr(node)
+    # Generous limits: the round trip is about notation, not about work.
+    assert parse(text, Limits(dice=10**9)).root == node
+
+
+@given(st.text(max_size=60))
+def test_fuzz_random_text(text: str) -> None:
+    try:
+        parse(text)
+    except RefereeError:
+        pass
+
+
+@given(st.text(alphabet="0123456789dDkhlrFo!<>=+-*/()% #%", max_size=80))
+def test_fuzz_grammar_shaped_text(text: str) -> None:
+    from referee import odds, roll, seeded
+
+    try:
+        parse(text)
+    except RefereeError:
+        return
+    try:
+        roll(text, rng=seeded(1))
+        odds(text, Limits(odds_work=200_000))
+    except RefereeError:
+        pass
