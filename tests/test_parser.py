@@ -139,9 +139,7 @@ def _arith(children: st.SearchStrategy[object]) -> st.SearchStrategy[object]:
     )
 
 
-nodes = st.recursive(
-    st.builds(Literal, st.integers(0, 1000)) | dice_nodes(), _arith, max_leaves=8
-)
+nodes = st.recursive(st.builds(Literal, st.integers(0, 1000)) | dice_nodes(), _arith, max_leaves=8)
 
 
 @given(nodes)

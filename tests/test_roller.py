@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-from conftest import chi_square_ok
 
+from conftest import chi_square_ok
 from referee import DiceEvalError, Limits, RandomSource, odds, roll, seeded
 from referee.rng import SystemSource, default_source
 

@@ -6,8 +6,8 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from conftest import chi_square_ok
 
+from conftest import chi_square_ok
 from referee import DiceEvalError, DiceLimitError, Limits, odds, sample
 from referee.sampling import iter_samples
 

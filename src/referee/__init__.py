@@ -55,7 +55,7 @@ def sample(
     seed: int | None = None,
     limits: Limits = DEFAULT_LIMITS,
 ) -> npt.NDArray[np.integer[Any]]:
-    """``n`` simulated totals of ``expr`` as a numpy array (vectorised; see :mod:`referee.sampling`)."""
+    """``n`` simulated totals of ``expr`` as a numpy array (see :mod:`referee.sampling`)."""
     from .sampling import sample as _sample
 
     return _sample(expr, n, seed=seed, limits=limits)

@@ -8,7 +8,7 @@ notation, and parsing that text gives an equal node.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 from typing import TypeAlias
 
 __all__ = [
@@ -29,7 +29,7 @@ FUDGE = 0
 """The ``sides`` value of a Fudge die (``dF``): faces -1, 0 and +1."""
 
 
-class CompareOp(str, Enum):
+class CompareOp(StrEnum):
     """A comparison of a face against a number."""
 
     EQ = "="

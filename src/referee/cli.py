@@ -27,7 +27,8 @@ app = typer.Typer(
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the documented JSON instead of text.")]
 SeedOpt = Annotated[
-    int | None, typer.Option("--seed", help="Seed for reproducible rolls (default: OS secure source).")
+    int | None,
+    typer.Option("--seed", help="Seed for reproducible rolls (default: OS secure source)."),
 ]
 
 
@@ -54,7 +55,8 @@ def _main(ctx: typer.Context) -> None:
 
 
 @app.command(
-    epilog="Examples:\n\n  referee roll 4d6kh3\n\n  referee roll '1d20+5 # attack' -n 3 --seed 7\n\n"
+    epilog="Examples:\n\n  referee roll 4d6kh3\n\n"
+    "  referee roll '1d20+5 # attack' -n 3 --seed 7\n\n"
     "  referee roll 3d-3 6d10>=8 --json"
 )
 def roll(
@@ -78,7 +80,9 @@ def roll(
                 chance = _chance(odds_fn, expr, result.total)
                 if as_json:
                     data = roll_json(result)
-                    data["at_least"] = None if chance is None else f"{chance.numerator}/{chance.denominator}"
+                    data["at_least"] = (
+                        None if chance is None else f"{chance.numerator}/{chance.denominator}"
+                    )
                     out.append(data)
                 else:
                     tail = "" if chance is None else f"  ({percent(chance)} to roll this or better)"
@@ -148,7 +152,8 @@ def odds(
 
 
 @app.command(
-    epilog="Examples:\n\n  referee sample 3d6 -n 1000000\n\n  referee sample 8d6! -n 100000 --seed 1 --json"
+    epilog="Examples:\n\n  referee sample 3d6 -n 1000000\n\n"
+    "  referee sample 8d6! -n 100000 --seed 1 --json"
 )
 def sample(
     expr: Annotated[str, typer.Argument(help="A dice expression.")],
@@ -204,7 +209,10 @@ def sample(
     if as_json:
         _emit(summary)
         return
-    typer.echo(f"{expr}: {n:,} rolls, mean {mean:.4f}, stdev {stdev:.4f}, range {summary['min']}..{summary['max']}")
+    typer.echo(
+        f"{expr}: {n:,} rolls, mean {mean:.4f}, stdev {stdev:.4f}, "
+        f"range {summary['min']}..{summary['max']}"
+    )
     top = max(hist.values()) if hist else 1
     for k in keys:
         if hist[k] * 1000 >= n or len(keys) <= 40:

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from .ast import Arith, Dice, Expression, Literal, Neg, Node
+from .ast import Dice, Expression, Literal, Neg, Node
 from .errors import DiceEvalError, DiceLimitError
 from .limits import DEFAULT_LIMITS, Limits
 from .parser import format_expr, parse
@@ -36,9 +36,10 @@ Big = Any
 
 
 def _mpz(value: int) -> Big:
-    from gmpy2 import mpz
+    from gmpy2 import mpz  # type: ignore[import-untyped]
 
     return mpz(value)
+
 
 _DIRECT = 4096
 """Below this many outcome pairs a convolution is done directly, not packed."""
@@ -73,7 +74,10 @@ class Odds:
     @property
     def distribution(self) -> dict[int, Fraction]:
         """``{outcome: probability}``, lowest outcome first."""
-        return {o: Fraction(c, self.denominator) for o, c in zip(self.outcomes, self.counts)}
+        return {
+            o: Fraction(c, self.denominator)
+            for o, c in zip(self.outcomes, self.counts, strict=False)
+        }
 
     def probability(self, outcome: int) -> Fraction:
         """The exact probability of one total."""
@@ -90,7 +94,7 @@ class Odds:
         test = _OPS.get(op)
         if test is None:
             raise ValueError(f"unknown comparison {op!r}; use one of {', '.join(_OPS)}")
-        hits = sum(c for o, c in zip(self.outcomes, self.counts) if test(o, value))
+        hits = sum(c for o, c in zip(self.outcomes, self.counts, strict=False) if test(o, value))
         return Fraction(hits, self.denominator)
 
     def at_least(self, value: int) -> Fraction:
@@ -104,13 +108,18 @@ class Odds:
     @property
     def mean(self) -> Fraction:
         """The exact expected total."""
-        return Fraction(sum(o * c for o, c in zip(self.outcomes, self.counts)), self.denominator)
+        return Fraction(
+            sum(o * c for o, c in zip(self.outcomes, self.counts, strict=False)), self.denominator
+        )
 
     @property
     def variance(self) -> Fraction:
         """The exact variance of the total."""
         m = self.mean
-        sq = Fraction(sum(o * o * c for o, c in zip(self.outcomes, self.counts)), self.denominator)
+        sq = Fraction(
+            sum(o * o * c for o, c in zip(self.outcomes, self.counts, strict=False)),
+            self.denominator,
+        )
         return sq - m * m
 
     @property
@@ -284,7 +293,7 @@ def _power(d: Counts, n: int, limits: Limits) -> Counts:
 
 
 def die_distribution(dice: Dice, limits: Limits = DEFAULT_LIMITS) -> tuple[Counts, int, bool]:
-    """The value of one die of a pool, with rerolls and explosions: ``(counts, denominator, capped)``.
+    """One die's value with rerolls and explosions: ``(counts, denominator, capped)``.
 
     Rerolls apply to every roll, explosions compound, and both stop at the
     caps in ``limits``, exactly as :mod:`referee.roller` rolls them.
@@ -436,14 +445,14 @@ def bounds(node: Node, limits: Limits = DEFAULT_LIMITS) -> tuple[int, int]:
         elif op == "-":
             lo, hi = lo - bhi, hi - blo
         elif op == "*":
-            corners = (lo * blo, lo * bhi, hi * blo, hi * bhi)
-            lo, hi = min(corners), max(corners)
+            products = (lo * blo, lo * bhi, hi * blo, hi * bhi)
+            lo, hi = min(products), max(products)
         else:
             divisors = [d for d in (blo, bhi, -1, 1) if d != 0 and blo <= d <= bhi]
             if not divisors:
                 raise DiceEvalError(f"division by zero: {format_expr(sub)} is always 0")
-            corners = tuple(x // d for x in (lo, hi) for d in divisors)
-            lo, hi = min(corners), max(corners)
+            quotients = [x // d for x in (lo, hi) for d in divisors]
+            lo, hi = min(quotients), max(quotients)
     return lo, hi
 
 

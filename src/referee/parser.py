@@ -19,8 +19,8 @@ Notation summary:
 from __future__ import annotations
 
 import functools
-from importlib import resources
 from collections.abc import Callable
+from importlib import resources
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .ast import (
@@ -142,7 +142,9 @@ class _Builder:
 
     def neg(self, op: Token, operand: _Part) -> _Part:
         col = op.column or 1
-        return operand._replace(node=Neg(operand.node), depth=operand.depth + 1, grouped=False, column=col)
+        return operand._replace(
+            node=Neg(operand.node), depth=operand.depth + 1, grouped=False, column=col
+        )
 
     def group(self, lpar: Token, inner: _Part, rpar: Token) -> _Part:
         # Parentheses count as a level of nesting even where the tree stays flat.
@@ -200,7 +202,8 @@ def _translate(exc: Exception, text: str) -> DiceSyntaxError:
     from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedToken
 
     if isinstance(exc, UnexpectedCharacters):
-        char = text[exc.pos_in_stream] if exc.pos_in_stream < len(text) else ""
+        pos = exc.pos_in_stream or 0
+        char = text[pos] if pos < len(text) else ""
         return DiceSyntaxError(f"unexpected character {char!r}", text, exc.column)
     if isinstance(exc, UnexpectedToken):
         expected = sorted({_TOKEN_NAMES.get(t, t) for t in exc.expected if not t.startswith("_")})
@@ -225,8 +228,8 @@ def parse(text: str, limits: Limits = DEFAULT_LIMITS) -> Expression:
     Results are cached, so parsing the same text twice costs a dictionary look-up.
     Every limit in ``limits`` is checked here, before anything is rolled.
 
-    >>> parse("4d6kh3").root
-    Dice(count=4, sides=6, reroll=None, explode=None, keep=Keep(highest=True, drop=False, count=3), success=None)
+    >>> parse("4d6kh3").root.keep
+    Keep(highest=True, drop=False, count=3)
     >>> parse("3d-3 # punch").label
     'punch'
 
@@ -250,7 +253,8 @@ def _parse_cached(text: str, limits: Limits) -> Expression:
     from lark.exceptions import LarkError
 
     try:
-        expression, part = _lark().parse(text)
+        parsed: tuple[Expression, _Part] = _lark().parse(text)  # type: ignore[assignment]
+        expression, part = parsed
     except (DiceSyntaxError, DiceLimitError) as exc:
         raise _located(exc, text) from None
     except LarkError as exc:
@@ -356,7 +360,10 @@ def _format_dice(d: Dice) -> str:
     # A bare "!" directly before a success target would read as "!>=8" (explode on
     # >=8), so in that one case the explosion is written last.
     bare_last = (
-        d.explode is not None and d.explode.cond is None and d.keep is None and d.success is not None
+        d.explode is not None
+        and d.explode.cond is None
+        and d.keep is None
+        and d.success is not None
     )
     if d.explode is not None and not bare_last:
         parts.append("!")

@@ -35,7 +35,9 @@ def handle(line: str) -> str:
     try:
         if line.startswith("odds "):
             o = odds(line[5:])
-            rows = [f"{k:>6}  {fraction(p):>12}  {percent(p):>6}" for k, p in o.distribution.items()]
+            rows = [
+                f"{k:>6}  {fraction(p):>12}  {percent(p):>6}" for k, p in o.distribution.items()
+            ]
             return "\n".join([f"{o.expression}: mean {float(o.mean):.3f}", *rows[:80]])
         result = roll(line)
         try:

@@ -165,9 +165,7 @@ def _plain(node: Dice, notation: str) -> _Eval:
         rb = src.randbelow
         faces = [rb(n) + offset for _ in rng_count]
         total = sum(faces)
-        groups.append(
-            DiceGroup(notation, sides, tuple([DieRoll(f, (f,)) for f in faces]), total)
-        )
+        groups.append(DiceGroup(notation, sides, tuple([DieRoll(f, (f,)) for f in faces]), total))
         return total
 
     return run

@@ -47,7 +47,8 @@ def _cases(node: Node) -> int | None:
     if isinstance(node, Dice):
         if node.reroll is not None or node.explode is not None:
             return None
-        return (3 if node.sides == FUDGE else node.sides) ** min(node.count, 64)
+        sides: int = 3 if node.sides == FUDGE else node.sides
+        return int(sides ** min(node.count, 64))
     if isinstance(node, Neg):
         return _cases(node.operand)
     total = _cases(node.first)
@@ -71,14 +72,16 @@ def _compare(values: npt.NDArray[Any], cond: Compare) -> npt.NDArray[np.bool_]:
     v = cond.value
     op = cond.op
     if op is CompareOp.EQ:
-        return values == v
-    if op is CompareOp.LT:
-        return values < v
-    if op is CompareOp.LE:
-        return values <= v
-    if op is CompareOp.GT:
-        return values > v
-    return values >= v
+        out = values == v
+    elif op is CompareOp.LT:
+        out = values < v
+    elif op is CompareOp.LE:
+        out = values <= v
+    elif op is CompareOp.GT:
+        out = values > v
+    else:
+        out = values >= v
+    return np.asarray(out, dtype=np.bool_)
 
 
 class _Simulator:
@@ -174,8 +177,8 @@ class _Simulator:
             values = np.sort(values, axis=1)
             values = values[:, node.count - k :] if highest else values[:, :k]
         if node.success is not None:
-            return _compare(values, node.success).sum(axis=1, dtype=np.int64)
-        return values.sum(axis=1, dtype=np.int64)
+            return np.asarray(_compare(values, node.success).sum(axis=1), dtype=np.int64)
+        return np.asarray(values.sum(axis=1), dtype=np.int64)
 
 
 def _never(node: Dice, cond: Compare) -> int:
