@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from typer.testing import CliRunner
 
-from referee.cli import app
+from referee.cli_app import app
 from referee.repl import handle, run_repl
 
 runner = CliRunner()
@@ -58,3 +59,29 @@ def test_repl() -> None:
     assert "mean 7.000" in handle("odds 2d6")
     lines = iter(["2d6", "quit"])
     run_repl(lambda prompt: next(lines))
+
+
+def test_fast_path_matches_typer(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from referee.cli import _fast_roll_args, main
+
+    assert _fast_roll_args(["roll", "3d6", "-n", "2", "--seed", "4", "--json"]) == (
+        ["3d6"],
+        2,
+        4,
+        True,
+    )
+    assert _fast_roll_args(["roll", "--help"]) is None
+    assert _fast_roll_args(["odds", "3d6"]) is None
+    monkeypatch.setattr("sys.argv", ["referee", "roll", "4d6kh3", "--seed", "9"])
+    with pytest.raises(SystemExit) as info:
+        main()
+    assert info.value.code == 0
+    typer_out = runner.invoke(app, ["roll", "4d6kh3", "--seed", "9"]).output
+    assert capsys.readouterr().out == typer_out
+    monkeypatch.setattr("sys.argv", ["referee", "roll", "3d6x"])
+    with pytest.raises(SystemExit) as info:
+        main()
+    assert info.value.code == 2
+    assert "column 4" in capsys.readouterr().err

@@ -1,228 +1,100 @@
-"""The ``referee`` command line (typer). Rendering only: the engine never imports this.
+"""The ``referee`` console script: a fast path for ``referee roll``, typer for the rest.
 
-Heavy modules (numpy, rich tables) are imported inside the commands that need
-them, so ``referee roll 3d6`` starts fast.
+Importing typer (and the pydantic it brings) costs more than the whole roll, so
+``referee roll EXPR... [-n N] [--seed S] [--json]`` is parsed here directly and
+handled by :func:`run_roll`, the same function the typer command calls. Any
+other command line, including ``--help`` and anything unusual, goes to the
+typer application in :mod:`referee.cli_app`. The engine never imports this.
 """
 
 from __future__ import annotations
 
 import json
 import sys
-import time
-from typing import Annotated, Any, NoReturn
-
-import typer
+from fractions import Fraction
 
 from .errors import RefereeError
 
-app = typer.Typer(
-    add_completion=False,
-    no_args_is_help=False,
-    invoke_without_command=True,
-    help="Resolve tabletop RPG dice: fair rolls, exact odds, bulk simulation.\n\n"
-    "Run with no command for an interactive prompt.",
-    rich_markup_mode=None,
-    pretty_exceptions_enable=False,
-)
-
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print the documented JSON instead of text.")]
-SeedOpt = Annotated[
-    int | None,
-    typer.Option("--seed", help="Seed for reproducible rolls (default: OS secure source)."),
-]
+__all__ = ["error_text", "main", "run_roll"]
 
 
-def _fail(exc: RefereeError) -> NoReturn:
-    """One line naming the problem (and a caret under its column); exit status 2."""
+def error_text(exc: RefereeError) -> str:
+    """One line naming the problem, plus the expression and a caret under its column."""
     text = getattr(exc, "text", "")
     column = getattr(exc, "column", None)
-    typer.echo(f"error: {exc}", err=True)
+    line = f"error: {exc}"
     if text and column is not None and len(text) <= 200:
-        typer.echo(f"  {text}\n  {' ' * (column - 1)}^", err=True)
-    raise typer.Exit(2)
+        line += f"\n  {text}\n  {' ' * (column - 1)}^"
+    return line
 
 
-def _emit(data: Any) -> None:
-    typer.echo(json.dumps(data, ensure_ascii=False))
+def _chance(expr: str, total: int) -> Fraction | None:
+    from . import odds
+
+    try:
+        return odds(expr).at_least(total)
+    except RefereeError:
+        return None  # too large for exact odds: the roll still stands
 
 
-@app.callback()
-def _main(ctx: typer.Context) -> None:
-    if ctx.invoked_subcommand is None:
-        from .repl import run_repl
-
-        run_repl()
-
-
-@app.command(
-    epilog="Examples:\n\n  referee roll 4d6kh3\n\n"
-    "  referee roll '1d20+5 # attack' -n 3 --seed 7\n\n"
-    "  referee roll 3d-3 6d10>=8 --json"
-)
-def roll(
-    exprs: Annotated[list[str], typer.Argument(metavar="EXPR...", help="Dice expressions.")],
-    n: Annotated[int, typer.Option("-n", min=1, max=10_000, help="Roll each this many times.")] = 1,
-    seed: SeedOpt = None,
-    as_json: JsonOpt = False,
-) -> None:
-    """Roll dice: the breakdown, and the chance of that total or better."""
-    from . import odds as odds_fn
-    from . import roll as roll_fn
-    from . import seeded
-    from .render import percent, roll_json
+def run_roll(exprs: list[str], n: int, seed: int | None, as_json: bool) -> int:
+    """Roll each expression ``n`` times and print the results; returns the exit status."""
+    from . import roll, seeded
+    from .render import fraction, percent, roll_json
 
     rng = seeded(seed) if seed is not None else None
     out = []
     try:
         for expr in exprs:
             for _ in range(n):
-                result = roll_fn(expr, rng=rng)
-                chance = _chance(odds_fn, expr, result.total)
+                result = roll(expr, rng=rng)
+                chance = _chance(expr, result.total)
                 if as_json:
                     data = roll_json(result)
-                    data["at_least"] = (
-                        None if chance is None else f"{chance.numerator}/{chance.denominator}"
-                    )
+                    data["at_least"] = None if chance is None else fraction(chance)
                     out.append(data)
                 else:
                     tail = "" if chance is None else f"  ({percent(chance)} to roll this or better)"
-                    typer.echo(result.text + tail)
+                    print(result.text + tail)
     except RefereeError as exc:
-        _fail(exc)
+        print(error_text(exc), file=sys.stderr)
+        return 2
     if as_json:
-        _emit(out[0] if len(out) == 1 else out)
+        print(json.dumps(out[0] if len(out) == 1 else out, ensure_ascii=False))
+    return 0
 
 
-def _chance(odds_fn: Any, expr: str, total: int) -> Any:
+def _fast_roll_args(argv: list[str]) -> tuple[list[str], int, int | None, bool] | None:
+    """``roll`` arguments in their plain forms, or None to let typer handle the line."""
+    if not argv or argv[0] != "roll":
+        return None
+    exprs: list[str] = []
+    n, seed, as_json = 1, None, False
+    args = iter(argv[1:])
     try:
-        return odds_fn(expr).at_least(total)
-    except RefereeError:
-        return None  # too large for exact odds: the roll still stands
-
-
-@app.command(
-    epilog="Examples:\n\n  referee odds 3d6\n\n  referee odds 4d6kh3 --at-least 15\n\n"
-    "  referee odds 2d6 --at-most 7 --json"
-)
-def odds(
-    expr: Annotated[str, typer.Argument(help="A dice expression.")],
-    at_least: Annotated[int | None, typer.Option("--at-least", help="P(total >= X).")] = None,
-    at_most: Annotated[int | None, typer.Option("--at-most", help="P(total <= X).")] = None,
-    as_json: JsonOpt = False,
-) -> None:
-    """Exact odds: every outcome with its fraction and percentage, and a bar chart."""
-    from . import odds as odds_fn
-    from .render import fraction, odds_json, percent
-
-    if at_least is not None and at_most is not None:
-        typer.echo("error: give --at-least or --at-most, not both", err=True)
-        raise typer.Exit(2)
-    op, value = (">=", at_least) if at_least is not None else ("<=", at_most)
-    try:
-        o = odds_fn(expr)
-    except RefereeError as exc:
-        _fail(exc)
-    if as_json:
-        _emit(odds_json(o, op if value is not None else None, value))
-        return
-    from rich.console import Console
-    from rich.table import Table
-
-    table = Table(title=f"{o.expression}: mean {float(o.mean):.3f}, stdev {o.stdev:.3f}")
-    table.add_column("total", justify="right")
-    table.add_column("probability", justify="right")
-    table.add_column("%", justify="right")
-    table.add_column("")
-    top = max(o.counts)
-    rows = list(o.distribution.items())
-    if len(rows) > 60:
-        rows = [r for r in rows if r[1] * 1000 >= 1] or rows[:60]
-    for total, p in rows:
-        bar = "█" * round(40 * p * o.denominator / top)
-        table.add_row(str(total), fraction(p), percent(p), bar)
-    console = Console()
-    console.print(table)
-    if len(rows) < len(o.outcomes):
-        console.print(f"({len(o.outcomes) - len(rows)} outcomes under 0.1% not shown)")
-    for note in o.notes:
-        console.print(f"note: {note}")
-    if value is not None:
-        p = o.p(op, value)
-        console.print(f"P(total {op} {value}) = {fraction(p)} = {percent(p)}")
-
-
-@app.command(
-    epilog="Examples:\n\n  referee sample 3d6 -n 1000000\n\n"
-    "  referee sample 8d6! -n 100000 --seed 1 --json"
-)
-def sample(
-    expr: Annotated[str, typer.Argument(help="A dice expression.")],
-    n: Annotated[int, typer.Option("-n", help="How many rolls to simulate.")] = 100_000,
-    seed: SeedOpt = None,
-    as_json: JsonOpt = False,
-) -> None:
-    """Simulate N rolls (vectorised): summary statistics and a histogram."""
-    import numpy as np
-
-    from .sampling import iter_samples
-
-    try:
-        chunks = iter_samples(expr, n, seed=seed)
-        hist: dict[int, int] = {}
-        total = 0.0
-        sq = 0.0
-        start = time.perf_counter()
-        progress = None
-        done = 0
-        for chunk in chunks:
-            values, counts = np.unique(chunk, return_counts=True)
-            for v, c in zip(values.tolist(), counts.tolist(), strict=True):
-                hist[v] = hist.get(v, 0) + c
-            total += float(chunk.sum(dtype=np.float64))
-            sq += float(np.square(chunk, dtype=np.float64).sum())
-            done += len(chunk)
-            if progress is None and time.perf_counter() - start > 1 and done < n:
-                from rich.progress import Progress
-
-                progress = Progress(transient=True)
-                progress.start()
-                task = progress.add_task("sampling", total=n)
-            if progress is not None:
-                progress.update(task, completed=done)
-        if progress is not None:
-            progress.stop()
-    except RefereeError as exc:
-        _fail(exc)
-    mean = total / n if n else 0.0
-    stdev = max(0.0, sq / n - mean * mean) ** 0.5 if n else 0.0
-    keys = sorted(hist)
-    summary = {
-        "expression": expr,
-        "n": n,
-        "seed": seed,
-        "mean": mean,
-        "stdev": stdev,
-        "min": keys[0] if keys else None,
-        "max": keys[-1] if keys else None,
-        "histogram": [[k, hist[k]] for k in keys],
-    }
-    if as_json:
-        _emit(summary)
-        return
-    typer.echo(
-        f"{expr}: {n:,} rolls, mean {mean:.4f}, stdev {stdev:.4f}, "
-        f"range {summary['min']}..{summary['max']}"
-    )
-    top = max(hist.values()) if hist else 1
-    for k in keys:
-        if hist[k] * 1000 >= n or len(keys) <= 40:
-            typer.echo(f"{k:>6} {hist[k] / n:7.2%} {'█' * round(40 * hist[k] / top)}")
+        for arg in args:
+            if arg == "--json":
+                as_json = True
+            elif arg == "--seed":
+                seed = int(next(args))
+            elif arg == "-n":
+                n = int(next(args))
+            elif arg.startswith("-"):
+                return None
+            else:
+                exprs.append(arg)
+    except (StopIteration, ValueError):
+        return None
+    if not exprs or not 1 <= n <= 10_000:
+        return None
+    return exprs, n, seed, as_json
 
 
 def main() -> None:
-    """Console-script entry point: never lets a traceback reach the user for bad input."""
-    try:
-        app()
-    except RefereeError as exc:  # pragma: no cover - commands handle their own
-        typer.echo(f"error: {exc}", err=True)
-        sys.exit(2)
+    """Console-script entry point."""
+    fast = _fast_roll_args(sys.argv[1:])
+    if fast is not None:
+        sys.exit(run_roll(*fast))
+    from .cli_app import app
+
+    app()

@@ -35,7 +35,13 @@ Big = Any
 """A GMP integer (``gmpy2.mpz``): big products are many times faster than with ``int``."""
 
 
-def _mpz(value: int) -> Big:
+_GMP_BYTES = 2048
+"""Packed integers at least this large use GMP; smaller ones stay ``int`` (no import cost)."""
+
+
+def _mpz(value: int, size: int = _GMP_BYTES) -> Big:
+    if size < _GMP_BYTES:
+        return value
     from gmpy2 import mpz  # type: ignore[import-untyped]
 
     return mpz(value)
@@ -230,7 +236,7 @@ def _pack(counts: Counts, lo: int, slots: int, width: int) -> Big:
     for o, c in counts.items():
         i = (o - lo) * width
         buf[i : i + width] = c.to_bytes(width, "little")
-    return _mpz(int.from_bytes(buf, "little"))
+    return _mpz(int.from_bytes(buf, "little"), len(buf))
 
 
 def _unpack(packed: Big, lo: int, width: int) -> Counts:
@@ -397,9 +403,10 @@ def _keep(
             f"exact keep/drop odds would take {steps:,} steps; the limit is {limits.odds_work:,}"
         )
     shift = width * 8
-    zero = _mpz(0)
+    size = slots * width
+    zero = _mpz(0, size)
     state: list[Big] = [zero] * k
-    state[0] = _mpz(1)
+    state[0] = _mpz(1, size)
     result = zero
     below = total_weight
     for v in order:
