@@ -90,27 +90,23 @@ def test_result_explains_itself() -> None:
     assert "(dropped)" in r.text
 
 
+class Fixed:
+    """A source that returns scripted values (to pin down what the roller does with them)."""
+
+    def __init__(self, values: list[int]) -> None:
+        self.values = iter(values)
+
+    def randbelow(self, n: int) -> int:
+        return next(self.values)
+
+
 def test_rightmost_equal_die_is_dropped() -> None:
-    class Fixed:
-        def __init__(self, values: list[int]) -> None:
-            self.values = iter(values)
-
-        def randbelow(self, n: int) -> int:
-            return next(self.values)
-
     r = roll("3d6kh2", rng=Fixed([3, 3, 3]))
     assert [d.kept for d in r.dice] == [True, True, False]
     assert r.text == "3d6kh2 = [4, 4, 4 (dropped)] = 8"
 
 
 def test_explosions_rerolls_and_successes_are_recorded() -> None:
-    class Fixed:
-        def __init__(self, values: list[int]) -> None:
-            self.values = iter(values)
-
-        def randbelow(self, n: int) -> int:
-            return next(self.values)
-
     r = roll("1d6!", rng=Fixed([5, 5, 1]))
     assert r.total == 14 and r.dice[0].faces == (6, 6, 2) and r.dice[0].exploded
     r = roll("1d20r<3", rng=Fixed([0, 1, 9]))
@@ -125,9 +121,5 @@ def test_explosions_rerolls_and_successes_are_recorded() -> None:
 
 
 def test_division_by_zero_when_it_happens() -> None:
-    class Fixed:
-        def randbelow(self, n: int) -> int:
-            return 0
-
     with pytest.raises(DiceEvalError, match="division by zero"):
-        roll("6/(1d6-1)", rng=Fixed())
+        roll("6/(1d6-1)", rng=Fixed([0]))
