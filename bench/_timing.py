@@ -34,23 +34,26 @@ def per_call(fn: Callable[[], object], repeat: int = 7, min_time: float = 0.05) 
 
 
 def best_of(
-    fn: Callable[[], object],
+    *calls: tuple[Callable[[], object], Callable[[], object] | None],
     repeat: int = 9,
-    reset: Callable[[], object] | None = None,
-    budget: float = 2.0,
-) -> float:
-    """Best single-call seconds of ``fn``, calling ``reset`` (untimed) before each call.
+    budget: float = 3.0,
+) -> list[float]:
+    """Best single-call seconds of each ``(fn, reset)``; ``reset`` (if any) runs untimed first.
 
-    Stops early, after at least three calls, once ``budget`` seconds have been spent.
+    The calls take turns, so every one sees the same machine load. Stops early,
+    after at least three turns, once ``budget`` seconds have been spent.
     """
-    times: list[float] = []
+    times: list[list[float]] = [[] for _ in calls]
     spent = 0.0
-    while len(times) < repeat and (len(times) < 3 or spent < budget):
-        if reset is not None:
-            reset()
-        times.append(_timed(fn, 1))
-        spent += times[-1]
-    return min(times)
+    for turn in range(repeat):
+        if turn >= 3 and spent >= budget:
+            break
+        for (fn, reset), mine in zip(calls, times, strict=True):
+            if reset is not None:
+                reset()
+            mine.append(_timed(fn, 1))
+            spent += mine[-1]
+    return [min(t) for t in times]
 
 
 def fmt(seconds: float) -> str:

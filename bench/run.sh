@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# The benchmark suite: `make bench`, or `bash bench/run.sh` from anywhere.
+# Prints one line per case with a PASS/MISS against its target. Exits non-zero
+# if a benchmark fails to run, or (with BENCH_STRICT=1) if any target is missed.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+PY=.venv/bin/python
+D20=bench/.venv-d20
+[ -x "$PY" ] || { echo "no $PY: run 'make bench' (or make test) first" >&2; exit 2; }
+
+# dyce is the `bench` extra; icepool and numpy are referee's own dependencies.
+"$PY" -c "import dyce" 2>/dev/null ||
+  "$PY" -m pip install --quiet --disable-pip-version-check -e '.[dev,bench]'
+
+# d20 pins lark-parser, which overwrites referee's lark: it gets a venv of its own,
+# on the same base interpreter as .venv. (Recreated if its lark is not lark-parser's.)
+if ! "$D20/bin/python" -c "import d20, lark; assert lark.__version__ < '1'" 2>/dev/null; then
+  echo "creating $D20 (d20 and its pins only) ..."
+  rm -rf "$D20"
+  "$("$PY" -c 'import sys; print(sys._base_executable)')" -m venv "$D20" &&
+    "$D20/bin/pip" install --quiet --disable-pip-version-check d20 2>"$D20/install.log" ||
+    echo "could not install d20 (see $D20/install.log); bench_roll will skip it"
+fi
+
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+failed=0
+for b in roll odds sample startup; do
+  "$PY" "bench/bench_$b.py" 2>&1 | tee -a "$log" || { failed=1; echo "bench_$b.py FAILED"; }
+  echo
+done
+misses=$(grep -c ' MISS$' "$log")
+echo "targets missed: $misses; benchmark errors: $failed"
+[ "$failed" = 0 ] && { [ "${BENCH_STRICT:-0}" = 0 ] || [ "$misses" = 0 ]; }
