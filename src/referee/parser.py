@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from importlib import resources
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .ast import (
@@ -193,7 +193,7 @@ def _lark() -> Lark:
     for rule in _RULES:
         method = getattr(builder, rule)
         setattr(inline, rule, lambda children, method=method: method(*children))
-    grammar = resources.files("referee").joinpath("grammar.lark").read_text(encoding="utf-8")
+    grammar = Path(__file__).with_name("grammar.lark").read_text(encoding="utf-8")
     return Lark(grammar, parser="lalr", transformer=inline, maybe_placeholders=True, cache=True)
 
 
