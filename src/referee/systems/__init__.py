@@ -1,0 +1,1 @@
+"""Rule systems, one module each, made of pure functions returning frozen results."""

@@ -1,0 +1,253 @@
+"""GURPS success rolls, criticals, repeated attempts, contests, reactions and damage.
+
+Sources (``../shared/rules/``): ``000_f6059ff1ef0c1de9.txt`` (GURPS 4th edition
+text from *GURPS: Stellar Winds*), ``001_9a98b2d24c4f1561.txt`` (player's notes,
+critical tables), ``004_725ab8d3fbcfd4b2.txt`` (3rd edition / GURPS Lite wording),
+and the GURPS facts in that folder's ``README.md``. Every function is pure apart
+from the injected random source, and returns a frozen dataclass that carries
+its dice, target, margin, outcome and exact odds.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+from enum import Enum, StrEnum
+from fractions import Fraction
+
+from ...errors import RuleError
+from ...odds import odds
+from ...rng import RandomSource
+from ...roller import roll
+
+__all__ = [
+    "Outcome",
+    "SkillOdds",
+    "SuccessRoll",
+    "check",
+    "outcome",
+    "parse_skill",
+    "skill_odds",
+]
+
+LIMIT = 1000
+"""Skills and modifiers must lie in ``[-LIMIT, LIMIT]``."""
+
+_SKILL = re.compile(r"^\s*([+-]?\s*\d+)((?:\s*[+-]\s*\d+)*)\s*$")
+_TERM = re.compile(r"([+-])\s*(\d+)")
+
+
+class Outcome(StrEnum):
+    """How a success roll came out."""
+
+    CRITICAL_SUCCESS = "critical success"
+    SUCCESS = "success"
+    FAILURE = "failure"
+    CRITICAL_FAILURE = "critical failure"
+
+    @property
+    def success(self) -> bool:
+        """Whether this outcome is a success of either kind."""
+        return self in (Outcome.CRITICAL_SUCCESS, Outcome.SUCCESS)
+
+
+def parse_skill(text: str) -> tuple[int, tuple[int, ...]]:
+    """``"9-5+10"`` -> ``(9, (-5, 10))``: a base skill and its modifiers, as players write them.
+
+    Source: ``000``, "Modifiers" and "Base Skill vs Effective Skill" (modifiers
+    are cumulative and apply to the target number).
+
+    >>> parse_skill("9-5+10")
+    (9, (-5, 10))
+
+    Raises:
+        RuleError: the text is not a skill expression, or a number is beyond ±1000.
+    """
+    match = _SKILL.match(text)
+    if match is None:
+        raise RuleError(
+            f"cannot read skill {text!r}: write a number with modifiers, like 12 or 12-5 or 9-5+10"
+        )
+    base = int(match.group(1).replace(" ", ""))
+    mods = tuple(int(sign + digits) for sign, digits in _TERM.findall(match.group(2)))
+    for value in (base, *mods):
+        if abs(value) > LIMIT:
+            raise RuleError(f"{value} in skill {text!r} is out of range (-{LIMIT} to {LIMIT})")
+    return base, mods
+
+
+def outcome(roll_total: int, effective: int) -> Outcome:
+    """The outcome of a 3d6 success roll against an effective skill.
+
+    Source: ``000``, "Success Rolls" and "Critical Success and Failure";
+    ``001`` critical tables; rules README (GURPS 4th edition):
+
+    * critical success on 3 or 4 always, 5 at effective skill 15+, 6 at 16+;
+    * critical failure on 18 always, 17 at effective skill 15 or less, and any
+      roll 10 or more above the effective skill;
+    * 3 and 4 always succeed, 17 and 18 always fail; otherwise success is a roll
+      at or below the effective skill.
+
+    Where both critical rules could apply (a 3 or 4 against an effective skill
+    of -6 or less, possible only on a defense roll), the "always a critical
+    success" clause wins.
+
+    >>> outcome(5, 15), outcome(17, 16), outcome(16, 6)
+    (<Outcome.CRITICAL_SUCCESS: 'critical success'>, <Outcome.FAILURE: 'failure'>, \
+<Outcome.CRITICAL_FAILURE: 'critical failure'>)
+    """
+    if (
+        roll_total <= 4
+        or (roll_total == 5 and effective >= 15)
+        or (roll_total == 6 and effective >= 16)
+    ):
+        return Outcome.CRITICAL_SUCCESS
+    if roll_total == 18 or (roll_total == 17 and effective <= 15) or roll_total - effective >= 10:
+        return Outcome.CRITICAL_FAILURE
+    if roll_total <= 16 and roll_total <= effective:
+        return Outcome.SUCCESS
+    return Outcome.FAILURE
+
+
+@dataclass(frozen=True, slots=True)
+class SkillOdds:
+    """Exact odds of a success roll at one effective skill."""
+
+    success: Fraction
+    """P(success), criticals included."""
+    critical_success: Fraction
+    """P(critical success)."""
+    critical_failure: Fraction
+    """P(critical failure)."""
+
+
+@functools.lru_cache(maxsize=4096)
+def skill_odds(effective: int) -> SkillOdds:
+    """Exact odds of success and of each critical at ``effective`` skill, from the 3d6 distribution.
+
+    Source: as :func:`outcome`. Cached per effective skill.
+
+    >>> skill_odds(10).success
+    Fraction(1, 2)
+    """
+    dist = odds("3d6").distribution
+    tally = dict.fromkeys(Outcome, Fraction(0))
+    for total, p in dist.items():
+        tally[outcome(total, effective)] += p
+    return SkillOdds(
+        tally[Outcome.SUCCESS] + tally[Outcome.CRITICAL_SUCCESS],
+        tally[Outcome.CRITICAL_SUCCESS],
+        tally[Outcome.CRITICAL_FAILURE],
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class SuccessRoll:
+    """A resolved success roll with its own explanation."""
+
+    label: str | None
+    """What was rolled, e.g. ``Lockpicking``."""
+    base_skill: int
+    """The skill as on the character sheet."""
+    modifiers: tuple[int, ...]
+    """Modifiers to the target number, in the order given."""
+    effective_skill: int
+    """Base skill plus modifiers."""
+    dice: tuple[int, int, int]
+    """The three dice."""
+    roll: int
+    """Their sum."""
+    outcome: Outcome
+    """Critical success, success, failure or critical failure."""
+    odds: SkillOdds
+    """The exact odds of this roll, before it was made."""
+    secret: bool = False
+    """True for a GM's secret roll (``000``, "When the GM Rolls")."""
+    defense: bool = False
+    """True for a defense roll, which may be made at effective skill below 3."""
+
+    @property
+    def success(self) -> bool:
+        """Whether the roll succeeded."""
+        return self.outcome.success
+
+    @property
+    def critical(self) -> bool:
+        """Whether the roll was a critical success or failure."""
+        return self.outcome in (Outcome.CRITICAL_SUCCESS, Outcome.CRITICAL_FAILURE)
+
+    @property
+    def margin(self) -> int:
+        """Effective skill minus the roll: positive on a success, negative on a failure.
+
+        Source: ``000``, "Degree of Success or Failure". On the automatic results
+        (3-4 succeed, 17-18 fail) the sign follows the outcome.
+        """
+        raw = self.effective_skill - self.roll
+        if self.success:
+            return max(raw, 0)
+        return min(raw, -1)
+
+    @property
+    def skill_text(self) -> str:
+        """The skill as written: ``9-5+10``."""
+        return str(self.base_skill) + "".join(f"{m:+d}" for m in self.modifiers)
+
+    @property
+    def text(self) -> str:
+        """``Lockpicking 9-5+10 = 14: rolled 11 (3, 5, 3), success by 3 — 83.8% to succeed``."""
+        from ...render import percent
+
+        head = f"{self.label} " if self.label else ""
+        skill = self.skill_text
+        if self.modifiers:
+            skill += f" = {self.effective_skill}"
+        dice = ", ".join(map(str, self.dice))
+        word = self.outcome.value
+        by = abs(self.margin)
+        return (
+            f"{head}{skill}: rolled {self.roll} ({dice}), {word} by {by}"
+            f" — {percent(self.odds.success)} to succeed"
+        )
+
+
+def check(
+    skill: str | int,
+    *,
+    label: str | None = None,
+    defense: bool = False,
+    secret: bool = False,
+    rng: RandomSource | None = None,
+) -> SuccessRoll:
+    """Make a success roll: 3d6 at or under the effective skill.
+
+    Source: ``000``, "Success Rolls", "Modifiers", "Base Skill vs Effective
+    Skill", "Degree of Success or Failure", "Critical Success and Failure"
+    (GURPS 4th edition, criticals per the rules README).
+
+    Raises:
+        RuleError: unreadable skill, or effective skill below 3 without ``defense``.
+    """
+    base, mods = parse_skill(str(skill))
+    effective = base + sum(mods)
+    if effective < 3 and not defense:
+        raise RuleError(
+            f"effective skill {effective} is below 3: no roll is allowed "
+            "except a defense roll (000, 'Base Skill vs Effective Skill')"
+        )
+    result = roll("3d6", rng=rng)
+    faces = tuple(d.value for d in result.dice)
+    assert len(faces) == 3
+    return SuccessRoll(
+        label,
+        base,
+        mods,
+        effective,
+        (faces[0], faces[1], faces[2]),
+        result.total,
+        outcome(result.total, effective),
+        skill_odds(effective),
+        secret,
+        defense,
+    )
