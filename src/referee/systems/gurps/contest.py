@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from enum import Enum, StrEnum
+from enum import StrEnum
 from fractions import Fraction
 
 from ...errors import RuleError

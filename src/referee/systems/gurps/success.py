@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass
-from enum import Enum, StrEnum
+from enum import StrEnum
 from fractions import Fraction
 
 from ...errors import RuleError
