@@ -24,6 +24,15 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
+
+def _add_systems() -> None:
+    from .cli_gurps import app as gurps_app
+
+    app.add_typer(gurps_app, name="gurps")
+
+
+_add_systems()
+
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the documented JSON instead of text.")]
 SeedOpt = Annotated[
     int | None,
