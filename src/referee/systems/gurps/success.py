@@ -18,8 +18,8 @@ from fractions import Fraction
 
 from ...errors import RuleError
 from ...odds import odds
-from ...rng import RandomSource
-from ...roller import roll
+from ...rng import RandomSource, default_source
+from ...roller import DiceGroup, compile_expr
 
 __all__ = [
     "Outcome",
@@ -52,6 +52,7 @@ class Outcome(StrEnum):
         return self in (Outcome.CRITICAL_SUCCESS, Outcome.SUCCESS)
 
 
+@functools.lru_cache(maxsize=4096)
 def parse_skill(text: str) -> tuple[int, tuple[int, ...]]:
     """``"9-5+10"`` -> ``(9, (-5, 10))``: a base skill and its modifiers, as players write them.
 
@@ -236,17 +237,18 @@ def check(
             f"effective skill {effective} is below 3: no roll is allowed "
             "except a defense roll (000, 'Base Skill vs Effective Skill')"
         )
-    result = roll("3d6", rng=rng)
-    faces = tuple(d.value for d in result.dice)
-    assert len(faces) == 3
+    # The compiled 3d6 directly: the same dice as roll("3d6"), without building a RollResult.
+    groups: list[DiceGroup] = []
+    total = compile_expr("3d6").run(default_source() if rng is None else rng, groups)
+    a, b, c = (d.value for d in groups[0].dice)
     return SuccessRoll(
         label,
         base,
         mods,
         effective,
-        (faces[0], faces[1], faces[2]),
-        result.total,
-        outcome(result.total, effective),
+        (a, b, c),
+        total,
+        outcome(total, effective),
         skill_odds(effective),
         secret,
         defense,
