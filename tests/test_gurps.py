@@ -266,3 +266,20 @@ def test_damage_roll_and_errors() -> None:
         g.damage("2d", damage_type="zap")
     with pytest.raises(RuleError, match="dice\\+adds"):
         g.damage("2d8")
+
+
+def test_repeated_attempts_three_cases() -> None:
+    # 004 "Repeated Attempts on Success Rolls": (a) first failure ends it.
+    fail = [6, 6, 6]  # 18: a critical failure
+    a = g.repeated_attempts(12, rule=g.RetryRule.FIRST_FAILURE_ENDS, rng=Scripted(fail * 3))
+    assert len(a.attempts) == 1 and not a.success
+    # (b) each failure does harm, assessed by the caller; no penalty.
+    b = g.repeated_attempts(
+        12, rule=g.RetryRule.HARM, harm=lambda r: r.roll - 12, rng=Scripted(fail * 2 + [1, 1, 1])
+    )
+    assert b.harm == (6, 6) and b.success and b.attempts[-1].effective_skill == 12
+    with pytest.raises(RuleError, match="harm"):
+        g.repeated_attempts(12, rule=g.RetryRule.HARM)
+    # (c) each attempt after the first at -1, cumulative; none below 3.
+    c = g.repeated_attempts(5, max_attempts=10, rng=Scripted(fail * 10))
+    assert [x.effective_skill for x in c.attempts] == [5, 4, 3]

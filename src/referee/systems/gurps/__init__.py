@@ -5,12 +5,15 @@ outcome and exact odds. Sources are cited in each function's docstring.
 """
 
 from .contest import (
+    Attempts,
     ContestOdds,
     ContestResult,
     Edition,
+    RetryRule,
     quick_contest,
     quick_contest_odds,
     regular_contest,
+    repeated_attempts,
     retry_odds,
     shorten,
 )
@@ -26,6 +29,9 @@ from .reaction import (
 from .success import Outcome, SkillOdds, SuccessRoll, check, outcome, parse_skill, skill_odds
 
 __all__ = [
+    "Attempts",
+    "RetryRule",
+    "repeated_attempts",
     "DAMAGE_TYPES",
     "ContestOdds",
     "ContestResult",

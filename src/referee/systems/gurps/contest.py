@@ -9,6 +9,7 @@ README for the 4th edition shortening rule (Basic Set p. B349).
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 from fractions import Fraction
@@ -19,6 +20,9 @@ from ...rng import RandomSource
 from .success import SuccessRoll, check, outcome, skill_odds
 
 __all__ = [
+    "Attempts",
+    "RetryRule",
+    "repeated_attempts",
     "ContestOdds",
     "ContestResult",
     "Edition",
@@ -79,6 +83,67 @@ def retry_odds(effective: int, attempts: int) -> Fraction:
             break
         fail *= 1 - skill_odds(effective - i).success
     return 1 - fail
+
+
+class RetryRule(StrEnum):
+    """The three cases of ``004``, "Repeated Attempts on Success Rolls"."""
+
+    FIRST_FAILURE_ENDS = "a"
+    """(a) The first failure ends it (it kills, or destroys the object)."""
+    HARM = "b"
+    """(b) Each failure does harm, assessed by the caller; then try again."""
+    PENALTY = "c"
+    """(c) Failure does no harm; each attempt after the first is at -1, cumulative."""
+
+
+@dataclass(frozen=True, slots=True)
+class Attempts:
+    """A run of repeated attempts, every roll recorded."""
+
+    rule: RetryRule
+    """Which case of the text applied."""
+    attempts: tuple[SuccessRoll, ...]
+    """Each attempt in order; the last is the success, if any."""
+    harm: tuple[int, ...]
+    """Under rule (b), the harm each failure did, as the caller assessed it."""
+
+    @property
+    def success(self) -> bool:
+        """Whether some attempt succeeded."""
+        return bool(self.attempts) and self.attempts[-1].success
+
+
+def repeated_attempts(
+    skill: str | int,
+    *,
+    rule: RetryRule = RetryRule.PENALTY,
+    max_attempts: int = 5,
+    harm: Callable[[SuccessRoll], int] | None = None,
+    rng: RandomSource | None = None,
+) -> Attempts:
+    """Try a success roll again and again, as ``004`` "Repeated Attempts" case (a), (b) or (c).
+
+    Under (c) an attempt whose effective skill would fall below 3 is not made.
+    Under (b) ``harm`` is called with each failed roll and returns the harm done.
+
+    Raises:
+        RuleError: under (b) without ``harm``, or as :func:`check`.
+    """
+    if rule is RetryRule.HARM and harm is None:
+        raise RuleError("rule (b) needs a harm function to assess each failure")
+    first = check(skill, rng=rng)
+    rolls = [first]
+    hurt: list[int] = []
+    while not rolls[-1].success and rule is not RetryRule.FIRST_FAILURE_ENDS:
+        if rule is RetryRule.HARM and harm is not None:
+            hurt.append(harm(rolls[-1]))
+        if len(rolls) >= max_attempts:
+            break
+        penalty = len(rolls) if rule is RetryRule.PENALTY else 0
+        if first.effective_skill - penalty < 3:
+            break
+        rolls.append(check(f"{first.skill_text}{-penalty:+d}", rng=rng))
+    return Attempts(rule, tuple(rolls), tuple(hurt))
 
 
 @dataclass(frozen=True, slots=True)
