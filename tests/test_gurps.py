@@ -283,3 +283,12 @@ def test_repeated_attempts_three_cases() -> None:
     # (c) each attempt after the first at -1, cumulative; none below 3.
     c = g.repeated_attempts(5, max_attempts=10, rng=Scripted(fail * 10))
     assert [x.effective_skill for x in c.attempts] == [5, 4, 3]
+
+
+def test_quick_contest_results_match_odds() -> None:
+    rng = seeded("quick")
+    n = 6000
+    seen = Counter(g.quick_contest(13, 11, rng=rng).winner for _ in range(n))
+    o = g.quick_contest_odds(13, 11)
+    observed = Counter({0: seen[None], 1: seen[1], 2: seen[2]})
+    assert chi_square_ok(observed, {0: o.tie, 1: o.first, 2: o.second}, n)

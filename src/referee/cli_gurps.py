@@ -191,7 +191,10 @@ def contest(
         _fail(exc)
     rounds = [{"first": check_json(a), "second": check_json(b)} for a, b in r.rounds]
     o = r.odds
-    who = "nobody wins" if r.winner is None else f"side {r.winner} wins"
+    if r.capped:
+        who = f"nobody wins: stopped at the cap of {len(r.rounds)} rounds"
+    else:
+        who = "nobody wins" if r.winner is None else f"side {r.winner} wins"
     if r.margin_of_victory is not None:
         who += f" by {r.margin_of_victory}"
     last = r.rounds[-1]
