@@ -216,3 +216,9 @@ def test_bounds() -> None:
     assert bounds(parse("3d6-3").root) == (0, 15)
     assert bounds(parse("-(2d4)*1d3").root) == (-24, -2)
     assert bounds(parse("6d10>=8").root) == (0, 6)
+
+
+def test_keep_drop_work_is_bounded_before_it_starts() -> None:
+    # A keep over 50 exploding dice would take minutes: refused at once instead.
+    with pytest.raises(DiceLimitError, match="byte operations"):
+        odds("50d6!kh3")

@@ -397,10 +397,12 @@ def _keep(
     width = _width(total_weight**n)
     slots = k * span + 1
     _check_size(slots, width, limits)
-    steps = len(order) * k * n
-    if steps > limits.odds_work:
+    # Each step multiplies and shifts a packed integer of up to slots * width bytes.
+    cost = len(order) * k * n * slots * width
+    if cost > limits.odds_work * 100:
         raise DiceLimitError(
-            f"exact keep/drop odds would take {steps:,} steps; the limit is {limits.odds_work:,}"
+            f"exact keep/drop odds would take about {cost:,} byte operations; the limit is "
+            f"{limits.odds_work * 100:,} (try sample, or a lower explosion cap)"
         )
     shift = width * 8
     size = slots * width

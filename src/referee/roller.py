@@ -147,7 +147,7 @@ def _arith(node: Node, limits: Limits) -> _Eval:
             elif op == "*":
                 acc *= value
             elif value == 0:
-                raise DiceEvalError(f"division by zero: {format_expr(sub)} rolled 0")
+                raise DiceEvalError(f"division by zero: the divisor {format_expr(sub)} came to 0")
             else:
                 acc //= value
         return acc

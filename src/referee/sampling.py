@@ -120,7 +120,9 @@ class _Simulator:
                 acc = acc * right
             else:
                 if not right.all():
-                    raise DiceEvalError(f"division by zero: {format_expr(sub)} rolled 0")
+                    raise DiceEvalError(
+                        f"division by zero: the divisor {format_expr(sub)} came to 0"
+                    )
                 acc = acc // right
         return acc
 
