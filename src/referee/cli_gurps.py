@@ -41,6 +41,15 @@ def _emit(data: dict[str, Any], as_json: bool) -> None:
     typer.echo(json.dumps(data, ensure_ascii=False) if as_json else data["text"])
 
 
+def _effective(skill: str) -> int:
+    """The effective skill of ``12-5``, or exit 2 with the error."""
+    try:
+        base, mods = g.parse_skill(skill)
+    except RefereeError as exc:
+        _fail(exc)
+    return base + sum(mods)
+
+
 def _skill_odds(o: g.SkillOdds) -> dict[str, str]:
     return {
         "success": fraction(o.success),
@@ -98,11 +107,7 @@ def odds(
     as_json: JsonOpt = False,
 ) -> None:
     """Exact odds of success and of each critical, without rolling."""
-    try:
-        base, mods = g.parse_skill(skill)
-    except RefereeError as exc:
-        _fail(exc)
-    eff = base + sum(mods)
+    eff = _effective(skill)
     o = g.skill_odds(eff)
     text = (
         f"{skill} = {eff}: success {percent(o.success)} ({fraction(o.success)}), critical "
@@ -137,11 +142,7 @@ def retry(
     as_json: JsonOpt = False,
 ) -> None:
     """Chance to succeed within k attempts, each retry at -1 (004, repeated attempts (c))."""
-    try:
-        base, mods = g.parse_skill(skill)
-    except RefereeError as exc:
-        _fail(exc)
-    eff = base + sum(mods)
+    eff = _effective(skill)
     if eff < 3:
         typer.echo(f"error: effective skill {eff} is below 3: no roll is allowed", err=True)
         raise typer.Exit(2)
