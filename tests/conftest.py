@@ -41,3 +41,15 @@ def chi_square_ok(observed: Counter[int], expected: dict[int, Fraction], n: int)
 def brute_force(faces: list[int], count: int) -> list[tuple[int, ...]]:
     """Every ordered sequence of ``count`` faces."""
     return list(itertools.product(faces, repeat=count))
+
+
+class Fixed:
+    """A source that returns scripted values (to pin down what the roller does with them)."""
+
+    def __init__(self, values: list[int]) -> None:
+        self.values = iter(values)
+
+    def randbelow(self, n: int) -> int:
+        value = next(self.values)
+        assert 0 <= value < n, (value, n)
+        return value

@@ -7,7 +7,7 @@ from collections import Counter
 
 import pytest
 
-from conftest import chi_square_ok
+from conftest import Fixed, chi_square_ok
 from referee import DiceEvalError, Limits, RandomSource, odds, roll, seeded
 from referee.rng import SystemSource, default_source
 
@@ -88,16 +88,6 @@ def test_result_explains_itself() -> None:
     assert r.total == sum(d.value for d in r.dice if d.kept)
     assert r.text.startswith("stats: 4d6kh3 = [") and r.text.endswith(f"= {r.total}")
     assert "(dropped)" in r.text
-
-
-class Fixed:
-    """A source that returns scripted values (to pin down what the roller does with them)."""
-
-    def __init__(self, values: list[int]) -> None:
-        self.values = iter(values)
-
-    def randbelow(self, n: int) -> int:
-        return next(self.values)
 
 
 def test_rightmost_equal_die_is_dropped() -> None:

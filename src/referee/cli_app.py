@@ -26,9 +26,15 @@ app = typer.Typer(
 
 
 def _add_systems() -> None:
-    from .cli_gurps import app as gurps_app
+    import importlib
 
-    app.add_typer(gurps_app, name="gurps")
+    from .systems import SYSTEMS
+
+    for system in SYSTEMS.values():
+        sub = importlib.import_module(f"referee.{system.cli}").app
+        app.add_typer(sub, name=system.name)
+        for alias in system.aliases:
+            app.add_typer(sub, name=alias, hidden=True)
 
 
 _add_systems()

@@ -4,41 +4,17 @@ from __future__ import annotations
 
 import json
 from fractions import Fraction
-from typing import Annotated, Any, NoReturn
+from typing import Annotated, Any
 
 import typer
 
-from .cli import error_text
+from .cli_common import JsonOpt, SeedOpt, emit, fail, system_app
+from .cli_common import rng_for as _rng
 from .errors import RefereeError
 from .render import fraction, percent
-from .rng import RandomSource
 from .systems import gurps as g
 
-app = typer.Typer(
-    help="GURPS success rolls, contests, reactions and damage, with exact odds.",
-    no_args_is_help=True,
-    add_completion=False,
-    rich_markup_mode=None,
-    pretty_exceptions_enable=False,
-)
-
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print the documented JSON.")]
-SeedOpt = Annotated[int | None, typer.Option("--seed", help="Seed for reproducible rolls.")]
-
-
-def _rng(seed: int | None) -> RandomSource | None:
-    from .rng import seeded
-
-    return None if seed is None else seeded(seed)
-
-
-def _fail(exc: RefereeError) -> NoReturn:
-    typer.echo(error_text(exc), err=True)
-    raise typer.Exit(2)
-
-
-def _emit(data: dict[str, Any], as_json: bool) -> None:
-    typer.echo(json.dumps(data, ensure_ascii=False) if as_json else data["text"])
+app = system_app("GURPS success rolls, contests, reactions and damage, with exact odds.")
 
 
 def _effective(skill: str) -> int:
@@ -46,7 +22,7 @@ def _effective(skill: str) -> int:
     try:
         base, mods = g.parse_skill(skill)
     except RefereeError as exc:
-        _fail(exc)
+        fail(exc)
     return base + sum(mods)
 
 
@@ -97,8 +73,8 @@ def check(
     try:
         r = g.check(skill, label=label, defense=defense, secret=secret, rng=_rng(seed))
     except RefereeError as exc:
-        _fail(exc)
-    _emit(check_json(r), as_json)
+        fail(exc)
+    emit(check_json(r), as_json)
 
 
 @app.command(epilog="Examples:\n\n  referee gurps odds 12-5")
@@ -114,7 +90,7 @@ def odds(
         f"success {percent(o.critical_success)}, critical failure {percent(o.critical_failure)}"
     )
     data = {"system": "gurps", "kind": "odds", "effective_skill": eff, "odds": _skill_odds(o)}
-    _emit({**data, "text": text}, as_json)
+    emit({**data, "text": text}, as_json)
 
 
 @app.command()
@@ -155,7 +131,7 @@ def retry(
         "within": [fraction(p) for p in probs],
         "text": text,
     }
-    _emit(data, as_json)
+    emit(data, as_json)
 
 
 def _odds3(first: Fraction, second: Fraction, tie: Fraction) -> dict[str, str]:
@@ -189,7 +165,7 @@ def contest(
         else:
             r = g.quick_contest(first, second, resistance=resistance, rng=_rng(seed))
     except RefereeError as exc:
-        _fail(exc)
+        fail(exc)
     rounds = [{"first": check_json(a), "second": check_json(b)} for a, b in r.rounds]
     o = r.odds
     if r.capped:
@@ -219,7 +195,7 @@ def contest(
     }
     if r.expected_rounds is not None:
         data["expected_rounds"] = fraction(r.expected_rounds)
-    _emit(data, as_json)
+    emit(data, as_json)
 
 
 @app.command(epilog="Examples:\n\n  referee gurps reaction +2")
@@ -233,7 +209,7 @@ def reaction(
     try:
         r = g.reaction(modifier, secret=not open_roll, rng=_rng(seed))
     except RefereeError as exc:
-        _fail(exc)
+        fail(exc)
     data = {
         "system": "gurps",
         "kind": "reaction",
@@ -246,7 +222,7 @@ def reaction(
         "secret": r.secret,
         "text": r.text,
     }
-    _emit(data, as_json)
+    emit(data, as_json)
 
 
 @app.command(epilog="Examples:\n\n  referee gurps damage 3d-3 --dr 2 --type cut")
@@ -262,7 +238,7 @@ def damage(
         r = g.damage(expression, dr=dr, damage_type=damage_type, rng=_rng(seed))
         dist = g.damage_odds(expression, dr=dr, damage_type=damage_type)
     except RefereeError as exc:
-        _fail(exc)
+        fail(exc)
     data = {
         "system": "gurps",
         "kind": "damage",
@@ -275,4 +251,4 @@ def damage(
         "distribution": [[k, fraction(v)] for k, v in dist.items()],
         "text": r.text,
     }
-    _emit(data, as_json)
+    emit(data, as_json)

@@ -1,0 +1,68 @@
+"""Fudge dice and the trait ladder, as Psi-punk uses them.
+
+Pure functions returning frozen results: 4dF actions against a difficulty or
+an opponent, reroll bonuses and penalties, and the exact odds of all of it.
+The ladder is data (:data:`PSI_PUNK` by default, :data:`FATE_CORE`, or a user's
+TOML/JSON file via :func:`load_ladder`). Sources are cited in each docstring:
+``../shared/rules/002_259f938919412917.txt`` and that folder's ``README.md``.
+
+>>> from referee.systems import fudge
+>>> fudge.PSI_PUNK.parse("Great+1").name
+'Superb'
+>>> fudge.action_odds("Good", difficulty="Great", reroll=+1).success
+Fraction(142, 243)
+"""
+
+from .action import (
+    MAX_MODIFIER,
+    NO_DIFFICULTY,
+    ActionOdds,
+    ActionRoll,
+    OpposedOdds,
+    OpposedRoll,
+    TieRule,
+    action,
+    action_odds,
+    difficulty_level,
+    oppose,
+    oppose_odds,
+)
+from .dice import (
+    MAX_REROLLS,
+    Reroll,
+    Strategy,
+    dice_distribution,
+    face_text,
+    net_rerolls,
+    read_faces,
+)
+from .ladder import FATE_CORE, LADDERS, PSI_PUNK, Ladder, Level, get_ladder, load_ladder
+
+__all__ = [
+    "FATE_CORE",
+    "LADDERS",
+    "MAX_MODIFIER",
+    "MAX_REROLLS",
+    "NO_DIFFICULTY",
+    "PSI_PUNK",
+    "ActionOdds",
+    "ActionRoll",
+    "Ladder",
+    "Level",
+    "OpposedOdds",
+    "OpposedRoll",
+    "Reroll",
+    "Strategy",
+    "TieRule",
+    "action",
+    "action_odds",
+    "difficulty_level",
+    "face_text",
+    "dice_distribution",
+    "get_ladder",
+    "load_ladder",
+    "net_rerolls",
+    "oppose",
+    "oppose_odds",
+    "read_faces",
+]

@@ -1,0 +1,438 @@
+"""Fudge actions: unopposed against a difficulty, or opposed, with exact odds.
+
+Source: ``../shared/rules/002_259f938919412917.txt`` ("Rolling the Dice",
+"Degree of Success", "Natural Rolls", "Initial Result", the rerolls section and
+"Action Modifiers") and the rules ``README.md``, "Psi-punk trait ladder".
+Every function is pure apart from the injected random source, and returns a
+frozen result carrying its faces, natural roll, rerolls, result, difficulty,
+degree and exact odds.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from enum import StrEnum
+from fractions import Fraction
+
+from ...errors import RuleError
+from ...rng import RandomSource, default_source
+from .dice import (
+    DICE,
+    Reroll,
+    Strategy,
+    dice_distribution,
+    face_text,
+    net_rerolls,
+    read_faces,
+    reroll_dice,
+)
+from .ladder import PSI_PUNK, Ladder, Level
+
+__all__ = [
+    "MAX_MODIFIER",
+    "ActionOdds",
+    "ActionRoll",
+    "OpposedOdds",
+    "OpposedRoll",
+    "TieRule",
+    "action",
+    "action_odds",
+    "difficulty_level",
+    "oppose",
+    "oppose_odds",
+]
+
+MAX_MODIFIER = 3
+"""``002``, "Action Modifiers": "+/-3 is the maximum that should ever be granted
+except under extreme conditions". Beyond it needs ``extreme=True`` (up to ±1000)."""
+_EXTREME_LIMIT = 1000
+NO_DIFFICULTY = "none"
+"""Pass as ``difficulty`` to read the result without a difficulty (no success or degree)."""
+
+Rerolls = int | Iterable[int]
+"""A net reroll (``+1``, ``-2``) or several bonuses and penalties that cancel (``[+1, -1]``)."""
+
+
+class TieRule(StrEnum):
+    """Who wins an opposed action when the results are equal (an option; the text is silent)."""
+
+    NOBODY = "nobody"
+    """The default: a tie is a tie; nobody wins."""
+    DEFENDER = "defender"
+    """The second side, the defender, wins ties."""
+
+
+@dataclass(frozen=True, slots=True)
+class ActionOdds:
+    """The exact odds of an action, known before it is rolled."""
+
+    distribution: tuple[tuple[int, Fraction], ...]
+    """P(result = value) for each possible result value, lowest first."""
+    success: Fraction | None
+    """P(result >= difficulty), or None without a difficulty."""
+
+
+@dataclass(frozen=True, slots=True)
+class ActionRoll:
+    """A resolved Fudge action with its own explanation.
+
+    Source: ``002``, "Natural Rolls" (dice before rerolls), "Initial Result"
+    (trait + modifiers + dice) and "Degree of Success" (result − difficulty).
+    """
+
+    ladder: Ladder
+    """The ladder that names the levels."""
+    trait: Level
+    """The trait rolled, as on the character sheet."""
+    modifier: int
+    """The sum of the action modifiers added to the trait."""
+    natural: tuple[int, ...]
+    """The four faces as first rolled (-1, 0, +1), before any reroll."""
+    dice: tuple[int, ...]
+    """The four faces that count, after rerolls."""
+    rerolls: tuple[Reroll, ...]
+    """Each die rerolled, with its old and new face."""
+    result: Level
+    """The initial result: trait + modifier + dice, named on the ladder."""
+    difficulty: Level | None
+    """The difficulty level, or None when the result is only read."""
+    odds: ActionOdds
+    """The exact odds of this action, before it was rolled."""
+    reroll: int = 0
+    """The net reroll bonus (> 0) or penalty (< 0) after cancelling."""
+    strategy: Strategy = Strategy.MAXIMIZE
+    """How a reroll bonus chose its dice."""
+    secret: bool = False
+    """True for a GM's secret roll."""
+
+    @property
+    def natural_total(self) -> int:
+        """The natural roll as a number, -4..+4 (before rerolls)."""
+        return sum(self.natural)
+
+    @property
+    def total(self) -> int:
+        """The dice that count, summed (after rerolls)."""
+        return sum(self.dice)
+
+    @property
+    def degree(self) -> int | None:
+        """Degree of success: result minus difficulty (``002``, "Degree of Success")."""
+        return None if self.difficulty is None else self.result.value - self.difficulty.value
+
+    @property
+    def degree_name(self) -> str | None:
+        """The degree as a ladder name: ``Great`` for +2 on the Psi-punk ladder."""
+        d = self.degree
+        return None if d is None else self.ladder.name_of(d)
+
+    @property
+    def success(self) -> bool | None:
+        """Whether the result meets or beats the difficulty (None without one)."""
+        d = self.degree
+        return None if d is None else d >= 0
+
+    @property
+    def reading(self) -> str:
+        """The roll read as ``002`` describes: ``Good, rolled [+ + - 0] → [+] (+1) → Great``.
+
+        Cancelled ``+``/``-`` pairs and blanks are dropped from the bracket after
+        the arrow; rerolled dice are listed with their old and new faces.
+        """
+        head = self.trait.name + (f"{self.modifier:+d}" if self.modifier else "")
+        out = f"{head}, rolled {_faces(self.natural)}"
+        if self.rerolls:
+            changes = ", ".join(
+                f"die {r.index + 1} ({face_text(r.old)} → {face_text(r.new)})" for r in self.rerolls
+            )
+            out += f", rerolled {changes}: {_faces(self.dice)}"
+        elif self.reroll:
+            out += " (no die to reroll)"
+        return out + f" → {_faces(read_faces(self.dice))} ({self.total:+d}) → {self.result.name}"
+
+    @property
+    def text(self) -> str:
+        """The reading, then the difficulty, the verdict, the degree and the odds of success."""
+        from ...render import percent
+
+        out = self.reading
+        if self.difficulty is None or self.degree is None:
+            return out
+        verdict = "success" if self.success else "failure"
+        out += (
+            f" vs {self.difficulty.name}: {verdict}, degree {self.degree:+d} ({self.degree_name})"
+        )
+        if self.odds.success is None:
+            return out
+        return out + f" — {percent(self.odds.success)} to succeed"
+
+
+@dataclass(frozen=True, slots=True)
+class OpposedOdds:
+    """Exact odds of an opposed action; the three add up to 1."""
+
+    first: Fraction
+    """P(the first side wins)."""
+    second: Fraction
+    """P(the second side wins), ties included under :attr:`TieRule.DEFENDER`."""
+    tie: Fraction
+    """P(nobody wins): 0 under :attr:`TieRule.DEFENDER`."""
+
+
+@dataclass(frozen=True, slots=True)
+class OpposedRoll:
+    """Both sides of an opposed action; each side's result is the other's difficulty.
+
+    Source: ``002``, "Degree of Success" ("For opposed actions, the difficulty
+    level is always the total result of the opponent's check").
+    """
+
+    first: ActionRoll
+    """The acting side, rolled against the second side's result."""
+    second: ActionRoll
+    """The opposing side (the defender)."""
+    ties: TieRule
+    """What a tie means."""
+    odds: OpposedOdds
+    """Exact odds of each side winning and of a tie, before the roll."""
+    secret: bool = False
+    """True for a GM's secret roll."""
+
+    @property
+    def degree(self) -> int:
+        """The first side's degree of success: its result minus the second side's."""
+        return self.first.result.value - self.second.result.value
+
+    @property
+    def winner(self) -> int | None:
+        """1 or 2, or None on a tie that nobody wins."""
+        if self.degree > 0:
+            return 1
+        if self.degree < 0 or self.ties is TieRule.DEFENDER:
+            return 2
+        return None
+
+    @property
+    def text(self) -> str:
+        """Both sides' rolls, the winner, the degree and the odds."""
+        from ...render import percent
+
+        a, b, o = self.first, self.second, self.odds
+        lines = [f"1: {a.reading}", f"2: {b.reading}"]
+        d = self.degree
+        if self.winner is None:
+            verdict = "tie: nobody wins"
+        else:
+            how = " (ties go to the defender)" if d == 0 else ""
+            verdict = (
+                f"side {self.winner} wins{how}, degree {abs(d):+d} ({a.ladder.name_of(abs(d))})"
+            )
+        lines.append(
+            f"{verdict} — odds: 1 wins {percent(o.first)}, 2 wins {percent(o.second)}, "
+            f"tie {percent(o.tie)}"
+        )
+        return "\n".join(lines)
+
+
+def _faces(faces: Iterable[int]) -> str:
+    return "[" + " ".join(face_text(f) for f in faces) + "]"
+
+
+def _modifier(modifier: int | Iterable[int], extreme: bool) -> int:
+    total = modifier if isinstance(modifier, int) else sum(modifier)
+    limit = _EXTREME_LIMIT if extreme else MAX_MODIFIER
+    if abs(total) > limit:
+        hint = "" if extreme else " (002, 'Action Modifiers'; allow it with extreme=True/--extreme)"
+        raise RuleError(f"modifier {total:+d} is beyond ±{limit}{hint}")
+    return total
+
+
+def _net(reroll: Rerolls) -> int:
+    return net_rerolls([reroll] if isinstance(reroll, int) else reroll)
+
+
+def difficulty_level(ladder: Ladder, difficulty: str | int | None) -> Level | None:
+    """The difficulty as a level: None is the ladder's default (Fair), ``"none"`` is no difficulty.
+
+    Source: rules README, "The default difficulty is Fair"; ``002``, "Rolling the Dice".
+    """
+    if difficulty is None:
+        return ladder.level(ladder.default_difficulty)
+    if isinstance(difficulty, str) and difficulty.strip().casefold() == NO_DIFFICULTY:
+        return None
+    return ladder.parse(difficulty)
+
+
+@functools.lru_cache(maxsize=4096)
+def _odds(base: int, difficulty: int | None, net: int, strategy: Strategy) -> ActionOdds:
+    dist = dice_distribution(net, strategy)
+    table = tuple((base + v, p) for v, p in sorted(dist.items()))
+    if difficulty is None:
+        return ActionOdds(table, None)
+    return ActionOdds(table, sum((p for v, p in table if v >= difficulty), Fraction(0)))
+
+
+def action_odds(
+    trait: str | int,
+    *,
+    modifier: int | Iterable[int] = 0,
+    difficulty: str | int | None = None,
+    reroll: Rerolls = 0,
+    strategy: Strategy | str = Strategy.MAXIMIZE,
+    extreme: bool = False,
+    ladder: Ladder = PSI_PUNK,
+) -> ActionOdds:
+    """The exact distribution of an action's result and its probability of success.
+
+    Source: as :func:`action`. Cached per (trait + modifier, difficulty, net
+    reroll, strategy).
+
+    >>> action_odds("Good", difficulty="Great").success
+    Fraction(31, 81)
+    """
+    lv = ladder.trait(trait)
+    diff = difficulty_level(ladder, difficulty)
+    base = lv.value + _modifier(modifier, extreme)
+    return _odds(base, None if diff is None else diff.value, _net(reroll), Strategy(strategy))
+
+
+def action(
+    trait: str | int,
+    *,
+    modifier: int | Iterable[int] = 0,
+    difficulty: str | int | None = None,
+    reroll: Rerolls = 0,
+    strategy: Strategy | str = Strategy.MAXIMIZE,
+    extreme: bool = False,
+    secret: bool = False,
+    ladder: Ladder = PSI_PUNK,
+    rng: RandomSource | None = None,
+) -> ActionRoll:
+    """Roll an unopposed action: 4dF added to the trait and modifiers, against a difficulty.
+
+    Source: ``002`` (Psi-punk): "Rolling the Dice" (4dF, move up or down the
+    ladder), "Degree of Success", "Natural Rolls", "Initial Result", the rerolls
+    section, and "Action Modifiers" (±3 at most unless ``extreme``); rules
+    README: success when the result meets or beats the difficulty, Fair by
+    default.
+
+    Args:
+        trait: the trait, as a ladder level within the ladder's trait range.
+        modifier: one modifier or several, summed and added to the trait.
+        difficulty: a ladder level; None for the ladder's default (Fair); the
+            string ``"none"`` to read the result with no difficulty.
+        reroll: a net reroll (``+1`` bonus, ``-1`` penalty), or several that cancel.
+        strategy: which dice a bonus rerolls (:class:`Strategy`).
+        extreme: allow modifiers beyond ±3 ("extreme conditions").
+        secret: mark as a GM's secret roll.
+        ladder: the game's ladder (Psi-punk by default).
+        rng: the random source (the OS's secure source by default).
+
+    Raises:
+        RuleError: an unknown or ambiguous level, a trait outside the trait
+            range, a modifier beyond ±3 without ``extreme``, or more than four
+            dice of reroll bonus or penalty.
+    """
+    lv = ladder.trait(trait)
+    mod = _modifier(modifier, extreme)
+    diff = difficulty_level(ladder, difficulty)
+    net = _net(reroll)
+    strat = Strategy(strategy)
+    src = default_source() if rng is None else rng
+    rb = src.randbelow
+    natural = tuple(rb(3) - 1 for _ in range(DICE))
+    if net:
+        dice, done = reroll_dice(natural, net, strat, src)
+    else:
+        dice, done = natural, ()
+    base = lv.value + mod
+    return ActionRoll(
+        ladder,
+        lv,
+        mod,
+        natural,
+        dice,
+        done,
+        ladder.level(base + sum(dice)),
+        diff,
+        _odds(base, None if diff is None else diff.value, net, strat),
+        net,
+        strat,
+        secret,
+    )
+
+
+def oppose_odds(first: ActionOdds, second: ActionOdds, ties: TieRule | str) -> OpposedOdds:
+    """Exact odds that each side of an opposed action wins, from both result distributions.
+
+    Source: ``002``, "Degree of Success" (opposed actions); the tie rule is an
+    option (:class:`TieRule`).
+
+    >>> o = oppose_odds(action_odds("Good"), action_odds("Fair"), "nobody")
+    >>> o.first + o.second + o.tie
+    Fraction(1, 1)
+    """
+    win = lose = tie = Fraction(0)
+    for a, pa in first.distribution:
+        for b, pb in second.distribution:
+            if a > b:
+                win += pa * pb
+            elif a < b:
+                lose += pa * pb
+            else:
+                tie += pa * pb
+    if TieRule(ties) is TieRule.DEFENDER:
+        return OpposedOdds(win, lose + tie, Fraction(0))
+    return OpposedOdds(win, lose, tie)
+
+
+def oppose(
+    first: str | int,
+    second: str | int,
+    *,
+    modifiers: tuple[int | Iterable[int], int | Iterable[int]] = (0, 0),
+    rerolls: tuple[Rerolls, Rerolls] = (0, 0),
+    strategy: Strategy | str = Strategy.MAXIMIZE,
+    ties: TieRule | str = TieRule.NOBODY,
+    extreme: bool = False,
+    secret: bool = False,
+    ladder: Ladder = PSI_PUNK,
+    rng: RandomSource | None = None,
+) -> OpposedRoll:
+    """Roll an opposed action: both sides roll, and each result is the other's difficulty.
+
+    Source: ``002``, "Degree of Success" (the opponent's total result is the
+    difficulty; degree = your result − theirs). Ties: :class:`TieRule`, nobody
+    wins by default.
+
+    Raises:
+        RuleError: as :func:`action`, for either side.
+    """
+    src = default_source() if rng is None else rng
+    sides = []
+    for trait, mod, rr in zip((first, second), modifiers, rerolls, strict=True):
+        sides.append(
+            action(
+                trait,
+                modifier=mod,
+                difficulty=NO_DIFFICULTY,
+                reroll=rr,
+                strategy=strategy,
+                extreme=extreme,
+                secret=secret,
+                ladder=ladder,
+                rng=src,
+            )
+        )
+    a, b = sides
+    odds = oppose_odds(a.odds, b.odds, ties)
+    # Each side's difficulty is the other's result (002, "Degree of Success").
+    a = _against(a, b.result)
+    b = _against(b, a.result)
+    return OpposedRoll(a, b, TieRule(ties), odds, secret)
+
+
+def _against(r: ActionRoll, difficulty: Level) -> ActionRoll:
+    return replace(r, difficulty=difficulty, odds=ActionOdds(r.odds.distribution, None))
