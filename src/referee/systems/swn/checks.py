@@ -1,0 +1,537 @@
+"""Stars Without Number (revised): attributes, saving throws, skill checks, aid,
+opposed checks and morale, each with its exact odds.
+
+Source: ``../shared/rules/003_3daee39045b32d3c.txt`` ("Saving Throws", "Skill
+Checks", "Aiding a Skill Check", "Opposed Skill Checks", "Morale") and the
+Stars Without Number section of the rules ``README.md`` (the attribute table,
+the save target, the named difficulties). Every function is pure apart from
+the injected random source and returns a frozen :class:`Check`.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from fractions import Fraction
+
+from ...errors import RuleError
+from ...odds import odds as dice_odds
+from ...rng import RandomSource, default_source
+
+__all__ = [
+    "DIFFICULTIES",
+    "Check",
+    "Helper",
+    "Kind",
+    "Opposed",
+    "SaveKind",
+    "TieRule",
+    "attribute_modifier",
+    "difficulty_value",
+    "morale",
+    "morale_odds",
+    "oppose",
+    "resolve_modifier",
+    "save",
+    "save_odds",
+    "save_target",
+    "skill_check",
+    "skill_odds",
+]
+
+DIFFICULTIES = {"easy": 6, "normal": 8, "hard": 10, "very hard": 12, "impossible": 14}
+"""Named skill-check difficulties (rules README); ``near impossible`` is also accepted."""
+MAX_SITUATIONAL = 2
+"""``003``, "Modifiers": usually no more than ±2 total, unless forced."""
+SKILL_RANGE = (0, 4)
+"""Skill levels run from 0 to 4; untrained is written as None."""
+_LIMIT = 100
+
+
+class Kind(StrEnum):
+    """What a :class:`Check` resolved."""
+
+    SAVE = "save"
+    SKILL = "skill"
+    ATTACK = "attack"
+    MORALE = "morale"
+    STABILIZE = "stabilize"
+    INITIATIVE = "initiative"
+    OPPOSE = "oppose"
+
+
+class SaveKind(StrEnum):
+    """The three saving throws and their two attributes each (``003``, "Saving Throws")."""
+
+    PHYSICAL = "physical"
+    EVASION = "evasion"
+    MENTAL = "mental"
+
+    @property
+    def attributes(self) -> tuple[str, str]:
+        """The two attributes whose better modifier applies."""
+        return {"physical": ("str", "con"), "evasion": ("dex", "int"), "mental": ("cha", "wis")}[
+            self.value
+        ]
+
+
+_WORDS = {Kind.MORALE: ("holds", "breaks"), Kind.ATTACK: ("hit", "miss")}
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    """A resolved SWN roll with its own explanation: dice, modifiers, target, outcome, odds."""
+
+    kind: Kind
+    """Save, skill, attack, morale, stabilize, initiative or oppose."""
+    dice: tuple[int, ...]
+    """The faces rolled."""
+    modifiers: tuple[tuple[str, int], ...]
+    """Named modifiers added to the dice, e.g. ``(("skill", 1), ("int", 1))``."""
+    target: int
+    """The number to meet: save target, difficulty, AC, or morale score (roll under)."""
+    success: bool
+    """Whether the check succeeded (for morale: the NPC fights on)."""
+    odds: Fraction
+    """The exact probability of success, known before the roll."""
+    roll_under: bool = False
+    """True when success is a total at or below the target (morale)."""
+    note: str = ""
+    """Why the outcome differs from the plain comparison, e.g. "natural 20"."""
+    aid: tuple[Check, ...] = field(default=())
+    """Helpers' checks (skill checks with aid)."""
+    odds_without_aid: Fraction | None = None
+    """For an aided check: the probability of success with no helpers."""
+    label: str | None = None
+    """What was rolled."""
+    secret: bool = False
+    """True for a GM's secret roll."""
+
+    @property
+    def natural(self) -> int:
+        """The dice alone."""
+        return sum(self.dice)
+
+    @property
+    def total(self) -> int:
+        """The dice plus every modifier."""
+        return self.natural + sum(v for _, v in self.modifiers)
+
+    @property
+    def text(self) -> str:
+        """``Skill check 2d6 [4, 5] +1 skill +1 int = 11 vs 10: success — 58.3% to succeed``."""
+        from ...render import percent
+
+        names = {Kind.SAVE: "Save", Kind.SKILL: "Skill check", Kind.MORALE: "Morale"}
+        head = self.label or names.get(self.kind, self.kind.value.title())
+        mods = "".join(f" {v:+d} {k}" for k, v in self.modifiers if v)
+        dice = ", ".join(map(str, self.dice))
+        cmp = "≤" if self.roll_under else "vs"
+        yes, no = _WORDS.get(self.kind, ("success", "failure"))
+        word = yes if self.success else no
+        note = f" ({self.note})" if self.note else ""
+        out = f"{head}: rolled [{dice}]{mods} = {self.total} {cmp} {self.target}: {word}{note}"
+        if self.aid:
+            helped = sum(1 for a in self.aid if a.success)
+            out += f"; aid: {helped} of {len(self.aid)} helpers succeeded"
+        goal = {Kind.MORALE: "to hold", Kind.ATTACK: "to hit"}.get(self.kind, "to succeed")
+        return out + f" — {percent(self.odds)} {goal}"
+
+
+@dataclass(frozen=True, slots=True)
+class Helper:
+    """Someone aiding a skill check: skill level (None if untrained) and attribute modifier."""
+
+    skill: int | None = 0
+    """The helper's skill level, or None for untrained (−1)."""
+    attribute: int = 0
+    """The helper's attribute modifier."""
+
+
+def attribute_modifier(score: int, name: str = "attribute") -> int:
+    """The modifier of an attribute score: 3 → −2, 4–7 → −1, 8–13 → 0, 14–17 → +1, 18 → +2.
+
+    Source: rules README, "Stars Without Number", attribute modifier table.
+
+    >>> [attribute_modifier(s) for s in (3, 4, 7, 8, 13, 14, 17, 18)]
+    [-2, -1, -1, 0, 0, 1, 1, 2]
+
+    Raises:
+        RuleError: the score is outside 3–18 (the message names the attribute).
+    """
+    if not 3 <= score <= 18:
+        raise RuleError(f"{name} score {score} is outside 3-18")
+    if score == 3:
+        return -2
+    if score <= 7:
+        return -1
+    if score <= 13:
+        return 0
+    if score <= 17:
+        return 1
+    return 2
+
+
+def resolve_modifier(name: str, score: int | None, modifier: int | None) -> int:
+    """An attribute's modifier from its score or directly (``--dex 14`` or ``--dex-mod +1``).
+
+    Raises:
+        RuleError: both given, a score outside 3–18, or a modifier outside −2..+2.
+    """
+    if score is not None and modifier is not None:
+        raise RuleError(f"give either {name} or {name}-mod, not both")
+    if score is not None:
+        return attribute_modifier(score, name)
+    if modifier is None:
+        return 0
+    if not -2 <= modifier <= 2:
+        raise RuleError(f"{name}-mod {modifier:+d} is outside -2..+2")
+    return modifier
+
+
+def _bounded(name: str, value: int, lo: int = -_LIMIT, hi: int = _LIMIT) -> int:
+    if not lo <= value <= hi:
+        raise RuleError(f"{name} {value} is outside {lo}..{hi}")
+    return value
+
+
+@functools.cache
+def _dist(expr: str) -> tuple[tuple[int, Fraction], ...]:
+    return tuple(sorted(dice_odds(expr).distribution.items()))
+
+
+def _at_least(expr: str, need: int) -> Fraction:
+    return sum((p for v, p in _dist(expr) if v >= need), Fraction(0))
+
+
+def _roll(rng: RandomSource | None, count: int, sides: int) -> tuple[int, ...]:
+    rb = (default_source() if rng is None else rng).randbelow
+    return tuple(rb(sides) + 1 for _ in range(count))
+
+
+# --- saving throws -------------------------------------------------------------------
+
+
+def save_target(level: int = 1, attribute: int = 0, *, hit_dice: int | None = None) -> int:
+    """The saving throw target: 16 − level − the better attribute modifier; NPCs 15 − HD/2.
+
+    Source: ``003``, "Saving Throw Mechanics" (starting score 15, −1 per level,
+    modified by the better of two attributes); rules README (so a level-1
+    character with no bonus needs 15; an NPC's target is 15 − half its Hit
+    Dice, rounded down).
+
+    >>> save_target(1), save_target(3, 1), save_target(hit_dice=5)
+    (15, 12, 13)
+    """
+    if hit_dice is not None:
+        return 15 - _bounded("hit dice", hit_dice, 0, _LIMIT) // 2
+    return 16 - _bounded("level", level, 1, _LIMIT) - attribute
+
+
+@functools.lru_cache(maxsize=4096)
+def save_odds(target: int, modifier: int = 0) -> Fraction:
+    """P(success) of a save: 1d20 + modifier ≥ target, a natural 1 fails, a natural 20 succeeds.
+
+    Source: ``003``, "Saving Throw Mechanics"; rules README.
+
+    >>> save_odds(15), save_odds(30), save_odds(-5)
+    (Fraction(3, 10), Fraction(1, 20), Fraction(19, 20))
+    """
+    wins = sum(1 for d in range(1, 21) if d == 20 or (d != 1 and d + modifier >= target))
+    return Fraction(wins, 20)
+
+
+def save(
+    kind: SaveKind | str,
+    *,
+    level: int = 1,
+    attributes: Sequence[int] = (0, 0),
+    hit_dice: int | None = None,
+    modifier: int = 0,
+    label: str | None = None,
+    secret: bool = False,
+    rng: RandomSource | None = None,
+) -> Check:
+    """Roll a physical, evasion or mental saving throw.
+
+    Source: ``003``, "Types of Saving Throws" and "Saving Throw Mechanics";
+    rules README. A PC's target uses ``level`` and the better of the two
+    ``attributes`` modifiers (see :attr:`SaveKind.attributes`); an NPC's uses
+    ``hit_dice``. Situational ``modifier`` is added to the roll.
+    """
+    kind = SaveKind(kind)
+    best = max(attributes) if attributes else 0
+    target = save_target(level, best, hit_dice=hit_dice)
+    _bounded("modifier", modifier)
+    (d,) = _roll(rng, 1, 20)
+    if d == 1:
+        ok, note = False, "natural 1 always fails"
+    elif d == 20:
+        ok, note = True, "natural 20 always succeeds"
+    else:
+        ok, note = d + modifier >= target, ""
+    mods = (("situational", modifier),) if modifier else ()
+    return Check(
+        Kind.SAVE,
+        (d,),
+        mods,
+        target,
+        ok,
+        save_odds(target, modifier),
+        note=note,
+        label=label or f"{kind.value.title()} save",
+        secret=secret,
+    )
+
+
+# --- skill checks --------------------------------------------------------------------
+
+
+def difficulty_value(difficulty: int | str) -> int:
+    """A difficulty as a number: ``hard`` → 10 (easy 6, normal 8, hard 10, very hard 12,
+    impossible 14), or a number as given.
+
+    Source: rules README, "Skill checks".
+
+    Raises:
+        RuleError: an unknown name (listing the known ones).
+    """
+    if isinstance(difficulty, int):
+        return _bounded("difficulty", difficulty)
+    key = " ".join(difficulty.strip().casefold().replace("-", " ").replace("_", " ").split())
+    key = key.removeprefix("near ")
+    if key.lstrip("+-").isdigit():
+        return _bounded("difficulty", int(key))
+    if key in DIFFICULTIES:
+        return DIFFICULTIES[key]
+    names = ", ".join(f"{k} {v}" for k, v in DIFFICULTIES.items())
+    raise RuleError(f"unknown difficulty {difficulty!r} (a number, or one of: {names})")
+
+
+def _skill_mod(skill: int | None, untrained: int = -1) -> int:
+    if skill is None:
+        return untrained
+    lo, hi = SKILL_RANGE
+    if not lo <= skill <= hi:
+        raise RuleError(f"skill level {skill} is outside {lo}-{hi} (use untrained for none)")
+    return skill
+
+
+def _situational(modifier: int, force: bool) -> int:
+    if abs(modifier) > MAX_SITUATIONAL and not force:
+        raise RuleError(
+            f"situational modifier {modifier:+d} is beyond ±{MAX_SITUATIONAL} "
+            "(003, 'Modifiers'; allow it with force=True/--force)"
+        )
+    return _bounded("modifier", modifier)
+
+
+@functools.lru_cache(maxsize=4096)
+def skill_odds(bonus: int, difficulty: int, helpers: tuple[int, ...] = ()) -> Fraction:
+    """P(2d6 + bonus ≥ difficulty), with aid from helpers whose bonuses are given.
+
+    Aid gives +1 when at least one helper succeeds against the same difficulty,
+    however many do (``003``, "Aiding a Skill Check"; rules README).
+
+    >>> skill_odds(0, 8), skill_odds(0, 8, (0,))
+    (Fraction(5, 12), Fraction(35, 72))
+    """
+    plain = _at_least("2d6", difficulty - bonus)
+    if not helpers:
+        return plain
+    none_help = Fraction(1)
+    for h in helpers:
+        none_help *= 1 - _at_least("2d6", difficulty - h)
+    return (1 - none_help) * _at_least("2d6", difficulty - bonus - 1) + none_help * plain
+
+
+def skill_check(
+    *,
+    skill: int | None = 0,
+    attribute: int = 0,
+    difficulty: int | str = 8,
+    peripheral: bool = False,
+    modifier: int = 0,
+    force: bool = False,
+    helpers: Sequence[Helper] = (),
+    label: str | None = None,
+    secret: bool = False,
+    rng: RandomSource | None = None,
+) -> Check:
+    """Roll a skill check: 2d6 + skill + attribute modifier against a difficulty.
+
+    Source: ``003``, "Skill Checks" (−1 without even level 0; a peripheral
+    skill adds +2 to the difficulty; situational modifiers up to ±2),
+    "Aiding a Skill Check" (each helper rolls against the same difficulty; +1
+    if any succeeds, however many); rules README.
+
+    Args:
+        skill: the skill level 0–4, or None for untrained (−1).
+        attribute: the attribute modifier.
+        difficulty: a number or a name (easy, normal, hard, very hard, impossible).
+        peripheral: the skill only partly applies (+2 difficulty).
+        modifier: situational modifier, at most ±2 unless ``force``.
+        helpers: people aiding, each rolling their own check first.
+    """
+    target = difficulty_value(difficulty) + (2 if peripheral else 0)
+    mods = [("skill", _skill_mod(skill)), ("attribute", attribute)]
+    if modifier:
+        mods.append(("situational", _situational(modifier, force)))
+    src = default_source() if rng is None else rng
+    aid = tuple(
+        skill_check(skill=h.skill, attribute=h.attribute, difficulty=target, rng=src, label="Aid")
+        for h in helpers
+    )
+    if any(a.success for a in aid):
+        mods.append(("aid", 1))
+    bonus = sum(v for k, v in mods if k != "aid")
+    helper_bonus = tuple(_skill_mod(h.skill) + h.attribute for h in helpers)
+    dice = _roll(src, 2, 6)
+    total = sum(dice) + sum(v for _, v in mods)
+    return Check(
+        Kind.SKILL,
+        dice,
+        tuple(mods),
+        target,
+        total >= target,
+        skill_odds(bonus, target, helper_bonus),
+        aid=aid,
+        odds_without_aid=skill_odds(bonus, target) if helpers else None,
+        label=label,
+        secret=secret,
+    )
+
+
+# --- opposed checks ------------------------------------------------------------------
+
+
+class TieRule(StrEnum):
+    """Who wins a tied opposed check (``003``, "Opposed Skill Checks")."""
+
+    PC = "pc"
+    """The default: ties go to the PC; with no PC or two, to the defender."""
+    DEFENDER = "defender"
+    """In an ambush: ties go to the defender (the second side)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Opposed:
+    """Both sides of an opposed check; the higher total wins."""
+
+    first: Check
+    """The first side's roll; its target is the second side's total."""
+    second: Check
+    """The second (defending) side's roll."""
+    winner: int
+    """1 or 2."""
+    odds: Fraction
+    """The exact probability that the first side wins."""
+    ties: TieRule
+    """How a tie was (or would be) settled."""
+
+    @property
+    def text(self) -> str:
+        """Both totals and the winner."""
+        from ...render import percent
+
+        a, b = self.first, self.second
+        tie = " (tie)" if a.total == b.total else ""
+        return (
+            f"Opposed: {a.total} [{', '.join(map(str, a.dice))}] vs {b.total} "
+            f"[{', '.join(map(str, b.dice))}]: side {self.winner} wins{tie}"
+            f" — side 1 wins {percent(self.odds)}"
+        )
+
+
+def _tie_to_first(ties: TieRule, first_pc: bool, second_pc: bool) -> bool:
+    return ties is TieRule.PC and first_pc and not second_pc
+
+
+def oppose(
+    first: tuple[int, bool],
+    second: tuple[int, bool],
+    *,
+    ties: TieRule | str = TieRule.PC,
+    rng: RandomSource | None = None,
+) -> Opposed:
+    """An opposed check: each side rolls 2d6 + its bonus; the higher total wins.
+
+    Source: ``003``, "Opposed Skill Checks" (ties go to the PC; NPCs add their
+    skill only if relevant, else roll straight 2d6, so pass a bonus of 0);
+    rules README (in an ambush, ties go to the defender). With the ``pc`` rule
+    and no PC (or two), a tie goes to the defender, the second side.
+
+    Args:
+        first: the first side's total bonus (skill + attribute) and whether it is a PC.
+        second: the same for the second side, the defender.
+    """
+    ties = TieRule(ties)
+    src = default_source() if rng is None else rng
+    (b1, pc1), (b2, pc2) = first, second
+    d1, d2 = _roll(src, 2, 6), _roll(src, 2, 6)
+    t1, t2 = sum(d1) + b1, sum(d2) + b2
+    first_wins = t1 > t2 or (t1 == t2 and _tie_to_first(ties, pc1, pc2))
+    p = _oppose_odds(b1 - b2, _tie_to_first(ties, pc1, pc2))
+    mods1 = (("bonus", _bounded("bonus", b1)),)
+    mods2 = (("bonus", _bounded("bonus", b2)),)
+    a = Check(Kind.OPPOSE, d1, mods1, t2, first_wins, p)
+    b = Check(Kind.OPPOSE, d2, mods2, t1, not first_wins, 1 - p)
+    return Opposed(a, b, 1 if first_wins else 2, p, ties)
+
+
+@functools.lru_cache(maxsize=1024)
+def _oppose_odds(edge: int, tie_to_first: bool) -> Fraction:
+    d = _dist("2d6")
+    win = Fraction(0)
+    for x, px in d:
+        for y, py in d:
+            if x + edge > y or (x + edge == y and tie_to_first):
+                win += px * py
+    return win
+
+
+# --- morale --------------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=256)
+def morale_odds(score: int, modifier: int = 0) -> Fraction:
+    """P(2d6 + modifier ≤ morale score): the NPC keeps fighting.
+
+    Source: ``003``, "Morale"; rules README.
+
+    >>> morale_odds(8)
+    Fraction(13, 18)
+    """
+    return sum((p for v, p in _dist("2d6") if v + modifier <= score), Fraction(0))
+
+
+def morale(
+    score: int,
+    *,
+    modifier: int = 0,
+    label: str | None = None,
+    secret: bool = False,
+    rng: RandomSource | None = None,
+) -> Check:
+    """A morale check: 2d6 at or below the morale score and the NPC fights on; above, it breaks.
+
+    Source: ``003``, "Morale" (NPCs check after the first casualty and at 50%
+    losses; PCs never check: see :func:`referee.systems.swn.combat.morale_triggers`).
+    """
+    _bounded("morale score", score, 0, _LIMIT)
+    dice = _roll(rng, 2, 6)
+    mods = (("situational", _bounded("modifier", modifier)),) if modifier else ()
+    ok = sum(dice) + modifier <= score
+    return Check(
+        Kind.MORALE,
+        dice,
+        mods,
+        score,
+        ok,
+        morale_odds(score, modifier),
+        roll_under=True,
+        label=label,
+        secret=secret,
+    )

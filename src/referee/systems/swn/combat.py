@@ -1,0 +1,412 @@
+"""Stars Without Number (revised) combat: initiative, actions per turn, attacks,
+damage and Shock, with exact odds.
+
+Source: ``../shared/rules/003_3daee39045b32d3c.txt``, "Combat" ("Initiative and
+Rounds", "Actions per Turn", "Main Actions", "Move Actions", "On Turn Actions",
+"Instant Actions", "Attack Resolution", "Shock Damage") and the Stars Without
+Number section of the rules ``README.md``. Pure functions apart from the
+injected random source; results are frozen.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from fractions import Fraction
+
+from ...errors import RuleError
+from ...odds import odds as dice_odds
+from ...parser import parse
+from ...rng import RandomSource, default_source
+from ...roller import DiceGroup, compile_expr
+from .checks import Check, Kind
+
+__all__ = [
+    "ACTIONS",
+    "Attack",
+    "InitiativeEntry",
+    "ShockFloor",
+    "Turn",
+    "Weapon",
+    "attack",
+    "attack_modifier",
+    "damage_distribution",
+    "hit_odds",
+    "initiative",
+    "morale_triggers",
+    "plan_turn",
+]
+
+UNTRAINED_COMBAT = -2
+"""An untrained combat skill counts as −2 (rules README, "Attack")."""
+SNAP_PENALTY = -4
+"""A snap attack is at −4 (rules README, "Attack")."""
+TOTAL_DEFENSE_AC = 2
+"""Total defense gives +2 AC (rules README, "Attack")."""
+_SHOCK = re.compile(r"^\s*(\d+)\s*/\s*(?:AC\s*)?(\d+)\s*$", re.IGNORECASE)
+
+
+class ShockFloor(StrEnum):
+    """When a hit is raised to the Shock amount (an option: the texts differ in strength)."""
+
+    ALWAYS = "always"
+    """The default: "a hit never does less than the Shock amount" (rules README; ``003``,
+    "Weapons never do less than Shock damage")."""
+    WITHIN_LIMIT = "within-limit"
+    """Only against a target whose AC is within the Shock limit."""
+
+
+@dataclass(frozen=True, slots=True)
+class Weapon:
+    """A weapon: its damage dice, and its Shock as ``amount`` / AC ``limit``, if any."""
+
+    damage: str = "1d6"
+    """The damage dice, in referee's notation: ``1d8``, ``2d6``."""
+    shock: int | None = None
+    """Shock damage dealt on a miss (before the attribute modifier and bonuses)."""
+    shock_ac: int | None = None
+    """Shock harms targets with this AC or less."""
+    lethal: bool = True
+    """A lethal weapon mortally wounds at 0 HP; a non-lethal one knocks out."""
+
+    def __post_init__(self) -> None:
+        parse(self.damage)  # DiceSyntaxError now, not mid-fight
+        if (self.shock is None) != (self.shock_ac is None):
+            raise RuleError("a weapon's Shock needs both an amount and an AC limit, e.g. 2/15")
+
+    @classmethod
+    def make(cls, damage: str, shock: str | None = None, *, lethal: bool = True) -> Weapon:
+        """A weapon from CLI-style text: ``Weapon.make("1d8", "2/15")`` (Shock 2 vs AC 15 or less).
+
+        Raises:
+            RuleError: unreadable Shock.
+        """
+        if shock is None or shock.strip().casefold() in ("", "none", "-"):
+            return cls(damage, lethal=lethal)
+        m = _SHOCK.match(shock)
+        if m is None:
+            raise RuleError(f"cannot read shock {shock!r}: write AMOUNT/AC, e.g. 2/15")
+        return cls(damage, int(m.group(1)), int(m.group(2)), lethal)
+
+
+def attack_modifier(
+    base: int = 0, skill: int | None = 0, attribute: int = 0, *, snap: bool = False
+) -> int:
+    """The total added to 1d20: attack bonus + combat skill (−2 untrained) + attribute, −4 if snap.
+
+    Source: ``003``, "Attack Resolution" and "Instant Actions"; rules README, "Attack".
+
+    >>> attack_modifier(1, 1, 1), attack_modifier(0, None, 0, snap=True)
+    (3, -6)
+    """
+    skill_mod = UNTRAINED_COMBAT if skill is None else skill
+    return base + skill_mod + attribute + (SNAP_PENALTY if snap else 0)
+
+
+@functools.lru_cache(maxsize=4096)
+def hit_odds(bonus: int, ac: int) -> Fraction:
+    """P(1d20 + bonus ≥ AC). The texts give no automatic hit or miss on a 1 or 20 for attacks.
+
+    Source: ``003``, "Attack Resolution" ("Equal or beat target's AC = hit").
+
+    >>> hit_odds(3, 13)
+    Fraction(11, 20)
+    """
+    return Fraction(sum(1 for d in range(1, 21) if d + bonus >= ac), 20)
+
+
+def _shock_applies(weapon: Weapon, ac: int) -> bool:
+    return weapon.shock is not None and weapon.shock_ac is not None and ac <= weapon.shock_ac
+
+
+def _miss_damage(weapon: Weapon, extra: int, ac: int) -> int:
+    """Shock + extra (at least 0) if the target's AC is within the limit, else 0."""
+    if weapon.shock is None or weapon.shock_ac is None or ac > weapon.shock_ac:
+        return 0
+    return max(0, weapon.shock + extra)
+
+
+def _hit_damage(rolled: int, weapon: Weapon, extra: int, ac: int, floor: ShockFloor) -> int:
+    dmg = max(0, rolled + extra)
+    if weapon.shock is not None and (floor is ShockFloor.ALWAYS or _shock_applies(weapon, ac)):
+        dmg = max(dmg, max(0, weapon.shock + extra))
+    return dmg
+
+
+@functools.lru_cache(maxsize=4096)
+def damage_distribution(
+    weapon: Weapon,
+    bonus: int,
+    ac: int,
+    extra: int = 0,
+    floor: ShockFloor = ShockFloor.ALWAYS,
+) -> tuple[tuple[int, Fraction], ...]:
+    """The exact distribution of the damage one attack deals, Shock included.
+
+    ``bonus`` is the attack roll's total modifier, ``ac`` the target's effective
+    AC, ``extra`` the attribute modifier plus damage bonuses added to damage
+    and Shock. A hit deals the dice + ``extra`` (at least 0), raised to the
+    Shock amount per ``floor``; a miss deals Shock + ``extra`` if the target's
+    AC is within the Shock limit, else nothing.
+
+    Source: ``003``, "Attack Resolution" and "Shock Damage"; rules README, "Shock".
+
+    >>> dict(damage_distribution(Weapon("1d4", 1, 15), 0, 11))[1]
+    Fraction(1, 2)
+    """
+    p_hit = hit_odds(bonus, ac)
+    out: dict[int, Fraction] = {}
+    for rolled, p in dice_odds(weapon.damage).distribution.items():
+        dmg = _hit_damage(rolled, weapon, extra, ac, floor)
+        out[dmg] = out.get(dmg, Fraction(0)) + p_hit * p
+    miss = _miss_damage(weapon, extra, ac)
+    out[miss] = out.get(miss, Fraction(0)) + (1 - p_hit)
+    return tuple(sorted((k, v) for k, v in out.items() if v))
+
+
+@dataclass(frozen=True, slots=True)
+class Attack:
+    """A resolved attack: the hit roll (a :class:`Check`), the damage and whether Shock dealt it."""
+
+    check: Check
+    """1d20 + modifiers against the target's AC (total defense included)."""
+    weapon: Weapon
+    """The weapon used."""
+    damage_dice: tuple[int, ...]
+    """The damage dice rolled on a hit (empty on a miss)."""
+    damage: int
+    """The damage dealt: on a hit dice + extra, at least Shock; on a miss, Shock or 0."""
+    shock: bool
+    """True when the Shock rule set the damage (a miss within the AC limit, or a hit raised)."""
+    extra: int
+    """The attribute modifier plus damage bonuses added to damage and Shock."""
+    distribution: tuple[tuple[int, Fraction], ...]
+    """The exact distribution of this attack's damage, before it was rolled."""
+
+    @property
+    def hit(self) -> bool:
+        """Whether the attack hit."""
+        return self.check.success
+
+    @property
+    def text(self) -> str:
+        """The hit roll, then the damage and how it was dealt."""
+        head = self.check.text
+        if self.hit:
+            dice = ", ".join(map(str, self.damage_dice))
+            how = f"{self.weapon.damage} [{dice}] {self.extra:+d}"
+            tail = f"{self.damage} damage ({how}{', raised to Shock' if self.shock else ''})"
+        elif self.shock:
+            tail = f"{self.damage} Shock damage on the miss"
+        else:
+            tail = "no damage"
+        return f"{head}; {tail}"
+
+
+def attack(
+    *,
+    ac: int,
+    weapon: Weapon,
+    attack_bonus: int = 0,
+    skill: int | None = 0,
+    attribute: int = 0,
+    damage_bonus: int = 0,
+    snap: bool = False,
+    total_defense: bool = False,
+    shock_floor: ShockFloor | str = ShockFloor.ALWAYS,
+    label: str | None = None,
+    secret: bool = False,
+    rng: RandomSource | None = None,
+) -> Attack:
+    """Resolve one attack: 1d20 + attack bonus + combat skill + attribute against AC, then damage.
+
+    Source: ``003``, "Attack Resolution", "Shock Damage" and "Instant Actions";
+    rules README, "Attack" and "Shock" (untrained −2; snap attack −4; total
+    defense +2 AC; Shock X/AC Y on a miss against AC ≤ Y, plus the attribute
+    modifier and damage bonuses; a hit never does less than Shock, see
+    :class:`ShockFloor`).
+    """
+    floor = ShockFloor(shock_floor)
+    eff_ac = ac + (TOTAL_DEFENSE_AC if total_defense else 0)
+    bonus = attack_modifier(attack_bonus, skill, attribute, snap=snap)
+    extra = attribute + damage_bonus
+    src = default_source() if rng is None else rng
+    d = src.randbelow(20) + 1
+    mods = [
+        ("attack bonus", attack_bonus),
+        ("skill", UNTRAINED_COMBAT if skill is None else skill),
+        ("attribute", attribute),
+    ]
+    if snap:
+        mods.append(("snap attack", SNAP_PENALTY))
+    hit = d + bonus >= eff_ac
+    check = Check(
+        Kind.ATTACK,
+        (d,),
+        tuple(mods),
+        eff_ac,
+        hit,
+        hit_odds(bonus, eff_ac),
+        note="total defense +2 AC" if total_defense else "",
+        label=label or "Attack",
+        secret=secret,
+    )
+    dist = damage_distribution(weapon, bonus, eff_ac, extra, floor)
+    if hit:
+        groups: list[DiceGroup] = []
+        rolled = compile_expr(weapon.damage).run(src, groups)
+        dice = tuple(x.value for g in groups for x in g.dice)
+        dmg = _hit_damage(rolled, weapon, extra, eff_ac, floor)
+        return Attack(check, weapon, dice, dmg, dmg > max(0, rolled + extra), extra, dist)
+    miss = _miss_damage(weapon, extra, eff_ac)
+    return Attack(check, weapon, (), miss, _shock_applies(weapon, eff_ac), extra, dist)
+
+
+# --- initiative ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class InitiativeEntry:
+    """One combatant's initiative: 1d8 + Dex modifier, and the tie-break drawn for it."""
+
+    name: str
+    """Who rolled."""
+    pc: bool
+    """PCs win ties against NPCs."""
+    roll: int
+    """The d8."""
+    modifier: int
+    """The Dexterity modifier."""
+    tiebreak: int
+    """A draw from the same random source, breaking other ties reproducibly."""
+
+    @property
+    def total(self) -> int:
+        """The d8 plus the Dexterity modifier."""
+        return self.roll + self.modifier
+
+
+def initiative(
+    combatants: Sequence[tuple[str, int, bool]], *, rng: RandomSource | None = None
+) -> tuple[InitiativeEntry, ...]:
+    """Roll initiative once for a combat, and return the acting order, highest first.
+
+    Source: ``003``, "Initiative and Rounds" (1d8 + Dex modifier; highest to
+    lowest; PCs win ties); rules README (not rerolled each round). Two NPCs
+    (or two PCs) that tie are ordered by a draw from the same source, so a
+    seed reproduces the order.
+
+    Args:
+        combatants: ``(name, dex modifier, is a PC)`` for each combatant.
+    """
+    src = default_source() if rng is None else rng
+    entries = [
+        InitiativeEntry(name, pc, src.randbelow(8) + 1, mod, src.randbelow(1 << 30))
+        for name, mod, pc in combatants
+    ]
+    return tuple(sorted(entries, key=lambda e: (-e.total, not e.pc, e.tiebreak)))
+
+
+# --- actions per turn ----------------------------------------------------------------
+
+
+class ActionType(StrEnum):
+    """The kinds of action in a turn (``003``, "Actions per Turn")."""
+
+    MAIN = "main"
+    MOVE = "move"
+    ON_TURN = "on turn"
+    INSTANT = "instant"
+
+
+ACTIONS: dict[str, tuple[ActionType, bool]] = {
+    "attack": (ActionType.MAIN, True),
+    "disengage": (ActionType.MAIN, True),
+    "use-skill": (ActionType.MAIN, True),
+    "reload": (ActionType.MAIN, True),
+    "produce-item": (ActionType.MAIN, True),
+    "second-move": (ActionType.MAIN, True),
+    "stabilize": (ActionType.MAIN, True),
+    "other-main": (ActionType.MAIN, True),
+    "stand": (ActionType.MOVE, False),
+    "ready-weapon": (ActionType.MOVE, False),
+    "move": (ActionType.MOVE, False),
+    "fall-prone": (ActionType.ON_TURN, False),
+    "speak": (ActionType.ON_TURN, False),
+    "drop-item": (ActionType.ON_TURN, False),
+    "trigger-power": (ActionType.INSTANT, False),
+    "snap-attack": (ActionType.INSTANT, True),
+    "total-defense": (ActionType.INSTANT, True),
+}
+"""Each action's type and whether it uses the Main Action (``003``, the action lists)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """A valid turn: its actions, and how many Moves it has."""
+
+    actions: tuple[str, ...]
+    """The actions in order."""
+    moves: int
+    """Move actions taken (two only with ``second-move``)."""
+
+
+def plan_turn(actions: Sequence[str]) -> Turn:
+    """Check that a turn's actions fit: one Main Action, one Move (two if the Main
+    Action is spent on ``second-move``), any On Turn and Instant actions.
+
+    Snap attacks and total defense are Instant but cost the Main Action. A
+    Move can never become a Main Action: a Main Action becomes a second Move.
+
+    Source: ``003``, "Actions per Turn", "Main Actions", "Move Actions", "On
+    Turn Actions", "Instant Actions"; rules README, "Attack".
+
+    Raises:
+        RuleError: an unknown action, or an impossible turn (naming the clash).
+    """
+    mains: list[str] = []
+    moves = 0
+    for name in actions:
+        key = name.strip().casefold().replace(" ", "-").replace("_", "-")
+        if key not in ACTIONS:
+            raise RuleError(f"unknown action {name!r} (one of: {', '.join(ACTIONS)})")
+        kind, uses_main = ACTIONS[key]
+        if uses_main:
+            mains.append(key)
+        if kind is ActionType.MOVE:
+            moves += 1
+    if len(mains) > 1:
+        raise RuleError(
+            f"impossible turn: {' and '.join(mains)} each need the Main Action, and a turn has "
+            "one (a Main Action can become a second Move, never the reverse)"
+        )
+    allowed = 2 if mains == ["second-move"] else 1
+    if moves > allowed:
+        raise RuleError(
+            f"impossible turn: {moves} Move actions, but only {allowed} "
+            "(spend the Main Action on second-move for a second Move)"
+        )
+    return Turn(tuple(actions), moves)
+
+
+# --- morale triggers -----------------------------------------------------------------
+
+
+def morale_triggers(side_size: int, casualties_before: int, casualties_after: int) -> list[str]:
+    """Which morale checks a side's new casualties trigger: the first casualty, and 50% losses.
+
+    Source: ``003``, "Morale" ("Check after first casualty and at 50% losses";
+    PCs never check, so call this for NPC sides only).
+
+    >>> morale_triggers(4, 0, 1), morale_triggers(4, 1, 2), morale_triggers(4, 2, 3)
+    (['first casualty'], ['50% losses'], [])
+    """
+    out = []
+    if casualties_before == 0 < casualties_after:
+        out.append("first casualty")
+    if 2 * casualties_before < side_size <= 2 * casualties_after:
+        out.append("50% losses")
+    return out
