@@ -110,3 +110,16 @@ def test_malformed_ladder_file_exit_2(tmp_path: Path) -> None:
 
 def test_extreme_allows_large_modifiers() -> None:
     assert _json("roll", "Good", "--mod", "5", "--extreme", "--seed", "1")["modifier"] == 5
+
+
+def test_systems_register_by_name_and_alias() -> None:
+    from referee.errors import RuleError
+    from referee.systems import SYSTEMS, get_system
+
+    assert set(SYSTEMS) == {"gurps", "fudge", "swn"}
+    assert get_system("Psi-Punk").name == "fudge" and get_system("fate").name == "fudge"
+    assert get_system("stars-without-number").load().__name__ == "referee.systems.swn"
+    with pytest.raises(RuleError, match="unknown rule system 'dnd'.*fudge, gurps, swn"):
+        get_system("dnd")
+    res = runner.invoke(app, ["psi-punk", "ladder", "--json"])
+    assert res.exit_code == 0 and json.loads(res.output)["name"] == "Psi-punk"

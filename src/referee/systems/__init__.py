@@ -46,6 +46,7 @@ SYSTEMS: dict[str, System] = {
         System(
             "fudge", "Fudge dice and the trait ladder (Psi-punk)", ("psi-punk", "fate"), "cli_fudge"
         ),
+        System("swn", "Stars Without Number (revised)", ("stars-without-number",), "cli_swn"),
     )
 }
 """The registered systems by canonical name."""

@@ -45,7 +45,7 @@ from .combat import (
     morale_triggers,
     plan_turn,
 )
-from .encounter import Combatant, Encounter, Side, Target, load_encounter
+from .encounter import Combatant, Encounter, Side, Target, load_encounter, load_party
 from .injury import (
     TOOLS,
     Condition,
@@ -90,6 +90,7 @@ __all__ = [
     "hit_odds",
     "initiative",
     "load_encounter",
+    "load_party",
     "morale",
     "morale_odds",
     "morale_triggers",

@@ -155,7 +155,7 @@ def damage_distribution(
     Source: ``003``, "Attack Resolution" and "Shock Damage"; rules README, "Shock".
 
     >>> dict(damage_distribution(Weapon("1d4", 1, 15), 0, 11))[1]
-    Fraction(1, 2)
+    Fraction(5, 8)
     """
     p_hit = hit_odds(bonus, ac)
     out: dict[int, Fraction] = {}

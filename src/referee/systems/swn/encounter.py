@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import re
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -36,7 +37,15 @@ from ...errors import RefereeError, RuleError
 from .checks import attribute_modifier
 from .combat import Weapon
 
-__all__ = ["Combatant", "Encounter", "Side", "Target", "encounter_from_data", "load_encounter"]
+__all__ = [
+    "Combatant",
+    "Encounter",
+    "Side",
+    "Target",
+    "encounter_from_data",
+    "load_encounter",
+    "load_party",
+]
 
 MAX_COMBATANTS = 64
 MAX_ROUNDS = 10_000
@@ -113,6 +122,49 @@ class Encounter:
         return [s.name for s in self.sides].index(name)
 
 
+def load_party(path: str | Path) -> list[tuple[str, int, bool]]:
+    """Read ``(name, Dex modifier, is a PC)`` for each ``[[combatants]]`` entry of a TOML file,
+    for rolling initiative. An encounter file works, and so does a file of one side.
+
+    Raises:
+        RuleError: the file is missing or malformed (naming the line and field).
+    """
+    text, data, where = _read(path)
+    raw = data.get("combatants")
+    fail = _failer(text, where)
+    if not isinstance(raw, list) or not raw:
+        raise fail("combatants", "add at least one [[combatants]] table")
+    out: list[tuple[str, int, bool]] = []
+    for i, entry in enumerate(raw):
+        if not isinstance(entry, dict):
+            raise fail("combatants", "each entry must be a table")
+        bad = set(entry) - _FIELDS
+        if bad:
+            raise fail(sorted(bad)[0], "unknown field", i)
+        if not isinstance(entry.get("name"), str) or not entry["name"].strip():
+            raise fail("name", "required: a non-empty string", i)
+        if "pc" in entry and not isinstance(entry["pc"], bool):
+            raise fail("pc", "must be true or false", i)
+        count = _int(entry, "count", fail, i, 1, MAX_COMBATANTS) or 1
+        dex = _attr(entry, "dex", fail, i)
+        name = entry["name"].strip()
+        names = [name] if count == 1 else [f"{name} {k}" for k in range(1, count + 1)]
+        out.extend((n, dex, entry.get("pc", False)) for n in names)
+    return out
+
+
+def _read(path: str | Path) -> tuple[str, dict[str, Any], str]:
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise RuleError(f"cannot read {str(path)!r}: {exc}") from None
+    try:
+        return text, tomllib.loads(text), str(path)
+    except tomllib.TOMLDecodeError as exc:
+        raise RuleError(f"{path}: not valid TOML: {exc}") from None
+
+
 def load_encounter(path: str | Path) -> Encounter:
     """Read an encounter from a TOML file.
 
@@ -120,16 +172,8 @@ def load_encounter(path: str | Path) -> Encounter:
         RuleError: the file is missing or malformed; the message names the file,
             the line and the field.
     """
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise RuleError(f"cannot read encounter file {str(path)!r}: {exc}") from None
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise RuleError(f"{path}: not valid TOML: {exc}") from None
-    return encounter_from_data(data, text, str(path))
+    text, data, where = _read(path)
+    return encounter_from_data(data, text, where)
 
 
 def _line(text: str, key: str, start: int = 1) -> int:
@@ -141,20 +185,23 @@ def _line(text: str, key: str, start: int = 1) -> int:
     return start
 
 
-def _block_starts(text: str) -> list[int]:
-    return [n for n, line in enumerate(text.splitlines(), 1) if line.strip() == "[[combatants]]"]
+def _failer(text: str, where: str) -> Callable[..., RuleError]:
+    """An error builder naming the file, the line of ``key`` (in combatant block ``block``)
+    and the field."""
+    starts = [n for n, line in enumerate(text.splitlines(), 1) if line.strip() == "[[combatants]]"]
+
+    def fail(key: str, problem: str, block: int | None = None) -> RuleError:
+        start = starts[block] if block is not None and block < len(starts) else 1
+        return RuleError(f"{where}, line {_line(text, key, start)}, field {key!r}: {problem}")
+
+    return fail
 
 
 def encounter_from_data(
     data: dict[str, Any], text: str = "", where: str = "encounter"
 ) -> Encounter:
     """Build an :class:`Encounter` from parsed TOML (or JSON) data; errors name line and field."""
-    starts = _block_starts(text)
-
-    def fail(key: str, problem: str, block: int | None = None) -> RuleError:
-        start = starts[block] if block is not None and block < len(starts) else 1
-        return RuleError(f"{where}, line {_line(text, key, start)}, field {key!r}: {problem}")
-
+    fail = _failer(text, where)
     unknown = set(data) - {"name", "max_rounds", "sides", "combatants"}
     if unknown:
         raise fail(
