@@ -388,6 +388,13 @@ def oppose_odds(first: ActionOdds, second: ActionOdds, ties: TieRule | str) -> O
     return OpposedOdds(win, lose, tie)
 
 
+@functools.lru_cache(maxsize=4096)
+def _oppose_cached(
+    base1: int, net1: int, base2: int, net2: int, strategy: Strategy, ties: TieRule
+) -> OpposedOdds:
+    return oppose_odds(_odds(base1, None, net1, strategy), _odds(base2, None, net2, strategy), ties)
+
+
 def oppose(
     first: str | int,
     second: str | int,
@@ -427,7 +434,10 @@ def oppose(
             )
         )
     a, b = sides
-    odds = oppose_odds(a.odds, b.odds, ties)
+    odds = _oppose_cached(
+        a.trait.value + a.modifier, a.reroll, b.trait.value + b.modifier, b.reroll,
+        a.strategy, TieRule(ties),
+    )  # fmt: skip
     # Each side's difficulty is the other's result (002, "Degree of Success").
     a = _against(a, b.result)
     b = _against(b, a.result)
