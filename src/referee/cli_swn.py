@@ -250,8 +250,9 @@ def initiative_cmd(
     except RefereeError as exc:
         fail(exc)
     rows = [
-        {"name": e.name, "pc": e.pc, "dice": [e.roll], "natural": e.roll,
-         "modifiers": {"dex": e.modifier}, "total": e.total, "tiebreak": e.tiebreak}
+        {"system": "swn", "kind": "initiative", "name": e.name, "pc": e.pc, "dice": [e.roll],
+         "natural": e.roll, "modifiers": {"dex": e.modifier}, "total": e.total, "target": None,
+         "success": None, "odds": {"success": None}, "tiebreak": e.tiebreak}
         for e in order
     ]  # fmt: skip
     text = "\n".join(
