@@ -18,14 +18,9 @@ from .action import (
     NO_DIFFICULTY,
     ActionOdds,
     ActionRoll,
-    OpposedOdds,
-    OpposedRoll,
-    TieRule,
     action,
     action_odds,
     difficulty_level,
-    oppose,
-    oppose_odds,
 )
 from .dice import (
     MAX_REROLLS,
@@ -37,6 +32,7 @@ from .dice import (
     read_faces,
 )
 from .ladder import FATE_CORE, LADDERS, PSI_PUNK, Ladder, Level, get_ladder, load_ladder
+from .opposed import OpposedOdds, OpposedRoll, TieRule, oppose, oppose_odds
 
 __all__ = [
     "FATE_CORE",

@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
-from enum import StrEnum
+from dataclasses import dataclass
 from fractions import Fraction
 
 from ...errors import RuleError
@@ -34,14 +33,9 @@ __all__ = [
     "MAX_MODIFIER",
     "ActionOdds",
     "ActionRoll",
-    "OpposedOdds",
-    "OpposedRoll",
-    "TieRule",
     "action",
     "action_odds",
     "difficulty_level",
-    "oppose",
-    "oppose_odds",
 ]
 
 MAX_MODIFIER = 3
@@ -53,15 +47,6 @@ NO_DIFFICULTY = "none"
 
 Rerolls = int | Iterable[int]
 """A net reroll (``+1``, ``-2``) or several bonuses and penalties that cancel (``[+1, -1]``)."""
-
-
-class TieRule(StrEnum):
-    """Who wins an opposed action when the results are equal (an option; the text is silent)."""
-
-    NOBODY = "nobody"
-    """The default: a tie is a tie; nobody wins."""
-    DEFENDER = "defender"
-    """The second side, the defender, wins ties."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,73 +152,6 @@ class ActionRoll:
         if self.odds.success is None:
             return out
         return out + f" — {percent(self.odds.success)} to succeed"
-
-
-@dataclass(frozen=True, slots=True)
-class OpposedOdds:
-    """Exact odds of an opposed action; the three add up to 1."""
-
-    first: Fraction
-    """P(the first side wins)."""
-    second: Fraction
-    """P(the second side wins), ties included under :attr:`TieRule.DEFENDER`."""
-    tie: Fraction
-    """P(nobody wins): 0 under :attr:`TieRule.DEFENDER`."""
-
-
-@dataclass(frozen=True, slots=True)
-class OpposedRoll:
-    """Both sides of an opposed action; each side's result is the other's difficulty.
-
-    Source: ``002``, "Degree of Success" ("For opposed actions, the difficulty
-    level is always the total result of the opponent's check").
-    """
-
-    first: ActionRoll
-    """The acting side, rolled against the second side's result."""
-    second: ActionRoll
-    """The opposing side (the defender)."""
-    ties: TieRule
-    """What a tie means."""
-    odds: OpposedOdds
-    """Exact odds of each side winning and of a tie, before the roll."""
-    secret: bool = False
-    """True for a GM's secret roll."""
-
-    @property
-    def degree(self) -> int:
-        """The first side's degree of success: its result minus the second side's."""
-        return self.first.result.value - self.second.result.value
-
-    @property
-    def winner(self) -> int | None:
-        """1 or 2, or None on a tie that nobody wins."""
-        if self.degree > 0:
-            return 1
-        if self.degree < 0 or self.ties is TieRule.DEFENDER:
-            return 2
-        return None
-
-    @property
-    def text(self) -> str:
-        """Both sides' rolls, the winner, the degree and the odds."""
-        from ...render import percent
-
-        a, b, o = self.first, self.second, self.odds
-        lines = [f"1: {a.reading}", f"2: {b.reading}"]
-        d = self.degree
-        if self.winner is None:
-            verdict = "tie: nobody wins"
-        else:
-            how = " (ties go to the defender)" if d == 0 else ""
-            verdict = (
-                f"side {self.winner} wins{how}, degree {abs(d):+d} ({a.ladder.name_of(abs(d))})"
-            )
-        lines.append(
-            f"{verdict} — odds: 1 wins {percent(o.first)}, 2 wins {percent(o.second)}, "
-            f"tie {percent(o.tie)}"
-        )
-        return "\n".join(lines)
 
 
 def _faces(faces: Iterable[int]) -> str:
@@ -362,87 +280,3 @@ def action(
         strat,
         secret,
     )
-
-
-def oppose_odds(first: ActionOdds, second: ActionOdds, ties: TieRule | str) -> OpposedOdds:
-    """Exact odds that each side of an opposed action wins, from both result distributions.
-
-    Source: ``002``, "Degree of Success" (opposed actions); the tie rule is an
-    option (:class:`TieRule`).
-
-    >>> o = oppose_odds(action_odds("Good"), action_odds("Fair"), "nobody")
-    >>> o.first + o.second + o.tie
-    Fraction(1, 1)
-    """
-    win = lose = tie = Fraction(0)
-    for a, pa in first.distribution:
-        for b, pb in second.distribution:
-            if a > b:
-                win += pa * pb
-            elif a < b:
-                lose += pa * pb
-            else:
-                tie += pa * pb
-    if TieRule(ties) is TieRule.DEFENDER:
-        return OpposedOdds(win, lose + tie, Fraction(0))
-    return OpposedOdds(win, lose, tie)
-
-
-@functools.lru_cache(maxsize=4096)
-def _oppose_cached(
-    base1: int, net1: int, base2: int, net2: int, strategy: Strategy, ties: TieRule
-) -> OpposedOdds:
-    return oppose_odds(_odds(base1, None, net1, strategy), _odds(base2, None, net2, strategy), ties)
-
-
-def oppose(
-    first: str | int,
-    second: str | int,
-    *,
-    modifiers: tuple[int | Iterable[int], int | Iterable[int]] = (0, 0),
-    rerolls: tuple[Rerolls, Rerolls] = (0, 0),
-    strategy: Strategy | str = Strategy.MAXIMIZE,
-    ties: TieRule | str = TieRule.NOBODY,
-    extreme: bool = False,
-    secret: bool = False,
-    ladder: Ladder = PSI_PUNK,
-    rng: RandomSource | None = None,
-) -> OpposedRoll:
-    """Roll an opposed action: both sides roll, and each result is the other's difficulty.
-
-    Source: ``002``, "Degree of Success" (the opponent's total result is the
-    difficulty; degree = your result − theirs). Ties: :class:`TieRule`, nobody
-    wins by default.
-
-    Raises:
-        RuleError: as :func:`action`, for either side.
-    """
-    src = default_source() if rng is None else rng
-    sides = []
-    for trait, mod, rr in zip((first, second), modifiers, rerolls, strict=True):
-        sides.append(
-            action(
-                trait,
-                modifier=mod,
-                difficulty=NO_DIFFICULTY,
-                reroll=rr,
-                strategy=strategy,
-                extreme=extreme,
-                secret=secret,
-                ladder=ladder,
-                rng=src,
-            )
-        )
-    a, b = sides
-    odds = _oppose_cached(
-        a.trait.value + a.modifier, a.reroll, b.trait.value + b.modifier, b.reroll,
-        a.strategy, TieRule(ties),
-    )  # fmt: skip
-    # Each side's difficulty is the other's result (002, "Degree of Success").
-    a = _against(a, b.result)
-    b = _against(b, a.result)
-    return OpposedRoll(a, b, TieRule(ties), odds, secret)
-
-
-def _against(r: ActionRoll, difficulty: Level) -> ActionRoll:
-    return replace(r, difficulty=difficulty, odds=ActionOdds(r.odds.distribution, None))

@@ -15,14 +15,9 @@ from .checks import (
     Check,
     Helper,
     Kind,
-    Opposed,
     SaveKind,
-    TieRule,
     attribute_modifier,
     difficulty_value,
-    morale,
-    morale_odds,
-    oppose,
     resolve_modifier,
     save,
     save_odds,
@@ -42,7 +37,6 @@ from .combat import (
     damage_distribution,
     hit_odds,
     initiative,
-    morale_triggers,
     plan_turn,
 )
 from .encounter import Combatant, Encounter, Side, Target, load_encounter, load_party
@@ -58,6 +52,7 @@ from .injury import (
     take_damage,
     wait_minutes,
 )
+from .opposed import Opposed, TieRule, morale, morale_odds, morale_triggers, oppose
 
 __all__ = [
     "ACTIONS",

@@ -36,7 +36,6 @@ __all__ = [
     "damage_distribution",
     "hit_odds",
     "initiative",
-    "morale_triggers",
     "plan_turn",
 ]
 
@@ -390,23 +389,3 @@ def plan_turn(actions: Sequence[str]) -> Turn:
             "(spend the Main Action on second-move for a second Move)"
         )
     return Turn(tuple(actions), moves)
-
-
-# --- morale triggers -----------------------------------------------------------------
-
-
-def morale_triggers(side_size: int, casualties_before: int, casualties_after: int) -> list[str]:
-    """Which morale checks a side's new casualties trigger: the first casualty, and 50% losses.
-
-    Source: ``003``, "Morale" ("Check after first casualty and at 50% losses";
-    PCs never check, so call this for NPC sides only).
-
-    >>> morale_triggers(4, 0, 1), morale_triggers(4, 1, 2), morale_triggers(4, 2, 3)
-    (['first casualty'], ['50% losses'], [])
-    """
-    out = []
-    if casualties_before == 0 < casualties_after:
-        out.append("first casualty")
-    if 2 * casualties_before < side_size <= 2 * casualties_after:
-        out.append("50% losses")
-    return out

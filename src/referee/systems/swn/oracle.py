@@ -36,10 +36,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...rng import RandomSource
-from .checks import morale
-from .combat import attack, initiative, morale_triggers
+from .combat import attack, initiative
 from .encounter import Encounter, Target
 from .injury import Condition, Health, end_round, stabilize, take_damage
+from .opposed import morale, morale_triggers
 
 __all__ = ["Outcome", "run_once"]
 

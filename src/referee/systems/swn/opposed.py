@@ -1,0 +1,162 @@
+"""Stars Without Number (revised): opposed checks and morale, with exact odds.
+
+Source: ``../shared/rules/003_3daee39045b32d3c.txt``, "Opposed Skill Checks"
+and "Morale", and the Stars Without Number section of the rules ``README.md``.
+Pure functions apart from the injected random source; results are frozen.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from enum import StrEnum
+from fractions import Fraction
+
+from ...rng import RandomSource, default_source
+from .checks import LIMIT, Check, Kind, _bounded, _dist, _roll
+
+__all__ = ["Opposed", "TieRule", "morale", "morale_odds", "morale_triggers", "oppose"]
+
+
+class TieRule(StrEnum):
+    """Who wins a tied opposed check (``003``, "Opposed Skill Checks")."""
+
+    PC = "pc"
+    """The default: ties go to the PC; with no PC or two, to the defender."""
+    DEFENDER = "defender"
+    """In an ambush: ties go to the defender (the second side)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Opposed:
+    """Both sides of an opposed check; the higher total wins."""
+
+    first: Check
+    """The first side's roll; its target is the second side's total."""
+    second: Check
+    """The second (defending) side's roll."""
+    winner: int
+    """1 or 2."""
+    odds: Fraction
+    """The exact probability that the first side wins."""
+    ties: TieRule
+    """How a tie was (or would be) settled."""
+
+    @property
+    def text(self) -> str:
+        """Both totals and the winner."""
+        from ...render import percent
+
+        a, b = self.first, self.second
+        tie = " (tie)" if a.total == b.total else ""
+        return (
+            f"Opposed: {a.total} [{', '.join(map(str, a.dice))}] vs {b.total} "
+            f"[{', '.join(map(str, b.dice))}]: side {self.winner} wins{tie}"
+            f" — side 1 wins {percent(self.odds)}"
+        )
+
+
+def _tie_to_first(ties: TieRule, first_pc: bool, second_pc: bool) -> bool:
+    return ties is TieRule.PC and first_pc and not second_pc
+
+
+def oppose(
+    first: tuple[int, bool],
+    second: tuple[int, bool],
+    *,
+    ties: TieRule | str = TieRule.PC,
+    rng: RandomSource | None = None,
+) -> Opposed:
+    """An opposed check: each side rolls 2d6 + its bonus; the higher total wins.
+
+    Source: ``003``, "Opposed Skill Checks" (ties go to the PC; NPCs add their
+    skill only if relevant, else roll straight 2d6, so pass a bonus of 0);
+    rules README (in an ambush, ties go to the defender). With the ``pc`` rule
+    and no PC (or two), a tie goes to the defender, the second side.
+
+    Args:
+        first: the first side's total bonus (skill + attribute) and whether it is a PC.
+        second: the same for the second side, the defender.
+    """
+    ties = TieRule(ties)
+    src = default_source() if rng is None else rng
+    (b1, pc1), (b2, pc2) = first, second
+    d1, d2 = _roll(src, 2, 6), _roll(src, 2, 6)
+    t1, t2 = sum(d1) + b1, sum(d2) + b2
+    first_wins = t1 > t2 or (t1 == t2 and _tie_to_first(ties, pc1, pc2))
+    p = _oppose_odds(b1 - b2, _tie_to_first(ties, pc1, pc2))
+    mods1 = (("bonus", _bounded("bonus", b1)),)
+    mods2 = (("bonus", _bounded("bonus", b2)),)
+    a = Check(Kind.OPPOSE, d1, mods1, t2, first_wins, p)
+    b = Check(Kind.OPPOSE, d2, mods2, t1, not first_wins, 1 - p)
+    return Opposed(a, b, 1 if first_wins else 2, p, ties)
+
+
+@functools.lru_cache(maxsize=1024)
+def _oppose_odds(edge: int, tie_to_first: bool) -> Fraction:
+    d = _dist("2d6")
+    win = Fraction(0)
+    for x, px in d:
+        for y, py in d:
+            if x + edge > y or (x + edge == y and tie_to_first):
+                win += px * py
+    return win
+
+
+@functools.lru_cache(maxsize=256)
+def morale_odds(score: int, modifier: int = 0) -> Fraction:
+    """P(2d6 + modifier ≤ morale score): the NPC keeps fighting.
+
+    Source: ``003``, "Morale"; rules README.
+
+    >>> morale_odds(8)
+    Fraction(13, 18)
+    """
+    return sum((p for v, p in _dist("2d6") if v + modifier <= score), Fraction(0))
+
+
+def morale(
+    score: int,
+    *,
+    modifier: int = 0,
+    label: str | None = None,
+    secret: bool = False,
+    rng: RandomSource | None = None,
+) -> Check:
+    """A morale check: 2d6 at or below the morale score and the NPC fights on; above, it breaks.
+
+    Source: ``003``, "Morale" (NPCs check after the first casualty and at 50%
+    losses; PCs never check: see :func:`morale_triggers`).
+    """
+    _bounded("morale score", score, 0, LIMIT)
+    dice = _roll(rng, 2, 6)
+    mods = (("situational", _bounded("modifier", modifier)),) if modifier else ()
+    ok = sum(dice) + modifier <= score
+    return Check(
+        Kind.MORALE,
+        dice,
+        mods,
+        score,
+        ok,
+        morale_odds(score, modifier),
+        roll_under=True,
+        label=label,
+        secret=secret,
+    )
+
+
+def morale_triggers(side_size: int, casualties_before: int, casualties_after: int) -> list[str]:
+    """Which morale checks a side's new casualties trigger: the first casualty, and 50% losses.
+
+    Source: ``003``, "Morale" ("Check after first casualty and at 50% losses";
+    PCs never check, so call this for NPC sides only).
+
+    >>> morale_triggers(4, 0, 1), morale_triggers(4, 1, 2), morale_triggers(4, 2, 3)
+    (['first casualty'], ['50% losses'], [])
+    """
+    out = []
+    if casualties_before == 0 < casualties_after:
+        out.append("first casualty")
+    if 2 * casualties_before < side_size <= 2 * casualties_after:
+        out.append("50% losses")
+    return out
