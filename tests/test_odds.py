@@ -11,7 +11,7 @@ from typing import Any
 import icepool
 import pytest
 
-from referee import DiceEvalError, DiceLimitError, Limits, odds, parse
+from referee import DEFAULT_LIMITS, DiceEvalError, DiceLimitError, Limits, odds, parse
 from referee.ast import Dice
 from referee.odds import bounds
 
@@ -210,6 +210,23 @@ def test_work_is_bounded() -> None:
         odds("1d1000000*1d1000000")
     with pytest.raises(DiceEvalError, match="division by zero"):
         odds("1/(1d6-1)")
+
+
+def test_products_are_bounded_by_their_real_cost() -> None:
+    # 81,724 outcomes of d6!*d6! times 506 of d6!, with ~800-bit counts: refused
+    # before the loop, not after minutes and gigabytes.
+    with pytest.raises(DiceLimitError, match="combine 81,724 by 506 outcomes"):
+        odds("d6!*d6!*d6!")
+    assert len(odds("d6!*d6!").outcomes) == 81_724  # within the default budget
+
+
+def test_roll_odds_use_a_small_budget() -> None:
+    from referee.cli import ROLL_ODDS_LIMITS, chance
+
+    assert ROLL_ODDS_LIMITS.odds_work * 10 == DEFAULT_LIMITS.odds_work
+    assert chance("d6!*d6!", 8) is None  # costly: the roll shows no percentage
+    assert chance("3d6", 18) == Fraction(1, 216)
+    assert chance("1/(1d6-1)", 1) is None  # could divide by zero
 
 
 def test_bounds() -> None:

@@ -14,8 +14,9 @@ import sys
 from fractions import Fraction
 
 from .errors import RefereeError
+from .limits import DEFAULT_LIMITS, Limits
 
-__all__ = ["error_text", "main", "run_roll"]
+__all__ = ["ROLL_ODDS_LIMITS", "chance", "error_text", "main", "run_roll"]
 
 
 def error_text(exc: RefereeError) -> str:
@@ -28,13 +29,29 @@ def error_text(exc: RefereeError) -> str:
     return line
 
 
-def _chance(expr: str, total: int) -> Fraction | None:
+def chance(expr: str, total: int) -> Fraction | None:
+    """P(rolling ``total`` or more), or None when exact odds would be costly.
+
+    The figure beside a roll is a nicety, so it gets a budget a tenth of the
+    default (:data:`ROLL_ODDS_LIMITS`): a roll never waits long for its odds.
+    """
     from . import odds
 
     try:
-        return odds(expr).at_least(total)
+        return odds(expr, ROLL_ODDS_LIMITS).at_least(total)
     except RefereeError:
-        return None  # too large for exact odds: the roll still stands
+        return None  # too large for exact odds, or a possible division by zero
+
+
+def _roll_limits() -> Limits:
+    from dataclasses import replace
+
+    return replace(DEFAULT_LIMITS, odds_work=DEFAULT_LIMITS.odds_work // 10,
+                   odds_outcomes=DEFAULT_LIMITS.odds_outcomes // 10)  # fmt: skip
+
+
+ROLL_ODDS_LIMITS = _roll_limits()
+"""The budget for the "% to roll this or better" beside a roll."""
 
 
 def run_roll(exprs: list[str], n: int, seed: int | None, as_json: bool) -> int:
@@ -48,13 +65,17 @@ def run_roll(exprs: list[str], n: int, seed: int | None, as_json: bool) -> int:
         for expr in exprs:
             for _ in range(n):
                 result = roll(expr, rng=rng)
-                chance = _chance(expr, result.total)
+                at_least = chance(expr, result.total)
                 if as_json:
                     data = roll_json(result)
-                    data["at_least"] = None if chance is None else fraction(chance)
+                    data["at_least"] = None if at_least is None else fraction(at_least)
                     out.append(data)
                 else:
-                    tail = "" if chance is None else f"  ({percent(chance)} to roll this or better)"
+                    tail = (
+                        ""
+                        if at_least is None
+                        else f"  ({percent(at_least)} to roll this or better)"
+                    )
                     print(result.text + tail)
     except RefereeError as exc:
         print(error_text(exc), file=sys.stderr)

@@ -206,11 +206,19 @@ def _dist(node: Node, limits: Limits) -> _Dist:
     return acc
 
 
+_PAIR_COST = 20
+"""One pair of outcomes multiplied or divided in Python costs about this many
+elementary steps of :attr:`Limits.odds_work`, plus one per 256 bits of its counts."""
+
+
 def _pairwise(a: Counts, b: Counts, op: str, sub: Node, limits: Limits) -> Counts:
-    if len(a) * len(b) > limits.odds_work:
+    bits = max(a.values()).bit_length() + max(b.values()).bit_length()
+    work = len(a) * len(b) * _PAIR_COST * (1 + bits // 256)
+    if work > limits.odds_work:
         raise DiceLimitError(
-            f"exact odds would multiply {len(a):,} by {len(b):,} outcomes; "
-            f"the limit is {limits.odds_work:,} pairs (try sample instead)"
+            f"exact odds would combine {len(a):,} by {len(b):,} outcomes with "
+            f"{bits:,}-bit counts; that is more than the limit of {limits.odds_work:,} "
+            "steps of work (try sample instead)"
         )
     if op == "/" and b.get(0):
         raise DiceEvalError(f"division by zero is possible: {format_expr(sub)} can be 0")

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from . import odds, roll
+from .cli import chance
 from .errors import RefereeError
 from .render import fraction, percent
 
@@ -41,7 +42,8 @@ def handle(line: str) -> str:
             return "\n".join([f"{o.expression}: mean {float(o.mean):.3f}", *rows[:80]])
         result = roll(line)
         try:
-            tail = f"  ({percent(odds(line).at_least(result.total))} to roll this or better)"
+            p = chance(line, result.total)
+            tail = "" if p is None else f"  ({percent(p)} to roll this or better)"
         except RefereeError:
             tail = ""
         return result.text + tail
