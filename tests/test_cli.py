@@ -85,3 +85,15 @@ def test_fast_path_matches_typer(
         main()
     assert info.value.code == 2
     assert "column 4" in capsys.readouterr().err
+
+
+def test_sample_refuses_no_rolls_and_takes_negative_seeds() -> None:
+    res = runner.invoke(app, ["sample", "d6", "-n", "0"])
+    assert res.exit_code == 2 and res.output.strip() == "error: -n 0: sample at least one roll"
+    res = runner.invoke(app, ["sample", "d6", "-n", "10", "--seed", "-1", "--json"])
+    assert res.exit_code == 0 and json.loads(res.output)["seed"] == -1
+
+
+def test_costly_roll_leaves_out_the_percentage() -> None:
+    res = runner.invoke(app, ["roll", "d6!*d6!*d6!", "--seed", "1", "--json"])
+    assert res.exit_code == 0 and json.loads(res.output)["at_least"] is None

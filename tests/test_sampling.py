@@ -65,3 +65,12 @@ def test_limits_and_errors() -> None:
     with pytest.raises(DiceEvalError):
         sample("6/(1d6-1)", 10_000, seed=1)
     assert len(sample("3d6", 0)) == 0
+
+
+def test_any_integer_or_string_seeds_numpy() -> None:
+    for seed in (-1, "table-3", b"x", 2**200):
+        a = sample("3d6", 50, seed=seed)  # type: ignore[arg-type]
+        assert np.array_equal(a, sample("3d6", 50, seed=seed))  # type: ignore[arg-type]
+    assert not np.array_equal(sample("3d6", 50, seed=-1), sample("3d6", 50, seed=1))
+    with pytest.raises(DiceEvalError, match="a seed must be an integer"):
+        sample("3d6", 5, seed=1.5)  # type: ignore[arg-type]

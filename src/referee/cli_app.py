@@ -12,7 +12,7 @@ from typing import Annotated, Any, NoReturn
 import typer
 
 from .cli import error_text, run_roll
-from .errors import RefereeError
+from .errors import DiceLimitError, RefereeError
 
 app = typer.Typer(
     add_completion=False,
@@ -148,6 +148,8 @@ def sample(
     from .sampling import iter_samples
 
     try:
+        if n < 1:
+            raise DiceLimitError(f"-n {n}: sample at least one roll")
         chunks = iter_samples(expr, n, seed=seed)
         hist: dict[int, int] = {}
         total = 0.0

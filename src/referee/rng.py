@@ -128,6 +128,32 @@ def seeded(seed: int | str | bytes) -> SeededSource:
     return SeededSource(seed)
 
 
+def numpy_seed(seed: int | str | bytes | None) -> int | None:
+    """A seed numpy accepts, from any seed referee accepts (the same seed, the same stream).
+
+    Non-negative integers pass through unchanged; negative integers, strings and
+    bytes are hashed (SHA-256) to a 128-bit integer. None stays None (numpy then
+    seeds from the operating system).
+
+    >>> numpy_seed(7), numpy_seed(-1) == numpy_seed(-1) != numpy_seed(1)
+    (7, True)
+
+    Raises:
+        DiceEvalError: a seed of another type.
+    """
+    if seed is None or (isinstance(seed, int) and not isinstance(seed, bool) and seed >= 0):
+        return seed
+    if isinstance(seed, int) and not isinstance(seed, bool):
+        seed = f"int:{seed}"
+    if isinstance(seed, str):
+        seed = seed.encode()
+    if not isinstance(seed, bytes):
+        from .errors import DiceEvalError
+
+        raise DiceEvalError(f"a seed must be an integer, a string or bytes, not {seed!r}")
+    return int.from_bytes(hashlib.sha256(seed).digest()[:16], "big")
+
+
 _local = threading.local()
 
 

@@ -30,6 +30,7 @@ from .errors import DiceEvalError, DiceLimitError
 from .limits import DEFAULT_LIMITS, Limits
 from .odds import bounds, odds
 from .parser import format_expr, parse
+from .rng import numpy_seed
 
 __all__ = ["iter_samples", "sample"]
 
@@ -217,11 +218,14 @@ def _prepare(
 
 
 def iter_samples(
-    expr: str | Expression, n: int, seed: int | None = None, limits: Limits = DEFAULT_LIMITS
+    expr: str | Expression,
+    n: int,
+    seed: int | str | None = None,
+    limits: Limits = DEFAULT_LIMITS,
 ) -> Iterator[npt.NDArray[np.integer[Any]]]:
     """Yield ``n`` simulated totals in chunks (for streaming statistics over huge ``n``)."""
     root, dtype, rows = _prepare(expr, n, limits)
-    sim = _Simulator(np.random.default_rng(seed), limits)
+    sim = _Simulator(np.random.default_rng(numpy_seed(seed)), limits)
     done = 0
     while done < n:
         m = min(rows, n - done)
@@ -230,12 +234,15 @@ def iter_samples(
 
 
 def sample(
-    expr: str | Expression, n: int, seed: int | None = None, limits: Limits = DEFAULT_LIMITS
+    expr: str | Expression,
+    n: int,
+    seed: int | str | None = None,
+    limits: Limits = DEFAULT_LIMITS,
 ) -> npt.NDArray[np.integer[Any]]:
     """``n`` simulated totals of ``expr`` as a numpy array of the smallest integer type that fits.
 
-    ``seed`` makes the run reproducible (numpy's PCG64); ``None`` seeds from the
-    operating system.
+    ``seed`` (any integer or string) makes the run reproducible (numpy's PCG64);
+    ``None`` seeds from the operating system.
 
     >>> import referee
     >>> rolls = referee.sample("3d6", 100_000, seed=1)
@@ -244,7 +251,7 @@ def sample(
     """
     root, dtype, rows = _prepare(expr, n, limits)
     out = np.empty(n, dtype=dtype)
-    sim = _Simulator(np.random.default_rng(seed), limits)
+    sim = _Simulator(np.random.default_rng(numpy_seed(seed)), limits)
     done = 0
     while done < n:
         m = min(rows, n - done)

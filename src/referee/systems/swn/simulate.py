@@ -9,7 +9,6 @@ this module's test oracle.
 
 from __future__ import annotations
 
-import hashlib
 import math
 import secrets
 from collections.abc import Callable
@@ -20,6 +19,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ...odds import odds as dice_odds
+from ...rng import numpy_seed
 from .combat import attack_modifier
 from .encounter import Encounter, Target
 from .injury import DEATH_ROUNDS, TOOLS
@@ -104,11 +104,6 @@ def _quantile(hist: tuple[int, ...], n: int, q: float) -> int:
     return len(hist) - 1
 
 
-def numpy_seed(seed: int) -> int:
-    """A non-negative 128-bit seed for numpy from any integer (negative ones included)."""
-    return int.from_bytes(hashlib.sha256(f"swn:{seed}".encode()).digest()[:16], "big")
-
-
 def simulate(
     enc: Encounter,
     n: int,
@@ -136,7 +131,7 @@ def simulate(
     done = 0
     for batch, start in enumerate(range(0, n, CHUNK)):
         rows = min(CHUNK, n - start)
-        rng = np.random.default_rng([numpy_seed(seed), batch])
+        rng = np.random.default_rng([numpy_seed(seed) or 0, batch])
         _Batch(tables, rows, rng).run(acc)
         done += rows
         if progress is not None:
