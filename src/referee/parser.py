@@ -194,7 +194,25 @@ def _lark() -> Lark:
         method = getattr(builder, rule)
         setattr(inline, rule, lambda children, method=method: method(*children))
     grammar = Path(__file__).with_name("grammar.lark").read_text(encoding="utf-8")
-    return Lark(grammar, parser="lalr", transformer=inline, maybe_placeholders=True, cache=True)
+    return Lark(
+        grammar,
+        parser="lalr",
+        transformer=inline,
+        maybe_placeholders=True,
+        cache=_cache_path(grammar),
+    )
+
+
+def _cache_path(grammar: str) -> str:
+    """Where lark keeps its analysis of the grammar: the temp directory, one file per
+    grammar and lark version (``cache=True`` would write into the working directory)."""
+    import hashlib
+    import tempfile
+
+    import lark
+
+    key = hashlib.sha256(f"{lark.__version__}\n{grammar}".encode()).hexdigest()[:16]
+    return str(Path(tempfile.gettempdir()) / f"referee-lark-{key}.cache")
 
 
 def _translate(exc: Exception, text: str) -> DiceSyntaxError:
