@@ -239,3 +239,14 @@ def test_keep_drop_work_is_bounded_before_it_starts() -> None:
     # A keep over 50 exploding dice would take minutes: refused at once instead.
     with pytest.raises(DiceLimitError, match="byte operations"):
         odds("50d6!kh3")
+
+
+def test_trivial_or_hopeless_work_is_quick() -> None:
+    # One face: the kept sum is certain, whatever the pool size.
+    assert odds("10000d1kh5000").distribution == {5000: Fraction(1)}
+    # Explosions are convolved packed, and a pool too large is refused from its size.
+    with pytest.raises(DiceLimitError, match="bits of exact arithmetic"):
+        odds("99d100!>=2")
+    # Keep/drop counts Python's per-step overhead, not only the bytes.
+    with pytest.raises(DiceLimitError, match="byte operations"):
+        odds("3000d2kh1500")

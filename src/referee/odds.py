@@ -347,10 +347,9 @@ def _die_cached(
             for _ in range(limits.explosions):
                 # One more level of explosion: a non-exploding first face stands,
                 # an exploding one adds a whole (shorter-capped) chain.
-                new = {f: c * vden for f, c in rest.items()}
-                for b, cb in boom.items():
-                    for v, cv in value.items():
-                        new[b + v] = new.get(b + v, 0) + cb * cv
+                new = _convolve(boom, value, limits)
+                for f, c in rest.items():
+                    new[f] = new.get(f, 0) + c * vden
                 value, vden = new, vden * denom
             counts, denom = value, vden
             capped = True
@@ -383,6 +382,10 @@ def _pool(dice: Dice, limits: Limits) -> _Dist:
     return _Dist(_keep(die, n, k, highest, contribution, limits), denom**n, capped)
 
 
+_STEP_OVERHEAD = 256
+"""A step of the keep/drop programme costs at least this many byte operations."""
+
+
 def _keep(
     die: Counts, n: int, k: int, highest: bool, g: Callable[[int], int], limits: Limits
 ) -> Counts:
@@ -397,6 +400,9 @@ def _keep(
     """
     if k == 0:
         return {0: sum(die.values()) ** n}
+    if len(die) == 1:  # one face (a d1): the kept sum is certain
+        ((face, weight),) = die.items()
+        return {g(face) * k: weight**n}
     order = sorted(die, reverse=highest)
     gs = {v: g(v) for v in order}
     gmin = min(gs.values())
@@ -405,8 +411,9 @@ def _keep(
     width = _width(total_weight**n)
     slots = k * span + 1
     _check_size(slots, width, limits)
-    # Each step multiplies and shifts a packed integer of up to slots * width bytes.
-    cost = len(order) * k * n * slots * width
+    # Each step multiplies and shifts a packed integer of up to slots * width bytes,
+    # and costs at least as much as a couple of hundred bytes in Python overhead.
+    cost = len(order) * k * n * max(slots * width, _STEP_OVERHEAD)
     if cost > limits.odds_work * 100:
         raise DiceLimitError(
             f"exact keep/drop odds would take about {cost:,} byte operations; the limit is "
