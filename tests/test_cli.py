@@ -97,3 +97,42 @@ def test_sample_refuses_no_rolls_and_takes_negative_seeds() -> None:
 def test_costly_roll_leaves_out_the_percentage() -> None:
     res = runner.invoke(app, ["roll", "d6!*d6!*d6!", "--seed", "1", "--json"])
     assert res.exit_code == 0 and json.loads(res.output)["at_least"] is None
+
+
+def _main(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], *argv: str
+) -> tuple[int, str, str]:
+    from referee.cli import main
+
+    monkeypatch.setattr("sys.argv", ["referee", *argv])
+    with pytest.raises(SystemExit) as stop:
+        main()
+    out, err = capsys.readouterr()
+    code = stop.value.code
+    return (code if isinstance(code, int) else 0), out, err
+
+
+def test_usage_errors_are_one_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = _main(monkeypatch, capsys, "roll", "--bogus")
+    assert code == 2 and err.strip() == "error: No such option: --bogus (see 'referee roll --help')"
+    code, out, err = _main(monkeypatch, capsys, "odds")
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "Missing argument" in err
+    code, out, err = _main(monkeypatch, capsys, "fudge", "roll", "Good", "--seed", "x")
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "--seed" in err
+    code, out, err = _main(monkeypatch, capsys, "gurps")
+    assert code == 0 and out.startswith("Usage: referee gurps")
+
+
+def test_expressions_and_levels_may_start_with_minus(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = _main(monkeypatch, capsys, "roll", "-5", "--json")  # the fast path
+    assert code == 0 and json.loads(out)["total"] == -5
+    code, out, _ = _main(monkeypatch, capsys, "odds", "--json", "-d6")
+    assert code == 0 and json.loads(out)["distribution"][0] == [-6, "1/6"]
+    code, out, _ = _main(monkeypatch, capsys, "odds", "3d6-10", "--at-least", "-3", "--json")
+    assert code == 0 and json.loads(out)["probability"] == "49/54"
+    code, out, _ = _main(monkeypatch, capsys, "fudge", "roll", "-1", "--mod", "-1", "--json")
+    assert code == 0 and json.loads(out)["trait"]["name"] == "Mediocre"

@@ -10,8 +10,10 @@ typer application in :mod:`referee.cli_app`. The engine never imports this.
 from __future__ import annotations
 
 import json
+import re
 import sys
 from fractions import Fraction
+from typing import Any
 
 from .errors import RefereeError
 from .limits import DEFAULT_LIMITS, Limits
@@ -100,7 +102,7 @@ def _fast_roll_args(argv: list[str]) -> tuple[list[str], int, int | None, bool] 
                 seed = int(next(args))
             elif arg == "-n":
                 n = int(next(args))
-            elif arg.startswith("-"):
+            elif arg.startswith("-") and not _NEGATIVE.match(arg):
                 return None
             else:
                 exprs.append(arg)
@@ -111,11 +113,68 @@ def _fast_roll_args(argv: list[str]) -> tuple[list[str], int, int | None, bool] 
     return exprs, n, seed, as_json
 
 
+_NEGATIVE = re.compile(r"^-[\d(dD]")
+"""An argument that starts like a negative expression or level (``-5``, ``-d6``, ``-1``)."""
+
+
+def _negatives_last(command: Any, argv: list[str]) -> list[str]:
+    """Let ``referee roll -5`` mean the expression ``-5``, not an unknown option.
+
+    Arguments that look like a negative expression and are not an option's
+    value are moved after ``--`` (with the other positional arguments, in
+    order), using the command's own list of options that take values.
+    """
+    i = 0
+    while i < len(argv) and argv[i] in (getattr(command, "commands", None) or {}):
+        command = command.commands[argv[i]]
+        i += 1
+    rest = argv[i:]
+    if "--" in rest or not any(_NEGATIVE.match(t) for t in rest):
+        return argv
+    valued = {
+        opt
+        for p in command.params
+        if getattr(p, "param_type_name", "") == "option" and not p.is_flag and not p.count
+        for opt in p.opts
+    }
+    options: list[str] = []
+    positionals: list[str] = []
+    tokens = iter(rest)
+    for token in tokens:
+        if token in valued:
+            options += [token, next(tokens, "")]
+        elif token.startswith("-") and not _NEGATIVE.match(token):
+            options.append(token)
+        else:
+            positionals.append(token)
+    return argv[:i] + options + ["--"] + positionals
+
+
 def main() -> None:
-    """Console-script entry point."""
+    """Console-script entry point: bad usage is one line and exit status 2, as bad input is."""
     fast = _fast_roll_args(sys.argv[1:])
     if fast is not None:
         sys.exit(run_roll(*fast))
+    import typer
+
     from .cli_app import app
 
-    app()
+    command = typer.main.get_command(app)
+    argv = _negatives_last(command, sys.argv[1:])
+    try:
+        code = command.main(argv, prog_name="referee", standalone_mode=False)
+    except typer.Abort:
+        print("", file=sys.stderr)
+        sys.exit(130)
+    except Exception as exc:
+        # click's usage and parameter errors (vendored by typer): one line, no box.
+        if not hasattr(exc, "format_message"):
+            raise
+        if type(exc).__name__ == "NoArgsIsHelpError":  # a bare group: its help, not an error
+            print(exc.format_message())
+            sys.exit(0)
+        ctx = getattr(exc, "ctx", None)
+        hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
+        print(f"error: {exc.format_message()}{hint}", file=sys.stderr)
+        sys.exit(getattr(exc, "exit_code", 2))
+    sys.exit(code if isinstance(code, int) else 0)

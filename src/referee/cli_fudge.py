@@ -13,8 +13,7 @@ from .systems import fudge as f
 
 app = system_app(
     "Fudge dice (4dF) on a trait ladder, as Psi-punk uses them, with exact odds.\n\n"
-    "Levels are ladder names or unique prefixes (Good, gr, Great+1) or numbers (+2, 0). "
-    "Put '--' before a level that starts with '-', e.g. referee fudge roll -- -1."
+    "Levels are ladder names or unique prefixes (Good, gr, Great+1) or numbers (+2, 0, -1)."
 )
 
 LadderOpt = Annotated[
