@@ -13,6 +13,8 @@ from referee import (
     RefereeError,
     format_expr,
     parse,
+    roll,
+    seeded,
 )
 from referee.ast import FUDGE, Arith, Compare, CompareOp, Dice, Explode, Keep, Literal, Neg, Reroll
 
@@ -89,8 +91,8 @@ def test_syntax_errors_name_the_column(text: str, column: int, fragment: str) ->
         ("10001d6", "10,001 dice"),
         ("101d6!", "could roll 10,201 dice"),
         ("d20r1*100d20r1", "could roll"),
-        ("(" * 51 + "1" + ")" * 51, "nests 52 deep"),
-        ("-" * 60 + "1", "nests 61 deep"),
+        ("(" * 51 + "1" + ")" * 51, "nests 51 deep; the limit is 50"),
+        ("-" * 60 + "1", "nests 60 deep"),
         ("1+" * 500 + "1", "characters"),
         ("99999999999", "too large"),
     ],
@@ -103,7 +105,31 @@ def test_limits_refused_before_work(text: str, fragment: str) -> None:
 def test_custom_limits() -> None:
     with pytest.raises(DiceLimitError):
         parse("20d6", Limits(dice=10))
-    assert parse("(((1)))", Limits(nesting=4)).root == Literal(1)
+    assert parse("(((1)))", Limits(nesting=3)).root == Literal(1)
+    with pytest.raises(DiceLimitError, match="nests 3 deep; the limit is 2"):
+        parse("(((1)))", Limits(nesting=2))
+
+
+def test_nesting_limit_is_exactly_as_documented() -> None:
+    assert parse("(" * 50 + "1" + ")" * 50).root == Literal(1)  # 50 deep: allowed
+    assert parse("-" * 50 + "1").root is not None
+
+
+def test_modifiers_are_case_insensitive_like_the_d() -> None:
+    assert parse("3D6KH2").root == parse("3d6kh2").root
+    assert parse("4d6DL1").root == parse("4d6dl1").root
+    assert parse("d20RO<3").root == parse("d20ro<3").root
+
+
+def test_line_breaks_are_refused_with_their_column() -> None:
+    with pytest.raises(DiceSyntaxError, match="one line") as err:
+        parse("d6\n+2")
+    assert err.value.column == 3
+
+
+def test_an_empty_label_is_no_label() -> None:
+    assert parse("d6 # ").label is None
+    assert roll("d6 # ", rng=seeded(1)).text == "d6 = [2] = 2"
 
 
 # ---------------------------------------------------------- round trip

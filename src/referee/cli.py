@@ -27,7 +27,10 @@ def error_text(exc: RefereeError) -> str:
     column = getattr(exc, "column", None)
     line = f"error: {exc}"
     if text and column is not None and len(text) <= 200:
-        line += f"\n  {text}\n  {' ' * (column - 1)}^"
+        shown = (
+            text.replace("\r", " ").replace("\n", " ").replace("\t", " ")
+        )  # one line, same columns
+        line += f"\n  {shown}\n  {' ' * (column - 1)}^"
     return line
 
 

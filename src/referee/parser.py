@@ -156,6 +156,7 @@ class _Builder:
 
 
 def _modifier(kind: str, text: str, col: int) -> Keep | Reroll | Explode | Compare:
+    text = text.lower()  # KH2 = kh2, as D6 = d6
     if kind == "keep":
         drop = text[0] == "d"
         highest = not text.startswith(("kl", "dl"))
@@ -268,6 +269,11 @@ def _parse_cached(text: str, limits: Limits) -> Expression:
             text[: limits.length],
             limits.length + 1,
         )
+    breaks = [i for i, ch in enumerate(text) if ch in "\r\n"]
+    if breaks:
+        raise DiceSyntaxError(
+            "an expression is one line: unexpected line break", text, breaks[0] + 1
+        )
     from lark.exceptions import LarkError
 
     try:
@@ -280,9 +286,10 @@ def _parse_cached(text: str, limits: Limits) -> Expression:
         if isinstance(inner, (DiceSyntaxError, DiceLimitError)):
             raise _located(inner, text) from None
         raise _translate(exc, text) from None
-    if part.depth > limits.nesting:
+    # A bare number or die is depth 1; each parenthesis, sign or operator level adds one.
+    if part.depth - 1 > limits.nesting:
         raise DiceLimitError(
-            f"the expression nests {part.depth} deep; the limit is {limits.nesting}",
+            f"the expression nests {part.depth - 1} deep; the limit is {limits.nesting}",
             text,
             part.deep_column,
         )

@@ -251,7 +251,7 @@ class Compiled(NamedTuple):
 def compile_expr(text: str, limits: Limits = DEFAULT_LIMITS) -> Compiled:
     """Parse and compile ``text`` once; later calls with the same text are a cache hit."""
     parsed = parse(text, limits)
-    shown = text.split("#", 1)[0].strip() if parsed.label is not None else text.strip()
+    shown = text.split("#", 1)[0].strip()  # "#" only ever starts a label
     return Compiled(shown, parsed, _compile(parsed.root, limits))
 
 
