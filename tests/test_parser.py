@@ -142,16 +142,22 @@ def dice_nodes(draw: st.DrawFn) -> Dice:
     sides = draw(st.sampled_from([FUDGE, 1, 2, 4, 6, 10, 20, 100]))
     count = draw(st.integers(0, 5))
     faces = (-1, 0, 1) if sides == FUDGE else tuple(range(1, sides + 1))
+
+    def some_not_all(cond: Compare | None) -> bool:  # what the parser accepts
+        return cond is None or (any(map(cond.test, faces)) and not all(map(cond.test, faces)))
+
     reroll = draw(st.none() | st.builds(Reroll, conds, st.booleans()))
-    if reroll is not None and all(reroll.cond.test(f) for f in faces):
+    if reroll is not None and not some_not_all(reroll.cond):
         reroll = None
     explode = draw(st.none() | st.builds(Explode, st.none() | conds))
-    d = Dice(count, sides, reroll=reroll, explode=explode)
-    cond = d.explode_cond
-    if cond is not None and all(cond.test(f) for f in faces):
+    if not some_not_all(Dice(count, sides, explode=explode).explode_cond):
         explode = None
     keep = draw(st.none() | st.builds(Keep, st.booleans(), st.booleans(), st.integers(0, count)))
+    if keep is not None and keep.count == 0 and not keep.drop:
+        keep = None
     success = draw(st.none() | conds)
+    if success is not None and not any(map(success.test, faces)):
+        success = None
     return Dice(count, sides, reroll=reroll, explode=explode, keep=keep, success=success)
 
 
@@ -197,3 +203,18 @@ def test_fuzz_grammar_shaped_text(text: str) -> None:
         odds(text, Limits(odds_work=200_000))
     except RefereeError:
         pass
+
+
+@pytest.mark.parametrize(
+    ("text", "fragment"),
+    [
+        ("d6!7", "no face (1 to 6) can explode"),
+        ("d6r0", "no face (1 to 6) can reroll"),
+        ("d6>=7", "no face (1 to 6) can count as a success"),
+        ("dF!2", "no face (-1 to 1) can explode"),
+        ("4d6kh0", "keeps no dice"),
+    ],
+)
+def test_conditions_that_can_never_match_are_refused(text: str, fragment: str) -> None:
+    with pytest.raises(DiceSyntaxError, match=fragment.replace("(", r"\(").replace(")", r"\)")):
+        parse(text)

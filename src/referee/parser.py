@@ -346,6 +346,23 @@ def _check_dice(root: Node, columns: tuple[int, ...], text: str, limits: Limits)
                 text,
                 column,
             )
+        if dice.keep is not None and dice.keep.count == 0 and not dice.keep.drop:
+            raise DiceSyntaxError(
+                f"{format_expr(dice)} keeps no dice, so it is always 0", text, column
+            )
+        for what, c in (
+            ("reroll", dice.reroll.cond if dice.reroll is not None else None),
+            ("explode", dice.explode_cond),
+            ("count as a success", dice.success),
+        ):
+            if c is not None and not any(c.test(f) for f in faces):
+                shown = "-1 to 1" if dice.sides == FUDGE else f"1 to {dice.sides}"
+                raise DiceSyntaxError(
+                    f"{format_expr(dice)}: no face ({shown}) can {what}, so the condition "
+                    "does nothing (check the number)",
+                    text,
+                    column,
+                )
         if dice.reroll is not None and all(dice.reroll.cond.test(f) for f in faces):
             raise DiceSyntaxError(
                 f"{format_expr(dice)} rerolls every face, so the die could never settle",
