@@ -136,3 +136,19 @@ def test_expressions_and_levels_may_start_with_minus(
     assert code == 0 and json.loads(out)["probability"] == "49/54"
     code, out, _ = _main(monkeypatch, capsys, "fudge", "roll", "-1", "--mod", "-1", "--json")
     assert code == 0 and json.loads(out)["trait"]["name"] == "Mediocre"
+
+
+def test_repl_commands() -> None:
+    assert handle("odds") == "usage: odds EXPR" and handle("sample ") == "usage: sample EXPR [N]"
+    assert "quit (or exit, q)" in handle("help") and "sample EXPR [N]" in handle("help")
+    out = handle("sample 3d6 2000")
+    assert out.startswith("3d6: 2,000 rolls, mean ") and len(out.splitlines()) == 17
+    assert handle("sample 3d6 0").startswith("error: sample between 1")
+    assert len(handle("odds d100").splitlines()) == 101  # every row: none is under 0.1%
+
+
+def test_long_tables_say_what_they_leave_out() -> None:
+    res = runner.invoke(app, ["sample", "8d6!", "-n", "20000", "--seed", "1"])
+    assert res.exit_code == 0
+    assert "rows under 0.1% not shown" in res.output.splitlines()[-1]
+    assert "of the probability in all" in handle("odds 20d20").splitlines()[-1]

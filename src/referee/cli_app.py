@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import time
+from fractions import Fraction
 from typing import Annotated, Any, NoReturn
 
 import typer
@@ -93,7 +94,7 @@ def odds(
 ) -> None:
     """Exact odds: every outcome with its fraction and percentage, and a bar chart."""
     from . import odds as odds_fn
-    from .render import fraction, odds_json, percent
+    from .render import fraction, odds_json, percent, shown_rows
 
     if at_least is not None and at_most is not None:
         typer.echo("error: give --at-least or --at-most, not both", err=True)
@@ -115,16 +116,14 @@ def odds(
     table.add_column("%", justify="right")
     table.add_column("")
     top = max(o.counts)
-    rows = list(o.distribution.items())
-    if len(rows) > 60:
-        rows = [r for r in rows if r[1] * 1000 >= 1] or rows[:60]
-    for total, p in rows:
-        bar = "█" * round(40 * p * o.denominator / top)
-        table.add_row(str(total), fraction(p), percent(p), bar)
+    rows, omitted = shown_rows(o.outcomes, o.counts, o.denominator)
+    for total, count in rows:
+        p = Fraction(count, o.denominator)
+        table.add_row(str(total), fraction(p), percent(p), "█" * round(40 * count / top))
     console = Console()
     console.print(table)
-    if len(rows) < len(o.outcomes):
-        console.print(f"({len(o.outcomes) - len(rows)} outcomes under 0.1% not shown)")
+    if omitted:
+        console.print(f"({omitted})")
     for note in o.notes:
         console.print(f"note: {note}")
     if value is not None:
@@ -196,7 +195,11 @@ def sample(
         f"{expr}: {n:,} rolls, mean {mean:.4f}, stdev {stdev:.4f}, "
         f"range {summary['min']}..{summary['max']}"
     )
+    from .render import shown_rows
+
     top = max(hist.values()) if hist else 1
-    for k in keys:
-        if hist[k] * 1000 >= n or len(keys) <= 40:
-            typer.echo(f"{k:>6} {hist[k] / n:7.2%} {'█' * round(40 * hist[k] / top)}")
+    rows, omitted = shown_rows(keys, [hist[k] for k in keys], n)
+    for k, count in rows:
+        typer.echo(f"{k:>6} {count / n:7.2%} {'█' * round(40 * count / top)}")
+    if omitted:
+        typer.echo(f"({omitted})")

@@ -1,17 +1,19 @@
 """The interactive prompt (``referee`` with no arguments, and ``make run``).
 
 Type an expression to roll it; the arrow keys recall history (readline);
-``help`` lists the notation, ``odds EXPR`` shows exact odds, ``quit`` leaves.
+``help`` lists the notation, ``odds EXPR`` shows exact odds, ``sample EXPR [N]``
+simulates, ``quit`` (or ``exit``, ``q``) leaves.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from fractions import Fraction
 
 from . import odds, roll
-from .cli import chance
+from .cli import chance, error_text
 from .errors import RefereeError
-from .render import fraction, percent
+from .render import fraction, percent, shown_rows
 
 HELP = """\
 Notation:
@@ -23,7 +25,7 @@ Notation:
   d20r1  d20r<3  d20ro1    reroll (until it no longer matches, or once)
   6d10>=8                  count the dice that meet a target
   1d20+5 # attack          a label
-Commands: odds EXPR, help, quit"""
+Commands: odds EXPR, sample EXPR [N], help, quit (or exit, q)"""
 
 
 def handle(line: str) -> str:
@@ -33,26 +35,49 @@ def handle(line: str) -> str:
         return ""
     if line in ("help", "?"):
         return HELP
+    word, _, rest = line.partition(" ")
     try:
-        if line.startswith("odds "):
-            o = odds(line[5:])
-            rows = [
-                f"{k:>6}  {fraction(p):>12}  {percent(p):>6}" for k, p in o.distribution.items()
-            ]
-            return "\n".join([f"{o.expression}: mean {float(o.mean):.3f}", *rows[:80]])
+        if word in ("odds", "sample") and not rest.strip():
+            return f"usage: {word} EXPR" + (" [N]" if word == "sample" else "")
+        if word == "odds":
+            return _odds(rest)
+        if word == "sample":
+            return _sample(rest)
         result = roll(line)
-        try:
-            p = chance(line, result.total)
-            tail = "" if p is None else f"  ({percent(p)} to roll this or better)"
-        except RefereeError:
-            tail = ""
+        p = chance(line, result.total)
+        tail = "" if p is None else f"  ({percent(p)} to roll this or better)"
         return result.text + tail
     except RefereeError as exc:
-        text = getattr(exc, "text", "")
-        column = getattr(exc, "column", None)
-        if text and column is not None and len(text) <= 200:
-            return f"error: {exc}\n  {text}\n  {' ' * (column - 1)}^"
-        return f"error: {exc}"
+        return error_text(exc)
+
+
+def _odds(expr: str) -> str:
+    o = odds(expr)
+    rows, omitted = shown_rows(o.outcomes, o.counts, o.denominator)
+    lines = [f"{o.expression}: mean {float(o.mean):.3f}, stdev {o.stdev:.3f}"]
+    for total, count in rows:
+        p = Fraction(count, o.denominator)
+        lines.append(f"{total:>6}  {fraction(p):>12}  {percent(p):>6}")
+    return "\n".join(lines + ([f"({omitted})"] if omitted else []) + list(o.notes))
+
+
+def _sample(args: str) -> str:
+    expr, _, count = args.strip().rpartition(" ")
+    if not (count.isdigit() and expr.strip()):
+        expr, count = args.strip(), "100000"
+    n = int(count)
+    if not 1 <= n <= 10_000_000:
+        return "error: sample between 1 and 10,000,000 rolls at the prompt"
+    import numpy as np
+
+    from .sampling import sample
+
+    values, counts = np.unique(sample(expr, n), return_counts=True)
+    mean = float(np.dot(values.astype(np.float64), counts)) / n
+    rows, omitted = shown_rows(values.tolist(), counts.tolist(), n)
+    lines = [f"{expr.strip()}: {n:,} rolls, mean {mean:.4f}"]
+    lines += [f"{v:>6}  {c / n:7.2%}" for v, c in rows]
+    return "\n".join(lines + ([f"({omitted})"] if omitted else []))
 
 
 def run_repl(read: Callable[[str], str] = input) -> None:
