@@ -73,6 +73,7 @@ def simulation_json(sim: Any) -> dict[str, Any]:
             "saved": sim.saved[i] / n,
             "saved_ci95": list(wilson(sim.saved[i], n)),
             "fled": sim.fled[i] / n,
+            "fled_ci95": list(wilson(sim.fled[i], n)),
         }
     rounds = {
         "mean": sim.mean_rounds,
