@@ -19,6 +19,7 @@ from ...errors import RuleError
 from ...rng import RandomSource, default_source
 from .dice import (
     DICE,
+    MAX_REROLLS,
     Reroll,
     Strategy,
     dice_distribution,
@@ -168,6 +169,8 @@ def _modifier(modifier: int | Iterable[int], extreme: bool) -> int:
 
 
 def _net(reroll: Rerolls) -> int:
+    if isinstance(reroll, int) and -MAX_REROLLS <= reroll <= MAX_REROLLS:
+        return reroll  # one count within bounds: nothing to cancel or check
     return net_rerolls([reroll] if isinstance(reroll, int) else reroll)
 
 
@@ -257,7 +260,7 @@ def action(
     mod = _modifier(modifier, extreme)
     diff = difficulty_level(ladder, difficulty)
     net = _net(reroll)
-    strat = Strategy(strategy)
+    strat = strategy if isinstance(strategy, Strategy) else Strategy(strategy)
     src = default_source() if rng is None else rng
     rb = src.randbelow
     natural = tuple(rb(3) - 1 for _ in range(DICE))

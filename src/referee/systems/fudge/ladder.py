@@ -56,6 +56,7 @@ class Ladder:
     default_difficulty: int
     """The difficulty of an unopposed action when none is given (Fair)."""
     _parsed: dict[str, Level] = field(default_factory=dict, init=False, compare=False, repr=False)
+    _levels: dict[int, Level] = field(default_factory=dict, init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         values = [lv.value for lv in self.levels]
@@ -92,7 +93,12 @@ class Ladder:
 
     def level(self, value: int) -> Level:
         """``value`` with its name."""
-        return Level(self.name_of(value), value)
+        found = self._levels.get(value)
+        if found is None:
+            found = Level(self.name_of(value), value)
+            if len(self._levels) < 4096:
+                self._levels[value] = found
+        return found
 
     def parse(self, text: str | int) -> Level:
         """Read a level as players write it: ``Good``, ``gr``, ``Great+1``, ``+2``, ``-1``.
