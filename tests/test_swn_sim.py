@@ -62,7 +62,14 @@ def test_simulator_is_reproducible_and_seed_dependent() -> None:
 
 
 @pytest.mark.parametrize(
-    "name", ["warrior_vs_3_thugs", "warrior_vs_4_thugs", "thug_vs_new_hero", "medic_team"]
+    "name",
+    [
+        "warrior_vs_3_thugs",
+        "warrior_vs_4_thugs",
+        "thug_vs_new_hero",
+        "medic_team",
+        "three_way_brawl",
+    ],
 )
 def test_simulator_agrees_with_the_plain_loop_oracle(name: str) -> None:
     enc = load_encounter(EXAMPLES / f"{name}.toml")
