@@ -100,10 +100,16 @@ SkillOpt = Annotated[int, typer.Option("--skill", help="Skill level 0-4.")]
 UntrainedOpt = Annotated[bool, typer.Option("--untrained", help="Not even level 0.")]
 
 
-def _one_attr(attrs: dict[str, int], allowed: tuple[str, ...], what: str) -> int:
+def _one_attr(
+    attrs: dict[str, int], allowed: tuple[str, ...], what: str, *, single: bool = False
+) -> int:
+    """The better modifier among the attributes given (0 if none), all of them ``allowed``;
+    with ``single``, at most one may be given."""
     extra = [a for a in attrs if a not in allowed]
     if extra:
         raise RuleError(f"--{extra[0]} does not apply to {what} (use {', '.join(allowed)})")
+    if single and len(attrs) > 1:
+        raise RuleError(f"{what} uses one attribute: give only one of {', '.join(attrs)}")
     return max(attrs.values(), default=0)
 
 
@@ -186,9 +192,7 @@ def check_cmd(
 ) -> None:
     """A skill check: 2d6 + skill + attribute modifier against a difficulty, with aid."""
     try:
-        attr = _one_attr(attrs, _ATTRS, "a skill check")
-        if len(attrs) > 1:
-            raise RuleError("a skill check uses one attribute: give only one")
+        attr = _one_attr(attrs, _ATTRS, "a skill check", single=True)
         level = None if untrained else skill
         team = [swn.Helper(helper_skill, helper_mod)] * helpers
         r = swn.skill_check(skill=level, attribute=attr, difficulty=difficulty,
@@ -290,9 +294,7 @@ def attack_cmd(
 ) -> None:
     """An attack: 1d20 + attack bonus + skill + attribute vs AC, then damage or Shock."""
     try:
-        attr = _one_attr(attrs, _ATTRS, "an attack")
-        if len(attrs) > 1:
-            raise RuleError("an attack uses one attribute (Dex or Str): give only one")
+        attr = _one_attr(attrs, _ATTRS, "an attack", single=True)
         weapon = swn.Weapon.make(damage, shock)
         r = swn.attack(ac=ac, weapon=weapon, attack_bonus=attack_bonus,
                        skill=None if untrained else skill, attribute=attr,
