@@ -27,11 +27,17 @@ app = typer.Typer(
 
 
 def _add_systems() -> None:
+    """Add each registered system's command group; when the command line names
+    one system (or a core command), import only what it needs."""
     import importlib
+    import sys
 
     from .systems import SYSTEMS
 
-    for system in SYSTEMS.values():
+    first = sys.argv[1] if len(sys.argv) > 1 and sys.argv[0].endswith("referee") else None
+    named = [s for s in SYSTEMS.values() if first in (s.name, *s.aliases)]
+    core = first in ("roll", "odds", "sample")
+    for system in [] if core else (named or list(SYSTEMS.values())):
         sub = importlib.import_module(f"referee.{system.cli}").app
         app.add_typer(sub, name=system.name)
         for alias in system.aliases:
