@@ -233,3 +233,10 @@ def test_bad_input_is_one_line_exit_2(args: list[str], message: str) -> None:
     res = runner.invoke(app, ["swn", *args])
     assert res.exit_code == 2, res.output
     assert message in res.output and "Traceback" not in res.output
+
+
+def test_every_example_loads() -> None:
+    for path in sorted(EXAMPLES.glob("*.toml")):
+        assert swn.load_party(path)
+        if path.stem != "party":
+            assert load_encounter(path).combatants
