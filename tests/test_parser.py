@@ -88,9 +88,9 @@ def test_syntax_errors_name_the_column(text: str, column: int, fragment: str) ->
     ("text", "fragment"),
     [
         ("1d6+d1000001", "more than 1,000,000 sides"),
-        ("10001d6", "10,001 dice"),
-        ("101d6!", "could roll 10,201 dice"),
-        ("d20r1*100d20r1", "could roll"),
+        ("20001d6", "20,001 dice"),
+        ("201d6!", "could roll 20,301 dice"),
+        ("d20r1*200d20r1", "could roll"),
         ("(" * 51 + "1" + ")" * 51, "nests 51 deep; the limit is 50"),
         ("-" * 60 + "1", "nests 60 deep"),
         ("1+" * 500 + "1", "characters"),
@@ -100,6 +100,14 @@ def test_syntax_errors_name_the_column(text: str, column: int, fragment: str) ->
 def test_limits_refused_before_work(text: str, fragment: str) -> None:
     with pytest.raises(DiceLimitError, match=fragment):
         parse(text)
+
+
+def test_one_die_may_both_reroll_and_explode() -> None:
+    # 101 rolls of up to 101 each: 10,201 dice in the worst case, within 20,000.
+    assert parse("d6r1!").root == Dice(1, 6, reroll=Reroll(Compare(CompareOp.EQ, 1), False),
+                                       explode=Explode(None))  # fmt: skip
+    with pytest.raises(DiceLimitError, match="could roll 20,402 dice"):
+        parse("2d6r1!")
 
 
 def test_custom_limits() -> None:

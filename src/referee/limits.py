@@ -20,7 +20,7 @@ class Limits:
     """Most characters in an expression."""
     nesting: int = 50
     """Deepest nesting of the expression tree (parentheses, unary minus, mixed operators)."""
-    dice: int = 10_000
+    dice: int = 20_000
     """Most dice one roll may throw in the worst case, counting explosions and rerolls."""
     sides: int = 1_000_000
     """Most faces on one die."""
