@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import itertools
+import json
 from collections import Counter
 from fractions import Fraction
+from typing import Any
 
 from hypothesis import settings
 
@@ -53,3 +55,16 @@ class Fixed:
         value = next(self.values)
         assert 0 <= value < n, (value, n)
         return value
+
+
+def cli_json(*args: str) -> dict[str, Any]:
+    """Run ``referee ARGS --json`` in-process; assert it succeeded and printed a JSON object."""
+    from typer.testing import CliRunner
+
+    from referee.cli_app import app
+
+    res = CliRunner().invoke(app, [*args, "--json"])
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.output)
+    assert isinstance(data, dict)
+    return data

@@ -9,17 +9,14 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+from conftest import cli_json
 from referee.cli_app import app
 
 runner = CliRunner()
 
 
 def _json(*args: str) -> dict[str, Any]:
-    res = runner.invoke(app, ["fudge", *args, "--json"])
-    assert res.exit_code == 0, res.output
-    data = json.loads(res.output)
-    assert isinstance(data, dict)
-    return data
+    return cli_json("fudge", *args)
 
 
 def test_roll_contract() -> None:

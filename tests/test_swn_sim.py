@@ -3,7 +3,6 @@ oracle, and its file errors; and ``referee swn ...`` through typer's runner."""
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 from typing import Any
@@ -11,6 +10,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+from conftest import cli_json
 from referee import RuleError, seeded
 from referee.cli_app import app
 from referee.systems import swn
@@ -139,11 +139,7 @@ def test_malformed_encounters_name_line_and_field(tmp_path: Path, text: str, mes
 
 
 def _json(*args: str) -> dict[str, Any]:
-    res = runner.invoke(app, ["swn", *args, "--json"])
-    assert res.exit_code == 0, res.output
-    data = json.loads(res.output)
-    assert isinstance(data, dict)
-    return data
+    return cli_json("swn", *args)
 
 
 CONTRACT = {"system", "kind", "dice", "natural", "modifiers", "total", "target", "success",
