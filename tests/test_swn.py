@@ -318,3 +318,10 @@ def test_seeded_stabilize_matches_odds() -> None:
              for _ in range(n))  # fmt: skip
     p = swn.skill_odds(1, 9)
     assert chi_square_ok(Counter({1: ok, 0: n - ok}), {1: p, 0: 1 - p}, n)
+
+
+def test_save_text_shows_how_the_target_was_reached() -> None:
+    text = swn.save("physical", level=3, attributes=(1,), rng=Fixed([11])).text
+    assert text.startswith("Physical save (16 - level 3 - 1 attribute): rolled [12] = 12 vs 12")
+    npc = swn.save("evasion", hit_dice=5, rng=Fixed([11])).text
+    assert npc.startswith("Evasion save (15 - 5 HD / 2): rolled [12] = 12 vs 13: failure")

@@ -260,6 +260,11 @@ def save(
     kind = SaveKind(kind)
     best = max(attributes) if attributes else 0
     target = save_target(level, best, hit_dice=hit_dice)
+    if hit_dice is None:
+        how = f"16 - level {level}" + (f" - {best} attribute" if best > 0 else "")
+        how += f" + {-best} attribute" if best < 0 else ""
+    else:
+        how = f"15 - {hit_dice} HD / 2"
     _bounded("modifier", modifier)
     (d,) = _roll(rng, 1, 20)
     if d == 1:
@@ -277,7 +282,7 @@ def save(
         ok,
         save_odds(target, modifier),
         note=note,
-        label=label or f"{kind.value.title()} save",
+        label=label or f"{kind.value.title()} save ({how})",
         secret=secret,
     )
 
