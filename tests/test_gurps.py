@@ -121,8 +121,42 @@ def test_check_outcomes_match_odds_statistically() -> None:
 
 def test_retry_odds_rule_c() -> None:
     p12, p11 = g.skill_odds(12).success, g.skill_odds(11).success
-    assert g.retry_odds(12, 2) == 1 - (1 - p12) * (1 - p11)
+    assert g.retry_odds(12, 2, stop_on_critical=False) == 1 - (1 - p12) * (1 - p11)
     assert g.retry_odds(3, 5) == g.skill_odds(3).success  # no attempts below 3
+
+
+def test_retry_stops_after_critical_failure_by_default() -> None:
+    # Issue 9, item 4: a critical failure is "always something bad" (000), so (c) stops there.
+    o12, p11 = g.skill_odds(12), g.skill_odds(11).success
+    carry_on = 1 - o12.success - o12.critical_failure
+    assert g.retry_odds(12, 2) == o12.success + carry_on * p11
+    crit = [6, 6, 6]  # 18
+    stopped = g.repeated_attempts(12, max_attempts=5, rng=Scripted(crit + [1, 1, 1]))
+    assert len(stopped.attempts) == 1 and stopped.stopped_by_critical and not stopped.success
+    went_on = g.repeated_attempts(
+        12, max_attempts=5, stop_on_critical=False, rng=Scripted(crit + [1, 1, 1])
+    )
+    assert len(went_on.attempts) == 2 and went_on.success and not went_on.stopped_by_critical
+
+
+def test_retry_odds_match_repeated_attempts_by_enumeration() -> None:
+    # Walk every run of up to 3 attempts at 9, 8, 7, each 3d6 total weighted by its count.
+    totals = Counter(sum(d) for d in itertools.product(range(1, 7), repeat=3))
+
+    def p_success(i: int, stop: bool) -> Fraction:
+        if i == 3:
+            return Fraction(0)
+        p = Fraction(0)
+        for t, c in totals.items():
+            o = g.outcome(t, 9 - i)
+            if o.success:
+                p += Fraction(c, 216)
+            elif not (stop and o is Outcome.CRITICAL_FAILURE):
+                p += Fraction(c, 216) * p_success(i + 1, stop)
+        return p
+
+    for stop in (True, False):
+        assert p_success(0, stop) == g.retry_odds(9, 3, stop_on_critical=stop)
 
 
 # ---- contests: 000 "Quick Contest", "Margin of Victory", "Regular Contest"
@@ -134,7 +168,9 @@ def _quick_brute(a: int, b: int) -> tuple[Fraction, Fraction, Fraction]:
     for ra, ca in totals.items():
         for rb, cb in totals.items():
             sa, sb = g.outcome(ra, a).success, g.outcome(rb, b).success
-            ma, mb = a - ra, b - rb
+            # margins as shown: an automatic success counts 0, an automatic failure -1
+            ma = max(a - ra, 0) if sa else min(a - ra, -1)
+            mb = max(b - rb, 0) if sb else min(b - rb, -1)
             if sa != sb:
                 w = 0 if sa else 1
             else:
@@ -200,9 +236,10 @@ def test_regular_contest_closed_form_and_rounds() -> None:
     pa, pb = g.skill_odds(12).success, g.skill_odds(10).success
     w1, w2 = pa * (1 - pb), pb * (1 - pa)
     assert r.odds.first == w1 / (w1 + w2) and r.expected_rounds == 1 / (w1 + w2)
-    last = r.rounds[-1]
-    assert last[0].success != last[1].success
-    assert all(x.success == y.success for x, y in r.rounds[:-1])
+    pairs = [(x, y) for x, y in r.rounds if x is not None and y is not None]
+    assert len(pairs) == len(r.rounds)  # both sides roll at 12 and 10
+    assert pairs[-1][0].success != pairs[-1][1].success
+    assert all(x.success == y.success for x, y in pairs[:-1])
     capped = g.regular_contest(10, 10, max_rounds=1, rng=Scripted([1, 1, 1, 1, 1, 1]))
     assert capped.capped and capped.winner is None
 
@@ -270,18 +307,18 @@ def test_damage_roll_and_errors() -> None:
 
 def test_repeated_attempts_three_cases() -> None:
     # 004 "Repeated Attempts on Success Rolls": (a) first failure ends it.
-    fail = [6, 6, 6]  # 18: a critical failure
+    fail = [5, 5, 6]  # 16: an ordinary failure at 12
     a = g.repeated_attempts(12, rule=g.RetryRule.FIRST_FAILURE_ENDS, rng=Scripted(fail * 3))
     assert len(a.attempts) == 1 and not a.success
     # (b) each failure does harm, assessed by the caller; no penalty.
     b = g.repeated_attempts(
         12, rule=g.RetryRule.HARM, harm=lambda r: r.roll - 12, rng=Scripted(fail * 2 + [1, 1, 1])
     )
-    assert b.harm == (6, 6) and b.success and b.attempts[-1].effective_skill == 12
+    assert b.harm == (4, 4) and b.success and b.attempts[-1].effective_skill == 12
     with pytest.raises(RuleError, match="harm"):
         g.repeated_attempts(12, rule=g.RetryRule.HARM)
     # (c) each attempt after the first at -1, cumulative; none below 3.
-    c = g.repeated_attempts(5, max_attempts=10, rng=Scripted(fail * 10))
+    c = g.repeated_attempts(5, max_attempts=10, rng=Scripted([4, 4, 4] * 10))  # 12: no critical
     assert [x.effective_skill for x in c.attempts] == [5, 4, 3]
 
 

@@ -49,6 +49,7 @@ def check_json(r: g.SuccessRoll) -> dict[str, Any]:
         "critical": r.critical,
         "outcome": r.outcome.value,
         "margin": r.margin,
+        "automatic": r.automatic,
         "odds": _skill_odds(r.odds),
         "secret": r.secret,
         "text": r.text,
@@ -115,20 +116,33 @@ def table(as_json: JsonOpt = False) -> None:
 def retry(
     skill: Annotated[str, typer.Argument(help="Skill and modifiers.")],
     max_attempts: Annotated[int, typer.Option("--max", min=1, max=1000)] = 5,
+    carry_on: Annotated[
+        bool,
+        typer.Option(
+            "--continue-after-critical",
+            help="Keep trying after a critical failure (by default it ends the attempts).",
+        ),
+    ] = False,
     as_json: JsonOpt = False,
 ) -> None:
-    """Chance to succeed within k attempts, each retry at -1 (004, repeated attempts (c))."""
+    """Chance to succeed within k attempts, each retry at -1 (004, repeated attempts (c)).
+
+    A critical failure ends the attempts unless --continue-after-critical.
+    """
     eff = _effective(skill)
     if eff < 3:
         typer.echo(f"error: effective skill {eff} is below 3: no roll is allowed", err=True)
         raise typer.Exit(2)
-    probs = [g.retry_odds(eff, k) for k in range(1, max_attempts + 1)]
+    probs = [
+        g.retry_odds(eff, k, stop_on_critical=not carry_on) for k in range(1, max_attempts + 1)
+    ]
     text = "\n".join(f"within {k}: {percent(p)} ({fraction(p)})" for k, p in enumerate(probs, 1))
     data = {
         "system": "gurps",
         "kind": "retry",
         "effective_skill": eff,
         "within": [fraction(p) for p in probs],
+        "stop_on_critical": not carry_on,
         "text": text,
     }
     emit(data, as_json)
@@ -138,9 +152,50 @@ def _odds3(first: Fraction, second: Fraction, tie: Fraction) -> dict[str, str]:
     return {"first": fraction(first), "second": fraction(second), "tie": fraction(tie)}
 
 
+def _side_text(r: g.SuccessRoll | None, skill: int) -> str:
+    if r is None:
+        return f"skill {skill} fails without a roll"
+    why = f" ({r.roll} always {'succeeds' if r.success else 'fails'})" if r.automatic else ""
+    return f"{r.roll} {r.outcome.value} by {abs(r.margin)}{why}"
+
+
+def _skills_text(r: g.ContestResult) -> str:
+    a, b = r.skills
+    out = f"{a} vs {b}"
+    if r.effective_skills != r.skills:
+        ea, eb = r.effective_skills
+        out += f" (shortened, {r.edition.value}: {ea} vs {eb})"
+    for n, (eff, rolled) in enumerate(zip(r.effective_skills, r.rolled_skills, strict=True), 1):
+        if rolled is not None and rolled != eff:
+            out += f"; side {n} rolls at {rolled}"
+    return out
+
+
+def contest_text(r: g.ContestResult) -> str:
+    """One line: the skills, the last round's results with their margins, the winner, the odds."""
+    o = r.odds
+    if r.capped:
+        who = f"nobody wins: stopped at the cap of {len(r.rounds)} rounds"
+    else:
+        who = "nobody wins (tie)" if r.winner is None else f"side {r.winner} wins"
+    if r.margin_of_victory is not None:
+        who += f" by {r.margin_of_victory}"
+    last = r.rounds[-1]
+    sides = " vs ".join(_side_text(x, s) for x, s in zip(last, r.effective_skills, strict=True))
+    regular = r.kind == "regular_contest"
+    n = len(r.rounds)
+    rounds = f" after {n} round{'' if n == 1 else 's'}" if regular else ""
+    tie = f" / tie {percent(o.tie)}" if not regular else ""
+    return (
+        f"{r.kind.replace('_', ' ').title()} {_skills_text(r)}: {sides}{rounds}: {who}"
+        f" — odds {percent(o.first)} / {percent(o.second)}{tie}"
+    )
+
+
 @app.command(
     epilog="Examples:\n\n  referee gurps contest 14 12\n\n"
-    "  referee gurps contest 18 16 --regular --edition 3e"
+    "  referee gurps contest 18 16 --regular --edition 3e\n\n"
+    "  referee gurps contest 30 15 --regular --edition 3e --floor auto-fail"
 )
 def contest(
     first: Annotated[int, typer.Argument(help="First side's effective skill.")],
@@ -149,6 +204,14 @@ def contest(
     edition: Annotated[g.Edition, typer.Option("--edition", help="Shortening rule.")] = (
         g.Edition.FOURTH
     ),
+    floor: Annotated[
+        g.Floor,
+        typer.Option(
+            "--floor",
+            help="Skill below 3: clamp (000: refused if typed, rolled at 3 if shortened) "
+            "or auto-fail (001: 3 or less fails without a roll).",
+        ),
+    ] = g.Floor.CLAMP,
     resistance: Annotated[
         bool, typer.Option("--resistance", help="First side must succeed; ties to the second.")
     ] = False,
@@ -161,40 +224,35 @@ def contest(
             if abs(v) > g.success.LIMIT:
                 raise RefereeError(f"skill {v} is out of range (-1000 to 1000)")
         if regular:
-            r = g.regular_contest(first, second, edition=edition, rng=_rng(seed))
+            r = g.regular_contest(first, second, edition=edition, floor=floor, rng=_rng(seed))
         else:
-            r = g.quick_contest(first, second, resistance=resistance, rng=_rng(seed))
+            r = g.quick_contest(first, second, resistance=resistance, floor=floor, rng=_rng(seed))
     except RefereeError as exc:
         fail(exc)
-    rounds = [{"first": check_json(a), "second": check_json(b)} for a, b in r.rounds]
+    rounds = [
+        {
+            "first": None if a is None else check_json(a),
+            "second": None if b is None else check_json(b),
+        }
+        for a, b in r.rounds
+    ]
     o = r.odds
-    if r.capped:
-        who = f"nobody wins: stopped at the cap of {len(r.rounds)} rounds"
-    else:
-        who = "nobody wins" if r.winner is None else f"side {r.winner} wins"
-    if r.margin_of_victory is not None:
-        who += f" by {r.margin_of_victory}"
-    last = r.rounds[-1]
-    text = (
-        f"{r.kind.replace('_', ' ').title()} {r.effective_skills[0]} vs {r.effective_skills[1]}: "
-        f"rolled {last[0].roll} vs {last[1].roll}"
-        f"{f' after {len(r.rounds)} rounds' if regular else ''}: {who} — odds "
-        f"{percent(o.first)} / {percent(o.second)}"
-        + (f" / tie {percent(o.tie)}" if not regular else "")
-    )
     data: dict[str, Any] = {
         "system": "gurps",
         "kind": r.kind,
         "skills": list(r.skills),
         "effective_skills": list(r.effective_skills),
+        "rolled_skills": list(r.rolled_skills),
+        "floor": r.floor.value,
         "winner": r.winner,
         "margin_of_victory": r.margin_of_victory,
         "rounds": rounds,
         "odds": _odds3(o.first, o.second, o.tie),
-        "text": text,
+        "text": contest_text(r),
     }
     if r.expected_rounds is not None:
         data["expected_rounds"] = fraction(r.expected_rounds)
+        data["edition"] = r.edition.value
     emit(data, as_json)
 
 

@@ -5,16 +5,14 @@ outcome and exact odds. Sources are cited in each function's docstring.
 """
 
 from .contest import (
-    Attempts,
     ContestOdds,
     ContestResult,
     Edition,
-    RetryRule,
+    Floor,
     quick_contest,
     quick_contest_odds,
     regular_contest,
-    repeated_attempts,
-    retry_odds,
+    rolled_skill,
     shorten,
 )
 from .reaction import (
@@ -26,6 +24,7 @@ from .reaction import (
     reaction,
     reaction_band,
 )
+from .retry import Attempts, RetryRule, repeated_attempts, retry_odds
 from .success import Outcome, SkillOdds, SuccessRoll, check, outcome, parse_skill, skill_odds
 
 __all__ = [
@@ -37,6 +36,7 @@ __all__ = [
     "ContestResult",
     "DamageRoll",
     "Edition",
+    "Floor",
     "Outcome",
     "ReactionRoll",
     "SkillOdds",
@@ -52,6 +52,7 @@ __all__ = [
     "reaction_band",
     "regular_contest",
     "retry_odds",
+    "rolled_skill",
     "shorten",
     "skill_odds",
 ]

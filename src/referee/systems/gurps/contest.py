@@ -1,15 +1,15 @@
-"""GURPS repeated attempts and contests (Quick and Regular), with exact odds.
+"""GURPS Quick and Regular Contests, with exact odds.
 
 Sources: ``000_f6059ff1ef0c1de9.txt`` "Contests", "Quick Contest", "Margin of
-Victory", "Regular Contest"; ``004_725ab8d3fbcfd4b2.txt`` "Repeated Attempts on
-Success Rolls" and "Contests of Skill" (3rd edition shortening rule); the rules
-README for the 4th edition shortening rule (Basic Set p. B349).
+Victory", "Regular Contest"; ``001_9a98b2d24c4f1561.txt`` "Contests" (a
+contestant at effective skill 3 or less fails automatically);
+``004_725ab8d3fbcfd4b2.txt`` "Contests of Skill" (3rd edition shortening
+rule); the rules README for the 4th edition shortening rule (Basic Set p. B349).
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 from fractions import Fraction
@@ -17,19 +17,16 @@ from fractions import Fraction
 from ...errors import RuleError
 from ...odds import odds
 from ...rng import RandomSource
-from .success import SuccessRoll, check, outcome, skill_odds
+from .success import SuccessRoll, check, margin, outcome, skill_odds
 
 __all__ = [
-    "Attempts",
-    "RetryRule",
-    "repeated_attempts",
     "ContestOdds",
     "ContestResult",
     "Edition",
+    "Floor",
     "quick_contest",
     "quick_contest_odds",
     "regular_contest",
-    "retry_odds",
     "shorten",
 ]
 
@@ -42,6 +39,23 @@ class Edition(StrEnum):
     NONE = "none"
 
 
+class Floor(StrEnum):
+    """What a contestant at a very low effective skill does (the texts disagree).
+
+    Only the 3rd edition shortening (or a low skill typed in) can reach it: the
+    4th edition rule never shortens a skill below 10.
+    """
+
+    CLAMP = "clamp"
+    """The default, ``000`` ("You may not attempt a success roll if your effective
+    skill is less than 3"): a skill typed in below 3 is refused, and a skill
+    that shortening pushes below 3 is rolled at 3 (the contest's rolled skill
+    says so)."""
+    AUTO_FAIL = "auto-fail"
+    """``001``, "Contests" ("or auto-fail if they have 3 or less E.S."): a
+    contestant at effective skill 3 or less fails automatically, without a roll."""
+
+
 def shorten(a: int, b: int, edition: Edition = Edition.FOURTH) -> tuple[int, int]:
     """Shorten a Regular Contest between effective skills ``a`` and ``b``.
 
@@ -49,12 +63,14 @@ def shorten(a: int, b: int, edition: Edition = Edition.FOURTH) -> tuple[int, int
       over 14, reduce the lower to 10 and subtract the same from the higher; if
       both are 6 or less, raise the lower to 10 and add the same to the higher.
     * 3rd edition (``004``, "Contests of Skill"): if both are over 14, reduce the
-      higher to 14 and subtract the same from the lower.
+      higher to 14 and subtract the same from the lower (which may fall below 3:
+      see :class:`Floor`).
     * none: unchanged.
 
-    >>> shorten(18, 16), shorten(18, 16, Edition.THIRD), shorten(5, 4)
-    ((12, 10), (14, 12), (11, 10))
+    >>> shorten(18, 16), shorten(18, 16, Edition.THIRD), shorten(5, 4), shorten(30, 15, "3e")
+    ((12, 10), (14, 12), (11, 10), (14, -1))
     """
+    edition = Edition(edition)
     if edition is Edition.FOURTH:
         if a > 14 and b > 14:
             cut = min(a, b) - 10
@@ -68,82 +84,15 @@ def shorten(a: int, b: int, edition: Edition = Edition.FOURTH) -> tuple[int, int
     return a, b
 
 
-def retry_odds(effective: int, attempts: int) -> Fraction:
-    """P(success within ``attempts`` tries) when each retry after the first is at -1, cumulative.
+def rolled_skill(effective: int, floor: Floor = Floor.CLAMP) -> int | None:
+    """The skill a contestant really rolls against, or None if they fail without a roll.
 
-    Source: ``004``, "Repeated Attempts on Success Rolls", case (c). Attempts
-    whose effective skill would fall below 3 cannot be made and are not counted.
-
-    >>> retry_odds(10, 1)
-    Fraction(1, 2)
+    >>> rolled_skill(-1), rolled_skill(3), rolled_skill(3, Floor.AUTO_FAIL), rolled_skill(4)
+    (3, 3, None, 4)
     """
-    fail = Fraction(1)
-    for i in range(attempts):
-        if effective - i < 3:
-            break
-        fail *= 1 - skill_odds(effective - i).success
-    return 1 - fail
-
-
-class RetryRule(StrEnum):
-    """The three cases of ``004``, "Repeated Attempts on Success Rolls"."""
-
-    FIRST_FAILURE_ENDS = "a"
-    """(a) The first failure ends it (it kills, or destroys the object)."""
-    HARM = "b"
-    """(b) Each failure does harm, assessed by the caller; then try again."""
-    PENALTY = "c"
-    """(c) Failure does no harm; each attempt after the first is at -1, cumulative."""
-
-
-@dataclass(frozen=True, slots=True)
-class Attempts:
-    """A run of repeated attempts, every roll recorded."""
-
-    rule: RetryRule
-    """Which case of the text applied."""
-    attempts: tuple[SuccessRoll, ...]
-    """Each attempt in order; the last is the success, if any."""
-    harm: tuple[int, ...]
-    """Under rule (b), the harm each failure did, as the caller assessed it."""
-
-    @property
-    def success(self) -> bool:
-        """Whether some attempt succeeded."""
-        return bool(self.attempts) and self.attempts[-1].success
-
-
-def repeated_attempts(
-    skill: str | int,
-    *,
-    rule: RetryRule = RetryRule.PENALTY,
-    max_attempts: int = 5,
-    harm: Callable[[SuccessRoll], int] | None = None,
-    rng: RandomSource | None = None,
-) -> Attempts:
-    """Try a success roll again and again, as ``004`` "Repeated Attempts" case (a), (b) or (c).
-
-    Under (c) an attempt whose effective skill would fall below 3 is not made.
-    Under (b) ``harm`` is called with each failed roll and returns the harm done.
-
-    Raises:
-        RuleError: under (b) without ``harm``, or as :func:`check`.
-    """
-    if rule is RetryRule.HARM and harm is None:
-        raise RuleError("rule (b) needs a harm function to assess each failure")
-    first = check(skill, rng=rng)
-    rolls = [first]
-    hurt: list[int] = []
-    while not rolls[-1].success and rule is not RetryRule.FIRST_FAILURE_ENDS:
-        if rule is RetryRule.HARM and harm is not None:
-            hurt.append(harm(rolls[-1]))
-        if len(rolls) >= max_attempts:
-            break
-        penalty = len(rolls) if rule is RetryRule.PENALTY else 0
-        if first.effective_skill - penalty < 3:
-            break
-        rolls.append(check(f"{first.skill_text}{-penalty:+d}", rng=rng))
-    return Attempts(rule, tuple(rolls), tuple(hurt))
+    if floor is Floor.AUTO_FAIL:
+        return effective if effective > 3 else None
+    return max(effective, 3)
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,30 +107,64 @@ class ContestOdds:
     """P(nobody wins) (Quick Contest only; zero for a Regular Contest)."""
 
 
-def _winner(a: int, ra: int, b: int, rb: int, resistance: bool) -> int | None:
-    """1, 2 or None for one pair of rolls (``000``, "Quick Contest")."""
-    sa, sb = outcome(ra, a).success, outcome(rb, b).success
-    ma, mb = a - ra, b - rb
-    if resistance and not sa:
-        return 2
-    if sa != sb:
-        return 1 if sa else 2
-    if ma == mb:
-        return 2 if resistance else None
-    return 1 if ma > mb else 2
+Side = tuple[bool, int] | None
+"""One contestant's result: (success, margin as shown), or None for no roll."""
+
+
+def _side(skill: int | None, roll_total: int) -> Side:
+    if skill is None:
+        return None
+    return outcome(roll_total, skill).success, margin(roll_total, skill)
+
+
+def _winner(a: Side, b: Side, resistance: bool) -> int | None:
+    """1, 2 or None for one pair of results (``000``, "Quick Contest").
+
+    Success beats failure; between two successes or two failures the larger
+    margin as shown wins (automatic results use their clamped margins, see
+    :func:`.success.margin`); equal margins tie. A contestant who could not
+    roll loses to one who rolled, success or failure.
+    """
+    if resistance:
+        first_wins = a is not None and a[0] and (b is None or not b[0] or a[1] > b[1])
+        return 1 if first_wins else 2
+    if a is None or b is None:
+        return None if a is b else (2 if a is None else 1)
+    if a[0] != b[0]:
+        return 1 if a[0] else 2
+    if a[1] == b[1]:
+        return None
+    return 1 if a[1] > b[1] else 2
+
+
+def _victory(winner: int | None, a: Side, b: Side) -> int | None:
+    """The margin of victory (``000``, "Margin of Victory"): the winner's margin minus
+    the loser's, which covers the text's three cases; None if the loser did not roll."""
+    if winner is None or a is None or b is None:
+        return None
+    return a[1] - b[1] if winner == 1 else b[1] - a[1]
+
+
+@functools.cache
+def _sides(skill: int | None) -> tuple[tuple[Fraction, Side], ...]:
+    if skill is None:
+        return ((Fraction(1), None),)
+    return tuple((p, _side(skill, t)) for t, p in odds("3d6").distribution.items())
 
 
 @functools.lru_cache(maxsize=4096)
-def quick_contest_odds(a: int, b: int, resistance: bool = False) -> ContestOdds:
-    """Exact odds of a Quick Contest, over all 216 x 216 pairs of 3d6 rolls.
+def quick_contest_odds(
+    a: int, b: int, resistance: bool = False, floor: Floor = Floor.CLAMP
+) -> ContestOdds:
+    """Exact odds of a Quick Contest, over every pair of 3d6 totals (the same rule as the roll).
 
     With ``resistance``, the first side must succeed to win, and ties go to the second.
     """
-    dist = odds("3d6").distribution
+    sa, sb = _contestant(a, floor), _contestant(b, floor)
     tally = {1: Fraction(0), 2: Fraction(0), None: Fraction(0)}
-    for ra, pa in dist.items():
-        for rb, pb in dist.items():
-            tally[_winner(a, ra, b, rb, resistance)] += pa * pb
+    for pa, ra in _sides(sa):
+        for pb, rb in _sides(sb):
+            tally[_winner(ra, rb, resistance)] += pa * pb
     return ContestOdds(tally[1], tally[2], tally[None])
 
 
@@ -194,9 +177,11 @@ class ContestResult:
     skills: tuple[int, int]
     """The two effective skills as given."""
     effective_skills: tuple[int, int]
-    """The skills actually rolled against (after shortening)."""
-    rounds: tuple[tuple[SuccessRoll, SuccessRoll], ...]
-    """Each round's two success rolls."""
+    """The effective skills after shortening (the same as ``skills`` in a Quick Contest)."""
+    rolled_skills: tuple[int | None, int | None]
+    """The skills really rolled against (:class:`Floor`); None for a side that fails unrolled."""
+    rounds: tuple[tuple[SuccessRoll | None, SuccessRoll | None], ...]
+    """Each round's two success rolls (None for a side that fails without a roll)."""
     winner: int | None
     """1, 2, or None for a tie (or a Regular Contest stopped at the round cap)."""
     margin_of_victory: int | None
@@ -207,34 +192,58 @@ class ContestResult:
     """For a Regular Contest, the expected number of rounds."""
     capped: bool = False
     """True if a Regular Contest reached the round cap without a winner."""
+    edition: Edition = Edition.FOURTH
+    """The shortening rule (Regular Contest)."""
+    floor: Floor = Floor.CLAMP
+    """How a very low skill was treated."""
 
 
-def _check_skill(value: int) -> None:
-    if value < 3:
-        raise RuleError(f"effective skill {value} is below 3: no contest roll is allowed")
+def _contestant(skill: int, floor: Floor) -> int | None:
+    if floor is Floor.CLAMP and skill < 3:
+        raise RuleError(
+            f"effective skill {skill} is below 3: no contest roll is allowed "
+            "(000, 'Base Skill vs Effective Skill'; --floor auto-fail lets it fail instead)"
+        )
+    return rolled_skill(skill, floor)
+
+
+def _roll(skill: int | None, rng: RandomSource | None) -> SuccessRoll | None:
+    return None if skill is None else check(skill, rng=rng)
+
+
+def _result(r: SuccessRoll | None) -> Side:
+    return None if r is None else (r.success, r.margin)
 
 
 def quick_contest(
-    a: int, b: int, *, resistance: bool = False, rng: RandomSource | None = None
+    a: int,
+    b: int,
+    *,
+    resistance: bool = False,
+    floor: Floor = Floor.CLAMP,
+    rng: RandomSource | None = None,
 ) -> ContestResult:
-    """A Quick Contest: one roll each; the better margin wins; a tie means nobody wins.
+    """A Quick Contest: one roll each; success beats failure, then the better margin wins.
 
-    Source: ``000``, "Quick Contest" and "Margin of Victory". The margin of
-    victory is ``|(a - roll_a) - (b - roll_b)|`` in all three of the text's cases.
+    Source: ``000``, "Quick Contest" and "Margin of Victory"; ``001``,
+    "Contests" for :attr:`Floor.AUTO_FAIL`. The winner and the margin of victory
+    come from the margins the rolls show (see :func:`_winner`); a tie means
+    nobody wins.
     """
-    _check_skill(a)
-    _check_skill(b)
-    ra, rb = check(a, rng=rng), check(b, rng=rng)
-    winner = _winner(a, ra.roll, b, rb.roll, resistance)
-    mov = None if winner is None else abs((a - ra.roll) - (b - rb.roll))
+    floor = Floor(floor)
+    sa, sb = _contestant(a, floor), _contestant(b, floor)
+    ra, rb = _roll(sa, rng), _roll(sb, rng)
+    winner = _winner(_result(ra), _result(rb), resistance)
     return ContestResult(
         "quick_contest",
         (a, b),
         (a, b),
+        (sa, sb),
         ((ra, rb),),
         winner,
-        mov,
-        quick_contest_odds(a, b, resistance),
+        _victory(winner, _result(ra), _result(rb)),
+        quick_contest_odds(a, b, resistance, floor),
+        floor=floor,
     )
 
 
@@ -243,40 +252,52 @@ def regular_contest(
     b: int,
     *,
     edition: Edition = Edition.FOURTH,
+    floor: Floor = Floor.CLAMP,
     max_rounds: int = 1000,
     rng: RandomSource | None = None,
 ) -> ContestResult:
     """A Regular Contest: roll until one side succeeds and the other fails.
 
-    Source: ``000``, "Regular Contest"; shortening per :func:`shorten`. Odds in
-    closed form: with per-round win chances ``w1 = p1 (1 - p2)`` and
-    ``w2 = p2 (1 - p1)``, side 1 wins with ``w1 / (w1 + w2)`` and the expected
-    number of rounds is ``1 / (w1 + w2)``.
+    Source: ``000``, "Regular Contest"; shortening per :func:`shorten`; a
+    shortened skill below the floor per :class:`Floor`. Odds in closed form:
+    with per-round win chances ``w1 = p1 (1 - p2)`` and ``w2 = p2 (1 - p1)``,
+    side 1 wins with ``w1 / (w1 + w2)`` and the expected number of rounds is
+    ``1 / (w1 + w2)``.
+
+    Raises:
+        RuleError: a skill below 3 under :attr:`Floor.CLAMP`, or neither side can
+            ever succeed.
     """
-    _check_skill(a)
-    _check_skill(b)
+    edition, floor = Edition(edition), Floor(floor)
+    for skill in (a, b):
+        _contestant(skill, floor)  # refuses a typed skill below 3 under CLAMP
     ea, eb = shorten(a, b, edition)
-    pa, pb = skill_odds(max(ea, 3)).success, skill_odds(max(eb, 3)).success
+    sa, sb = rolled_skill(ea, floor), rolled_skill(eb, floor)
+    pa, pb = (Fraction(0) if s is None else skill_odds(s).success for s in (sa, sb))
     w1, w2 = pa * (1 - pb), pb * (1 - pa)
     ends = w1 + w2
-    contest_odds = ContestOdds(w1 / ends, w2 / ends, Fraction(0))
-    rounds: list[tuple[SuccessRoll, SuccessRoll]] = []
+    if ends == 0:
+        raise RuleError(f"neither side can succeed at skills {ea} and {eb}: the contest never ends")
+    rounds: list[tuple[SuccessRoll | None, SuccessRoll | None]] = []
     winner: int | None = None
     for _ in range(max_rounds):
-        ra = check(max(ea, 3), rng=rng)
-        rb = check(max(eb, 3), rng=rng)
+        ra, rb = _roll(sa, rng), _roll(sb, rng)
         rounds.append((ra, rb))
-        if ra.success != rb.success:
-            winner = 1 if ra.success else 2
+        oka, okb = ra is not None and ra.success, rb is not None and rb.success
+        if oka != okb:
+            winner = 1 if oka else 2
             break
     return ContestResult(
         "regular_contest",
         (a, b),
         (ea, eb),
+        (sa, sb),
         tuple(rounds),
         winner,
         None,
-        contest_odds,
+        ContestOdds(w1 / ends, w2 / ends, Fraction(0)),
         1 / ends,
         winner is None,
+        edition,
+        floor,
     )

@@ -26,6 +26,7 @@ __all__ = [
     "SkillOdds",
     "SuccessRoll",
     "check",
+    "margin",
     "outcome",
     "parse_skill",
     "skill_odds",
@@ -111,6 +112,25 @@ def outcome(roll_total: int, effective: int) -> Outcome:
     return Outcome.FAILURE
 
 
+def margin(roll_total: int, effective: int) -> int:
+    """The margin of a success roll: positive or 0 on a success, negative on a failure.
+
+    Source: ``000``, "Degree of Success or Failure" (margin = effective skill −
+    roll) and "Success Rolls" (3-4 always succeed, 17-18 always fail). Where
+    the automatic result contradicts the skill, the margin is clamped: an
+    automatic success counts as success by 0, an automatic failure as failure
+    by 1. Contests compare these clamped margins, so an automatic failure never
+    beats a success.
+
+    >>> margin(12, 14), margin(4, 3), margin(17, 20), margin(11, 10)
+    (2, 0, -1, -1)
+    """
+    raw = effective - roll_total
+    if outcome(roll_total, effective).success:
+        return max(raw, 0)
+    return min(raw, -1)
+
+
 @dataclass(frozen=True, slots=True)
 class SkillOdds:
     """Exact odds of a success roll at one effective skill."""
@@ -180,15 +200,20 @@ class SuccessRoll:
 
     @property
     def margin(self) -> int:
-        """Effective skill minus the roll: positive on a success, negative on a failure.
+        """Effective skill minus the roll, clamped so its sign follows the outcome.
 
-        Source: ``000``, "Degree of Success or Failure". On the automatic results
-        (3-4 succeed, 17-18 fail) the sign follows the outcome.
+        Source: ``000``, "Degree of Success or Failure". See :func:`margin`.
         """
-        raw = self.effective_skill - self.roll
-        if self.success:
-            return max(raw, 0)
-        return min(raw, -1)
+        return margin(self.roll, self.effective_skill)
+
+    @property
+    def automatic(self) -> bool:
+        """True when "always succeeds" (3-4) or "always fails" (17-18) overruled the skill.
+
+        Then :attr:`margin` is clamped (a 4 against skill 3 succeeds by 0, a 17
+        against skill 20 fails by 1), and the text says why.
+        """
+        return self.success != (self.roll <= self.effective_skill)
 
     @property
     def skill_text(self) -> str:
@@ -207,8 +232,11 @@ class SuccessRoll:
         dice = ", ".join(map(str, self.dice))
         word = self.outcome.value
         by = abs(self.margin)
+        why = ""
+        if self.automatic:
+            why = f" ({self.roll} always {'succeeds' if self.success else 'fails'})"
         return (
-            f"{head}{skill}: rolled {self.roll} ({dice}), {word} by {by}"
+            f"{head}{skill}: rolled {self.roll} ({dice}), {word} by {by}{why}"
             f" — {percent(self.odds.success)} to succeed"
         )
 
