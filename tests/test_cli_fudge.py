@@ -61,7 +61,7 @@ def test_oppose_contract() -> None:
 
 def test_odds_command() -> None:
     data = _json("odds", "Good", "--vs", "Great", "--reroll", "1")
-    assert data["success"] == "142/243"
+    assert data["success"] == "146/243"  # the best reroll for Great (issue 9, item 5)
     data = _json("odds", "Good", "--against", "Good")
     assert data["odds"]["first"] == data["odds"]["second"]
     res = runner.invoke(app, ["fudge", "odds", "Good", "--vs", "Great"])
@@ -120,3 +120,22 @@ def test_systems_register_by_name_and_alias() -> None:
         get_system("dnd")
     res = runner.invoke(app, ["psi-punk", "ladder", "--json"])
     assert res.exit_code == 0 and json.loads(res.output)["name"] == "Psi-punk"
+
+
+def test_roll_needs_no_dice_when_the_outcome_is_certain() -> None:
+    # Issue 9, item 7: `referee fudge roll Poor --vs Astonishing+2` says so, and rolls nothing.
+    data = _json("roll", "Poor", "--vs", "Astonishing+2")
+    assert data["rolled"] is False and data["dice"] == [] and data["result"] is None
+    assert data["success"] is False and data["odds"]["success"] == "0/1"
+    assert data["natural"] is None
+    assert "no roll needed" in data["text"]
+    anyway = _json("roll", "Poor", "--vs", "Astonishing+2", "--roll-anyway", "--seed", "1")
+    assert anyway["rolled"] is True and len(anyway["dice"]) == 4
+
+
+def test_fate_core_degrees_are_fate_outcomes() -> None:
+    # Issue 9, item 6: `fudge roll Good --vs Fair --ladder fate-core --seed 7`.
+    data = _json("roll", "Good", "--vs", "Fair", "--ladder", "fate-core", "--seed", "7")
+    assert data["degree"] == 2 and data["degree_name"] == "succeed"
+    assert "(Fair)" not in data["text"]
+    assert _json("ladder", "--ladder", "fate-core")["degrees"] == "fate"

@@ -28,7 +28,14 @@ RerollOpt = Annotated[
     list[str] | None,
     typer.Option("--reroll", help="+N reroll bonus or -N penalty (N dice, up to 4); repeatable."),
 ]
-StrategyOpt = Annotated[f.Strategy, typer.Option("--strategy", help="Which dice a bonus rerolls.")]
+StrategyOpt = Annotated[
+    f.Strategy,
+    typer.Option(
+        "--strategy",
+        help="Which dice a bonus rerolls: optimal (the best chance of success, then the "
+        "best expected result), minus-then-blank, or minus-only.",
+    ),
+]
 ExtremeOpt = Annotated[
     bool, typer.Option("--extreme", help="Allow modifiers beyond ±3 (extreme conditions).")
 ]
@@ -67,14 +74,20 @@ def action_json(r: f.ActionRoll) -> dict[str, Any]:
         "trait": _level(r.trait),
         "modifier": r.modifier,
         "dice": [f.face_text(d) for d in r.dice],
-        "natural": {"total": r.natural_total, "dice": [f.face_text(d) for d in r.natural]},
+        "natural": (
+            {"total": r.natural_total, "dice": [f.face_text(d) for d in r.natural]}
+            if r.rolled
+            else None
+        ),
         "rerolls": [
             {"index": x.index, "from": f.face_text(x.old), "to": f.face_text(x.new)}
             for x in r.rerolls
         ],
+        "rolled": r.rolled,
         "result": _level(r.result),
         "difficulty": _level(r.difficulty),
         "degree": r.degree,
+        "degree_name": r.degree_name,
         "success": r.success,
         "odds": {
             "success": None if r.odds.success is None else fraction(r.odds.success),
@@ -98,14 +111,24 @@ def roll(
     mod: ModOpt = None,
     vs: VsOpt = None,
     reroll: RerollOpt = None,
-    strategy: StrategyOpt = f.Strategy.MAXIMIZE,
+    strategy: StrategyOpt = f.Strategy.OPTIMAL,
     extreme: ExtremeOpt = False,
     secret: Annotated[bool, typer.Option("--secret", help="Mark as a GM's secret roll.")] = False,
+    roll_anyway: Annotated[
+        bool,
+        typer.Option(
+            "--roll-anyway", help="Roll even when success is certain or impossible (002)."
+        ),
+    ] = False,
     ladder: LadderOpt = None,
     seed: SeedOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """An unopposed action: trait + modifiers + 4dF against a difficulty, with exact odds."""
+    """An unopposed action: trait + modifiers + 4dF against a difficulty, with exact odds.
+
+    When success is certain or impossible, no dice are rolled (002, "Rolling the
+    Dice") unless --roll-anyway.
+    """
     try:
         r = f.action(
             trait,
@@ -115,6 +138,7 @@ def roll(
             strategy=strategy,
             extreme=extreme,
             secret=secret,
+            roll_anyway=roll_anyway,
             ladder=f.get_ladder(ladder),
             rng=rng_for(seed),
         )
@@ -138,7 +162,7 @@ def oppose(
     reroll2: Annotated[
         list[str] | None, typer.Option("--reroll2", help="Reroll bonus/penalty, second side.")
     ] = None,
-    strategy: StrategyOpt = f.Strategy.MAXIMIZE,
+    strategy: StrategyOpt = f.Strategy.OPTIMAL,
     ties: Annotated[
         f.TieRule, typer.Option("--ties", help="Who wins a tie: nobody, or the defender.")
     ] = f.TieRule.NOBODY,
@@ -188,7 +212,7 @@ def odds(
     mod: ModOpt = None,
     vs: VsOpt = None,
     reroll: RerollOpt = None,
-    strategy: StrategyOpt = f.Strategy.MAXIMIZE,
+    strategy: StrategyOpt = f.Strategy.OPTIMAL,
     against: Annotated[
         str | None, typer.Option("--against", help="An opposing trait: odds of each side winning.")
     ] = None,
@@ -265,6 +289,7 @@ def ladder(ladder: LadderOpt = None, as_json: JsonOpt = False) -> None:
         "levels": [{"name": lv.name, "value": lv.value} for lv in lad.levels],
         "traits": [lo, hi],
         "default_difficulty": lad.default_difficulty,
+        "degrees": lad.degrees.value,
         "text": "\n".join(lines),
     }
     emit(data, as_json)

@@ -26,12 +26,14 @@ from .dice import (
     MAX_REROLLS,
     Reroll,
     Strategy,
+    choose,
     dice_distribution,
     face_text,
     net_rerolls,
     read_faces,
 )
-from .ladder import FATE_CORE, LADDERS, PSI_PUNK, Ladder, Level, get_ladder, load_ladder
+from .ladder import FATE_CORE, LADDERS, PSI_PUNK, Degrees, Ladder, Level, ladder_from_data
+from .ladder_file import get_ladder, load_ladder
 from .opposed import OpposedOdds, OpposedRoll, TieRule, oppose, oppose_odds
 
 __all__ = [
@@ -43,6 +45,7 @@ __all__ = [
     "PSI_PUNK",
     "ActionOdds",
     "ActionRoll",
+    "Degrees",
     "Ladder",
     "Level",
     "OpposedOdds",
@@ -52,10 +55,12 @@ __all__ = [
     "TieRule",
     "action",
     "action_odds",
+    "choose",
     "difficulty_level",
     "face_text",
     "dice_distribution",
     "get_ladder",
+    "ladder_from_data",
     "load_ladder",
     "net_rerolls",
     "oppose",

@@ -28,7 +28,7 @@ from .dice import (
     read_faces,
     reroll_dice,
 )
-from .ladder import PSI_PUNK, Ladder, Level
+from .ladder import PSI_PUNK, Degrees, Ladder, Level
 
 __all__ = [
     "MAX_MODIFIER",
@@ -75,23 +75,29 @@ class ActionRoll:
     modifier: int
     """The sum of the action modifiers added to the trait."""
     natural: tuple[int, ...]
-    """The four faces as first rolled (-1, 0, +1), before any reroll."""
+    """The four faces as first rolled (-1, 0, +1), before any reroll; empty if not rolled."""
     dice: tuple[int, ...]
     """The four faces that count, after rerolls."""
     rerolls: tuple[Reroll, ...]
     """Each die rerolled, with its old and new face."""
-    result: Level
-    """The initial result: trait + modifier + dice, named on the ladder."""
+    result: Level | None
+    """The initial result: trait + modifier + dice, named on the ladder; None if not
+    rolled (success was certain or impossible, ``002``, "Rolling the Dice")."""
     difficulty: Level | None
     """The difficulty level, or None when the result is only read."""
     odds: ActionOdds
     """The exact odds of this action, before it was rolled."""
     reroll: int = 0
     """The net reroll bonus (> 0) or penalty (< 0) after cancelling."""
-    strategy: Strategy = Strategy.MAXIMIZE
+    strategy: Strategy = Strategy.OPTIMAL
     """How a reroll bonus chose its dice."""
     secret: bool = False
     """True for a GM's secret roll."""
+
+    @property
+    def rolled(self) -> bool:
+        """False when no roll was needed: success was certain or impossible."""
+        return self.result is not None
 
     @property
     def natural_total(self) -> int:
@@ -106,17 +112,25 @@ class ActionRoll:
     @property
     def degree(self) -> int | None:
         """Degree of success: result minus difficulty (``002``, "Degree of Success")."""
-        return None if self.difficulty is None else self.result.value - self.difficulty.value
+        if self.difficulty is None or self.result is None:
+            return None
+        return self.result.value - self.difficulty.value
 
     @property
     def degree_name(self) -> str | None:
-        """The degree as a ladder name: ``Great`` for +2 on the Psi-punk ladder."""
+        """The degree as the ladder speaks of it (:meth:`.Ladder.degree_name`):
+        ``Great`` for +2 on the Psi-punk ladder, ``succeed with style`` for +3 on Fate Core."""
         d = self.degree
-        return None if d is None else self.ladder.name_of(d)
+        return None if d is None else self.ladder.degree_name(d)
 
     @property
     def success(self) -> bool | None:
-        """Whether the result meets or beats the difficulty (None without one)."""
+        """Whether the result meets or beats the difficulty (None without one).
+
+        Unrolled, it is what the odds make certain.
+        """
+        if self.result is None:
+            return self.odds.success == 1
         d = self.degree
         return None if d is None else d >= 0
 
@@ -128,14 +142,18 @@ class ActionRoll:
         the arrow; rerolled dice are listed with their old and new faces.
         """
         head = self.trait.name + (f"{self.modifier:+d}" if self.modifier else "")
+        if self.result is None:
+            return f"{head}, not rolled"
         out = f"{head}, rolled {_faces(self.natural)}"
         if self.rerolls:
             changes = ", ".join(
                 f"die {r.index + 1} ({face_text(r.old)} → {face_text(r.new)})" for r in self.rerolls
             )
             out += f", rerolled {changes}: {_faces(self.dice)}"
-        elif self.reroll:
-            out += " (no die to reroll)"
+        elif self.reroll > 0:
+            out += " (kept every die: no reroll helps)"
+        elif self.reroll < 0:
+            out += " (no + die to reroll)"
         return out + f" → {_faces(read_faces(self.dice))} ({self.total:+d}) → {self.result.name}"
 
     @property
@@ -143,13 +161,24 @@ class ActionRoll:
         """The reading, then the difficulty, the verdict, the degree and the odds of success."""
         from ...render import percent
 
+        if self.result is None and self.difficulty is not None:
+            head = self.trait.name + (f"{self.modifier:+d}" if self.modifier else "")
+            sure = "certain success" if self.success else "impossible"
+            chance = percent(self.odds.success or Fraction(0))
+            return (
+                f"{head} vs {self.difficulty.name}: {sure}, no roll needed"
+                f" — {chance} to succeed (002, 'Rolling the Dice')"
+            )
         out = self.reading
         if self.difficulty is None or self.degree is None:
             return out
         verdict = "success" if self.success else "failure"
-        out += (
-            f" vs {self.difficulty.name}: {verdict}, degree {self.degree:+d} ({self.degree_name})"
-        )
+        name = self.degree_name
+        if self.ladder.degrees is Degrees.FATE:
+            out += f" vs {self.difficulty.name}: {name} ({self.degree:+d} shifts)"
+        else:
+            out += f" vs {self.difficulty.name}: {verdict}, degree {self.degree:+d}"
+            out += f" ({name})" if name else ""
         if self.odds.success is None:
             return out
         return out + f" — {percent(self.odds.success)} to succeed"
@@ -188,7 +217,8 @@ def difficulty_level(ladder: Ladder, difficulty: str | int | None) -> Level | No
 
 @functools.lru_cache(maxsize=4096)
 def _odds(base: int, difficulty: int | None, net: int, strategy: Strategy) -> ActionOdds:
-    dist = dice_distribution(net, strategy)
+    need = None if difficulty is None else difficulty - base
+    dist = dice_distribution(net, strategy, need)
     table = tuple((base + v, p) for v, p in sorted(dist.items()))
     if difficulty is None:
         return ActionOdds(table, None)
@@ -201,7 +231,7 @@ def action_odds(
     modifier: int | Iterable[int] = 0,
     difficulty: str | int | None = None,
     reroll: Rerolls = 0,
-    strategy: Strategy | str = Strategy.MAXIMIZE,
+    strategy: Strategy | str = Strategy.OPTIMAL,
     extreme: bool = False,
     ladder: Ladder = PSI_PUNK,
 ) -> ActionOdds:
@@ -225,9 +255,10 @@ def action(
     modifier: int | Iterable[int] = 0,
     difficulty: str | int | None = None,
     reroll: Rerolls = 0,
-    strategy: Strategy | str = Strategy.MAXIMIZE,
+    strategy: Strategy | str = Strategy.OPTIMAL,
     extreme: bool = False,
     secret: bool = False,
+    roll_anyway: bool = False,
     ladder: Ladder = PSI_PUNK,
     rng: RandomSource | None = None,
 ) -> ActionRoll:
@@ -245,9 +276,15 @@ def action(
         difficulty: a ladder level; None for the ladder's default (Fair); the
             string ``"none"`` to read the result with no difficulty.
         reroll: a net reroll (``+1`` bonus, ``-1`` penalty), or several that cancel.
-        strategy: which dice a bonus rerolls (:class:`Strategy`).
+        strategy: which dice a bonus rerolls (:class:`Strategy`; the best choice
+            for this difficulty by default).
         extreme: allow modifiers beyond ±3 ("extreme conditions").
         secret: mark as a GM's secret roll.
+        roll_anyway: roll even when success is certain or impossible. Without it
+            no dice are drawn then: "There is no need to roll the dice when a
+            character performs an action that is so easy as to be automatic.
+            Likewise, an action so difficult that it has no chance to succeed
+            requires no roll" (``002``, "Rolling the Dice").
         ladder: the game's ladder (Psi-punk by default).
         rng: the random source (the OS's secure source by default).
 
@@ -261,14 +298,19 @@ def action(
     diff = difficulty_level(ladder, difficulty)
     net = _net(reroll)
     strat = strategy if isinstance(strategy, Strategy) else Strategy(strategy)
+    base = lv.value + mod
+    target = None if diff is None else diff.value
+    odds = _odds(base, target, net, strat)
+    if odds.success in (0, 1) and not roll_anyway:
+        return ActionRoll(ladder, lv, mod, (), (), (), None, diff, odds, net, strat, secret)
     src = default_source() if rng is None else rng
     rb = src.randbelow
     natural = tuple(rb(3) - 1 for _ in range(DICE))
     if net:
-        dice, done = reroll_dice(natural, net, strat, src)
+        need = None if target is None else target - base
+        dice, done = reroll_dice(natural, net, strat, src, need)
     else:
         dice, done = natural, ()
-    base = lv.value + mod
     return ActionRoll(
         ladder,
         lv,
@@ -278,7 +320,7 @@ def action(
         done,
         ladder.level(base + sum(dice)),
         diff,
-        _odds(base, None if diff is None else diff.value, net, strat),
+        odds,
         net,
         strat,
         secret,

@@ -4,7 +4,9 @@ Source: ``../shared/rules/002_259f938919412917.txt``, "Rolling the Dice" (4dF,
 faces ``+``, blank, ``-``), "Natural Rolls" and the rerolls section after it;
 the rules ``README.md``, "Psi-punk trait ladder" (a reroll replaces one chosen
 die; bonuses and penalties cancel one for one; a penalty with no ``+`` rolled
-rerolls nothing; the default choice maximises the expected result).
+rerolls nothing). The player chooses which dice a bonus rerolls after seeing
+them (``002``: "simply choose the dice you wish to reroll"); the default
+choice is the best one (:attr:`Strategy.OPTIMAL`).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ __all__ = [
     "MAX_REROLLS",
     "Reroll",
     "Strategy",
+    "choose",
     "dice_distribution",
     "face_text",
     "net_rerolls",
@@ -42,8 +45,14 @@ _FACE = {1: "+", 0: "0", -1: "-"}
 class Strategy(StrEnum):
     """Which dice a reroll bonus rerolls (the roller's choice, ``002``, rerolls section)."""
 
-    MAXIMIZE = "maximize"
-    """The default: ``-`` dice first, then blanks, never a ``+`` (rules README)."""
+    OPTIMAL = "optimal"
+    """The default: the player's best choice. Given the dice, the difficulty and
+    N, reroll the dice (at most N, possibly none) that maximise the chance of
+    success; among equal chances, the higher expected result; then the fewest
+    dice. With no difficulty (or an opposed action), maximise the expected
+    result: reroll ``-`` dice only."""
+    MINUS_THEN_BLANK = "minus-then-blank"
+    """``-`` dice first, then blanks, never a ``+`` (the default before issue 9)."""
     MINUS_ONLY = "minus-only"
     """Only ``-`` dice: never risk a blank."""
 
@@ -89,24 +98,84 @@ def net_rerolls(counts: Iterable[int]) -> int:
     return bonus - penalty
 
 
-def _chosen(faces: tuple[int, ...], net: int, strategy: Strategy) -> list[int]:
-    """Indices of the dice to reroll: penalties take ``+`` dice; bonuses follow the strategy."""
-    if net < 0:
-        return [i for i, f in enumerate(faces) if f == 1][:-net]
-    order = [i for i, f in enumerate(faces) if f == -1]
-    if strategy is Strategy.MAXIMIZE:
-        order += [i for i, f in enumerate(faces) if f == 0]
-    return order[:net]
+Counts = tuple[int, int, int]
+"""How many ``-``, blank and ``+`` dice: the order of the faces never matters to a choice."""
+
+
+def _need_key(need: int | None) -> int | None:
+    """A need that every (or no) choice meets decides nothing: treat it as no difficulty."""
+    return None if need is None or need <= -DICE or need > DICE else need
+
+
+@functools.cache
+def choose(counts: Counts, net: int, strategy: Strategy, need: int | None = None) -> Counts:
+    """How many ``-``, blank and ``+`` dice a net reroll rerolls, given the faces rolled.
+
+    ``need`` is the dice total that succeeds (difficulty − trait − modifiers),
+    or None with no difficulty. A penalty (``net < 0``) must reroll ``+`` dice
+    (``002``); a bonus follows ``strategy`` (:class:`Strategy`). The roller and
+    the exact odds both call this, so they follow one policy.
+
+    >>> choose((1, 2, 1), 1, Strategy.OPTIMAL, 1)  # [- 0 0 +] needs +1: reroll the -
+    (1, 0, 0)
+    >>> choose((0, 2, 2), 1, Strategy.OPTIMAL, 2)  # [0 0 + +] already meets +2: keep
+    (0, 0, 0)
+    >>> choose((0, 3, 1), 1, Strategy.OPTIMAL, 2)  # [0 0 0 +] needs one more: a blank
+    (0, 1, 0)
+    """
+    minus, blank, plus = counts
+    if net <= 0:
+        return 0, 0, min(-net, plus)
+    if strategy is Strategy.MINUS_ONLY:
+        return min(net, minus), 0, 0
+    if strategy is Strategy.MINUS_THEN_BLANK:
+        rm = min(net, minus)
+        return rm, min(net - rm, blank), 0
+    need = _need_key(need)
+    total = plus - minus
+    best: tuple[tuple[Fraction, int, int], Counts] | None = None
+    for rm in range(min(net, minus) + 1):
+        for rb in range(min(net - rm, blank) + 1):
+            for rp in range(min(net - rm - rb, plus) + 1):
+                kept, k = total + rm - rp, rm + rb + rp
+                p = Fraction(0) if need is None else _at_least(k, need - kept)
+                score = (p, kept, -k)  # chance, then expected result, then fewer dice
+                if best is None or score > best[0]:
+                    best = score, (rm, rb, rp)
+    assert best is not None
+    return best[1]
+
+
+def _at_least(k: int, need: int) -> Fraction:
+    """P(the sum of ``k`` Fudge dice >= need)."""
+    counts = _ndf(k)
+    return Fraction(sum(c for s, c in enumerate(counts) if s - k >= need), 3**k)
+
+
+def _chosen(faces: tuple[int, ...], net: int, strategy: Strategy, need: int | None) -> list[int]:
+    """Indices of the dice to reroll: the leftmost dice of each face that :func:`choose` picks."""
+    counts = (faces.count(-1), faces.count(0), faces.count(1))
+    rm, rb, rp = choose(counts, net, strategy, _need_key(need))
+    out: list[int] = []
+    for face, n in ((-1, rm), (0, rb), (1, rp)):
+        out += [i for i, f in enumerate(faces) if f == face][:n]
+    return sorted(out)
 
 
 def reroll_dice(
-    faces: tuple[int, ...], net: int, strategy: Strategy, rng: RandomSource
+    faces: tuple[int, ...],
+    net: int,
+    strategy: Strategy,
+    rng: RandomSource,
+    need: int | None = None,
 ) -> tuple[tuple[int, ...], tuple[Reroll, ...]]:
     """Apply a net reroll bonus (``net > 0``) or penalty (``net < 0``) to rolled faces.
 
     Source: ``002``, rerolls section: each chosen die is rerolled once and the
     second result stands; a penalty must reroll a ``+`` die, and with no ``+``
-    nothing is rerolled. Among equal faces the leftmost die is chosen.
+    nothing is rerolled. A bonus rerolls the dice :func:`choose` picks for
+    ``need`` (the dice total that succeeds); among equal faces the leftmost
+    die is chosen.
 
     Returns:
         The faces after rerolls, and a record of each reroll.
@@ -115,7 +184,7 @@ def reroll_dice(
         return faces, ()
     out = list(faces)
     done = []
-    for i in _chosen(faces, net, strategy):
+    for i in _chosen(faces, net, strategy, need):
         out[i] = rng.randbelow(3) - 1
         done.append(Reroll(i, faces[i], out[i]))
     return tuple(out), tuple(done)
@@ -148,39 +217,39 @@ def _ndf(n: int) -> tuple[int, ...]:
     return tuple(counts)
 
 
-@functools.cache
 def dice_distribution(
-    net: int = 0, strategy: Strategy = Strategy.MAXIMIZE
+    net: int = 0, strategy: Strategy = Strategy.OPTIMAL, need: int | None = None
 ) -> Mapping[int, Fraction]:
     """The exact distribution of the dice total (-4..+4) after a net reroll, before modifiers.
 
+    ``need`` is the dice total that succeeds (it steers :attr:`Strategy.OPTIMAL`).
     Computed by composition, not by enumerating faces: for each count of ``-``,
-    blank and ``+`` dice (weighted by the multinomial), the chosen dice are
-    replaced by a fresh ``k``dF. The tests check it against enumeration of
-    every face sequence.
+    blank and ``+`` dice (weighted by the multinomial), the dice that
+    :func:`choose` picks are replaced by a fresh ``k``dF. The tests check it
+    against enumeration of every face sequence.
 
     Source: ``002``, "Rolling the Dice" and the rerolls section; rules README.
 
     >>> dice_distribution()[0], dice_distribution(1)[4]
-    (Fraction(19, 81), Fraction(11, 243))
+    (Fraction(19, 81), Fraction(7, 243))
     """
     if abs(net) > MAX_REROLLS:
         raise RuleError(f"a net reroll of {net:+d}dF is beyond ±{MAX_REROLLS}")
+    key = _need_key(need) if net > 0 and strategy is Strategy.OPTIMAL else None
+    return _distribution(net, strategy, key)
+
+
+@functools.cache
+def _distribution(net: int, strategy: Strategy, need: int | None) -> Mapping[int, Fraction]:
     scale = 3**DICE  # every outcome is counted over 3**DICE * 3**DICE
     counts = dict.fromkeys(range(-DICE, DICE + 1), 0)
     for minus in range(DICE + 1):
         for plus in range(DICE + 1 - minus):
             blank = DICE - minus - plus
             ways = comb(DICE, minus) * comb(DICE - minus, plus)
-            if net < 0:
-                rerolled_plus = min(-net, plus)
-                kept = plus - rerolled_plus - minus
-                k = rerolled_plus
-            else:
-                r_minus = min(net, minus)
-                r_blank = min(net - r_minus, blank) if strategy is Strategy.MAXIMIZE else 0
-                kept = plus - minus + r_minus
-                k = r_minus + r_blank
+            rm, rb, rp = choose((minus, blank, plus), net, strategy, need)
+            kept = (plus - rp) - (minus - rm)
+            k = rm + rb + rp
             fresh = _ndf(k)
             weight = ways * 3 ** (DICE - k)
             for offset, c in enumerate(fresh):

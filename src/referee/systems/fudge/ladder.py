@@ -6,21 +6,29 @@ ladder" (the full ladder, the trait range Poor to Phenomenal, and naming results
 beyond the ends). The Fate Core ladder is from *Fate Core System*, "The Ladder".
 
 A ladder is a frozen value. Ship-with ladders are :data:`PSI_PUNK` (the default)
-and :data:`FATE_CORE`; :func:`load_ladder` reads a user's TOML or JSON file.
+and :data:`FATE_CORE`; :func:`ladder_from_data` builds one from data, and
+:mod:`.ladder_file` reads a user's TOML or JSON file.
 """
 
 from __future__ import annotations
 
-import json
 import re
-import tomllib
 from dataclasses import dataclass, field
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
 from ...errors import RuleError
 
-__all__ = ["FATE_CORE", "LADDERS", "PSI_PUNK", "Ladder", "Level", "get_ladder", "load_ladder"]
+__all__ = [
+    "FATE_CORE",
+    "LADDERS",
+    "PSI_PUNK",
+    "Degrees",
+    "Ladder",
+    "Level",
+    "ladder_from_data",
+]
 
 LIMIT = 1000
 """Levels written with a number (``+2``, ``Great+1``) must lie in ``[-LIMIT, LIMIT]``."""
@@ -28,6 +36,19 @@ LIMIT = 1000
 _NAME = re.compile(r"[A-Za-z][A-Za-z' ]*[A-Za-z']|[A-Za-z]")
 _NUMBER = re.compile(r"[+-]?\d+")
 _LEVEL = re.compile(r"^\s*([A-Za-z][A-Za-z' ]*?)?\s*(?:([+-])\s*(\d+))?\s*$")
+
+
+class Degrees(StrEnum):
+    """How a ladder speaks of a degree of success (a difference of levels, not a level)."""
+
+    LADDER = "ladder"
+    """Named on the ladder, as Psi-punk does (``002``, "Degree of Success": a degree
+    of +2 is "Great"): only right on a ladder whose 0 is the middle (Fair)."""
+    FATE = "fate"
+    """Fate's four outcomes (*Fate Core System*, "Outcomes"): fail below 0, tie at
+    0, succeed at 1-2 shifts, succeed with style at 3 or more."""
+    NUMBER = "number"
+    """Only the number of levels (the default for a ladder file)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +76,8 @@ class Ladder:
     """The lowest and highest trait a character may have; the rest are rolled results only."""
     default_difficulty: int
     """The difficulty of an unopposed action when none is given (Fair)."""
+    degrees: Degrees = Degrees.NUMBER
+    """How degrees of success are named (:class:`Degrees`)."""
     _parsed: dict[str, Level] = field(default_factory=dict, init=False, compare=False, repr=False)
     _levels: dict[int, Level] = field(default_factory=dict, init=False, compare=False, repr=False)
 
@@ -90,6 +113,20 @@ class Ladder:
         if value < bottom.value:
             return f"{bottom.name}{value - bottom.value}"
         return self.levels[top.value - value].name
+
+    def degree_name(self, degree: int) -> str | None:
+        """What a degree of success is called on this ladder, or None if only a number.
+
+        >>> PSI_PUNK.degree_name(2), FATE_CORE.degree_name(3), FATE_CORE.degree_name(0)
+        ('Great', 'succeed with style', 'tie')
+        """
+        if self.degrees is Degrees.LADDER:
+            return self.name_of(degree)
+        if self.degrees is Degrees.FATE:
+            if degree < 0:
+                return "fail"
+            return "tie" if degree == 0 else "succeed" if degree < 3 else "succeed with style"
+        return None
 
     def level(self, value: int) -> Level:
         """``value`` with its name."""
@@ -179,14 +216,18 @@ def _lookup(ladder: Ladder, word: str) -> Level:
 
 
 def _make(
-    name: str, levels: list[tuple[str, int]], traits: tuple[str, str], default: str
+    name: str,
+    levels: list[tuple[str, int]],
+    traits: tuple[str, str],
+    default: str,
+    degrees: Degrees = Degrees.NUMBER,
 ) -> Ladder:
     lvls = tuple(Level(n, v) for n, v in sorted(levels, key=lambda nv: -nv[1]))
     probe = Ladder(name, lvls, (lvls[-1].value, lvls[0].value), lvls[-1].value)
     lo, hi = probe.parse(traits[0]).value, probe.parse(traits[1]).value
     if lo > hi:
         raise RuleError(f"ladder {name!r}: the lowest trait {traits[0]!r} is above the highest")
-    return Ladder(name, lvls, (lo, hi), probe.parse(default).value)
+    return Ladder(name, lvls, (lo, hi), probe.parse(default).value, degrees)
 
 
 PSI_PUNK = _make(
@@ -206,6 +247,7 @@ PSI_PUNK = _make(
     ],
     ("Poor", "Phenomenal"),
     "Fair",
+    Degrees.LADDER,
 )
 """The Psi-punk ladder, Astonishing +7 to Abysmal −3 (rules README); traits Poor to Phenomenal."""
 
@@ -226,71 +268,18 @@ FATE_CORE = _make(
     ],
     ("Terrible", "Legendary"),
     "Fair",
+    Degrees.FATE,
 )
 """The Fate Core ladder, Legendary +8 to Terrible −2 (*Fate Core System*, "The Ladder").
 
 Fate does not restrict traits to part of the ladder, so every level is a trait.
 The default difficulty is Fair, as for Psi-punk; note that Fair is +2 here.
+Degrees are Fate's outcomes (fail, tie, succeed, succeed with style), not levels.
 """
 
 LADDERS = {"psi-punk": PSI_PUNK, "fate-core": FATE_CORE}
 """The ladders that ship with referee, by name (``psipunk``/``fate`` also accepted)."""
 _ALIASES = {"psipunk": "psi-punk", "psi": "psi-punk", "fate": "fate-core", "fatecore": "fate-core"}
-
-
-def get_ladder(name_or_path: str | Path | None) -> Ladder:
-    """A shipped ladder by name (``psi-punk``, ``fate-core``), or a user's file; None is Psi-punk.
-
-    Raises:
-        RuleError: an unknown name that is not a file, or a malformed file.
-    """
-    if name_or_path is None:
-        return PSI_PUNK
-    key = str(name_or_path).strip().casefold()
-    key = _ALIASES.get(key, key)
-    if key in LADDERS:
-        return LADDERS[key]
-    path = Path(name_or_path)
-    if path.suffix.lower() in (".toml", ".json") or path.exists():
-        return load_ladder(path)
-    raise RuleError(
-        f"unknown ladder {str(name_or_path)!r}: use psi-punk, fate-core, or a .toml/.json file"
-    )
-
-
-def load_ladder(path: str | Path) -> Ladder:
-    """Read a ladder from a TOML or JSON file. The format (TOML shown; JSON has the same keys)::
-
-        name = "My game"
-        traits = ["Poor", "Superb"]        # optional: lowest and highest trait
-        default_difficulty = "Fair"        # optional: Fair, else the 0 level, else the lowest
-        [levels]                           # names and consecutive integer values
-        Superb = 3
-        Great = 2
-        ...
-
-    Raises:
-        RuleError: the file is missing or malformed; the message names the file,
-            the line and the field.
-    """
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise RuleError(f"cannot read ladder file {str(path)!r}: {exc}") from None
-    where = str(path)
-    data: Any
-    if path.suffix.lower() == ".json":
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise RuleError(f"{where}, line {exc.lineno}: not valid JSON: {exc.msg}") from None
-    else:
-        try:
-            data = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as exc:
-            raise RuleError(f"{where}: not valid TOML: {exc}") from None
-    return _from_data(data, text, where)
 
 
 def _line(text: str, key: str) -> int:
@@ -312,16 +301,30 @@ def _fallback_difficulty(pairs: list[tuple[str, int]]) -> str:
     return min(pairs, key=lambda p: p[1])[0]
 
 
-def _from_data(data: Any, text: str, where: str) -> Ladder:
+def ladder_from_data(data: Any, text: str = "", where: str = "ladder") -> Ladder:
+    """Build a ladder from parsed TOML/JSON data (``text`` is the source, to name lines).
+
+    The format is described in :func:`.ladder_file.load_ladder`. Nothing is read
+    from disk here: a server may pass a user's ladder as data.
+
+    Raises:
+        RuleError: malformed data; the message names the line and the field.
+    """
+
     def fail(key: str, problem: str) -> RuleError:
         return RuleError(f"{where}, line {_line(text, key)}, field {key!r}: {problem}")
 
     if not isinstance(data, dict):
         raise RuleError(f"{where}, line 1: a ladder file is a table with a 'levels' field")
-    unknown = set(data) - {"name", "levels", "traits", "default_difficulty"}
+    unknown = set(data) - {"name", "levels", "traits", "default_difficulty", "degrees"}
     if unknown:
         key = sorted(unknown)[0]
-        raise fail(key, "unknown field (expected name, levels, traits, default_difficulty)")
+        raise fail(
+            key, "unknown field (expected name, levels, traits, default_difficulty, degrees)"
+        )
+    degrees = data.get("degrees", "number")
+    if degrees not in {d.value for d in Degrees}:
+        raise fail("degrees", "must be number, ladder or fate")
     name = data.get("name", Path(where).stem)
     if not isinstance(name, str) or not name.strip():
         raise fail("name", "must be a non-empty string")
@@ -359,7 +362,7 @@ def _from_data(data: Any, text: str, where: str) -> Ladder:
     if not isinstance(default, str | int):
         raise fail("default_difficulty", "must be a level name or number")
     try:
-        return _make(name, pairs, (str(traits[0]), str(traits[1])), str(default))
+        return _make(name, pairs, (str(traits[0]), str(traits[1])), str(default), Degrees(degrees))
     except RuleError as exc:
         key = "default_difficulty" if str(default) in str(exc) else "traits"
         raise fail(key, str(exc)) from None

@@ -64,7 +64,7 @@ class OpposedRoll:
     @property
     def degree(self) -> int:
         """The first side's degree of success: its result minus the second side's."""
-        return self.first.result.value - self.second.result.value
+        return _value(self.first) - _value(self.second)
 
     @property
     def winner(self) -> int | None:
@@ -87,8 +87,9 @@ class OpposedRoll:
             verdict = "tie: nobody wins"
         else:
             how = " (ties go to the defender)" if d == 0 else ""
-            verdict = (
-                f"side {self.winner} wins{how}, degree {abs(d):+d} ({a.ladder.name_of(abs(d))})"
+            name = a.ladder.degree_name(abs(d))
+            verdict = f"side {self.winner} wins{how}, degree {abs(d):+d}" + (
+                f" ({name})" if name else ""
             )
         lines.append(
             f"{verdict} — odds: 1 wins {percent(o.first)}, 2 wins {percent(o.second)}, "
@@ -135,7 +136,7 @@ def oppose(
     *,
     modifiers: tuple[int | Iterable[int], int | Iterable[int]] = (0, 0),
     rerolls: tuple[Rerolls, Rerolls] = (0, 0),
-    strategy: Strategy | str = Strategy.MAXIMIZE,
+    strategy: Strategy | str = Strategy.OPTIMAL,
     ties: TieRule | str = TieRule.NOBODY,
     extreme: bool = False,
     secret: bool = False,
@@ -146,7 +147,9 @@ def oppose(
 
     Source: ``002``, "Degree of Success" (the opponent's total result is the
     difficulty; degree = your result − theirs). Ties: :class:`TieRule`, nobody
-    wins by default.
+    wins by default. Both sides roll at once, so neither knows the other's
+    result when choosing rerolls: the optimal strategy maximises the expected
+    result (it rerolls ``-`` dice only).
 
     Raises:
         RuleError: as :func:`action`, for either side.
@@ -163,6 +166,7 @@ def oppose(
                 strategy=strategy,
                 extreme=extreme,
                 secret=secret,
+                roll_anyway=True,
                 ladder=ladder,
                 rng=src,
             )
@@ -173,9 +177,18 @@ def oppose(
         a.strategy, TieRule(ties),
     )  # fmt: skip
     # Each side's difficulty is the other's result (002, "Degree of Success").
-    a = _against(a, b.result)
-    b = _against(b, a.result)
+    a = _against(a, _result(b))
+    b = _against(b, _result(a))
     return OpposedRoll(a, b, TieRule(ties), odds, secret)
+
+
+def _result(r: ActionRoll) -> Level:
+    assert r.result is not None  # both sides of an opposed action always roll
+    return r.result
+
+
+def _value(r: ActionRoll) -> int:
+    return _result(r).value
 
 
 def _against(r: ActionRoll, difficulty: Level) -> ActionRoll:
