@@ -214,7 +214,7 @@ def test_initiative_command(tmp_path: Path) -> None:
     ("args", "message"),
     [
         (["save", "physical", "--str", "19"], "str score 19 is outside 3-18"),
-        (["save", "physical", "--dex", "14"], "--dex does not apply to a physical save"),
+        (["save", "physical", "--dex", "14"], "dex does not apply to a physical save"),
         (["stabilize", "--tools", "duct-tape"], "unknown tool 'duct-tape'"),
         (["check", "--mod", "3"], "situational modifier +3 is beyond ±2"),
         (["check", "--difficulty", "tricky"], "unknown difficulty 'tricky'"),

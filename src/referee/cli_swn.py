@@ -150,17 +150,17 @@ def save_cmd(
 ) -> None:
     """A saving throw: 1d20 at or over 16 - level - the better attribute modifier."""
     try:
-        best = _one_attr(attrs, kind.attributes, f"a {kind.value} save")
+        best, _ = swn.save_attribute(kind, attrs)
         target = swn.save_target(level, best, hit_dice=hit_dice)
         if odds_only:
             p = swn.save_odds(target, mod)
             _odds_out("save", p, f"{kind.value.title()} save vs {target}", as_json, target=target)
             return
-        r = swn.save(kind, level=level, attributes=(best,), hit_dice=hit_dice, modifier=mod,
+        r = swn.save(kind, level=level, attributes=attrs, hit_dice=hit_dice, modifier=mod,
                      secret=secret, rng=rng_for(seed))  # fmt: skip
     except RefereeError as exc:
         fail(exc)
-    emit(check_json(r, save=kind.value, note=r.note or None), as_json)
+    emit(check_json(r, save=kind.value, note=r.note or None, assumed=list(r.assumed)), as_json)
 
 
 @_register(
@@ -185,6 +185,10 @@ def check_cmd(
     helpers: Annotated[int, typer.Option("--helpers", min=0, max=20, help="People aiding.")] = 0,
     helper_skill: Annotated[int, typer.Option("--helper-skill", help="Their skill.")] = 0,
     helper_mod: Annotated[int, typer.Option("--helper-mod", help="Their attribute mod.")] = 0,
+    technical: Annotated[
+        bool,
+        typer.Option("--technical", help="A technical skill: refused untrained (003)."),
+    ] = False,
     secret: SecretOpt = False,
     odds_only: OddsOnly = False,
     seed: SeedOpt = None,
@@ -197,7 +201,7 @@ def check_cmd(
         team = [swn.Helper(helper_skill, helper_mod)] * helpers
         r = swn.skill_check(skill=level, attribute=attr, difficulty=difficulty,
                             peripheral=peripheral, modifier=mod, force=force, helpers=team,
-                            secret=secret, rng=rng_for(seed))  # fmt: skip
+                            technical=technical, secret=secret, rng=rng_for(seed))  # fmt: skip
     except RefereeError as exc:
         fail(exc)
     without = None if r.odds_without_aid is None else fraction(r.odds_without_aid)

@@ -15,13 +15,9 @@ from .checks import (
     Check,
     Helper,
     Kind,
-    SaveKind,
     attribute_modifier,
     difficulty_value,
     resolve_modifier,
-    save,
-    save_odds,
-    save_target,
     skill_check,
     skill_odds,
 )
@@ -43,6 +39,7 @@ from .encounter import Combatant, Encounter, Side, Target, load_encounter, load_
 from .injury import (
     TOOLS,
     Condition,
+    DeathWindow,
     Health,
     Stabilization,
     end_round,
@@ -53,6 +50,7 @@ from .injury import (
     wait_minutes,
 )
 from .opposed import Opposed, TieRule, morale, morale_odds, morale_triggers, oppose
+from .saves import SaveKind, save, save_attribute, save_odds, save_target
 
 __all__ = [
     "ACTIONS",
@@ -62,6 +60,7 @@ __all__ = [
     "Check",
     "Combatant",
     "Condition",
+    "DeathWindow",
     "Encounter",
     "Health",
     "Helper",
@@ -94,6 +93,7 @@ __all__ = [
     "resolve_modifier",
     "rest_night",
     "save",
+    "save_attribute",
     "save_odds",
     "save_target",
     "skill_check",

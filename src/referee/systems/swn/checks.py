@@ -1,8 +1,8 @@
 """Stars Without Number (revised): attributes, saving throws, skill checks and aid,
 each with its exact odds (opposed checks and morale are in :mod:`.opposed`).
 
-Source: ``../shared/rules/003_3daee39045b32d3c.txt`` ("Saving Throws", "Skill
-Checks", "Aiding a Skill Check") and the
+Source: ``../shared/rules/003_3daee39045b32d3c.txt`` ("Skill Checks",
+"Aiding a Skill Check"; saving throws are in :mod:`.saves`) and the
 Stars Without Number section of the rules ``README.md`` (the attribute table,
 the save target, the named difficulties). Every function is pure apart from
 the injected random source and returns a frozen :class:`Check`.
@@ -25,13 +25,9 @@ __all__ = [
     "Check",
     "Helper",
     "Kind",
-    "SaveKind",
     "attribute_modifier",
     "difficulty_value",
     "resolve_modifier",
-    "save",
-    "save_odds",
-    "save_target",
     "skill_check",
     "skill_odds",
 ]
@@ -58,22 +54,10 @@ class Kind(StrEnum):
     OPPOSE = "oppose"
 
 
-class SaveKind(StrEnum):
-    """The three saving throws and their two attributes each (``003``, "Saving Throws")."""
-
-    PHYSICAL = "physical"
-    EVASION = "evasion"
-    MENTAL = "mental"
-
-    @property
-    def attributes(self) -> tuple[str, str]:
-        """The two attributes whose better modifier applies."""
-        return {"physical": ("str", "con"), "evasion": ("dex", "int"), "mental": ("cha", "wis")}[
-            self.value
-        ]
-
-
-_WORDS = {Kind.MORALE: ("holds", "breaks"), Kind.ATTACK: ("hit", "miss")}
+_WORDS = {
+    Kind.MORALE: ("holds", "breaks (flees, withdraws or surrenders)"),
+    Kind.ATTACK: ("hit", "miss"),
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,6 +88,8 @@ class Check:
     """What was rolled."""
     secret: bool = False
     """True for a GM's secret roll."""
+    assumed: tuple[str, ...] = ()
+    """What the check took for granted, e.g. ``con +0 (not given)``."""
 
     @property
     def natural(self) -> int:
@@ -124,7 +110,7 @@ class Check:
         head = self.label or names.get(self.kind, self.kind.value.title())
         mods = "".join(f" {v:+d} {k}" for k, v in self.modifiers if v)
         dice = ", ".join(map(str, self.dice))
-        cmp = "≤" if self.roll_under else "vs"
+        cmp = ("≤" if self.success else ">") if self.roll_under else "vs"
         yes, no = _WORDS.get(self.kind, ("success", "failure"))
         word = yes if self.success else no
         note = f" ({self.note})" if self.note else ""
@@ -132,6 +118,8 @@ class Check:
         if self.aid:
             helped = sum(1 for a in self.aid if a.success)
             out += f"; aid: {helped} of {len(self.aid)} helpers succeeded"
+        if self.assumed:
+            out += f"; assumed {', '.join(self.assumed)}"
         goal = {Kind.MORALE: "to hold", Kind.ATTACK: "to hit"}.get(self.kind, "to succeed")
         return out + f" — {percent(self.odds)} {goal}"
 
@@ -207,86 +195,6 @@ def _roll(rng: RandomSource | None, count: int, sides: int) -> tuple[int, ...]:
     return tuple(rb(sides) + 1 for _ in range(count))
 
 
-# --- saving throws -------------------------------------------------------------------
-
-
-def save_target(level: int = 1, attribute: int = 0, *, hit_dice: int | None = None) -> int:
-    """The saving throw target: 16 − level − the better attribute modifier; NPCs 15 − HD/2.
-
-    Source: ``003``, "Saving Throw Mechanics" (starting score 15, −1 per level,
-    modified by the better of two attributes); rules README (so a level-1
-    character with no bonus needs 15; an NPC's target is 15 − half its Hit
-    Dice, rounded down).
-
-    >>> save_target(1), save_target(3, 1), save_target(hit_dice=5)
-    (15, 12, 13)
-    """
-    if hit_dice is not None:
-        return 15 - _bounded("hit dice", hit_dice, 0, LIMIT) // 2
-    return 16 - _bounded("level", level, 1, LIMIT) - attribute
-
-
-@functools.lru_cache(maxsize=4096)
-def save_odds(target: int, modifier: int = 0) -> Fraction:
-    """P(success) of a save: 1d20 + modifier ≥ target, a natural 1 fails, a natural 20 succeeds.
-
-    Source: ``003``, "Saving Throw Mechanics"; rules README.
-
-    >>> save_odds(15), save_odds(30), save_odds(-5)
-    (Fraction(3, 10), Fraction(1, 20), Fraction(19, 20))
-    """
-    wins = sum(1 for d in range(1, 21) if d == 20 or (d != 1 and d + modifier >= target))
-    return Fraction(wins, 20)
-
-
-def save(
-    kind: SaveKind | str,
-    *,
-    level: int = 1,
-    attributes: Sequence[int] = (0, 0),
-    hit_dice: int | None = None,
-    modifier: int = 0,
-    label: str | None = None,
-    secret: bool = False,
-    rng: RandomSource | None = None,
-) -> Check:
-    """Roll a physical, evasion or mental saving throw.
-
-    Source: ``003``, "Types of Saving Throws" and "Saving Throw Mechanics";
-    rules README. A PC's target uses ``level`` and the better of the two
-    ``attributes`` modifiers (see :attr:`SaveKind.attributes`); an NPC's uses
-    ``hit_dice``. Situational ``modifier`` is added to the roll.
-    """
-    kind = SaveKind(kind)
-    best = max(attributes) if attributes else 0
-    target = save_target(level, best, hit_dice=hit_dice)
-    if hit_dice is None:
-        how = f"16 - level {level}" + (f" - {best} attribute" if best > 0 else "")
-        how += f" + {-best} attribute" if best < 0 else ""
-    else:
-        how = f"15 - {hit_dice} HD / 2"
-    _bounded("modifier", modifier)
-    (d,) = _roll(rng, 1, 20)
-    if d == 1:
-        ok, note = False, "natural 1 always fails"
-    elif d == 20:
-        ok, note = True, "natural 20 always succeeds"
-    else:
-        ok, note = d + modifier >= target, ""
-    mods = (("situational", modifier),) if modifier else ()
-    return Check(
-        Kind.SAVE,
-        (d,),
-        mods,
-        target,
-        ok,
-        save_odds(target, modifier),
-        note=note,
-        label=label or f"{kind.value.title()} save ({how})",
-        secret=secret,
-    )
-
-
 # --- skill checks --------------------------------------------------------------------
 
 
@@ -357,6 +265,7 @@ def skill_check(
     modifier: int = 0,
     force: bool = False,
     helpers: Sequence[Helper] = (),
+    technical: bool = False,
     label: str | None = None,
     secret: bool = False,
     rng: RandomSource | None = None,
@@ -375,7 +284,17 @@ def skill_check(
         peripheral: the skill only partly applies (+2 difficulty).
         modifier: situational modifier, at most ±2 unless ``force``.
         helpers: people aiding, each rolling their own check first.
+        technical: a technical skill, which "cannot be attempted untrained"
+            (``003``, "Skill Checks"): with ``skill=None`` it is refused, no roll.
+
+    Raises:
+        RuleError: a technical skill untrained, or a value out of range.
     """
+    if technical and skill is None:
+        raise RuleError(
+            "this technical skill cannot be attempted untrained (003, 'Skill Checks'): "
+            "no roll is made"
+        )
     target = difficulty_value(difficulty) + (2 if peripheral else 0)
     mods = [("skill", _skill_mod(skill)), ("attribute", attribute)]
     if modifier:

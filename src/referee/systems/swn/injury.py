@@ -20,6 +20,7 @@ __all__ = [
     "DEATH_ROUNDS",
     "TOOLS",
     "Condition",
+    "DeathWindow",
     "Health",
     "Stabilization",
     "end_round",
@@ -49,6 +50,21 @@ class Condition(StrEnum):
     MORTALLY_WOUNDED = "mortally wounded"
     STABILIZED = "stabilized"
     DEAD = "dead"
+
+
+class DeathWindow(StrEnum):
+    """How long "Further damage before recovery = instant death" (``003``, "Recovery") lasts.
+
+    The text does not say what "recovery" is; both readings are offered.
+    """
+
+    FIRST_HP = "first-hp"
+    """The default: until the stabilized character regains 1 HP after 10 minutes,
+    the line just before it in ``003``. After that, damage is ordinary damage."""
+    WEEK = "week"
+    """Until a stabilized PC's week of waiting is over ("Stabilized PCs need 1 week
+    before normal HP recovery"): any damage in that week kills. An NPC's window
+    ends at 1 HP, as it has no week to wait."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,11 +99,14 @@ class Health:
             raise RuleError(f"max hp {self.max_hp} must be at least 1 and at least hp {self.hp}")
 
 
-def take_damage(h: Health, amount: int, *, lethal: bool = True) -> Health:
+def take_damage(
+    h: Health, amount: int, *, lethal: bool = True, window: DeathWindow = DeathWindow.FIRST_HP
+) -> Health:
     """Apply damage. At 0 HP a lethal attack mortally wounds and a non-lethal one knocks out.
 
     Source: ``003``, "Mortal Wounds" and "Recovery" ("Further damage before
-    recovery = instant death" for a stabilized character still at 0 HP). A
+    recovery = instant death": a stabilized character still at 0 HP dies, and
+    under :attr:`DeathWindow.WEEK` so does a PC in the week of waiting). A
     lethal hit on an unconscious character at 0 HP mortally wounds; more damage
     to a mortally wounded character leaves the death clock running.
 
@@ -98,8 +117,10 @@ def take_damage(h: Health, amount: int, *, lethal: bool = True) -> Health:
         raise RuleError(f"damage {amount} is negative")
     if amount == 0 or h.condition is Condition.DEAD:
         return h
-    if h.condition is Condition.STABILIZED:
-        return replace(h, condition=Condition.DEAD)
+    if h.condition is Condition.STABILIZED or (
+        DeathWindow(window) is DeathWindow.WEEK and h.wait_nights > 0
+    ):
+        return replace(h, hp=0, condition=Condition.DEAD)
     if h.condition is Condition.MORTALLY_WOUNDED:
         return h
     if h.condition is Condition.UNCONSCIOUS:

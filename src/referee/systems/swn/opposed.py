@@ -125,6 +125,9 @@ def morale(
 ) -> Check:
     """A morale check: 2d6 at or below the morale score and the NPC fights on; above, it breaks.
 
+    A broken NPC flees, withdraws or surrenders (``003``, "Morale": "Greater =
+    flee/withdraw/surrender"); which one is the GM's call, so the result says all three.
+
     Source: ``003``, "Morale" (NPCs check after the first casualty and at 50%
     losses; PCs never check: see :func:`morale_triggers`).
     """
@@ -149,7 +152,9 @@ def morale_triggers(side_size: int, casualties_before: int, casualties_after: in
     """Which morale checks a side's new casualties trigger: the first casualty, and 50% losses.
 
     Source: ``003``, "Morale" ("Check after first casualty and at 50% losses";
-    PCs never check, so call this for NPC sides only).
+    PCs never check, so call this for NPC sides only). The list names why; a
+    non-empty list is one morale check, even when both triggers coincide (a
+    side of one or two): one casualty is one event.
 
     >>> morale_triggers(4, 0, 1), morale_triggers(4, 1, 2), morale_triggers(4, 2, 3)
     (['first casualty'], ['50% losses'], [])

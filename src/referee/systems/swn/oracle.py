@@ -19,8 +19,10 @@ The rules of a simulated fight (``003``, "Combat", "Injury and Healing",
    if the target's AC is within the limit.
 4. At 0 HP a lethal weapon mortally wounds, a non-lethal one knocks out. A
    side's losses (combatants down) trigger morale for its NPCs at the first
-   casualty and at 50%; an NPC that rolls over its morale flees if its side
-   flees. PCs never check.
+   casualty and at 50%. One casualty is one event: when it is both (a side of
+   one or two), each NPC checks once. An NPC that rolls over its morale breaks
+   if its side flees: it flees, withdraws or surrenders (``003``), and either
+   way leaves the fight, counted as fled. PCs never check.
 5. The fight ends the moment at most one side has anyone up; that side wins.
    The losers' mortally wounded die untended. Through the rest of that round
    and the rounds after, the winners keep stabilizing their own fallen (if
@@ -128,7 +130,8 @@ def run_once(enc: Encounter, rng: RandomSource) -> Outcome:
         losses[s] += 1
         if not enc.sides[s].flee:
             return
-        for _ in morale_triggers(size[s], losses[s] - 1, losses[s]):
+        # One casualty is one event: if it is both the first and the 50% mark, one check.
+        if morale_triggers(size[s], losses[s] - 1, losses[s]):
             for k in range(count):
                 score = fighters[k].morale
                 if side[k] == s and up(k) and not fighters[k].pc and score is not None:

@@ -324,10 +324,9 @@ class _Batch:
         self.losses[rows, s] += 1
         first = before == 0
         half = (2 * before < t.size[s]) & (t.size[s] <= 2 * (before + 1))
-        for trigger in (first, half):
-            go = trigger & t.flees[s]
-            if not go.any():
-                continue
+        # One casualty is one event: the first casualty that is also 50% losses checks once.
+        go = (first | half) & t.flees[s]
+        if go.any():
             for side in range(t.sides):
                 hit_rows = rows[go & (s == side)]
                 if len(hit_rows) == 0:
