@@ -10,7 +10,7 @@ TOML/JSON file via :func:`load_ladder`). Sources are cited in each docstring:
 >>> fudge.PSI_PUNK.parse("Great+1").name
 'Superb'
 >>> fudge.action_odds("Good", difficulty="Great", reroll=+1).success
-Fraction(142, 243)
+Fraction(146, 243)
 """
 
 from .action import (
