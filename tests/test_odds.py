@@ -53,9 +53,13 @@ def _die_brute(dice: Dice, limits: Limits) -> dict[int, Fraction]:
     p = Fraction(1, len(faces))
 
     def one_roll() -> dict[int, Fraction]:
-        # Reroll tree: try, and while the face matches and rerolls remain, roll again.
         out: dict[int, Fraction] = {}
+        if dice.reroll is not None and not dice.reroll.once:
+            # r: reroll until no match, so P(f) = P(f and no match) / P(no match).
+            standing = [f for f in faces if not dice.reroll.cond.test(f)]
+            return {f: Fraction(1, len(standing)) for f in standing}
 
+        # ro (or no reroll): try, and while the face matches and a reroll remains, roll again.
         def walk(left: int, weight: Fraction) -> None:
             for f in faces:
                 if dice.reroll is not None and left > 0 and dice.reroll.cond.test(f):
@@ -63,8 +67,7 @@ def _die_brute(dice: Dice, limits: Limits) -> dict[int, Fraction]:
                 else:
                     out[f] = out.get(f, Fraction(0)) + weight * p
 
-        cap = 0 if dice.reroll is None else (1 if dice.reroll.once else limits.rerolls)
-        walk(cap, Fraction(1))
+        walk(0 if dice.reroll is None else 1, Fraction(1))
         return out
 
     roll1 = one_roll()
@@ -102,7 +105,7 @@ def _pool_brute(dice: Dice, limits: Limits) -> dict[int, Fraction]:
     return out
 
 
-SMALL = Limits(explosions=3, rerolls=2)
+SMALL = Limits(explosions=3)
 
 
 @pytest.mark.parametrize(
@@ -167,8 +170,9 @@ ICEPOOL_CASES: list[tuple[str, Callable[[], Any]]] = [
     ("4d6dl1", lambda: icepool.d6.highest(4, 3)),
     ("8d6!", lambda: 8 @ icepool.d6.explode(depth=3)),
     ("2d10!>=9", lambda: 2 @ icepool.d10.explode([9, 10], depth=3)),
-    ("d20r1", lambda: icepool.d20.reroll([1], depth=2)),
-    ("d20r<3", lambda: icepool.d20.reroll([1, 2], depth=2)),
+    ("d20r1", lambda: icepool.d20.reroll([1], depth="inf")),
+    ("d20r<3", lambda: icepool.d20.reroll([1, 2], depth="inf")),
+    ("3d6r1kh2", lambda: icepool.d6.reroll([1], depth="inf").highest(3, 2)),
     ("d20ro1", lambda: icepool.d20.reroll([1], depth=1)),
     ("6d10>=8", lambda: 6 @ (icepool.d10 >= 8)),
     ("2d6*1d4", lambda: (2 @ icepool.d6) * icepool.d4),
@@ -197,10 +201,16 @@ def test_odds_summary_values() -> None:
 
 def test_cap_is_reported() -> None:
     assert odds("d6!").capped and odds("d6!").notes
-    assert odds("d20r1").capped
+    assert not odds("d20r1").capped and not odds("d20r1").notes
     assert not odds("d20ro1").capped and not odds("4d6kh3").capped
-    # With the default cap of 100 the chance of a 1 on d20r1 is (1/20)**101 / ... tiny but exact.
-    assert odds("d20r1").probability(1) == Fraction(1, 20**101)
+
+
+def test_reroll_is_the_conditioned_die() -> None:
+    # Issue 10: r has no cap; d20r1 is exactly uniform on 2..20.
+    assert odds("d20r1").distribution == {f: Fraction(1, 19) for f in range(2, 21)}
+    assert odds("d6r<3").distribution == {f: Fraction(1, 4) for f in range(3, 7)}
+    # ro rerolls once: a 1 stands only if rolled twice.
+    assert odds("d20ro1").probability(1) == Fraction(1, 400)
 
 
 def test_work_is_bounded() -> None:

@@ -90,7 +90,8 @@ def test_syntax_errors_name_the_column(text: str, column: int, fragment: str) ->
         ("1d6+d1000001", "more than 1,000,000 sides"),
         ("20001d6", "20,001 dice"),
         ("201d6!", "could roll 20,301 dice"),
-        ("d20r1*200d20r1", "could roll"),
+        ("d1000000r<999999", "could roll 500,000 dice"),
+        ("1001d20r<20", "could roll 20,020 dice"),
         ("(" * 51 + "1" + ")" * 51, "nests 51 deep; the limit is 50"),
         ("-" * 60 + "1", "nests 60 deep"),
         ("1+" * 500 + "1", "characters"),
@@ -102,12 +103,14 @@ def test_limits_refused_before_work(text: str, fragment: str) -> None:
         parse(text)
 
 
-def test_one_die_may_both_reroll_and_explode() -> None:
-    # 101 rolls of up to 101 each: 10,201 dice in the worst case, within 20,000.
+def test_dice_may_both_reroll_and_explode() -> None:
+    # Issue 10: r is exact rejection, so the bound counts explosions (101 rolls a die)
+    # times the expected draws of a d6r1 (6/5, rounded up to 2).
     assert parse("d6r1!").root == Dice(1, 6, reroll=Reroll(Compare(CompareOp.EQ, 1), False),
                                        explode=Explode(None))  # fmt: skip
-    with pytest.raises(DiceLimitError, match="could roll 20,402 dice"):
-        parse("2d6r1!")
+    parse("20d6r1!")
+    with pytest.raises(DiceLimitError, match="could roll 20,200 dice"):
+        parse("100d6r1!")
 
 
 def test_custom_limits() -> None:

@@ -21,13 +21,12 @@ class Limits:
     nesting: int = 50
     """Deepest nesting of the expression tree (parentheses, unary minus, mixed operators)."""
     dice: int = 20_000
-    """Most dice one roll may throw in the worst case, counting explosions and rerolls."""
+    """Most dice one roll may throw: the worst case over explosions, times the
+    expected number of draws per die for ``r`` (a ``d20r<20`` counts 20 a die)."""
     sides: int = 1_000_000
     """Most faces on one die."""
     explosions: int = 100
     """Most times one die may explode."""
-    rerolls: int = 100
-    """Most times one die may be rerolled (``r``); ``ro`` rerolls once."""
     odds_outcomes: int = 2_000_000
     """Most distinct outcomes an exact distribution may have at any stage."""
     odds_work: int = 50_000_000

@@ -6,8 +6,9 @@ Kronecker substitution: a distribution is packed into one big integer and
 Python's big-integer multiplication does the convolution, which is much faster
 than convolving outcome by outcome. Keep/drop pools use a dynamic programme
 over the faces from the best down (see :func:`_keep`), also on packed
-integers. Exploding and rerolling dice follow the roller's caps exactly, and
-the result says when a cap matters.
+integers. Rerolls are exact (``r`` is the die conditioned on not matching);
+exploding dice follow the roller's explosion cap exactly, and the result says
+when the cap matters.
 
 Every computation is bounded by :class:`~referee.limits.Limits` and refused
 with :class:`~referee.errors.DiceLimitError` before it starts if it would be
@@ -75,7 +76,7 @@ class Odds:
     denominator: int
     """The common denominator; ``sum(counts) == denominator``."""
     capped: bool = False
-    """True when the explosion or reroll cap changes the distribution (as it does the roller)."""
+    """True when the explosion cap changes the distribution (as it does the roller)."""
 
     @property
     def distribution(self) -> dict[int, Fraction]:
@@ -138,8 +139,8 @@ class Odds:
         """Caveats a reader should see with these odds."""
         if self.capped:
             return (
-                "exploding and rerolling dice are capped as the roller caps them "
-                "(100 explosions and 100 rerolls per die by default)",
+                "exploding dice are capped as the roller caps them "
+                "(100 explosions per die by default)",
             )
         return ()
 
@@ -309,8 +310,9 @@ def _power(d: Counts, n: int, limits: Limits) -> Counts:
 def die_distribution(dice: Dice, limits: Limits = DEFAULT_LIMITS) -> tuple[Counts, int, bool]:
     """One die's value with rerolls and explosions: ``(counts, denominator, capped)``.
 
-    Rerolls apply to every roll, explosions compound, and both stop at the
-    caps in ``limits``, exactly as :mod:`referee.roller` rolls them.
+    Rerolls apply to every roll and are exact (``r`` conditions the die on not
+    matching; ``ro`` rerolls once); explosions compound and stop at the cap in
+    ``limits``, exactly as :mod:`referee.roller` rolls them.
     """
     return _die_cached(dice.sides, dice.reroll, dice.explode_cond, limits)
 
@@ -326,16 +328,17 @@ def _die_cached(
     denom = len(counts)
     capped = False
     if isinstance(reroll, Reroll):
-        cap = 1 if reroll.once else limits.rerolls
         match = {f for f in counts if reroll.cond.test(f)}
         m = len(match)
-        if m:
-            # P(face f survives) = w_f * sum_{j<=cap} (m/D)^j; a matching face stands
-            # only after every reroll matched: w_f * (m/D)^cap.
-            keep_factor = sum(m**j * denom ** (cap - j) for j in range(cap + 1))
-            counts = {f: (m**cap if f in match else keep_factor) * c for f, c in counts.items()}
-            denom = denom ** (cap + 1)
-            capped = not reroll.once
+        if m and reroll.once:
+            # ro: a matching face is rolled again once and the second face stands:
+            # P(f) = (1 + m/D) / D for a face that does not match, (m/D) / D for one that does.
+            counts = {f: (m if f in match else denom + m) * c for f, c in counts.items()}
+            denom = denom * denom
+        elif m:
+            # r: the die conditioned on not matching, uniform on the other faces.
+            counts = {f: c for f, c in counts.items() if f not in match}
+            denom = len(counts)
     if isinstance(explode, Compare):
         boom = {f: c for f, c in counts.items() if explode.test(f)}
         if boom:

@@ -313,13 +313,17 @@ def _dice_nodes(node: Node) -> list[Dice]:
 
 
 def worst_case_dice(node: Node, limits: Limits = DEFAULT_LIMITS) -> int:
-    """How many dice one roll of ``node`` can throw at most, counting explosions and rerolls."""
+    """How many dice one roll of ``node`` throws: at most, counting explosions; for ``r``,
+    times the expected draws per die (``sides / faces that stand``, rounded up), since
+    ``r`` is exact rejection with no cap. ``ro`` counts two draws a die."""
     total = 0
     for dice in _dice_nodes(node):
         faces = dice.faces
         per_roll = 1
-        if dice.reroll is not None and any(dice.reroll.cond.test(f) for f in faces):
-            per_roll = 2 if dice.reroll.once else limits.rerolls + 1
+        matched = 0 if dice.reroll is None else sum(1 for f in faces if dice.reroll.cond.test(f))
+        if matched and dice.reroll is not None:
+            standing = len(faces) - matched
+            per_roll = 2 if dice.reroll.once else -(-len(faces) // max(standing, 1))
         chain = 1
         cond = dice.explode_cond
         if cond is not None and any(cond.test(f) for f in faces):

@@ -7,8 +7,10 @@ same text again costs only the dice.
 Semantics, stated once:
 
 * A die's rerolls (``r``/``ro``) apply to every roll of that die, including the
-  rolls of an explosion chain. ``r`` rerolls until the face no longer matches,
-  at most ``Limits.rerolls`` times; the last face stands.
+  rolls of an explosion chain. ``r`` rerolls until the face no longer matches:
+  the die is exactly the die conditioned on not matching (``d20r1`` is uniform
+  on 2..20), drawn by rejection with no cap. ``ro`` rerolls once and the
+  second face stands.
 * An exploding die is rolled again while its newest face meets the condition,
   at most ``Limits.explosions`` times. Its value is the sum of its chain; keep,
   drop and success counting see that sum (explosions compound into the die).
@@ -98,6 +100,7 @@ class RollResult:
 
 
 _Eval = Callable[[RandomSource, list[DiceGroup]], int]
+_REJECTION_GUARD = 1_000_000
 
 
 def _compile(node: Node, limits: Limits) -> _Eval:
@@ -181,7 +184,10 @@ def _dice(node: Node, limits: Limits) -> _Eval:
     n, offset = (3, -1) if sides == FUDGE else (sides, 1)
     reroll = node.reroll
     reroll_test = reroll.cond.test if reroll else None
-    reroll_cap = 0 if reroll is None else (1 if reroll.once else limits.rerolls)
+    # ``r`` is exact rejection; the cap only guards against a broken source (a
+    # die that survives with probability p >= 1/sides needs 10**6 tries with
+    # probability (1 - p)**(10**6), which is nil for every allowed die).
+    reroll_cap = 0 if reroll is None else (1 if reroll.once else _REJECTION_GUARD)
     explode = node.explode_cond
     explode_test = explode.test if explode else None
     explode_cap = limits.explosions
@@ -196,6 +202,8 @@ def _dice(node: Node, limits: Limits) -> _Eval:
                 rerolled.append(face)
                 face = rb(n) + offset
                 tries += 1
+            if tries == _REJECTION_GUARD:
+                raise DiceEvalError(f"{notation} rerolled {tries:,} times: the source is broken")
         return face
 
     def run(src: RandomSource, groups: list[DiceGroup]) -> int:

@@ -151,14 +151,14 @@ class _Simulator:
         lo, hi = (-1, 1) if node.sides == FUDGE else (1, node.sides)
         faces = self.rng.integers(lo, hi + 1, shape, dtype=np.int64)
         reroll = node.reroll
-        if reroll is not None:
-            cap = 1 if reroll.once else self.limits.rerolls
-            for _ in range(cap):
-                mask = _compare(faces, reroll.cond)
-                k = int(mask.sum())
-                if not k:
-                    break
-                faces[mask] = self.rng.integers(lo, hi + 1, k, dtype=np.int64)
+        if reroll is not None and reroll.once:
+            mask = _compare(faces, reroll.cond)
+            faces[mask] = self.rng.integers(lo, hi + 1, int(mask.sum()), dtype=np.int64)
+        elif reroll is not None:
+            # ``r`` is the die conditioned on not matching: uniform on the faces that stand.
+            every = np.arange(lo, hi + 1, dtype=np.int64)
+            standing = every[~_compare(every, reroll.cond)]
+            faces = standing[self.rng.integers(0, len(standing), shape)]
         return faces
 
     def matrix(self, node: Dice, m: int) -> IntArray:
