@@ -19,9 +19,19 @@ from __future__ import annotations
 import hashlib
 import os
 import threading
+from collections.abc import Iterable, Sequence
 from typing import Protocol, runtime_checkable
 
-__all__ = ["RandomSource", "SeededSource", "SystemSource", "default_source", "seeded"]
+__all__ = [
+    "RandomSource",
+    "RecordingSource",
+    "ReplaySource",
+    "SeededSource",
+    "SystemSource",
+    "default_source",
+    "resolve",
+    "seeded",
+]
 
 _CHUNK = 4096
 
@@ -164,3 +174,85 @@ def default_source() -> SystemSource:
     except AttributeError:
         src = _local.source = SystemSource()
     return src
+
+
+def resolve(rng: RandomSource | None) -> RandomSource:
+    """The source to draw from: ``rng``, or this thread's secure source when it is None.
+
+    Every rule function takes ``rng=None`` and calls this once: the one place a
+    default source is chosen.
+    """
+    return default_source() if rng is None else rng
+
+
+class RecordingSource:
+    """A source that keeps every draw of another, in order, as ``(n, value + 1)``.
+
+    ``value + 1`` is the face a dN shows (1..n), as the rooms' log records draws.
+    Every draw is kept: rerolled faces, each die of an explosion, tie-breaks.
+
+    >>> from referee import roll
+    >>> rec = RecordingSource(seeded(1))
+    >>> roll("2d6", rng=rec).total == sum(v for _, v in rec.draws)
+    True
+    """
+
+    __slots__ = ("_draws", "_source")
+
+    def __init__(self, source: RandomSource | None = None) -> None:
+        self._source = resolve(source)
+        self._draws: list[tuple[int, int]] = []
+
+    def randbelow(self, n: int) -> int:
+        """A draw from the wrapped source, recorded."""
+        value = self._source.randbelow(n)
+        self._draws.append((n, value + 1))
+        return value
+
+    @property
+    def draws(self) -> tuple[tuple[int, int], ...]:
+        """Every draw so far, as ``(n, value)`` with value in 1..n."""
+        return tuple(self._draws)
+
+
+class ReplaySource:
+    """A source that gives back recorded draws, in order, and checks each ``n``.
+
+    Raises :class:`~referee.errors.RefereeError` when a draw asks for another
+    ``n`` than was recorded, or for more draws than there are.
+
+    >>> from referee import roll
+    >>> roll("2d6", rng=ReplaySource([(6, 3), (6, 4)])).total
+    7
+    """
+
+    __slots__ = ("_draws", "_pos")
+
+    def __init__(self, draws: Iterable[Sequence[int]]) -> None:
+        self._draws = [(int(n), int(value)) for n, value in draws]
+        self._pos = 0
+
+    def randbelow(self, n: int) -> int:
+        """The next recorded draw, as ``value - 1``."""
+        from .errors import RefereeError
+
+        if self._pos >= len(self._draws):
+            raise RefereeError(f"draw {self._pos + 1} (from {n}) was not recorded")
+        want, value = self._draws[self._pos]
+        if want != n or not 1 <= value <= n:
+            raise RefereeError(
+                f"draw {self._pos + 1} was recorded as [{want}, {value}], "
+                f"but the roll draws from {n}"
+            )
+        self._pos += 1
+        return value - 1
+
+    @property
+    def used(self) -> int:
+        """How many draws were given back."""
+        return self._pos
+
+    @property
+    def left(self) -> int:
+        """How many recorded draws were not used."""
+        return len(self._draws) - self._pos

@@ -32,9 +32,21 @@ from .ast import FUDGE, Arith, Dice, Expression, Literal, Neg, Node
 from .errors import DiceEvalError
 from .limits import DEFAULT_LIMITS, Limits
 from .parser import format_expr, parse
-from .rng import RandomSource, default_source
+from .rng import RandomSource, resolve
 
-__all__ = ["DiceGroup", "DieRoll", "RollResult", "compile_expr", "roll"]
+__all__ = [
+    "DiceGroup",
+    "DieRoll",
+    "RollResult",
+    "compile_expr",
+    "die_text",
+    "draw_faces",
+    "group_text",
+    "roll",
+    "roll_text",
+]
+
+_FUDGE_FACES = {-1: "-", 0: "0", 1: "+"}
 
 
 class DieRoll(NamedTuple):
@@ -94,9 +106,59 @@ class RollResult:
     @property
     def text(self) -> str:
         """A one-line rendering, e.g. ``4d6kh3 = [6, 5, 1 (dropped), 4] = 15``."""
-        from .render import roll_text
-
         return roll_text(self)
+
+
+def _face(face: int, sides: int) -> str:
+    return _FUDGE_FACES[face] if sides == FUDGE else str(face)
+
+
+def die_text(die: DieRoll, sides: int) -> str:
+    """One die: ``5``, ``6!+6!+2``, ``1 (dropped)``, ``4 (rerolled 1)``, ``9 (success)``."""
+    text = "!+".join(_face(f, sides) for f in die.faces)
+    notes = []
+    if die.rerolled:
+        notes.append("rerolled " + ", ".join(_face(f, sides) for f in die.rerolled))
+    if not die.kept:
+        notes.append("dropped")
+    if die.success:
+        notes.append("success")
+    return f"{text} ({'; '.join(notes)})" if notes else text
+
+
+def group_text(group: DiceGroup) -> str:
+    """One pool: ``[6, 5, 1 (dropped), 4]``."""
+    return "[" + ", ".join(die_text(d, group.sides) for d in group.dice) + "]"
+
+
+def roll_text(result: RollResult) -> str:
+    """``4d6kh3 = [6, 5, 1 (dropped), 4] = 15``, prefixed by the label if there is one."""
+    groups = iter(result.groups)
+
+    def show(_: Dice) -> str:
+        return group_text(next(groups))
+
+    middle = format_expr(result.parsed.root, show)
+    text = f"{result.expression} = {middle}"
+    if middle != str(result.total):
+        text += f" = {result.total}"
+    return f"{result.label}: {text}" if result.label else text
+
+
+def draw_faces(rng: RandomSource | None, count: int, sides: int) -> tuple[int, ...]:
+    """``count`` plain dice of ``sides`` faces (``FUDGE``, 0, for Fudge dice: -1, 0, +1).
+
+    The one path by which plain dice are drawn, for the roller and the rule
+    systems alike: a dN draws ``randbelow(N)`` and shows the value + 1; a dF
+    draws ``randbelow(3)`` and shows the value − 1; left to right.
+
+    >>> from referee import seeded
+    >>> draw_faces(seeded(1), 3, 6)
+    (2, 4, 4)
+    """
+    rb = resolve(rng).randbelow
+    n, offset = (3, -1) if sides == FUDGE else (sides, 1)
+    return tuple(rb(n) + offset for _ in range(count))
 
 
 _Eval = Callable[[RandomSource, list[DiceGroup]], int]
@@ -166,7 +228,7 @@ def _plain(node: Dice, notation: str) -> _Eval:
 
     def run(src: RandomSource, groups: list[DiceGroup]) -> int:
         rb = src.randbelow
-        faces = [rb(n) + offset for _ in rng_count]
+        faces = [rb(n) + offset for _ in rng_count]  # as draw_faces, inlined on the hot path
         total = sum(faces)
         groups.append(DiceGroup(notation, sides, tuple([DieRoll(f, (f,)) for f in faces]), total))
         return total
@@ -289,7 +351,7 @@ def roll(
         compiled = compile_expr(format_expr(expr), limits)
     else:
         compiled = compile_expr(expr, limits)
-    src = default_source() if rng is None else rng
+    src = resolve(rng)
     groups: list[DiceGroup] = []
     try:
         total = compiled.run(src, groups)

@@ -15,8 +15,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from fractions import Fraction
 
+from ...ast import FUDGE
 from ...errors import RuleError
-from ...rng import RandomSource, default_source
+from ...fmt import percent
+from ...rng import RandomSource, resolve
+from ...roller import draw_faces
 from .dice import (
     DICE,
     MAX_REROLLS,
@@ -159,8 +162,6 @@ class ActionRoll:
     @property
     def text(self) -> str:
         """The reading, then the difficulty, the verdict, the degree and the odds of success."""
-        from ...render import percent
-
         if self.result is None and self.difficulty is not None:
             head = self.trait.name + (f"{self.modifier:+d}" if self.modifier else "")
             sure = "certain success" if self.success else "impossible"
@@ -303,9 +304,8 @@ def action(
     odds = _odds(base, target, net, strat)
     if odds.success in (0, 1) and not roll_anyway:
         return ActionRoll(ladder, lv, mod, (), (), (), None, diff, odds, net, strat, secret)
-    src = default_source() if rng is None else rng
-    rb = src.randbelow
-    natural = tuple(rb(3) - 1 for _ in range(DICE))
+    src = resolve(rng)
+    natural = draw_faces(src, DICE, FUDGE)
     if net:
         need = None if target is None else target - base
         dice, done = reroll_dice(natural, net, strat, src, need)

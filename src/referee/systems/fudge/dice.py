@@ -19,8 +19,10 @@ from fractions import Fraction
 from math import comb
 from types import MappingProxyType
 
+from ...ast import FUDGE
 from ...errors import RuleError
 from ...rng import RandomSource
+from ...roller import draw_faces
 
 __all__ = [
     "DICE",
@@ -185,7 +187,7 @@ def reroll_dice(
     out = list(faces)
     done = []
     for i in _chosen(faces, net, strategy, need):
-        out[i] = rng.randbelow(3) - 1
+        (out[i],) = draw_faces(rng, 1, FUDGE)
         done.append(Reroll(i, faces[i], out[i]))
     return tuple(out), tuple(done)
 

@@ -13,7 +13,8 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from fractions import Fraction
 
-from ...rng import RandomSource, default_source
+from ...fmt import percent
+from ...rng import RandomSource, resolve
 from .action import NO_DIFFICULTY, ActionOdds, ActionRoll, Rerolls, _odds, action
 from .dice import Strategy
 from .ladder import PSI_PUNK, Ladder, Level
@@ -78,8 +79,6 @@ class OpposedRoll:
     @property
     def text(self) -> str:
         """Both sides' rolls, the winner, the degree and the odds."""
-        from ...render import percent
-
         a, b, o = self.first, self.second, self.odds
         lines = [f"1: {a.reading}", f"2: {b.reading}"]
         d = self.degree
@@ -154,7 +153,7 @@ def oppose(
     Raises:
         RuleError: as :func:`action`, for either side.
     """
-    src = default_source() if rng is None else rng
+    src = resolve(rng)
     sides = []
     for trait, mod, rr in zip((first, second), modifiers, rerolls, strict=True):
         sides.append(

@@ -17,9 +17,10 @@ from enum import StrEnum
 from fractions import Fraction
 
 from ...errors import RuleError
+from ...fmt import percent
 from ...odds import odds
-from ...rng import RandomSource, default_source
-from ...roller import DiceGroup, compile_expr
+from ...rng import RandomSource
+from ...roller import draw_faces
 
 __all__ = [
     "Outcome",
@@ -223,8 +224,6 @@ class SuccessRoll:
     @property
     def text(self) -> str:
         """``Lockpicking 9-5+10 = 14: rolled 11 (3, 5, 3), success by 3 — 83.8% to succeed``."""
-        from ...render import percent
-
         head = f"{self.label} " if self.label else ""
         skill = self.skill_text
         if self.modifiers:
@@ -265,10 +264,8 @@ def check(
             f"effective skill {effective} is below 3: no roll is allowed "
             "except a defense roll (000, 'Base Skill vs Effective Skill')"
         )
-    # The compiled 3d6 directly: the same dice as roll("3d6"), without building a RollResult.
-    groups: list[DiceGroup] = []
-    total = compile_expr("3d6").run(default_source() if rng is None else rng, groups)
-    a, b, c = (d.value for d in groups[0].dice)
+    a, b, c = draw_faces(rng, 3, 6)  # the same dice as roll("3d6"), without a RollResult
+    total = a + b + c
     return SuccessRoll(
         label,
         base,

@@ -17,8 +17,10 @@ from enum import StrEnum
 from fractions import Fraction
 
 from ...errors import RuleError
+from ...fmt import percent
 from ...odds import odds as dice_odds
-from ...rng import RandomSource, default_source
+from ...rng import RandomSource, resolve
+from ...roller import draw_faces
 
 __all__ = [
     "DIFFICULTIES",
@@ -104,8 +106,6 @@ class Check:
     @property
     def text(self) -> str:
         """``Skill check 2d6 [4, 5] +1 skill +1 int = 11 vs 10: success — 58.3% to succeed``."""
-        from ...render import percent
-
         names = {Kind.SAVE: "Save", Kind.SKILL: "Skill check", Kind.MORALE: "Morale"}
         head = self.label or names.get(self.kind, self.kind.value.title())
         mods = "".join(f" {v:+d} {k}" for k, v in self.modifiers if v)
@@ -191,8 +191,7 @@ def _at_least(expr: str, need: int) -> Fraction:
 
 
 def _roll(rng: RandomSource | None, count: int, sides: int) -> tuple[int, ...]:
-    rb = (default_source() if rng is None else rng).randbelow
-    return tuple(rb(sides) + 1 for _ in range(count))
+    return draw_faces(rng, count, sides)
 
 
 # --- skill checks --------------------------------------------------------------------
@@ -299,7 +298,7 @@ def skill_check(
     mods = [("skill", _skill_mod(skill)), ("attribute", attribute)]
     if modifier:
         mods.append(("situational", _situational(modifier, force)))
-    src = default_source() if rng is None else rng
+    src = resolve(rng)
     aid = tuple(
         skill_check(skill=h.skill, attribute=h.attribute, difficulty=target, rng=src, label="Aid")
         for h in helpers

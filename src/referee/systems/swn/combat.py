@@ -20,8 +20,8 @@ from fractions import Fraction
 from ...errors import RuleError
 from ...odds import odds as dice_odds
 from ...parser import parse
-from ...rng import RandomSource, default_source
-from ...roller import DiceGroup, compile_expr
+from ...rng import RandomSource, resolve
+from ...roller import draw_faces, roll
 from .checks import Check, Kind
 
 __all__ = [
@@ -46,6 +46,10 @@ SNAP_PENALTY = -4
 TOTAL_DEFENSE_AC = 2
 """Total defense gives +2 AC (rules README, "Attack")."""
 _SHOCK = re.compile(r"^\s*(\d+)\s*/\s*(?:AC\s*)?(\d+)\s*$", re.IGNORECASE)
+
+
+TIEBREAK = 1 << 30
+"""Ties in initiative between two NPCs (or two PCs) go by a draw from 1..TIEBREAK."""
 
 
 class ShockFloor(StrEnum):
@@ -232,8 +236,8 @@ def attack(
     eff_ac = ac + (TOTAL_DEFENSE_AC if total_defense else 0)
     bonus = attack_modifier(attack_bonus, skill, attribute, snap=snap)
     extra = attribute + damage_bonus
-    src = default_source() if rng is None else rng
-    d = src.randbelow(20) + 1
+    src = resolve(rng)
+    (d,) = draw_faces(src, 1, 20)
     mods = [
         ("attack bonus", attack_bonus),
         ("skill", UNTRAINED_COMBAT if skill is None else skill),
@@ -255,9 +259,9 @@ def attack(
     )
     dist = damage_distribution(weapon, bonus, eff_ac, extra, floor)
     if hit:
-        groups: list[DiceGroup] = []
-        rolled = compile_expr(weapon.damage).run(src, groups)
-        dice = tuple(x.value for g in groups for x in g.dice)
+        damage_roll = roll(weapon.damage, rng=src)
+        rolled = damage_roll.total
+        dice = tuple(x.value for x in damage_roll.dice)
         dmg = _hit_damage(rolled, weapon, extra, eff_ac, floor)
         return Attack(check, weapon, dice, dmg, dmg > max(0, rolled + extra), extra, dist)
     miss = _miss_damage(weapon, extra, eff_ac)
@@ -301,9 +305,9 @@ def initiative(
     Args:
         combatants: ``(name, dex modifier, is a PC)`` for each combatant.
     """
-    src = default_source() if rng is None else rng
+    src = resolve(rng)
     entries = [
-        InitiativeEntry(name, pc, src.randbelow(8) + 1, mod, src.randbelow(1 << 30))
+        InitiativeEntry(name, pc, draw_faces(src, 1, 8)[0], mod, draw_faces(src, 1, TIEBREAK)[0])
         for name, mod, pc in combatants
     ]
     return tuple(sorted(entries, key=lambda e: (-e.total, not e.pc, e.tiebreak)))

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from fractions import Fraction
 
-from ...rng import RandomSource, default_source
+from ...fmt import percent
+from ...rng import RandomSource, resolve
 from .checks import LIMIT, Check, Kind, _bounded, _dist, _roll
 
 __all__ = ["Opposed", "TieRule", "morale", "morale_odds", "morale_triggers", "oppose"]
@@ -45,8 +46,6 @@ class Opposed:
     @property
     def text(self) -> str:
         """Both totals and the winner."""
-        from ...render import percent
-
         a, b = self.first, self.second
         tie = " (tie)" if a.total == b.total else ""
         return (
@@ -79,7 +78,7 @@ def oppose(
         second: the same for the second side, the defender.
     """
     ties = TieRule(ties)
-    src = default_source() if rng is None else rng
+    src = resolve(rng)
     (b1, pc1), (b2, pc2) = first, second
     d1, d2 = _roll(src, 2, 6), _roll(src, 2, 6)
     t1, t2 = sum(d1) + b1, sum(d2) + b2

@@ -38,6 +38,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...rng import RandomSource
+from ...roller import draw_faces
 from .combat import attack, initiative
 from .encounter import Encounter, Target
 from .injury import Condition, Health, end_round, stabilize, take_damage
@@ -112,7 +113,7 @@ def run_once(enc: Encounter, rng: RandomSource) -> Outcome:
         if enc.sides[side[i]].target is Target.WEAKEST:
             t = min(targets, key=lambda j: (health[j].hp, j))
         else:
-            t = targets[rng.randbelow(len(targets))]
+            t = targets[draw_faces(rng, 1, len(targets))[0] - 1]
         a = attack(
             ac=fighters[t].ac,
             weapon=c.weapon,
