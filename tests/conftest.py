@@ -61,7 +61,7 @@ def cli_json(*args: str) -> dict[str, Any]:
     """Run ``referee ARGS --json`` in-process; assert it succeeded and printed a JSON object."""
     from typer.testing import CliRunner
 
-    from referee.cli_app import app
+    from referee.cli.app import app
 
     res = CliRunner().invoke(app, [*args, "--json"])
     assert res.exit_code == 0, res.output

@@ -7,8 +7,8 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from referee.cli_app import app
-from referee.repl import handle, run_repl
+from referee.cli.app import app
+from referee.cli.repl import handle, run_repl
 
 runner = CliRunner()
 
@@ -54,7 +54,7 @@ def test_sample_summary() -> None:
 
 
 def test_repl() -> None:
-    assert "Notation" in handle("help")
+    assert "Dice notation" in handle("help")
     assert handle("3d6x").startswith("error: unexpected character")
     assert "mean 7.000" in handle("odds 2d6")
     lines = iter(["2d6", "quit"])
@@ -71,6 +71,14 @@ def test_fast_path_matches_typer(
         2,
         4,
         True,
+        False,
+    )
+    assert _fast_roll_args(["roll", "3d6", "+", "2", "1d20"]) == (
+        ["3d6+2", "1d20"],
+        1,
+        None,
+        False,
+        False,
     )
     assert _fast_roll_args(["roll", "--help"]) is None
     assert _fast_roll_args(["odds", "3d6"]) is None
@@ -139,12 +147,17 @@ def test_expressions_and_levels_may_start_with_minus(
 
 
 def test_repl_commands() -> None:
-    assert handle("odds") == "usage: odds EXPR" and handle("sample ") == "usage: sample EXPR [N]"
-    assert "quit (or exit, q)" in handle("help") and "sample EXPR [N]" in handle("help")
-    out = handle("sample 3d6 2000")
+    assert "Missing argument 'EXPR'" in handle("odds")
+    assert "quit (or exit, q)" in handle("help") and "help COMMAND" in handle("help")
+    out = handle("sample 3d6 -n 2000")
     assert out.startswith("3d6: 2,000 rolls, mean ") and len(out.splitlines()) == 17
-    assert handle("sample 3d6 0").startswith("error: sample between 1")
+    assert handle("sample 3d6 -n 0").startswith("error: -n 0: sample at least one roll")
     assert len(handle("odds d100").splitlines()) == 101  # every row: none is under 0.1%
+    # every rolling command, not only dice (issue 10)
+    assert "to succeed" in handle("gurps check 12") and "save" in handle("swn save physical")
+    assert "Usage: gurps check" in handle("help gurps check")
+    assert "gurps check" in handle("help commands")
+    assert "--seed has no meaning here" in handle("gurps check 12 --seed 1")
 
 
 def test_long_tables_say_what_they_leave_out() -> None:

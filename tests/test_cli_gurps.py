@@ -8,7 +8,7 @@ import pytest
 from typer.testing import CliRunner
 
 from conftest import cli_json
-from referee.cli_app import app
+from referee.cli.app import app
 
 runner = CliRunner()
 

@@ -247,11 +247,6 @@ def test_opposed_odds_match_enumeration() -> None:
     assert f.oppose_odds(a, b, "defender") == f.OpposedOdds(win, lose + tie, Fraction(0))
 
 
-def test_secret_flag_is_carried() -> None:
-    assert f.action("Good", secret=True).secret is True
-    assert f.oppose("Good", "Fair", secret=True).first.secret is True
-
-
 @pytest.mark.parametrize(
     ("net", "strategy"),
     [(0, "optimal"), (2, "optimal"), (1, "minus-then-blank"), (-1, "optimal"), (3, "minus-only")],

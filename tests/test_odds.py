@@ -231,7 +231,7 @@ def test_products_are_bounded_by_their_real_cost() -> None:
 
 
 def test_roll_odds_use_a_small_budget() -> None:
-    from referee.cli import ROLL_ODDS_LIMITS, chance
+    from referee.commands.rolling import ROLL_ODDS_LIMITS, chance
 
     assert ROLL_ODDS_LIMITS.odds_work * 10 == DEFAULT_LIMITS.odds_work
     assert chance("d6!*d6!", 8) is None  # costly: the roll shows no percentage

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from conftest import cli_json
 from referee import RuleError, seeded
-from referee.cli_app import app
+from referee.cli.app import app
 from referee.systems import swn
 from referee.systems.swn.encounter import encounter_from_data, load_encounter
 from referee.systems.swn.oracle import run_once

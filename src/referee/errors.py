@@ -8,6 +8,7 @@ for dice expressions, carry the 1-based column of the problem.
 from __future__ import annotations
 
 __all__ = [
+    "CommandError",
     "DiceEvalError",
     "DiceLimitError",
     "DiceSyntaxError",
@@ -62,3 +63,7 @@ class DiceEvalError(_Located):
 
 class RuleError(RefereeError):
     """A request that a game's rules do not allow (e.g. effective skill below 3)."""
+
+
+class CommandError(RefereeError):
+    """A command line that is malformed, unknown, or not allowed where it was given."""

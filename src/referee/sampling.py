@@ -19,7 +19,7 @@ more memory than the returned array itself.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -32,7 +32,7 @@ from .odds import bounds, odds
 from .parser import format_expr, parse
 from .rng import numpy_seed
 
-__all__ = ["iter_samples", "sample"]
+__all__ = ["iter_samples", "sample", "summarize"]
 
 IntArray = npt.NDArray[np.int64]
 TABLE_MAX = 65_536
@@ -258,3 +258,47 @@ def sample(
         out[done : done + m] = sim.run(root, m)
         done += m
     return out
+
+
+def summarize(
+    expr: str,
+    n: int,
+    seed: int | str | None = None,
+    progress: Callable[[int], None] | None = None,
+    limits: Limits = DEFAULT_LIMITS,
+) -> dict[str, Any]:
+    """Simulate ``n`` rolls in chunks and summarise them (the ``sample`` command's figures).
+
+    Returns ``{"expression", "n", "seed", "mean", "stdev", "min", "max",
+    "histogram": [[total, count], ...]}``; ``progress`` is called with the
+    rolls done after each chunk.
+
+    Raises:
+        DiceLimitError: ``n`` below 1 or over the limit, or as :func:`sample`.
+    """
+    if isinstance(n, int) and n < 1:
+        raise DiceLimitError(f"-n {n}: sample at least one roll")
+    hist: dict[int, int] = {}
+    total = sq = 0.0
+    done = 0
+    for chunk in iter_samples(expr, n, seed=seed, limits=limits):
+        values, counts = np.unique(chunk, return_counts=True)
+        for v, c in zip(values.tolist(), counts.tolist(), strict=True):
+            hist[v] = hist.get(v, 0) + c
+        total += float(chunk.sum(dtype=np.float64))
+        sq += float(np.square(chunk, dtype=np.float64).sum())
+        done += len(chunk)
+        if progress is not None:
+            progress(done)
+    mean = total / n
+    keys = sorted(hist)
+    return {
+        "expression": expr,
+        "n": n,
+        "seed": seed,
+        "mean": mean,
+        "stdev": max(0.0, sq / n - mean * mean) ** 0.5,
+        "min": keys[0],
+        "max": keys[-1],
+        "histogram": [[k, hist[k]] for k in keys],
+    }

@@ -31,6 +31,7 @@ from .dice import (
     face_text,
     net_rerolls,
     read_faces,
+    read_rerolls,
 )
 from .ladder import FATE_CORE, LADDERS, PSI_PUNK, Degrees, Ladder, Level, ladder_from_data
 from .ladder_file import get_ladder, load_ladder
@@ -66,4 +67,5 @@ __all__ = [
     "oppose",
     "oppose_odds",
     "read_faces",
+    "read_rerolls",
 ]

@@ -94,8 +94,6 @@ class ActionRoll:
     """The net reroll bonus (> 0) or penalty (< 0) after cancelling."""
     strategy: Strategy = Strategy.OPTIMAL
     """How a reroll bonus chose its dice."""
-    secret: bool = False
-    """True for a GM's secret roll."""
 
     @property
     def rolled(self) -> bool:
@@ -258,7 +256,6 @@ def action(
     reroll: Rerolls = 0,
     strategy: Strategy | str = Strategy.OPTIMAL,
     extreme: bool = False,
-    secret: bool = False,
     roll_anyway: bool = False,
     ladder: Ladder = PSI_PUNK,
     rng: RandomSource | None = None,
@@ -280,7 +277,6 @@ def action(
         strategy: which dice a bonus rerolls (:class:`Strategy`; the best choice
             for this difficulty by default).
         extreme: allow modifiers beyond ±3 ("extreme conditions").
-        secret: mark as a GM's secret roll.
         roll_anyway: roll even when success is certain or impossible. Without it
             no dice are drawn then: "There is no need to roll the dice when a
             character performs an action that is so easy as to be automatic.
@@ -303,7 +299,7 @@ def action(
     target = None if diff is None else diff.value
     odds = _odds(base, target, net, strat)
     if odds.success in (0, 1) and not roll_anyway:
-        return ActionRoll(ladder, lv, mod, (), (), (), None, diff, odds, net, strat, secret)
+        return ActionRoll(ladder, lv, mod, (), (), (), None, diff, odds, net, strat)
     src = resolve(rng)
     natural = draw_faces(src, DICE, FUDGE)
     if net:
@@ -323,5 +319,4 @@ def action(
         odds,
         net,
         strat,
-        secret,
     )

@@ -34,6 +34,7 @@ __all__ = [
     "face_text",
     "net_rerolls",
     "read_faces",
+    "read_rerolls",
     "reroll_dice",
 ]
 
@@ -74,6 +75,32 @@ class Reroll:
 def face_text(face: int) -> str:
     """``+``, ``0`` or ``-``: how a Fudge die is written in text and JSON."""
     return _FACE[face]
+
+
+def read_rerolls(texts: Iterable[str | int]) -> list[int]:
+    """Reroll bonuses and penalties as players write them: ``+1``, ``-2``, ``+1dF``.
+
+    >>> read_rerolls(["+1", "-1dF", 2])
+    [1, -1, 2]
+
+    Raises:
+        RuleError: a text that is not a signed count of dice.
+    """
+    out = []
+    for text in texts:
+        if isinstance(text, int):
+            out.append(text)
+            continue
+        cleaned = text.replace(" ", "")
+        for suffix in ("dF", "df", "DF"):
+            cleaned = cleaned.removesuffix(suffix)
+        try:
+            out.append(int(cleaned))
+        except ValueError:
+            raise RuleError(
+                f"cannot read reroll {text!r}: write +1 (bonus) or -1 (penalty)"
+            ) from None
+    return out
 
 
 def net_rerolls(counts: Iterable[int]) -> int:

@@ -59,8 +59,6 @@ class OpposedRoll:
     """What a tie means."""
     odds: OpposedOdds
     """Exact odds of each side winning and of a tie, before the roll."""
-    secret: bool = False
-    """True for a GM's secret roll."""
 
     @property
     def degree(self) -> int:
@@ -138,7 +136,6 @@ def oppose(
     strategy: Strategy | str = Strategy.OPTIMAL,
     ties: TieRule | str = TieRule.NOBODY,
     extreme: bool = False,
-    secret: bool = False,
     ladder: Ladder = PSI_PUNK,
     rng: RandomSource | None = None,
 ) -> OpposedRoll:
@@ -164,7 +161,6 @@ def oppose(
                 reroll=rr,
                 strategy=strategy,
                 extreme=extreme,
-                secret=secret,
                 roll_anyway=True,
                 ladder=ladder,
                 rng=src,
@@ -178,7 +174,7 @@ def oppose(
     # Each side's difficulty is the other's result (002, "Degree of Success").
     a = _against(a, _result(b))
     b = _against(b, _result(a))
-    return OpposedRoll(a, b, TieRule(ties), odds, secret)
+    return OpposedRoll(a, b, TieRule(ties), odds)
 
 
 def _result(r: ActionRoll) -> Level:

@@ -15,15 +15,8 @@ from .contest import (
     rolled_skill,
     shorten,
 )
-from .reaction import (
-    DAMAGE_TYPES,
-    DamageRoll,
-    ReactionRoll,
-    damage,
-    damage_odds,
-    reaction,
-    reaction_band,
-)
+from .damage import DAMAGE_TYPES, DamageRoll, damage, damage_odds
+from .reaction import SECRET_BY_DEFAULT, ReactionRoll, reaction, reaction_band
 from .retry import Attempts, RetryRule, repeated_attempts, retry_odds
 from .success import Outcome, SkillOdds, SuccessRoll, check, outcome, parse_skill, skill_odds
 
@@ -38,6 +31,7 @@ __all__ = [
     "Edition",
     "Floor",
     "Outcome",
+    "SECRET_BY_DEFAULT",
     "ReactionRoll",
     "SkillOdds",
     "SuccessRoll",

@@ -15,6 +15,7 @@ from enum import StrEnum
 from fractions import Fraction
 
 from ...errors import RuleError
+from ...fmt import percent
 from ...odds import odds
 from ...rng import RandomSource
 from .success import SuccessRoll, check, margin, outcome, skill_odds
@@ -196,6 +197,50 @@ class ContestResult:
     """The shortening rule (Regular Contest)."""
     floor: Floor = Floor.CLAMP
     """How a very low skill was treated."""
+
+    @property
+    def text(self) -> str:
+        """The skills (and any shortening), the last round with each side's margin, the
+        winner and the odds: ``Quick Contest 14 vs 12: 6 success by 8 vs 8 success by 4:
+        side 1 wins by 4 — odds 63.7% / 27.9% / tie 8.4%``."""
+        o = self.odds
+        if self.capped:
+            who = f"nobody wins: stopped at the cap of {len(self.rounds)} rounds"
+        else:
+            who = "nobody wins (tie)" if self.winner is None else f"side {self.winner} wins"
+        if self.margin_of_victory is not None:
+            who += f" by {self.margin_of_victory}"
+        last = self.rounds[-1]
+        sides = " vs ".join(
+            _side_text(x, s) for x, s in zip(last, self.effective_skills, strict=True)
+        )
+        regular = self.kind == "regular_contest"
+        n = len(self.rounds)
+        rounds = f" after {n} round{'' if n == 1 else 's'}" if regular else ""
+        tie = f" / tie {percent(o.tie)}" if not regular else ""
+        return (
+            f"{self.kind.replace('_', ' ').title()} {self._skills_text()}: {sides}{rounds}: "
+            f"{who} — odds {percent(o.first)} / {percent(o.second)}{tie}"
+        )
+
+    def _skills_text(self) -> str:
+        a, b = self.skills
+        out = f"{a} vs {b}"
+        if self.effective_skills != self.skills:
+            ea, eb = self.effective_skills
+            out += f" (shortened, {self.edition.value}: {ea} vs {eb})"
+        pairs = zip(self.effective_skills, self.rolled_skills, strict=True)
+        for n, (eff, rolled) in enumerate(pairs, 1):
+            if rolled is not None and rolled != eff:
+                out += f"; side {n} rolls at {rolled}"
+        return out
+
+
+def _side_text(r: SuccessRoll | None, skill: int) -> str:
+    if r is None:
+        return f"skill {skill} fails without a roll"
+    why = f" ({r.roll} always {'succeeds' if r.success else 'fails'})" if r.automatic else ""
+    return f"{r.roll} {r.outcome.value} by {abs(r.margin)}{why}"
 
 
 def _contestant(skill: int, floor: Floor) -> int | None:

@@ -1,8 +1,7 @@
-"""GURPS reaction rolls and damage rolls, with exact odds.
+"""GURPS reaction rolls, with exact odds.
 
-Sources: ``000_f6059ff1ef0c1de9.txt`` "Reaction Rolls", "Reaction Table",
-"Damage Rolls" and "The Basics" (dice+adds); the rules README for the damage
-minimums and DR.
+Sources: ``000_f6059ff1ef0c1de9.txt`` "Reaction Rolls" and "Reaction Table";
+the rules README (modifiers apply to the roll; the GM rolls it in secret).
 """
 
 from __future__ import annotations
@@ -11,23 +10,16 @@ import functools
 from dataclasses import dataclass
 from fractions import Fraction
 
-from ...ast import Arith, Dice, Literal
 from ...errors import RuleError
 from ...odds import odds
-from ...parser import parse
 from ...rng import RandomSource
 from ...roller import roll
 
-__all__ = [
-    "DAMAGE_TYPES",
-    "BANDS",
-    "DamageRoll",
-    "ReactionRoll",
-    "damage",
-    "damage_odds",
-    "reaction",
-    "reaction_band",
-]
+__all__ = ["BANDS", "SECRET_BY_DEFAULT", "ReactionRoll", "reaction", "reaction_band"]
+
+SECRET_BY_DEFAULT = True
+"""The rule's default visibility: "The GM should keep this roll secret from the
+players" (``000``, "Reaction Rolls"). Who sees a roll is the caller's choice."""
 
 BANDS: tuple[tuple[int, str], ...] = (
     (0, "Disastrous"),
@@ -39,21 +31,6 @@ BANDS: tuple[tuple[int, str], ...] = (
     (18, "Very Good"),
 )
 """Upper bound of each band of the Reaction Table; 19 or more is Excellent."""
-
-DAMAGE_TYPES = {
-    "cr": "crushing",
-    "cut": "cutting",
-    "imp": "impaling",
-    "pi-": "small piercing",
-    "pi": "piercing",
-    "pi+": "large piercing",
-    "pi++": "huge piercing",
-    "burn": "burning",
-    "cor": "corrosion",
-    "fat": "fatigue",
-    "tox": "toxic",
-}
-"""The damage types referee knows, by their usual abbreviations."""
 
 
 def reaction_band(total: int) -> str:
@@ -91,8 +68,6 @@ class ReactionRoll:
     """The band, Disastrous to Excellent."""
     odds: dict[str, Fraction]
     """Exact odds of each band given the modifier."""
-    secret: bool = True
-    """Reaction rolls are the GM's secret by default (``000``, "Reaction Rolls")."""
 
     @property
     def total(self) -> int:
@@ -109,9 +84,7 @@ class ReactionRoll:
         )
 
 
-def reaction(
-    modifier: int = 0, *, secret: bool = True, rng: RandomSource | None = None
-) -> ReactionRoll:
+def reaction(modifier: int = 0, *, rng: RandomSource | None = None) -> ReactionRoll:
     """Roll a reaction: 3d6 plus the reaction modifiers, read on the Reaction Table.
 
     Source: ``000``, "Reaction Rolls" and "Reaction Table".
@@ -126,96 +99,4 @@ def reaction(
         modifier,
         reaction_band(total),
         reaction_odds(modifier),
-        secret,
     )
-
-
-def _dice_adds(expression: str) -> tuple[int, int]:
-    """``"3d-3"`` -> ``(3, -3)``: GURPS dice+adds (``000``, "The Basics")."""
-    try:
-        root = parse(expression).root
-    except ValueError as exc:
-        raise RuleError(f"cannot read damage {expression!r}: {exc}") from None
-    dice, adds = root, 0
-    if isinstance(root, Arith) and len(root.rest) == 1 and isinstance(root.rest[0][1], Literal):
-        op, lit = root.rest[0]
-        if op in "+-" and isinstance(lit, Literal):
-            dice, adds = root.first, lit.value if op == "+" else -lit.value
-    if not isinstance(dice, Dice) or dice.sides != 6 or dice != Dice(dice.count, 6):
-        raise RuleError(f"damage {expression!r} is not dice+adds such as 2d, 3d-3 or 4d+2")
-    return dice.count, adds
-
-
-def _minimum(damage_type: str) -> int:
-    return 0 if damage_type == "cr" else 1
-
-
-def _check_type(damage_type: str) -> None:
-    if damage_type not in DAMAGE_TYPES:
-        raise RuleError(
-            f"unknown damage type {damage_type!r}; use one of {', '.join(DAMAGE_TYPES)}"
-        )
-
-
-@dataclass(frozen=True, slots=True)
-class DamageRoll:
-    """A resolved damage roll against DR."""
-
-    expression: str
-    """The dice+adds as given."""
-    dice: tuple[int, ...]
-    """The dice rolled."""
-    basic_damage: int
-    """Dice plus adds, at least 0 for crushing and 1 for other types."""
-    dr: int
-    """Damage Resistance subtracted from the basic damage."""
-    damage_type: str
-    """The damage type's abbreviation."""
-    penetrating: int
-    """Damage that gets through DR: basic damage minus DR, never below 0."""
-
-    @property
-    def text(self) -> str:
-        """``3d-3 cut vs DR 2: rolled 9 (2, 3, 4) -3 = 6, 4 penetrates``."""
-        dice = ", ".join(map(str, self.dice))
-        return (
-            f"{self.expression} {self.damage_type} vs DR {self.dr}: rolled {sum(self.dice)} "
-            f"({dice}), basic damage {self.basic_damage}, {self.penetrating} penetrates"
-        )
-
-
-def _apply(total: int, dr: int, damage_type: str) -> tuple[int, int]:
-    basic = max(total, _minimum(damage_type))
-    return basic, max(basic - dr, 0)
-
-
-def damage(
-    expression: str, *, dr: int = 0, damage_type: str = "cr", rng: RandomSource | None = None
-) -> DamageRoll:
-    """Roll damage: dice+adds, the type's minimum, then DR.
-
-    Source: ``000``, "Damage Rolls"; rules README: after penalties damage is at
-    least 0 for crushing and 1 for other types; DR is subtracted from basic
-    damage. (An attack that penetrates does at least 1 injury, which holds
-    because penetrating damage is a whole number above 0.)
-    """
-    _check_type(damage_type)
-    if not 0 <= dr <= 1000:
-        raise RuleError(f"DR {dr} is out of range (0 to 1000)")
-    count, adds = _dice_adds(expression)
-    result = roll(f"{count}d6", rng=rng)
-    basic, through = _apply(result.total + adds, dr, damage_type)
-    return DamageRoll(
-        expression, tuple(d.value for d in result.dice), basic, dr, damage_type, through
-    )
-
-
-def damage_odds(expression: str, *, dr: int = 0, damage_type: str = "cr") -> dict[int, Fraction]:
-    """The exact distribution of penetrating damage."""
-    _check_type(damage_type)
-    count, adds = _dice_adds(expression)
-    out: dict[int, Fraction] = {}
-    for total, p in odds(f"{count}d6").distribution.items():
-        through = _apply(total + adds, dr, damage_type)[1]
-        out[through] = out.get(through, Fraction(0)) + p
-    return dict(sorted(out.items()))

@@ -184,8 +184,6 @@ class SuccessRoll:
     """Critical success, success, failure or critical failure."""
     odds: SkillOdds
     """The exact odds of this roll, before it was made."""
-    secret: bool = False
-    """True for a GM's secret roll (``000``, "When the GM Rolls")."""
     defense: bool = False
     """True for a defense roll, which may be made at effective skill below 3."""
 
@@ -245,7 +243,6 @@ def check(
     *,
     label: str | None = None,
     defense: bool = False,
-    secret: bool = False,
     rng: RandomSource | None = None,
 ) -> SuccessRoll:
     """Make a success roll: 3d6 at or under the effective skill.
@@ -275,6 +272,5 @@ def check(
         total,
         outcome(total, effective),
         skill_odds(effective),
-        secret,
         defense,
     )

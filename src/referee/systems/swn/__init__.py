@@ -11,25 +11,31 @@ Stars Without Number section of that folder's ``README.md``.
 """
 
 from .checks import (
+    ATTRIBUTES,
     DIFFICULTIES,
     Check,
+    CheckOdds,
     Helper,
     Kind,
     attribute_modifier,
+    best_attribute,
     difficulty_value,
     resolve_modifier,
     skill_check,
+    skill_check_odds,
     skill_odds,
 )
 from .combat import (
     ACTIONS,
     Attack,
+    AttackOdds,
     InitiativeEntry,
     ShockFloor,
     Turn,
     Weapon,
     attack,
     attack_modifier,
+    attack_odds,
     damage_distribution,
     hit_odds,
     initiative,
@@ -46,6 +52,7 @@ from .injury import (
     rest_night,
     stabilize,
     stabilize_difficulty,
+    stabilize_odds,
     take_damage,
     wait_minutes,
 )
@@ -53,11 +60,14 @@ from .opposed import Opposed, TieRule, morale, morale_odds, morale_triggers, opp
 from .saves import SaveKind, save, save_attribute, save_odds, save_target
 
 __all__ = [
+    "ATTRIBUTES",
     "ACTIONS",
     "DIFFICULTIES",
     "TOOLS",
     "Attack",
+    "AttackOdds",
     "Check",
+    "CheckOdds",
     "Combatant",
     "Condition",
     "DeathWindow",
@@ -76,8 +86,10 @@ __all__ = [
     "Turn",
     "Weapon",
     "attack",
+    "attack_odds",
     "attack_modifier",
     "attribute_modifier",
+    "best_attribute",
     "damage_distribution",
     "difficulty_value",
     "end_round",
@@ -97,9 +109,11 @@ __all__ = [
     "save_odds",
     "save_target",
     "skill_check",
+    "skill_check_odds",
     "skill_odds",
     "stabilize",
     "stabilize_difficulty",
+    "stabilize_odds",
     "take_damage",
     "wait_minutes",
 ]

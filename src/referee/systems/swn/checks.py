@@ -11,7 +11,7 @@ the injected random source and returns a frozen :class:`Check`.
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from fractions import Fraction
@@ -23,14 +23,18 @@ from ...rng import RandomSource, resolve
 from ...roller import draw_faces
 
 __all__ = [
+    "ATTRIBUTES",
     "DIFFICULTIES",
     "Check",
+    "CheckOdds",
     "Helper",
     "Kind",
     "attribute_modifier",
+    "best_attribute",
     "difficulty_value",
     "resolve_modifier",
     "skill_check",
+    "skill_check_odds",
     "skill_odds",
 ]
 
@@ -88,8 +92,6 @@ class Check:
     """For an aided check: the probability of success with no helpers."""
     label: str | None = None
     """What was rolled."""
-    secret: bool = False
-    """True for a GM's secret roll."""
     assumed: tuple[str, ...] = ()
     """What the check took for granted, e.g. ``con +0 (not given)``."""
 
@@ -175,6 +177,31 @@ def resolve_modifier(name: str, score: int | None, modifier: int | None) -> int:
     return modifier
 
 
+ATTRIBUTES = ("str", "dex", "con", "int", "wis", "cha")
+"""The six attributes, as the command line names them."""
+
+
+def best_attribute(
+    attributes: Mapping[str, int], allowed: Sequence[str], what: str, *, single: bool = False
+) -> int:
+    """The better modifier among the attributes given (0 if none), all of them ``allowed``.
+
+    With ``single``, at most one may be given (a check uses one attribute).
+
+    >>> best_attribute({"int": 1, "dex": -1}, ("int", "dex"), "stabilizing")
+    1
+
+    Raises:
+        RuleError: an attribute that does not apply, or two where one is allowed.
+    """
+    extra = [a for a in attributes if a not in allowed]
+    if extra:
+        raise RuleError(f"{extra[0]} does not apply to {what} (use {', '.join(allowed)})")
+    if single and len(attributes) > 1:
+        raise RuleError(f"{what} uses one attribute: give only one of {', '.join(attributes)}")
+    return max(attributes.values(), default=0)
+
+
 def _bounded(name: str, value: int, lo: int = -LIMIT, hi: int = LIMIT) -> int:
     if not lo <= value <= hi:
         raise RuleError(f"{name} {value} is outside {lo}..{hi}")
@@ -255,6 +282,64 @@ def skill_odds(bonus: int, difficulty: int, helpers: tuple[int, ...] = ()) -> Fr
     return (1 - none_help) * _at_least("2d6", difficulty - bonus - 1) + none_help * plain
 
 
+@dataclass(frozen=True, slots=True)
+class CheckOdds:
+    """A skill check's target and exact odds, known before any roll."""
+
+    target: int
+    """The difficulty, after a peripheral skill's +2."""
+    success: Fraction
+    """P(success), aid included."""
+    without_aid: Fraction | None
+    """P(success) with no helpers, when there are helpers."""
+
+
+def _setup(
+    skill: int | None,
+    attribute: int,
+    difficulty: int | str,
+    peripheral: bool,
+    modifier: int,
+    force: bool,
+    technical: bool,
+) -> tuple[int, list[tuple[str, int]]]:
+    if technical and skill is None:
+        raise RuleError(
+            "this technical skill cannot be attempted untrained (003, 'Skill Checks'): "
+            "no roll is made"
+        )
+    target = difficulty_value(difficulty) + (2 if peripheral else 0)
+    mods = [("skill", _skill_mod(skill)), ("attribute", attribute)]
+    if modifier:
+        mods.append(("situational", _situational(modifier, force)))
+    return target, mods
+
+
+def skill_check_odds(
+    *,
+    skill: int | None = 0,
+    attribute: int = 0,
+    difficulty: int | str = 8,
+    peripheral: bool = False,
+    modifier: int = 0,
+    force: bool = False,
+    helpers: Sequence[Helper] = (),
+    technical: bool = False,
+) -> CheckOdds:
+    """The exact odds of :func:`skill_check` with the same arguments, without rolling.
+
+    Source: as :func:`skill_check`.
+    """
+    target, mods = _setup(skill, attribute, difficulty, peripheral, modifier, force, technical)
+    bonus = sum(v for _, v in mods)
+    helper_bonus = tuple(_skill_mod(h.skill) + h.attribute for h in helpers)
+    return CheckOdds(
+        target,
+        skill_odds(bonus, target, helper_bonus),
+        skill_odds(bonus, target) if helpers else None,
+    )
+
+
 def skill_check(
     *,
     skill: int | None = 0,
@@ -266,7 +351,6 @@ def skill_check(
     helpers: Sequence[Helper] = (),
     technical: bool = False,
     label: str | None = None,
-    secret: bool = False,
     rng: RandomSource | None = None,
 ) -> Check:
     """Roll a skill check: 2d6 + skill + attribute modifier against a difficulty.
@@ -274,7 +358,7 @@ def skill_check(
     Source: ``003``, "Skill Checks" (−1 without even level 0; a peripheral
     skill adds +2 to the difficulty; situational modifiers up to ±2),
     "Aiding a Skill Check" (each helper rolls against the same difficulty; +1
-    if any succeeds, however many); rules README.
+    if any succeeds, however many); rules README. Helpers roll first, in order.
 
     Args:
         skill: the skill level 0–4, or None for untrained (−1).
@@ -289,15 +373,11 @@ def skill_check(
     Raises:
         RuleError: a technical skill untrained, or a value out of range.
     """
-    if technical and skill is None:
-        raise RuleError(
-            "this technical skill cannot be attempted untrained (003, 'Skill Checks'): "
-            "no roll is made"
-        )
-    target = difficulty_value(difficulty) + (2 if peripheral else 0)
-    mods = [("skill", _skill_mod(skill)), ("attribute", attribute)]
-    if modifier:
-        mods.append(("situational", _situational(modifier, force)))
+    target, mods = _setup(skill, attribute, difficulty, peripheral, modifier, force, technical)
+    odds = skill_check_odds(
+        skill=skill, attribute=attribute, difficulty=difficulty, peripheral=peripheral,
+        modifier=modifier, force=force, helpers=helpers, technical=technical,
+    )  # fmt: skip
     src = resolve(rng)
     aid = tuple(
         skill_check(skill=h.skill, attribute=h.attribute, difficulty=target, rng=src, label="Aid")
@@ -305,8 +385,6 @@ def skill_check(
     )
     if any(a.success for a in aid):
         mods.append(("aid", 1))
-    bonus = sum(v for k, v in mods if k != "aid")
-    helper_bonus = tuple(_skill_mod(h.skill) + h.attribute for h in helpers)
     dice = _roll(src, 2, 6)
     total = sum(dice) + sum(v for _, v in mods)
     return Check(
@@ -315,9 +393,8 @@ def skill_check(
         tuple(mods),
         target,
         total >= target,
-        skill_odds(bonus, target, helper_bonus),
+        odds.success,
         aid=aid,
-        odds_without_aid=skill_odds(bonus, target) if helpers else None,
+        odds_without_aid=odds.without_aid,
         label=label,
-        secret=secret,
     )

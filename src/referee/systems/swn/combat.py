@@ -209,6 +209,42 @@ class Attack:
         return f"{head}; {tail}"
 
 
+@dataclass(frozen=True, slots=True)
+class AttackOdds:
+    """An attack's target and exact odds, known before it is rolled."""
+
+    target: int
+    """The AC to meet (+2 on total defense)."""
+    hit: Fraction
+    """P(hit)."""
+    distribution: tuple[tuple[int, Fraction], ...]
+    """P(damage = value), Shock on a miss included."""
+
+
+def attack_odds(
+    *,
+    ac: int,
+    weapon: Weapon,
+    attack_bonus: int = 0,
+    skill: int | None = 0,
+    attribute: int = 0,
+    damage_bonus: int = 0,
+    snap: bool = False,
+    total_defense: bool = False,
+    shock_floor: ShockFloor | str = ShockFloor.ALWAYS,
+) -> AttackOdds:
+    """The exact odds of :func:`attack` with the same arguments, without rolling.
+
+    Source: as :func:`attack`.
+    """
+    eff_ac = ac + (TOTAL_DEFENSE_AC if total_defense else 0)
+    bonus = attack_modifier(attack_bonus, skill, attribute, snap=snap)
+    dist = damage_distribution(
+        weapon, bonus, eff_ac, attribute + damage_bonus, ShockFloor(shock_floor)
+    )
+    return AttackOdds(eff_ac, hit_odds(bonus, eff_ac), dist)
+
+
 def attack(
     *,
     ac: int,
@@ -221,7 +257,6 @@ def attack(
     total_defense: bool = False,
     shock_floor: ShockFloor | str = ShockFloor.ALWAYS,
     label: str | None = None,
-    secret: bool = False,
     rng: RandomSource | None = None,
 ) -> Attack:
     """Resolve one attack: 1d20 + attack bonus + combat skill + attribute against AC, then damage.
@@ -255,7 +290,6 @@ def attack(
         hit_odds(bonus, eff_ac),
         note="total defense +2 AC" if total_defense else "",
         label=label or "Attack",
-        secret=secret,
     )
     dist = damage_distribution(weapon, bonus, eff_ac, extra, floor)
     if hit:

@@ -14,7 +14,7 @@ from enum import StrEnum
 
 from ...errors import RuleError
 from ...rng import RandomSource
-from .checks import Check, Kind, skill_check
+from .checks import Check, CheckOdds, Kind, skill_check, skill_check_odds
 
 __all__ = [
     "DEATH_ROUNDS",
@@ -27,6 +27,7 @@ __all__ = [
     "rest_night",
     "stabilize",
     "stabilize_difficulty",
+    "stabilize_odds",
     "take_damage",
     "wait_minutes",
 ]
@@ -192,6 +193,22 @@ class Stabilization:
         """The check, and what became of the patch."""
         tail = "; the Lazarus patch is used up" if self.patch_used else ""
         return self.check.text + tail
+
+
+def stabilize_odds(
+    *, rounds: int, tool: str = "none", skill: int | None = 0, attribute: int = 0
+) -> CheckOdds:
+    """The target and exact odds of :func:`stabilize`, without rolling.
+
+    Source: as :func:`stabilize`.
+
+    Raises:
+        RuleError: an unknown tool, or rounds past the death clock.
+    """
+    if rounds > DEATH_ROUNDS:
+        raise RuleError(f"after {DEATH_ROUNDS} rounds the victim is dead: no check can help")
+    difficulty = stabilize_difficulty(tool_name(tool), rounds)
+    return skill_check_odds(skill=skill, attribute=attribute, difficulty=difficulty)
 
 
 def stabilize(

@@ -119,7 +119,6 @@ def morale(
     *,
     modifier: int = 0,
     label: str | None = None,
-    secret: bool = False,
     rng: RandomSource | None = None,
 ) -> Check:
     """A morale check: 2d6 at or below the morale score and the NPC fights on; above, it breaks.
@@ -143,7 +142,6 @@ def morale(
         morale_odds(score, modifier),
         roll_under=True,
         label=label,
-        secret=secret,
     )
 
 

@@ -102,7 +102,6 @@ def save(
     hit_dice: int | None = None,
     modifier: int = 0,
     label: str | None = None,
-    secret: bool = False,
     rng: RandomSource | None = None,
 ) -> Check:
     """Roll a physical, evasion or mental saving throw.
@@ -149,6 +148,5 @@ def save(
         save_odds(target, modifier),
         note=note,
         label=label or f"{kind.value.title()} save ({how})",
-        secret=secret,
         assumed=assumed,
     )

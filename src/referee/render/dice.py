@@ -1,7 +1,7 @@
-"""Rendering: results to plain text and to JSON-ready dicts.
+"""Rendering dice results: rolls and odds to the JSON contract, odds and samples to text.
 
-The engine's results know nothing of presentation; this module turns them into
-the documented text and the stable JSON contract (fractions as ``"p/q"``).
+Fractions are exact strings ``"p/q"``. The one text table of odds and the one
+summary of a sample live here, for every front end.
 """
 
 from __future__ import annotations
@@ -10,11 +10,18 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
 
-from .fmt import fraction, percent
-from .odds import Odds
-from .roller import RollResult
+from ..fmt import fraction, percent
+from ..odds import Odds
+from ..roller import RollResult
 
-__all__ = ["MAX_ROWS", "fraction", "odds_json", "percent", "roll_json", "shown_rows"]
+__all__ = [
+    "MAX_ROWS",
+    "odds_json",
+    "odds_text",
+    "roll_json",
+    "sample_text",
+    "shown_rows",
+]
 
 
 def roll_json(result: RollResult) -> dict[str, Any]:
@@ -95,3 +102,38 @@ def shown_rows(
     if not any(r[1] * 1000 >= denominator for r in kept):
         note = f"{hidden:,} less likely rows not shown ({percent(mass)} of the probability in all)"
     return kept, note
+
+
+def odds_text(o: Odds, op: str | None = None, value: int | None = None) -> str:
+    """The table of an expression's odds: each total, its fraction, percentage and a bar."""
+    lines = [f"{o.expression}: mean {float(o.mean):.3f}, stdev {o.stdev:.3f}"]
+    rows, omitted = shown_rows(o.outcomes, o.counts, o.denominator)
+    top = max(o.counts)
+    width = max(len(fraction(Fraction(c, o.denominator))) for _, c in rows)
+    for total, count in rows:
+        p = Fraction(count, o.denominator)
+        bar = "█" * round(40 * count / top)
+        lines.append(f"{total:>6}  {fraction(p):>{width}}  {percent(p):>6}  {bar}")
+    if omitted:
+        lines.append(f"({omitted})")
+    lines += [f"note: {note}" for note in o.notes]
+    if op is not None and value is not None:
+        p = o.p(op, value)
+        lines.append(f"P(total {op} {value}) = {fraction(p)} = {percent(p)}")
+    return "\n".join(lines)
+
+
+def sample_text(summary: dict[str, Any]) -> str:
+    """A sample's statistics and histogram (``summary`` as :func:`referee.sampling.summarize`)."""
+    n = summary["n"]
+    hist = summary["histogram"]
+    lines = [
+        f"{summary['expression']}: {n:,} rolls, mean {summary['mean']:.4f}, "
+        f"stdev {summary['stdev']:.4f}, range {summary['min']}..{summary['max']}"
+    ]
+    top = max((c for _, c in hist), default=1)
+    rows, omitted = shown_rows([k for k, _ in hist], [c for _, c in hist], n)
+    lines += [f"{k:>6} {count / n:7.2%} {'█' * round(40 * count / top)}" for k, count in rows]
+    if omitted:
+        lines.append(f"({omitted})")
+    return "\n".join(lines)

@@ -1,60 +1,84 @@
-"""``referee swn simulate FILE``: the encounter simulator's command (rendering only)."""
+"""Stars Without Number results to the JSON contract (fractions as ``"p/q"``).
+
+Every check has one shape; attacks, aided checks, stabilizing and initiative
+add their own fields. The simulator's summary (:func:`simulation_json`) is the
+one JSON here with floats: it is an estimate, and it never rolls in a room.
+"""
 
 from __future__ import annotations
 
-import sys
-from typing import Annotated, Any
+from collections.abc import Sequence
+from fractions import Fraction
+from typing import Any
 
-import typer
+from ..fmt import fraction, percent
+from ..systems import swn
 
-from .cli_common import JsonOpt, emit, fail
-from .errors import RefereeError
-
-PROGRESS_FROM = 200_000
-"""Runs from this many up show a progress bar (on a terminal, on standard error)."""
-
-
-def simulate_cmd(
-    path: Annotated[str, typer.Argument(help="An encounter TOML file (see examples/swn/).")],
-    runs: Annotated[int, typer.Option("-n", "--runs", help="Encounters to simulate.")] = 100_000,
-    seed: Annotated[int | None, typer.Option("--seed", help="Seed for a reproducible run.")] = None,
-    as_json: JsonOpt = False,
-) -> None:
-    """Fight an encounter many times: win odds per side, survival per combatant, rounds.
-
-    Every figure comes with a 95% confidence interval (Wilson for
-    probabilities). Without --seed a seed is drawn and reported, so any run can
-    be repeated.
-    """
-    from .systems.swn.encounter import load_encounter
-    from .systems.swn.simulate import simulate
-
-    try:
-        enc = load_encounter(path)
-        if runs >= PROGRESS_FROM and sys.stderr.isatty():
-            from rich.progress import Progress
-
-            with Progress(transient=True, console=_stderr()) as bar:
-                task = bar.add_task("simulating", total=runs)
-                sim = simulate(
-                    enc, runs, seed=seed, progress=lambda d: bar.update(task, completed=d)
-                )
-        else:
-            sim = simulate(enc, runs, seed=seed)
-    except RefereeError as exc:
-        fail(exc)
-    emit(simulation_json(sim), as_json)
+__all__ = [
+    "attack_json",
+    "damage_distribution_json",
+    "check_json",
+    "initiative_json",
+    "odds_json",
+    "simulation_json",
+]
 
 
-def _stderr() -> Any:
-    from rich.console import Console
+def check_json(c: swn.Check, **extra: Any) -> dict[str, Any]:
+    """The JSON contract of every SWN check."""
+    return {
+        "system": "swn",
+        "kind": c.kind.value,
+        "dice": list(c.dice),
+        "natural": c.natural,
+        "modifiers": dict(c.modifiers),
+        "total": c.total,
+        "target": c.target,
+        "success": c.success,
+        "odds": {"success": fraction(c.odds)},
+        **extra,
+        "text": c.text,
+    }
 
-    return Console(stderr=True)
+
+def odds_json(kind: str, p: Fraction, text: str, **extra: Any) -> dict[str, Any]:
+    """The odds of a roll, without rolling."""
+    data = {"system": "swn", "kind": kind, "odds": {"success": fraction(p)}, **extra}
+    return {**data, "text": f"{text}: {percent(p)} ({fraction(p)})"}
+
+
+def damage_distribution_json(dist: Sequence[tuple[int, Fraction]]) -> list[list[Any]]:
+    """P(damage = value) for each value, Shock included."""
+    return [[v, fraction(p)] for v, p in dist]
+
+
+def attack_json(r: swn.Attack) -> dict[str, Any]:
+    """An attack: the check, then the damage or Shock."""
+    data = check_json(
+        r.check, hit=r.hit, damage=r.damage, shock=r.shock, damage_dice=list(r.damage_dice),
+        damage_distribution=damage_distribution_json(r.distribution),
+    )  # fmt: skip
+    return {**data, "text": r.text}
+
+
+def initiative_json(order: Sequence[swn.InitiativeEntry]) -> dict[str, Any]:
+    """Initiative for a combat: everyone's roll, highest first."""
+    rows = [
+        {"system": "swn", "kind": "initiative", "name": e.name, "pc": e.pc, "dice": [e.roll],
+         "natural": e.roll, "modifiers": {"dex": e.modifier}, "total": e.total, "target": None,
+         "success": None, "odds": {"success": None}, "tiebreak": e.tiebreak}
+        for e in order
+    ]  # fmt: skip
+    text = "\n".join(
+        f"{i}. {e.name}{' (PC)' if e.pc else ''}: {e.total} (d8 {e.roll} {e.modifier:+d} Dex)"
+        for i, e in enumerate(order, 1)
+    )
+    return {"system": "swn", "kind": "initiative", "order": rows, "text": text}
 
 
 def simulation_json(sim: Any) -> dict[str, Any]:
     """The JSON contract of a simulation, with its text rendering under ``"text"``."""
-    from .systems.swn.simulate import wilson
+    from ..systems.swn.simulate import wilson
 
     n, enc = sim.runs, sim.encounter
     sides = {
@@ -99,7 +123,7 @@ def simulation_json(sim: Any) -> dict[str, Any]:
         "combatants": fighters,
         "rounds": rounds,
     }
-    data["text"] = _text(data)
+    data["text"] = _simulation_text(data)
     return data
 
 
@@ -107,7 +131,7 @@ def _pct(p: float, ci: list[float]) -> str:
     return f"{100 * p:5.1f}%  [{100 * ci[0]:.1f}–{100 * ci[1]:.1f}]"
 
 
-def _text(d: dict[str, Any]) -> str:
+def _simulation_text(d: dict[str, Any]) -> str:
     lines = [f"{d['encounter']}: {d['runs']:,} runs, seed {d['seed']} (95% intervals in brackets)"]
     lines.append("win:")
     for name, s in d["sides"].items():

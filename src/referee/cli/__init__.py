@@ -1,0 +1,81 @@
+"""The ``referee`` console script: a fast path for ``referee roll``, typer for the rest.
+
+Importing typer costs more than a whole roll, so ``referee roll EXPR... [-n N]
+[--seed S] [--json] [--secret]`` is read here directly and answered by the
+same work as the typer command (:func:`referee.commands.rolling.roll_reply`),
+through the same reader of words. Anything else goes to :mod:`.app`; no
+arguments open the interactive prompt (:mod:`.repl`). The engine never
+imports this package.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from ..commands.line import NEGATIVE, join_expressions
+from ..errors import RefereeError
+
+__all__ = ["main", "run_roll"]
+
+
+def run_roll(exprs: list[str], n: int, seed: int | None, as_json: bool, secret: bool) -> int:
+    """Roll the expressions ``n`` times and print them; returns the exit status."""
+    from ..commands.rolling import roll_reply
+    from ..rng import resolve, seeded
+    from .output import emit, error_text
+
+    rng = resolve(None if seed is None else seeded(seed))
+    try:
+        replies = [roll_reply(exprs, rng) for _ in range(n)]
+    except RefereeError as exc:
+        print(error_text(exc), file=sys.stderr)
+        return 2
+    emit(replies, as_json, secret)
+    return 0
+
+
+def _fast_roll_args(argv: list[str]) -> tuple[list[str], int, int | None, bool, bool] | None:
+    """``roll`` arguments in their plain forms, or None to let typer handle the line."""
+    if not argv or argv[0] != "roll":
+        return None
+    exprs: list[str] = []
+    n, seed, as_json, secret = 1, None, False, False
+    args = iter(argv[1:])
+    try:
+        for arg in args:
+            if arg == "--json":
+                as_json = True
+            elif arg == "--secret":
+                secret = True
+            elif arg == "--seed":
+                seed = int(next(args))
+            elif arg == "-n":
+                n = int(next(args))
+            elif arg.startswith("-") and len(arg) > 1 and not NEGATIVE.match(arg):
+                return None
+            else:
+                exprs.append(arg)
+    except (StopIteration, ValueError):
+        return None
+    if not exprs or not 1 <= n <= 10_000:
+        return None
+    return join_expressions(exprs), n, seed, as_json, secret
+
+
+def main() -> None:
+    """Console-script entry point."""
+    argv = sys.argv[1:]
+    if not argv:
+        from .repl import run_repl
+
+        run_repl()
+        return
+    fast = _fast_roll_args(argv)
+    if fast is not None:
+        sys.exit(run_roll(*fast))
+    import typer
+
+    from .app import app
+
+    code = typer.main.get_command(app).main(argv, "referee")
+    sys.exit(code if isinstance(code, int) else 0)

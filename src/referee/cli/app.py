@@ -1,0 +1,216 @@
+"""The typer application behind ``referee``: the command layer's commands, plus the
+options that only a command line has (``--json``, and for rolling commands
+``--seed``, ``-n`` and ``--secret``/``--open``).
+
+Every command's own arguments come from :mod:`referee.commands`, so the CLI,
+the interactive prompt and the game rooms read a command the same way; the
+command line's words go through the same reader (:func:`.arrange_argv`).
+"""
+
+from __future__ import annotations
+
+import inspect
+import sys
+from collections.abc import Callable, Sequence
+from typing import Annotated, Any
+
+import typer
+from typer.core import TyperCommand, TyperGroup
+from typer.exceptions import TyperException
+
+from ..commands.line import arrange
+from ..commands.registry import ALIASES, COMMANDS, GROUP_HELP, Command, load, valued_options
+from ..commands.result import Reply
+from ..errors import RefereeError
+from ..rng import resolve, seeded
+from .local import LOCAL
+from .output import emit, error_text
+
+__all__ = ["app", "arrange_argv", "build"]
+
+_CLI_PARAMS = ("cli_json", "cli_seed", "cli_n", "cli_secret", "cli_open")
+
+
+def _param(name: str, annotation: Any, default: Any) -> inspect.Parameter:
+    return inspect.Parameter(
+        name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation
+    )
+
+
+def _cli_params(meta: Command) -> list[inspect.Parameter]:
+    out = [
+        _param(
+            "cli_json",
+            Annotated[bool, typer.Option("--json", help="Print the documented JSON.")],
+            False,
+        )
+    ]
+    if meta.rolls:
+        out += [
+            _param(
+                "cli_seed",
+                Annotated[
+                    int | None,
+                    typer.Option(
+                        "--seed",
+                        help="Seed for reproducible rolls (default: the OS's secure source).",
+                    ),
+                ],
+                None,
+            ),
+            _param(
+                "cli_n",
+                Annotated[int, typer.Option("-n", min=1, max=10_000, help="Roll this many times.")],
+                1,
+            ),
+        ]
+        if meta.secret:
+            out.append(
+                _param(
+                    "cli_open",
+                    Annotated[
+                        bool,
+                        typer.Option("--open", help="Not the GM's secret roll (it is by default)."),
+                    ],
+                    False,
+                )
+            )
+        else:
+            out.append(
+                _param(
+                    "cli_secret",
+                    Annotated[bool, typer.Option("--secret", help="Mark as the GM's secret roll.")],
+                    False,
+                )
+            )
+    return out
+
+
+def _wrap(meta: Command) -> Callable[..., None]:
+    """The command's function with the CLI's options added: it runs and prints the plan."""
+    fn = meta.function
+    assert fn is not None
+    sig = inspect.signature(fn, eval_str=True)
+    extra = _cli_params(meta)
+
+    def cli_command(**kwargs: Any) -> None:
+        as_json = kwargs.pop("cli_json")
+        seed = kwargs.pop("cli_seed", None)
+        n = kwargs.pop("cli_n", 1)
+        secret_flag = kwargs.pop("cli_secret", False)
+        open_flag = kwargs.pop("cli_open", False)
+        secret = secret_flag or (meta.secret and not open_flag)
+        try:
+            plan = fn(**kwargs)
+            rng = resolve(None if seed is None else seeded(seed))
+            replies: list[Reply] = [plan(rng) for _ in range(n)]
+        except RefereeError as exc:
+            typer.echo(error_text(exc), err=True)
+            raise typer.Exit(2) from None
+        emit(replies, as_json, secret if meta.rolls else None)
+
+    cli_command.__doc__ = fn.__doc__
+    cli_command.__name__ = fn.__name__
+    cli_command.__signature__ = sig.replace(  # type: ignore[attr-defined]
+        parameters=[*sig.parameters.values(), *extra], return_annotation=None
+    )
+    cli_command.__annotations__ = {
+        p.name: p.annotation
+        for p in cli_command.__signature__.parameters.values()  # type: ignore[attr-defined]
+    }
+    return cli_command
+
+
+class RefereeGroup(TyperGroup):
+    """The root command group: reads the words as the command layer does, and turns
+    usage errors into one line with exit status 2 (no boxes, no traceback)."""
+
+    def main(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, prog_name: str | None = None, **extra: Any
+    ) -> Any:
+        words = list(sys.argv[1:] if args is None else args)
+        extra.setdefault("obj", LOCAL)
+        extra["standalone_mode"] = False
+        try:
+            code = super().main(arrange_argv(self, words), prog_name or "referee", **extra)
+        except RefereeError as exc:
+            print(error_text(exc), file=sys.stderr)
+            sys.exit(2)
+        except typer.Abort:
+            print("", file=sys.stderr)
+            sys.exit(130)
+        except TyperException as exc:
+            if type(exc).__name__ == "NoArgsIsHelpError":  # a bare group: its help
+                print(exc.format_message())
+                sys.exit(0)
+            ctx = getattr(exc, "ctx", None)
+            hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
+            print(f"error: {exc.format_message()}{hint}", file=sys.stderr)
+            sys.exit(getattr(exc, "exit_code", 2))
+        if isinstance(code, int) and code:
+            sys.exit(code)  # typer.Exit(2) from a command, returned when not standalone
+        return code
+
+
+def arrange_argv(group: TyperGroup, words: list[str]) -> list[str]:
+    """The command line's words as the command layer reads them: a bare dice expression
+    means ``roll``; the command's expressions are joined across operators; arguments
+    that start with ``-`` stay arguments."""
+    if not words or words[0].startswith("-") and not words[0][1:2].isdigit():
+        return words  # --help, or nothing: the group's own
+    node: Any = group
+    path: list[str] = []
+    i = 0
+    while isinstance(node, TyperGroup) and i < len(words):
+        sub = node.commands.get(words[i] if path else ALIASES.get(words[i], words[i]))
+        if sub is None:
+            break
+        node, i = sub, i + 1
+        path.append(node.name or words[i - 1])
+    if not path:
+        if words[0][:1].isalpha() and words[0] not in ("help",):
+            from ..commands.registry import _is_word
+
+            if _is_word(words[0]):
+                return words  # let the group say "No such command"
+        return arrange_argv(group, ["roll", *words])
+    if isinstance(node, TyperGroup) or "--help" in words[i:]:
+        return words
+    key = tuple(ALIASES.get(p, p) if n == 0 else p for n, p in enumerate(path))
+    meta = COMMANDS.get(key)
+    joins = meta.joins if meta is not None else False
+    assert isinstance(node, TyperCommand)
+    return words[:i] + arrange(words[i:], valued_options(node), joins=joins)
+
+
+def build() -> typer.Typer:
+    """The CLI application: every registered command, with the CLI's own options."""
+    load()
+    apps: dict[tuple[str, ...], typer.Typer] = {}
+
+    def app_for(path: tuple[str, ...]) -> typer.Typer:
+        if path not in apps:
+            apps[path] = typer.Typer(
+                cls=RefereeGroup if not path else None,
+                help=GROUP_HELP.get(path),
+                no_args_is_help=True,
+                add_completion=False,
+                rich_markup_mode=None,
+                pretty_exceptions_enable=False,
+            )
+            if path:
+                parent = app_for(path[:-1])
+                parent.add_typer(apps[path], name=path[-1])
+                for alias, name in ALIASES.items():
+                    if len(path) == 1 and name == path[0]:
+                        parent.add_typer(apps[path], name=alias, hidden=True)
+        return apps[path]
+
+    app_for(())
+    for meta in COMMANDS.values():
+        app_for(meta.path[:-1]).command(meta.path[-1], epilog=meta.epilog)(_wrap(meta))
+    return apps[()]
+
+
+app = build()
+"""The typer application (``typer.testing.CliRunner().invoke(app, [...])`` runs it)."""

@@ -1,0 +1,78 @@
+"""The command layer: one reader of command lines, and one result, for every front end.
+
+:func:`run` takes what follows ``referee`` on the command line (``roll
+3d6+2``, ``gurps check 14-4``, ``fudge roll Good --vs Great``, ``swn save
+--level 3 --con 14``; a bare dice expression means ``roll``) and a random
+source, and returns a frozen :class:`CommandResult`: the object the CLI's
+``--json`` prints, the human text, and every draw the command made, which
+:class:`referee.rng.ReplaySource` replays to the same result. The CLI, the
+interactive prompt and the game rooms all call it.
+
+>>> from referee import commands, seeded
+>>> from referee.rng import ReplaySource
+>>> r = commands.run("gurps check 14 -4", seeded(1))
+>>> r.command, r.rolls, r.draws
+('gurps check 14 -4', True, ((6, 2), (6, 4), (6, 4)))
+>>> r.text
+'14-4 = 10: rolled 10 (2, 4, 4), success by 0 — 50.0% to succeed'
+>>> commands.run(r.command, ReplaySource(r.draws)).data == r.data
+True
+
+Importing this package is cheap; the registry (typer, click) loads on first use.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from ..errors import CommandError
+from .result import BUILTIN, CommandResult, Plan, Reply, Resources
+
+if TYPE_CHECKING:
+    from ..rng import RandomSource
+
+__all__ = [
+    "BUILTIN",
+    "CommandError",
+    "CommandResult",
+    "Plan",
+    "Reply",
+    "Resources",
+    "help_text",
+    "is_rolling",
+    "run",
+]
+
+
+def run(
+    line: str | Sequence[str],
+    rng: RandomSource | None = None,
+    *,
+    only_rolls: bool = False,
+    resources: Resources = BUILTIN,
+) -> CommandResult:
+    """Run one command line; see :func:`.registry.run`."""
+    from .registry import run as _run
+
+    return _run(line, rng, only_rolls=only_rolls, resources=resources)
+
+
+def is_rolling(line: str | Sequence[str]) -> bool:
+    """Whether the command a line names rolls dice (without running it).
+
+    Raises:
+        CommandError: the line names no command.
+    """
+    from .line import split_line
+    from .registry import find
+
+    words = split_line(line) if isinstance(line, str) else list(line)
+    return find(words)[0].rolls
+
+
+def help_text(name: str = "") -> str:
+    """The help of one command (``gurps check``), or a list of every command."""
+    from .registry import help_text as _help
+
+    return _help(name)

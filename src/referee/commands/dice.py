@@ -1,0 +1,87 @@
+"""Dice commands: ``roll``, ``odds`` and ``sample``."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from ..errors import CommandError
+from .registry import command
+from .result import Plan, Reply, Resources
+from .rolling import roll_reply
+
+__all__: list[str] = []
+
+
+@command(
+    "roll",
+    rolls=True,
+    joins=True,
+    examples=["roll 4d6kh3", "roll '1d20+5 # attack' -n 3 --seed 7", "roll 3d-3 '6d10>=8' --json"],
+)
+def roll_cmd(
+    exprs: Annotated[list[str], typer.Argument(metavar="EXPR...", help="Dice expressions.")],
+) -> Plan:
+    """Roll dice: the breakdown, and the chance of that total or better."""
+    return lambda rng: roll_reply(exprs, rng)
+
+
+@command(
+    "odds",
+    rolls=False,
+    joins=True,
+    examples=["odds 3d6", "odds 4d6kh3 --at-least 15", "odds 2d6 --at-most 7 --json"],
+)
+def odds_cmd(
+    expr: Annotated[list[str], typer.Argument(metavar="EXPR", help="A dice expression.")],
+    at_least: Annotated[int | None, typer.Option("--at-least", help="P(total >= X).")] = None,
+    at_most: Annotated[int | None, typer.Option("--at-most", help="P(total <= X).")] = None,
+) -> Plan:
+    """Exact odds: every outcome with its fraction and percentage, and a bar chart."""
+    from ..odds import odds
+    from ..render import odds_json, odds_text
+
+    text = _one(expr)
+    if at_least is not None and at_most is not None:
+        raise CommandError("give --at-least or --at-most, not both")
+    op, value = (">=", at_least) if at_least is not None else ("<=", at_most)
+    o = odds(text)
+    shown = op if value is not None else None
+    reply = Reply(odds_json(o, shown, value), odds_text(o, shown, value))
+    return lambda rng: reply
+
+
+@command(
+    "sample",
+    rolls=False,
+    joins=True,
+    examples=["sample 3d6 -n 1000000", "sample 8d6! -n 100000 --seed 1 --json"],
+)
+def sample_cmd(
+    ctx: typer.Context,
+    expr: Annotated[list[str], typer.Argument(metavar="EXPR", help="A dice expression.")],
+    n: Annotated[int, typer.Option("-n", help="How many rolls to simulate.")] = 100_000,
+    seed: Annotated[
+        int | None, typer.Option("--seed", help="Seed for a reproducible sample.")
+    ] = None,
+) -> Plan:
+    """Simulate N rolls (vectorised): summary statistics and a histogram."""
+    from ..render import sample_text
+    from ..sampling import summarize
+
+    text = _one(expr)
+    resources: Resources = ctx.obj
+
+    def go(rng: object) -> Reply:
+        with resources.progress(n) as tick:
+            summary = summarize(text, n, seed=seed, progress=tick)
+        return Reply(summary, sample_text(summary))
+
+    return go
+
+
+def _one(words: list[str]) -> str:
+    if len(words) != 1:
+        raise CommandError(f"give one expression, not {len(words)}: {' '.join(words)!r}")
+    return words[0]

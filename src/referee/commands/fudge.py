@@ -1,0 +1,228 @@
+"""Fudge commands: ``fudge roll``, ``oppose``, ``odds`` and ``ladder``.
+
+Rules and their validation are in :mod:`referee.systems.fudge`. A ladder is
+named from the built-in set; the CLI's resources may also read a ladder file.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+
+from ..fmt import fraction, percent
+from ..render import fudge as render
+from ..rng import RandomSource
+from ..systems import fudge as f
+from .registry import command
+from .result import Plan, Reply, Resources
+
+__all__: list[str] = []
+
+LadderOpt = Annotated[
+    str | None,
+    typer.Option("--ladder", help="psi-punk (default), fate-core, or a .toml/.json ladder file."),
+]
+ModOpt = Annotated[
+    list[int] | None,
+    typer.Option("--mod", help="An action modifier; repeat to add several (±3 at most)."),
+]
+RerollOpt = Annotated[
+    list[str] | None,
+    typer.Option("--reroll", help="+N reroll bonus or -N penalty (N dice, up to 4); repeatable."),
+]
+StrategyOpt = Annotated[
+    f.Strategy,
+    typer.Option(
+        "--strategy",
+        help="Which dice a bonus rerolls: optimal (the best chance of success, then the "
+        "best expected result), minus-then-blank, or minus-only.",
+    ),
+]
+ExtremeOpt = Annotated[
+    bool, typer.Option("--extreme", help="Allow modifiers beyond ±3 (extreme conditions).")
+]
+VsOpt = Annotated[
+    str | None,
+    typer.Option("--vs", help="Difficulty level (default Fair); 'none' to only read the result."),
+]
+
+
+def _ladder(ctx: typer.Context, name: str | None) -> f.Ladder:
+    resources: Resources = ctx.obj
+    return resources.ladder(name)
+
+
+@command(
+    "fudge roll",
+    rolls=True,
+    examples=[
+        "fudge roll Good",
+        "fudge roll Good --mod +1 --vs Great --reroll +1",
+        "fudge roll gr --vs none --seed 7 --json",
+        "fudge roll Poor --vs Astonishing+2 --roll-anyway",
+    ],
+)
+def roll(
+    ctx: typer.Context,
+    trait: Annotated[str, typer.Argument(help="The trait: Good, gr, Great+1, +2.")],
+    mod: ModOpt = None,
+    vs: VsOpt = None,
+    reroll: RerollOpt = None,
+    strategy: StrategyOpt = f.Strategy.OPTIMAL,
+    extreme: ExtremeOpt = False,
+    roll_anyway: Annotated[
+        bool,
+        typer.Option(
+            "--roll-anyway", help="Roll even when success is certain or impossible (002)."
+        ),
+    ] = False,
+    ladder: LadderOpt = None,
+) -> Plan:
+    """An unopposed action: trait + modifiers + 4dF against a difficulty, with exact odds.
+
+    When success is certain or impossible, no dice are rolled (002, "Rolling the
+    Dice") unless --roll-anyway.
+    """
+    lad = _ladder(ctx, ladder)
+    kw: dict[str, Any] = dict(
+        modifier=mod or [], difficulty=vs, reroll=f.read_rerolls(reroll or []),
+        strategy=strategy, extreme=extreme, ladder=lad,
+    )  # fmt: skip
+    f.action_odds(trait, **kw)  # refused before any roll
+
+    def go(rng: RandomSource) -> Reply:
+        r = f.action(trait, roll_anyway=roll_anyway, rng=rng, **kw)
+        return Reply(render.action_json(r), r.text)
+
+    return go
+
+
+@command(
+    "fudge oppose",
+    rolls=True,
+    examples=[
+        "fudge oppose Great Good",
+        "fudge oppose Good Fair --mod +1 --reroll2 -1 --ties defender",
+    ],
+)
+def oppose(
+    ctx: typer.Context,
+    first: Annotated[str, typer.Argument(help="The acting side's trait.")],
+    second: Annotated[str, typer.Argument(help="The opposing (defending) side's trait.")],
+    mod: ModOpt = None,
+    mod2: Annotated[
+        list[int] | None, typer.Option("--mod2", help="A modifier for the second side.")
+    ] = None,
+    reroll: RerollOpt = None,
+    reroll2: Annotated[
+        list[str] | None, typer.Option("--reroll2", help="Reroll bonus/penalty, second side.")
+    ] = None,
+    strategy: StrategyOpt = f.Strategy.OPTIMAL,
+    ties: Annotated[
+        f.TieRule, typer.Option("--ties", help="Who wins a tie: nobody, or the defender.")
+    ] = f.TieRule.NOBODY,
+    extreme: ExtremeOpt = False,
+    ladder: LadderOpt = None,
+) -> Plan:
+    """An opposed action: both sides roll; the higher result wins, with exact odds."""
+    lad = _ladder(ctx, ladder)
+    kw: dict[str, Any] = dict(
+        modifiers=(mod or [], mod2 or []),
+        rerolls=(f.read_rerolls(reroll or []), f.read_rerolls(reroll2 or [])),
+        strategy=strategy, ties=ties, extreme=extreme, ladder=lad,
+    )  # fmt: skip
+    for trait, m, r in ((first, mod, reroll), (second, mod2, reroll2)):
+        f.action_odds(trait, modifier=m or [], reroll=f.read_rerolls(r or []), ladder=lad,
+                      extreme=extreme, difficulty=f.NO_DIFFICULTY)  # fmt: skip
+
+    def go(rng: RandomSource) -> Reply:
+        r = f.oppose(first, second, rng=rng, **kw)
+        return Reply(render.oppose_json(r), r.text)
+
+    return go
+
+
+@command(
+    "fudge odds",
+    rolls=False,
+    examples=["fudge odds Good --vs Great --reroll +1", "fudge odds Good --against Great --json"],
+)
+def odds(
+    ctx: typer.Context,
+    trait: Annotated[str, typer.Argument(help="The trait.")],
+    mod: ModOpt = None,
+    vs: VsOpt = None,
+    reroll: RerollOpt = None,
+    strategy: StrategyOpt = f.Strategy.OPTIMAL,
+    against: Annotated[
+        str | None, typer.Option("--against", help="An opposing trait: odds of each side winning.")
+    ] = None,
+    ties: Annotated[f.TieRule, typer.Option("--ties", help="With --against.")] = f.TieRule.NOBODY,
+    extreme: ExtremeOpt = False,
+    ladder: LadderOpt = None,
+) -> Plan:
+    """Exact odds of an action without rolling: the result's distribution and P(success)."""
+    lad = _ladder(ctx, ladder)
+    kw: dict[str, Any] = {"modifier": mod or [], "extreme": extreme, "ladder": lad}
+    kw.update(reroll=f.read_rerolls(reroll or []), strategy=strategy)
+    o = f.action_odds(trait, difficulty=f.NO_DIFFICULTY if against else vs, **kw)
+    other = None
+    if against is not None:
+        opp = f.action_odds(against, difficulty=f.NO_DIFFICULTY, ladder=lad, extreme=extreme)
+        other = f.oppose_odds(o, opp, ties)
+    diff = None if against else f.difficulty_level(lad, vs)
+    head = lad.trait(trait).name + (f"{sum(mod or []):+d}" if mod and sum(mod) else "")
+    lines = [
+        f"{lad.name_of(v):>16} {v:+4d}  {percent(p):>6}  {fraction(p)}"
+        for v, p in reversed(o.distribution)
+    ]
+    data: dict[str, Any] = {
+        "system": "fudge",
+        "kind": "odds",
+        "trait": render.level_json(lad.trait(trait)),
+        "distribution": render.distribution_json(o),
+    }
+    if other is not None:
+        data["against"] = render.level_json(lad.trait(against or ""))
+        data["odds"] = render.versus_json(other)
+        summary = (
+            f"{head} vs {against}: 1 wins {percent(other.first)} ({fraction(other.first)}), "
+            f"2 wins {percent(other.second)}, tie {percent(other.tie)}"
+        )
+    else:
+        data["difficulty"] = render.level_json(diff)
+        data["success"] = None if o.success is None else fraction(o.success)
+        summary = f"{head}: distribution of the result"
+        if o.success is not None and diff is not None:
+            summary = (
+                f"{head} vs {diff.name}: {percent(o.success)} to succeed ({fraction(o.success)})"
+            )
+    data["text"] = "\n".join([summary, *lines])
+    return lambda rng: Reply(data, data["text"])
+
+
+@command("fudge ladder", rolls=False, examples=["fudge ladder", "fudge ladder --ladder fate-core"])
+def ladder(ctx: typer.Context, ladder: LadderOpt = None) -> Plan:
+    """Print the active ladder, marking the trait range and the default difficulty."""
+    lad = _ladder(ctx, ladder)
+    lo, hi = lad.trait_range
+    lines = [f"{lad.name} ladder (traits {lad.name_of(lo)} to {lad.name_of(hi)})"]
+    for lv in lad.levels:
+        notes = []
+        if not lo <= lv.value <= hi:
+            notes.append("rolled results only")
+        if lv.value == lad.default_difficulty:
+            notes.append("default difficulty")
+        lines.append(f"  {lv.value:+3d}  {lv.name}" + (f"  ({', '.join(notes)})" if notes else ""))
+    data = {
+        "system": "fudge",
+        "kind": "ladder",
+        "name": lad.name,
+        "levels": [{"name": lv.name, "value": lv.value} for lv in lad.levels],
+        "traits": [lo, hi],
+        "default_difficulty": lad.default_difficulty,
+        "degrees": lad.degrees.value,
+        "text": "\n".join(lines),
+    }
+    return lambda rng: Reply(data, "\n".join(lines))

@@ -1,0 +1,129 @@
+"""Reading a command line the same way in every front end.
+
+A line is split into words (shell-style quotes allowed; ``#`` starts a label
+that runs to the end of the line). In the arguments of a command that takes
+expressions (dice, GURPS skills), a binary operator joins its neighbours
+across spaces, so ``roll 3d6 + 2`` is one expression and ``gurps check 14 -4``
+is skill 14-4; whitespace between two complete expressions still separates
+them (``roll 1d20+5 2d6`` is two). An argument that looks like a negative
+number or die (``-1``, ``-d6``) is an argument, not an option.
+
+This module imports nothing heavy: the CLI's fast path uses it too.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Collection, Sequence
+
+__all__ = ["NEGATIVE", "arrange", "join_expressions", "normalise", "split_line"]
+
+NEGATIVE = re.compile(r"^-[\d(dD.]")
+"""A word that starts like a negative expression or level (``-5``, ``-d6``, ``-1``)."""
+_OPERATORS = "+-*/"
+
+
+def split_line(line: str) -> list[str]:
+    """The words of a typed line; a label (``# ...``) stays one word with its text.
+
+    >>> split_line("roll 1d20+5 # sneak attack")
+    ['roll', '1d20+5', '# sneak attack']
+    >>> split_line("gurps check 14-4 --label 'Pick lock'")
+    ['gurps', 'check', '14-4', '--label', 'Pick lock']
+    """
+    head, label = _cut_label(line)
+    try:
+        words = shlex.split(head)
+    except ValueError:  # an unbalanced quote: split on whitespace instead
+        words = head.split()
+    if label is not None:
+        words.append("# " + label.strip())
+    return words
+
+
+def _cut_label(line: str) -> tuple[str, str | None]:
+    quote = ""
+    for i, ch in enumerate(line):
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "#":
+            return line[:i], line[i + 1 :]
+    return line, None
+
+
+def _unclosed(word: str) -> bool:
+    return word.count("(") > word.count(")")
+
+
+def join_expressions(words: Sequence[str]) -> list[str]:
+    """Join words that a binary operator (or an open parenthesis) runs across.
+
+    >>> join_expressions(["3d6", "+", "2"]), join_expressions(["1d20+5", "2d6"])
+    (['3d6+2'], ['1d20+5', '2d6'])
+    >>> join_expressions(["14", "-4"]), join_expressions(["(", "2d6", "+1", ")", "*2"])
+    (['14-4'], ['(2d6+1)*2'])
+    >>> join_expressions(["1d20+5", "# sneak attack"])
+    ['1d20+5 # sneak attack']
+    """
+    out: list[str] = []
+    for word in words:
+        if not word:
+            continue
+        if out and "#" in out[-1]:
+            out[-1] += " " + word  # the label runs to the end
+        elif out and word.startswith("#"):
+            out[-1] += " " + word
+        elif out and (_unclosed(out[-1]) or out[-1][-1] in _OPERATORS or word[0] in _OPERATORS):
+            out[-1] += word
+        else:
+            out.append(word)
+    return out
+
+
+def arrange(words: Sequence[str], valued: Collection[str], *, joins: bool) -> list[str]:
+    """A command's words in the order its option parser reads them.
+
+    Options (and the values of ``valued`` options) come first; then ``--``
+    and the arguments, so that an argument starting with ``-`` is never taken
+    for an option; with ``joins``, expression arguments are joined first
+    (:func:`join_expressions`). Words after a ``--`` are all arguments.
+
+    >>> arrange(["-4", "--label", "x"], {"--label"}, joins=False)
+    ['--label', 'x', '--', '-4']
+    >>> arrange(["14", "-4"], set(), joins=True)
+    ['--', '14-4']
+    """
+    options: list[str] = []
+    arguments: list[str] = []
+    rest = iter(words)
+    for word in rest:
+        if word == "--":
+            arguments.extend(rest)
+            break
+        name = word.split("=", 1)[0]
+        if word in valued:
+            options.append(word)
+            value = next(rest, None)
+            if value is not None:
+                options.append(value)
+        elif name in valued or (
+            word.startswith("-") and len(word) > 1 and not NEGATIVE.match(word)
+        ):
+            options.append(word)
+        else:
+            arguments.append(word)
+    if joins:
+        arguments = join_expressions(arguments)
+    return options + (["--", *arguments] if arguments else [])
+
+
+def normalise(line: str) -> str:
+    """A command line as a room's log records it: trimmed, each run of whitespace one space.
+
+    >>> normalise("  roll 3d6   +\t2 ")
+    'roll 3d6 + 2'
+    """
+    return " ".join(line.split())

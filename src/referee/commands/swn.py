@@ -1,0 +1,346 @@
+"""Stars Without Number commands. Each rolling command has a twin under ``swn odds``
+that takes the same options and gives the exact odds without drawing a die.
+
+Rules and their validation are in :mod:`referee.systems.swn`.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable
+from typing import Annotated, Any
+
+import typer
+
+from ..fmt import fraction, percent
+from ..render import swn as render
+from ..rng import RandomSource
+from ..systems import swn
+from .registry import command
+from .result import Plan, Reply, Resources
+
+__all__: list[str] = []
+
+Twin = tuple[Callable[[RandomSource], Reply], Callable[[], Reply]]
+"""A rolling plan and the plan of its exact odds."""
+
+SkillOpt = Annotated[int, typer.Option("--skill", help="Skill level 0-4.")]
+UntrainedOpt = Annotated[bool, typer.Option("--untrained", help="Not even level 0.")]
+
+
+def _attr_params() -> list[inspect.Parameter]:
+    params = []
+    for a in swn.ATTRIBUTES:
+        for name, flag, what in (
+            (a, f"--{a}", "score 3-18"),
+            (f"{a}_mod", f"--{a}-mod", "modifier"),
+        ):
+            params.append(
+                inspect.Parameter(
+                    name,
+                    inspect.Parameter.KEYWORD_ONLY,
+                    default=None,
+                    annotation=Annotated[
+                        int | None, typer.Option(flag, help=f"{a.title()} {what}.")
+                    ],
+                )
+            )
+    return params
+
+
+def _twins(name: str, examples: list[str]) -> Callable[[Callable[..., Twin]], Callable[..., Twin]]:
+    """Register ``fn`` as ``swn NAME`` (rolls) and ``swn odds NAME`` (exact odds only).
+
+    ``fn`` takes the command's options (its ``attrs`` parameter gathers
+    ``--str``/``--str-mod`` ... ``--cha``/``--cha-mod`` as modifiers) and returns
+    the rolling plan and the odds plan.
+    """
+
+    def deco(fn: Callable[..., Twin]) -> Callable[..., Twin]:
+        sig = inspect.signature(fn, eval_str=True)
+        takes_attrs = "attrs" in sig.parameters
+        base = [p for p in sig.parameters.values() if p.name != "attrs"]
+        params = base + (_attr_params() if takes_attrs else [])
+
+        def setup(kwargs: dict[str, Any]) -> Twin:
+            if takes_attrs:
+                attrs = {}
+                for a in swn.ATTRIBUTES:
+                    score, mod = kwargs.pop(a), kwargs.pop(f"{a}_mod")
+                    if score is not None or mod is not None:
+                        attrs[a] = swn.resolve_modifier(a, score, mod)
+                kwargs["attrs"] = attrs
+            return fn(**kwargs)
+
+        def rolling(**kwargs: Any) -> Plan:
+            return setup(kwargs)[0]
+
+        def odds_only(**kwargs: Any) -> Plan:
+            reply = setup(kwargs)[1]()
+            return lambda rng: reply
+
+        for wrapper, doc in (
+            (rolling, fn.__doc__),
+            (odds_only, f"Exact odds of `swn {name}`, without rolling (same options)."),
+        ):
+            functools.update_wrapper(wrapper, fn)
+            del wrapper.__wrapped__  # type: ignore[attr-defined]
+            wrapper.__signature__ = sig.replace(parameters=params)  # type: ignore[attr-defined]
+            wrapper.__annotations__ = {p.name: p.annotation for p in params}
+            wrapper.__doc__ = doc
+        command(f"swn {name}", rolls=True, examples=examples)(rolling)
+        odds_examples = [e.replace(f"swn {name}", f"swn odds {name}") for e in examples]
+        command(f"swn odds {name}", rolls=False, examples=odds_examples)(odds_only)
+        return fn
+
+    return deco
+
+
+@_twins("save", ["swn save physical --level 3 --str 14 --con 10"])
+def save(
+    kind: Annotated[swn.SaveKind, typer.Argument(help="physical, evasion or mental.")],
+    attrs: dict[str, int],
+    level: Annotated[int, typer.Option("--level", help="Character level.")] = 1,
+    hit_dice: Annotated[int | None, typer.Option("--hit-dice", help="An NPC's HD.")] = None,
+    mod: Annotated[int, typer.Option("--mod", help="Situational modifier.")] = 0,
+) -> Twin:
+    """A saving throw: 1d20 at or over 16 - level - the better attribute modifier."""
+    best, assumed = swn.save_attribute(kind, attrs)
+    target = swn.save_target(level, best, hit_dice=hit_dice)
+
+    def go(rng: RandomSource) -> Reply:
+        r = swn.save(kind, level=level, attributes=attrs, hit_dice=hit_dice, modifier=mod, rng=rng)
+        data = render.check_json(r, save=kind.value, note=r.note or None, assumed=list(r.assumed))
+        return Reply(data, r.text)
+
+    def chances() -> Reply:
+        p = swn.save_odds(target, mod)
+        data = render.odds_json("save", p, f"{kind.value.title()} save vs {target}", target=target)
+        return Reply(data, data["text"])
+
+    return go, chances
+
+
+@_twins(
+    "check",
+    [
+        "swn check --skill 1 --int 14 --difficulty hard",
+        "swn check --untrained --dex-mod 1 --difficulty 8 --peripheral --helpers 2",
+    ],
+)
+def check(
+    attrs: dict[str, int],
+    skill: SkillOpt = 0,
+    untrained: UntrainedOpt = False,
+    difficulty: Annotated[
+        str,
+        typer.Option(
+            "--difficulty",
+            help="easy 6, normal 8, hard 10, very-hard 12, impossible 14, or a number.",
+        ),
+    ] = "normal",  # fmt: skip
+    peripheral: Annotated[bool, typer.Option("--peripheral", help="+2 difficulty.")] = False,
+    mod: Annotated[int, typer.Option("--mod", help="Situational modifier (±2).")] = 0,
+    force: Annotated[bool, typer.Option("--force", help="Allow a modifier beyond ±2.")] = False,
+    helpers: Annotated[int, typer.Option("--helpers", min=0, max=20, help="People aiding.")] = 0,
+    helper_skill: Annotated[int, typer.Option("--helper-skill", help="Their skill.")] = 0,
+    helper_mod: Annotated[int, typer.Option("--helper-mod", help="Their attribute mod.")] = 0,
+    technical: Annotated[
+        bool, typer.Option("--technical", help="A technical skill: refused untrained (003).")
+    ] = False,
+) -> Twin:
+    """A skill check: 2d6 + skill + attribute modifier against a difficulty, with aid."""
+    kw: dict[str, Any] = dict(
+        skill=None if untrained else skill,
+        attribute=swn.best_attribute(attrs, swn.ATTRIBUTES, "a skill check", single=True),
+        difficulty=difficulty, peripheral=peripheral, modifier=mod, force=force,
+        helpers=[swn.Helper(helper_skill, helper_mod)] * helpers, technical=technical,
+    )  # fmt: skip
+    o = swn.skill_check_odds(**kw)
+    without = None if o.without_aid is None else fraction(o.without_aid)
+
+    def go(rng: RandomSource) -> Reply:
+        r = swn.skill_check(rng=rng, **kw)
+        data = render.check_json(r, aid=[render.check_json(a) for a in r.aid])
+        data["odds"]["without_aid"] = without
+        return Reply(data, r.text)
+
+    def chances() -> Reply:
+        data = render.odds_json(
+            "skill", o.success, f"Skill check vs {o.target}", target=o.target, without_aid=without
+        )
+        return Reply(data, data["text"])
+
+    return go, chances
+
+
+@_twins(
+    "attack",
+    [
+        "swn attack --attack-bonus 1 --skill 1 --dex 14 --ac 13 --damage 1d8 --shock 2/15",
+        "swn attack --untrained --str-mod 1 --ac 10 --damage 1d4 --snap",
+    ],
+)
+def attack(
+    attrs: dict[str, int],
+    ac: Annotated[int, typer.Option("--ac", help="The target's Armor Class.")] = 10,
+    attack_bonus: Annotated[int, typer.Option("--attack-bonus", help="Attack bonus.")] = 0,
+    skill: SkillOpt = 0,
+    untrained: UntrainedOpt = False,
+    damage: Annotated[str, typer.Option("--damage", help="Weapon damage dice.")] = "1d6",
+    shock: Annotated[str | None, typer.Option("--shock", help="Shock as AMOUNT/AC: 2/15.")] = None,
+    damage_bonus: Annotated[int, typer.Option("--damage-bonus", help="Added to damage.")] = 0,
+    snap: Annotated[bool, typer.Option("--snap", help="A snap attack (-4).")] = False,
+    total_defense: Annotated[
+        bool, typer.Option("--total-defense", help="The target is on total defense (+2 AC).")
+    ] = False,
+    shock_floor: Annotated[
+        swn.ShockFloor, typer.Option("--shock-floor", help="When a hit is raised to Shock.")
+    ] = swn.ShockFloor.ALWAYS,
+) -> Twin:
+    """An attack: 1d20 + attack bonus + skill + attribute vs AC, then damage or Shock."""
+    kw: dict[str, Any] = dict(
+        ac=ac, weapon=swn.Weapon.make(damage, shock), attack_bonus=attack_bonus,
+        skill=None if untrained else skill,
+        attribute=swn.best_attribute(attrs, swn.ATTRIBUTES, "an attack", single=True),
+        damage_bonus=damage_bonus, snap=snap, total_defense=total_defense,
+        shock_floor=shock_floor,
+    )  # fmt: skip
+    o = swn.attack_odds(**kw)
+
+    def go(rng: RandomSource) -> Reply:
+        r = swn.attack(rng=rng, **kw)
+        return Reply(render.attack_json(r), r.text)
+
+    def chances() -> Reply:
+        dist = render.damage_distribution_json(o.distribution)
+        lines = [f"  {v:>4} damage  {percent(p):>6}  {fraction(p)}" for v, p in o.distribution]
+        text = "\n".join([f"Attack vs AC {o.target}: {percent(o.hit)} to hit", *lines])
+        data = {"system": "swn", "kind": "attack", "odds": {"success": fraction(o.hit)},
+                "damage_distribution": dist, "text": text}  # fmt: skip
+        return Reply(data, text)
+
+    return go, chances
+
+
+@_twins("stabilize", ["swn stabilize --rounds 2 --tools medkit --skill 1 --int 12"])
+def stabilize(
+    attrs: dict[str, int],
+    rounds: Annotated[int, typer.Option("--rounds", help="Rounds since the victim fell.")] = 0,
+    tools: Annotated[str, typer.Option("--tools", help="none, medkit or lazarus.")] = "none",
+    skill: SkillOpt = 0,
+    untrained: UntrainedOpt = False,
+) -> Twin:
+    """Stabilize a mortally wounded ally: Int/Heal or Dex/Heal vs 10/8/6 + rounds."""
+    kw: dict[str, Any] = dict(
+        rounds=rounds, tool=tools, skill=None if untrained else skill,
+        attribute=swn.best_attribute(attrs, ("int", "dex"), "stabilizing"),
+    )  # fmt: skip
+    o = swn.stabilize_odds(**kw)
+
+    def go(rng: RandomSource) -> Reply:
+        r = swn.stabilize(rng=rng, **kw)
+        data = render.check_json(r.check, tool=r.tool, patch_used=r.patch_used)
+        return Reply({**data, "text": r.text}, r.text)
+
+    def chances() -> Reply:
+        data = render.odds_json("stabilize", o.success, f"Stabilize vs {o.target}", target=o.target)
+        return Reply(data, data["text"])
+
+    return go, chances
+
+
+@_twins("morale", ["swn morale 8"])
+def morale(
+    score: Annotated[int, typer.Argument(help="The NPC's morale score.")],
+    mod: Annotated[int, typer.Option("--mod", help="Situational modifier to the roll.")] = 0,
+) -> Twin:
+    """A morale check: 2d6 at or under the score and the NPC fights on."""
+    p = swn.morale_odds(score, mod)
+
+    def go(rng: RandomSource) -> Reply:
+        r = swn.morale(score, modifier=mod, rng=rng)
+        return Reply(render.check_json(r), r.text)
+
+    def chances() -> Reply:
+        data = render.odds_json("morale", p, f"Morale {score} holds", target=score)
+        return Reply(data, data["text"])
+
+    return go, chances
+
+
+@command("swn oppose", rolls=True, examples=["swn oppose 2 1", "swn oppose 1 1 --ties defender"])
+def oppose(
+    first: Annotated[int, typer.Argument(help="First side's skill + attribute bonus.")],
+    second: Annotated[int, typer.Argument(help="Second (defending) side's bonus.")],
+    first_npc: Annotated[
+        bool, typer.Option("--first-npc", help="The first side is an NPC.")
+    ] = False,
+    second_pc: Annotated[
+        bool, typer.Option("--second-pc", help="The second side is a PC.")
+    ] = False,
+    ties: Annotated[
+        swn.TieRule, typer.Option("--ties", help="pc (default), or defender in an ambush.")
+    ] = swn.TieRule.PC,
+) -> Plan:
+    """An opposed check: both sides roll 2d6 + bonus; the higher total wins.
+
+    An NPC with no relevant expertise has a bonus of 0 (a straight 2d6).
+    """
+
+    def go(rng: RandomSource) -> Reply:
+        r = swn.oppose((first, not first_npc), (second, second_pc), ties=ties, rng=rng)
+        data = render.check_json(
+            r.first, winner=r.winner, second=render.check_json(r.second), ties=r.ties.value
+        )
+        return Reply({**data, "text": r.text}, r.text)
+
+    return go
+
+
+@command("swn initiative", rolls=True, examples=["swn initiative examples/swn/party.toml"])
+def initiative(
+    ctx: typer.Context,
+    path: Annotated[str, typer.Argument(help="A TOML file of [[combatants]] (name, dex, pc).")],
+) -> Plan:
+    """Roll initiative once for a combat: 1d8 + Dex modifier, highest first, PCs win ties."""
+    resources: Resources = ctx.obj
+    party = resources.party(path)
+
+    def go(rng: RandomSource) -> Reply:
+        data = render.initiative_json(swn.initiative(party, rng=rng))
+        return Reply(data, data["text"])
+
+    return go
+
+
+@command(
+    "swn simulate",
+    rolls=False,
+    examples=["swn simulate examples/swn/warrior_vs_3_thugs.toml -n 100000 --seed 1"],
+)
+def simulate(
+    ctx: typer.Context,
+    path: Annotated[str, typer.Argument(help="An encounter TOML file (see examples/swn/).")],
+    runs: Annotated[int, typer.Option("-n", "--runs", help="Encounters to simulate.")] = 100_000,
+    seed: Annotated[int | None, typer.Option("--seed", help="Seed for a reproducible run.")] = None,
+) -> Plan:
+    """Fight an encounter many times: win odds per side, survival per combatant, rounds.
+
+    Every figure comes with a 95% confidence interval (Wilson for
+    probabilities). Without --seed a seed is drawn and reported, so any run can
+    be repeated.
+    """
+    from ..systems.swn.simulate import simulate as run_sim
+
+    resources: Resources = ctx.obj
+    enc = resources.encounter(path)
+
+    def go(rng: RandomSource) -> Reply:
+        with resources.progress(runs) as tick:
+            sim = run_sim(enc, runs, seed=seed, progress=tick)
+        data = render.simulation_json(sim)
+        return Reply(data, data["text"])
+
+    return go
