@@ -19,7 +19,6 @@ Notation summary:
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -39,11 +38,13 @@ from .ast import (
 )
 from .errors import DiceLimitError, DiceSyntaxError
 from .limits import DEFAULT_LIMITS, Limits
+from .notation import format_expr
 
 if TYPE_CHECKING:
     from lark import Lark, Token
 
 __all__ = ["format_expr", "parse", "worst_case_dice"]
+
 
 _MAX_NUMBER = 10**9
 """Largest integer literal or modifier number accepted (keeps every stage in int64)."""
@@ -388,70 +389,3 @@ def _check_dice(root: Node, columns: tuple[int, ...], text: str, limits: Limits)
             text,
             None,
         )
-
-
-# ---------------------------------------------------------------- formatting
-
-
-def _format_compare(cond: Compare, bare_eq: bool) -> str:
-    if cond.op is CompareOp.EQ and bare_eq:
-        return str(cond.value)
-    return f"{cond.op.value}{cond.value}"
-
-
-def _format_dice(d: Dice) -> str:
-    parts = [f"{d.count}d{'F' if d.sides == FUDGE else d.sides}"]
-    if d.reroll is not None:
-        parts.append(("ro" if d.reroll.once else "r") + _format_compare(d.reroll.cond, True))
-    # A bare "!" directly before a success target would read as "!>=8" (explode on
-    # >=8), so in that one case the explosion is written last.
-    bare_last = (
-        d.explode is not None
-        and d.explode.cond is None
-        and d.keep is None
-        and d.success is not None
-    )
-    if d.explode is not None and not bare_last:
-        parts.append("!")
-        if d.explode.cond is not None:
-            parts.append(_format_compare(d.explode.cond, d.explode.cond.value >= 0))
-    if d.keep is not None:
-        k = d.keep
-        parts.append(f"{'d' if k.drop else 'k'}{'h' if k.highest else 'l'}{k.count}")
-    if d.success is not None:
-        parts.append(f"{d.success.op.value}{d.success.value}")
-    if bare_last:
-        parts.append("!")
-    return "".join(parts)
-
-
-def _needs_parens(child: Node, parent_additive: bool) -> bool:
-    return isinstance(child, Arith) and not (parent_additive and not child.additive)
-
-
-def format_expr(expr: Expression | Node, dice: Callable[[Dice], str] | None = None) -> str:
-    """Canonical notation for an expression or node; ``parse(format_expr(e)) == e``.
-
-    ``dice``, if given, renders each pool instead (the roller uses it to show faces).
-
-    >>> format_expr(parse("3d + 2*(d6-1) # hit"))
-    '3d6 + 2 * (1d6 - 1) # hit'
-    """
-    if isinstance(expr, Expression):
-        body = format_expr(expr.root, dice)
-        return f"{body} # {expr.label}" if expr.label else body
-    if isinstance(expr, Literal):
-        return str(expr.value)
-    if isinstance(expr, Dice):
-        return _format_dice(expr) if dice is None else dice(expr)
-    if isinstance(expr, Neg):
-        inner = format_expr(expr.operand, dice)
-        return f"-({inner})" if isinstance(expr.operand, Arith) else f"-{inner}"
-    additive = expr.additive
-    out = []
-    for i, (op, node) in enumerate([("", expr.first), *expr.rest]):
-        text = format_expr(node, dice)
-        if _needs_parens(node, additive):
-            text = f"({text})"
-        out.append(text if i == 0 else f" {op} {text}")
-    return "".join(out)

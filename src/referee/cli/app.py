@@ -19,7 +19,8 @@ from typer.core import TyperCommand, TyperGroup
 from typer.exceptions import TyperException
 
 from ..commands.line import arrange
-from ..commands.registry import ALIASES, COMMANDS, GROUP_HELP, Command, load, valued_options
+from ..commands.reader import is_word, load, valued_options
+from ..commands.registry import ALIASES, COMMANDS, GROUP_HELP, Command
 from ..commands.result import Reply
 from ..errors import RefereeError
 from ..rng import resolve, seeded
@@ -168,11 +169,8 @@ def arrange_argv(group: TyperGroup, words: list[str]) -> list[str]:
         node, i = sub, i + 1
         path.append(node.name or words[i - 1])
     if not path:
-        if words[0][:1].isalpha() and words[0] not in ("help",):
-            from ..commands.registry import _is_word
-
-            if _is_word(words[0]):
-                return words  # let the group say "No such command"
+        if is_word(words[0]):
+            return words  # let the group say "No such command"
         return arrange_argv(group, ["roll", *words])
     if isinstance(node, TyperGroup) or "--help" in words[i:]:
         return words

@@ -52,8 +52,8 @@ def run(
     only_rolls: bool = False,
     resources: Resources = BUILTIN,
 ) -> CommandResult:
-    """Run one command line; see :func:`.registry.run`."""
-    from .registry import run as _run
+    """Run one command line; see :func:`.reader.run`."""
+    from .reader import run as _run
 
     return _run(line, rng, only_rolls=only_rolls, resources=resources)
 
@@ -65,7 +65,7 @@ def is_rolling(line: str | Sequence[str]) -> bool:
         CommandError: the line names no command.
     """
     from .line import split_line
-    from .registry import find
+    from .reader import find
 
     words = split_line(line) if isinstance(line, str) else list(line)
     return find(words)[0].rolls
@@ -73,6 +73,6 @@ def is_rolling(line: str | Sequence[str]) -> bool:
 
 def help_text(name: str = "") -> str:
     """The help of one command (``gurps check``), or a list of every command."""
-    from .registry import help_text as _help
+    from .reader import help_text as _help
 
     return _help(name)

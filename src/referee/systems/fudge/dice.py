@@ -211,11 +211,14 @@ def reroll_dice(
     """
     if net == 0:
         return faces, ()
+    chosen = _chosen(faces, net, strategy, need)
+    if not chosen:
+        return faces, ()
     out = list(faces)
     done = []
-    for i in _chosen(faces, net, strategy, need):
-        (out[i],) = draw_faces(rng, 1, FUDGE)
-        done.append(Reroll(i, faces[i], out[i]))
+    for i, new in zip(chosen, draw_faces(rng, len(chosen), FUDGE), strict=True):
+        out[i] = new
+        done.append(Reroll(i, faces[i], new))
     return tuple(out), tuple(done)
 
 

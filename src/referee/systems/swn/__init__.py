@@ -26,12 +26,10 @@ from .checks import (
     skill_odds,
 )
 from .combat import (
-    ACTIONS,
     Attack,
     AttackOdds,
     InitiativeEntry,
     ShockFloor,
-    Turn,
     Weapon,
     attack,
     attack_modifier,
@@ -39,7 +37,6 @@ from .combat import (
     damage_distribution,
     hit_odds,
     initiative,
-    plan_turn,
 )
 from .encounter import Combatant, Encounter, Side, Target, load_encounter, load_party
 from .injury import (
@@ -58,6 +55,7 @@ from .injury import (
 )
 from .opposed import Opposed, TieRule, morale, morale_odds, morale_triggers, oppose
 from .saves import SaveKind, save, save_attribute, save_odds, save_target
+from .turns import ACTIONS, Turn, plan_turn
 
 __all__ = [
     "ATTRIBUTES",
