@@ -53,6 +53,7 @@ def format_expr(expr: Expression | Node, dice: Callable[[Dice], str] | None = No
 
     ``dice``, if given, renders each pool instead (the roller uses it to show faces).
 
+    >>> from referee.parser import parse
     >>> format_expr(parse("3d + 2*(d6-1) # hit"))
     '3d6 + 2 * (1d6 - 1) # hit'
     """

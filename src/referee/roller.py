@@ -158,7 +158,7 @@ def draw_faces(rng: RandomSource | None, count: int, sides: int) -> tuple[int, .
     """
     rb = resolve(rng).randbelow
     n, offset = (3, -1) if sides == FUDGE else (sides, 1)
-    return tuple(rb(n) + offset for _ in range(count))
+    return tuple([rb(n) + offset for _ in range(count)])
 
 
 _Eval = Callable[[RandomSource, list[DiceGroup]], int]

@@ -181,14 +181,17 @@ def _at_least(k: int, need: int) -> Fraction:
     return Fraction(sum(c for s, c in enumerate(counts) if s - k >= need), 3**k)
 
 
-def _chosen(faces: tuple[int, ...], net: int, strategy: Strategy, need: int | None) -> list[int]:
+@functools.lru_cache(maxsize=8192)
+def _chosen(
+    faces: tuple[int, ...], net: int, strategy: Strategy, need: int | None
+) -> tuple[int, ...]:
     """Indices of the dice to reroll: the leftmost dice of each face that :func:`choose` picks."""
     counts = (faces.count(-1), faces.count(0), faces.count(1))
     rm, rb, rp = choose(counts, net, strategy, _need_key(need))
     out: list[int] = []
     for face, n in ((-1, rm), (0, rb), (1, rp)):
         out += [i for i, f in enumerate(faces) if f == face][:n]
-    return sorted(out)
+    return tuple(sorted(out))
 
 
 def reroll_dice(
