@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 import typer
 
+from ..systems import SYSTEMS
 from .result import Plan
 
 __all__ = ["ALIASES", "COMMANDS", "GROUP_HELP", "Command", "command", "root_app"]
@@ -55,8 +56,8 @@ GROUP_HELP = {
     "and an encounter simulator, with exact odds.",
     ("swn", "odds"): "Exact odds of a save, check, attack, stabilization or morale roll.",
 }
-ALIASES = {"gurps4e": "gurps", "psi-punk": "fudge", "fate": "fudge", "stars-without-number": "swn"}
-"""Other names of the system command groups."""
+ALIASES = {alias: s.name for s in SYSTEMS.values() for alias in s.aliases}
+"""Other names of the system command groups (from the systems registry)."""
 
 
 def _app(path: tuple[str, ...]) -> typer.Typer:

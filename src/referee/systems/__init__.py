@@ -1,8 +1,8 @@
 """Rule systems, one module each, made of pure functions returning frozen results.
 
 The systems register here by name, with aliases (STYLE principle 3). Adding a
-game means adding its package under ``referee.systems`` and one entry below;
-the CLI finds its commands through the same entry.
+game means adding its package under ``referee.systems``, one entry below, and
+its commands in one module of :mod:`referee.commands`.
 
 >>> get_system("psi-punk").name
 'fudge'
@@ -29,8 +29,6 @@ class System:
     """What it covers, for help texts."""
     aliases: tuple[str, ...]
     """Other names that find it."""
-    cli: str
-    """The module (under ``referee``) holding its typer app, loaded only by the CLI."""
 
     def load(self) -> ModuleType:
         """The engine package, ``referee.systems.<name>``."""
@@ -40,13 +38,9 @@ class System:
 SYSTEMS: dict[str, System] = {
     s.name: s
     for s in (
-        System(
-            "gurps", "GURPS success rolls, contests, reactions, damage", ("gurps4e",), "cli_gurps"
-        ),
-        System(
-            "fudge", "Fudge dice and the trait ladder (Psi-punk)", ("psi-punk", "fate"), "cli_fudge"
-        ),
-        System("swn", "Stars Without Number (revised)", ("stars-without-number",), "cli_swn"),
+        System("gurps", "GURPS success rolls, contests, reactions, damage", ("gurps4e",)),
+        System("fudge", "Fudge dice and the trait ladder (Psi-punk)", ("psi-punk", "fate")),
+        System("swn", "Stars Without Number (revised)", ("stars-without-number",)),
     )
 }
 """The registered systems by canonical name."""
