@@ -302,3 +302,44 @@ def test_the_command_layer_opens_no_file() -> None:
 def test_modules_stay_small() -> None:
     for path in SRC.rglob("*.py"):
         assert len(path.read_text().splitlines()) <= 420, path
+
+
+# One shape for results (issue 15): every rolling result answers the same questions.
+@pytest.mark.parametrize("line", [line for lines in ROLLING.values() for line in lines])
+def test_every_rolling_json_has_the_envelope(line: str) -> None:
+    data = commands.run(line, seeded(5), resources=LOCAL).data
+    for item in data if isinstance(data, list) else [data]:
+        if "system" not in item:  # a dice roll: its own contract
+            assert {"expression", "total", "dice", "text"} <= set(item)
+            continue
+        assert {"system", "kind", "text", "outcome", "odds"} <= set(item), line
+        assert isinstance(item["outcome"], str) and isinstance(item["odds"], dict)
+
+
+def test_every_rolling_result_is_a_result() -> None:
+    from referee.results import Chances, Result
+    from referee.systems import fudge, gurps, swn
+
+    rng = seeded(9)
+    results: list[Any] = [
+        gurps.check(12, rng=rng),
+        gurps.quick_contest(12, 10, rng=rng),
+        gurps.regular_contest(12, 10, rng=rng),
+        gurps.reaction(1, rng=rng),
+        gurps.damage("2d+1", dr=2, rng=rng),
+        fudge.action("Good", rng=rng),
+        fudge.oppose("Good", "Fair", rng=rng),
+        swn.save("physical", rng=rng),
+        swn.skill_check(skill=1, rng=rng),
+        swn.attack(ac=12, weapon=swn.Weapon.make("1d6"), rng=rng),
+        swn.morale(7, rng=rng),
+        swn.oppose((1, True), (0, False), rng=rng),
+        swn.stabilize(rounds=1, rng=rng),
+    ]
+    for r in results:
+        assert isinstance(r, Result), type(r)
+        assert r.system in ("gurps", "fudge", "swn") and r.text and r.outcome
+        assert isinstance(r.chances, Chances)
+        assert all(0 <= p <= 1 for p in r.chances.values())
+    versus = [r.chances for r in results if r.success is None]
+    assert all(sum(c.values()) == 1 for c in versus if set(c) == {"first", "second", "tie"})

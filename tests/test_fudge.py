@@ -13,6 +13,7 @@ import pytest
 
 from conftest import Fixed, chi_square_ok
 from referee import RuleError, odds, seeded
+from referee.results import Versus
 from referee.systems import fudge as f
 from referee.systems.fudge import FATE_CORE, PSI_PUNK, Strategy
 from referee.systems.fudge.dice import reroll_dice
@@ -243,8 +244,8 @@ def test_opposed_odds_match_enumeration() -> None:
             lose += p
         else:
             tie += p
-    assert f.oppose_odds(a, b, "nobody") == f.OpposedOdds(win, lose, tie)
-    assert f.oppose_odds(a, b, "defender") == f.OpposedOdds(win, lose + tie, Fraction(0))
+    assert f.oppose_odds(a, b, "nobody") == Versus(win, lose, tie)
+    assert f.oppose_odds(a, b, "defender") == Versus(win, lose + tie, Fraction(0))
 
 
 @pytest.mark.parametrize(

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..fmt import fraction
+from ..results import Versus
 from ..systems import fudge as f
 
 __all__ = ["action_json", "distribution_json", "level_json", "oppose_json", "versus_json"]
@@ -20,7 +21,7 @@ def distribution_json(o: f.ActionOdds) -> list[list[Any]]:
     return [[v, fraction(p)] for v, p in o.distribution]
 
 
-def versus_json(o: f.OpposedOdds) -> dict[str, str]:
+def versus_json(o: Versus) -> dict[str, str]:
     """Each side's chance and the tie's."""
     return {"first": fraction(o.first), "second": fraction(o.second), "tie": fraction(o.tie)}
 
@@ -49,6 +50,7 @@ def action_json(r: f.ActionRoll) -> dict[str, Any]:
         "degree": r.degree,
         "degree_name": r.degree_name,
         "success": r.success,
+        "outcome": r.outcome,
         "odds": {
             "success": None if r.odds.success is None else fraction(r.odds.success),
             "distribution": distribution_json(r.odds),
@@ -66,6 +68,7 @@ def oppose_json(r: f.OpposedRoll) -> dict[str, Any]:
         "second": action_json(r.second),
         "degree": r.degree,
         "winner": r.winner,
+        "outcome": r.outcome,
         "ties": r.ties.value,
         "odds": versus_json(r.odds),
         "text": r.text,

@@ -55,6 +55,7 @@ def contest_json(r: g.ContestResult) -> dict[str, Any]:
         "rolled_skills": list(r.rolled_skills),
         "floor": r.floor.value,
         "winner": r.winner,
+        "outcome": r.outcome,
         "margin_of_victory": r.margin_of_victory,
         "rounds": [
             {
@@ -82,6 +83,7 @@ def reaction_json(r: g.ReactionRoll) -> dict[str, Any]:
         "modifier": r.modifier,
         "total": r.total,
         "reaction": r.reaction,
+        "outcome": r.outcome,
         "odds": {k: fraction(v) for k, v in r.odds.items()},
         "text": r.text,
     }
@@ -98,6 +100,9 @@ def damage_json(r: g.DamageRoll, dist: dict[int, Fraction]) -> dict[str, Any]:
         "dr": r.dr,
         "damage_type": r.damage_type,
         "penetrating": r.penetrating,
+        "success": r.success,
+        "outcome": r.outcome,
+        "odds": {"penetrates": fraction(r.chance_through)},
         "distribution": [[k, fraction(v)] for k, v in dist.items()],
         "text": r.text,
     }

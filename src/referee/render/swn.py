@@ -35,6 +35,7 @@ def check_json(c: swn.Check, **extra: Any) -> dict[str, Any]:
         "total": c.total,
         "target": c.target,
         "success": c.success,
+        "outcome": c.outcome,
         "odds": {"success": fraction(c.odds)},
         **extra,
         "text": c.text,
@@ -73,7 +74,9 @@ def initiative_json(order: Sequence[swn.InitiativeEntry]) -> dict[str, Any]:
         f"{i}. {e.name}{' (PC)' if e.pc else ''}: {e.total} (d8 {e.roll} {e.modifier:+d} Dex)"
         for i, e in enumerate(order, 1)
     )
-    return {"system": "swn", "kind": "initiative", "order": rows, "text": text}
+    outcome = f"{order[0].name} acts first" if order else "nobody"
+    return {"system": "swn", "kind": "initiative", "order": rows, "outcome": outcome,
+            "odds": {}, "text": text}  # fmt: skip
 
 
 def simulation_json(sim: Any) -> dict[str, Any]:

@@ -35,7 +35,7 @@ from .dice import (
 )
 from .ladder import FATE_CORE, LADDERS, PSI_PUNK, Degrees, Ladder, Level, ladder_from_data
 from .ladder_file import get_ladder, load_ladder
-from .opposed import OpposedOdds, OpposedRoll, TieRule, oppose, oppose_odds
+from .opposed import OpposedRoll, TieRule, oppose, oppose_odds
 
 __all__ = [
     "FATE_CORE",
@@ -49,7 +49,6 @@ __all__ = [
     "Degrees",
     "Ladder",
     "Level",
-    "OpposedOdds",
     "OpposedRoll",
     "Reroll",
     "Strategy",

@@ -18,6 +18,7 @@ from fractions import Fraction
 from ...ast import FUDGE
 from ...errors import RuleError
 from ...fmt import percent
+from ...results import Chances
 from ...rng import RandomSource, resolve
 from ...roller import draw_faces
 from .dice import (
@@ -94,6 +95,28 @@ class ActionRoll:
     """The net reroll bonus (> 0) or penalty (< 0) after cancelling."""
     strategy: Strategy = Strategy.OPTIMAL
     """How a reroll bonus chose its dice."""
+
+    system = "fudge"
+    kind = "action"
+
+    @property
+    def outcome(self) -> str:
+        """``success``/``failure`` (Fate's words on a Fate ladder), or the result read
+        without a difficulty; ``not rolled`` results say whether success was certain."""
+        if self.difficulty is None:
+            return "read" if self.result is None else self.result.name
+        if self.result is None:
+            return "certain success" if self.success else "impossible"
+        if self.ladder.degrees is Degrees.FATE and self.degree_name is not None:
+            return self.degree_name
+        return "success" if self.success else "failure"
+
+    @property
+    def chances(self) -> Chances:
+        """P(success), when there is a difficulty."""
+        if self.odds.success is None:
+            return Chances(())
+        return Chances.of(success=self.odds.success)
 
     @property
     def rolled(self) -> bool:

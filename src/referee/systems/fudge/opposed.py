@@ -14,12 +14,13 @@ from enum import StrEnum
 from fractions import Fraction
 
 from ...fmt import percent
+from ...results import Chances, Versus
 from ...rng import RandomSource, resolve
 from .action import NO_DIFFICULTY, ActionOdds, ActionRoll, Rerolls, _odds, action
 from .dice import Strategy
 from .ladder import PSI_PUNK, Ladder, Level
 
-__all__ = ["OpposedOdds", "OpposedRoll", "TieRule", "oppose", "oppose_odds"]
+__all__ = ["OpposedRoll", "TieRule", "oppose", "oppose_odds"]
 
 
 class TieRule(StrEnum):
@@ -29,18 +30,6 @@ class TieRule(StrEnum):
     """The default: a tie is a tie; nobody wins."""
     DEFENDER = "defender"
     """The second side, the defender, wins ties."""
-
-
-@dataclass(frozen=True, slots=True)
-class OpposedOdds:
-    """Exact odds of an opposed action; the three add up to 1."""
-
-    first: Fraction
-    """P(the first side wins)."""
-    second: Fraction
-    """P(the second side wins), ties included under :attr:`TieRule.DEFENDER`."""
-    tie: Fraction
-    """P(nobody wins): 0 under :attr:`TieRule.DEFENDER`."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,8 +46,26 @@ class OpposedRoll:
     """The opposing side (the defender)."""
     ties: TieRule
     """What a tie means."""
-    odds: OpposedOdds
+    odds: Versus
     """Exact odds of each side winning and of a tie, before the roll."""
+
+    system = "fudge"
+    kind = "oppose"
+
+    @property
+    def outcome(self) -> str:
+        """``side 1 wins``, ``side 2 wins`` or ``tie``."""
+        return "tie" if self.winner is None else f"side {self.winner} wins"
+
+    @property
+    def success(self) -> None:
+        """An opposed action has a winner, not a success."""
+        return None
+
+    @property
+    def chances(self) -> Chances:
+        """The odds in the shape every result shares."""
+        return self.odds.chances
 
     @property
     def degree(self) -> int:
@@ -95,7 +102,7 @@ class OpposedRoll:
         return "\n".join(lines)
 
 
-def oppose_odds(first: ActionOdds, second: ActionOdds, ties: TieRule | str) -> OpposedOdds:
+def oppose_odds(first: ActionOdds, second: ActionOdds, ties: TieRule | str) -> Versus:
     """Exact odds that each side of an opposed action wins, from both result distributions.
 
     Source: ``002``, "Degree of Success" (opposed actions); the tie rule is an
@@ -116,14 +123,14 @@ def oppose_odds(first: ActionOdds, second: ActionOdds, ties: TieRule | str) -> O
             else:
                 tie += pa * pb
     if TieRule(ties) is TieRule.DEFENDER:
-        return OpposedOdds(win, lose + tie, Fraction(0))
-    return OpposedOdds(win, lose, tie)
+        return Versus(win, lose + tie, Fraction(0))
+    return Versus(win, lose, tie)
 
 
 @functools.lru_cache(maxsize=4096)
 def _oppose_cached(
     base1: int, net1: int, base2: int, net2: int, strategy: Strategy, ties: TieRule
-) -> OpposedOdds:
+) -> Versus:
     return oppose_odds(_odds(base1, None, net1, strategy), _odds(base2, None, net2, strategy), ties)
 
 

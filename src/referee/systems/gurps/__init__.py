@@ -5,7 +5,6 @@ outcome and exact odds. Sources are cited in each function's docstring.
 """
 
 from .contest import (
-    ContestOdds,
     ContestResult,
     Edition,
     Floor,
@@ -25,7 +24,6 @@ __all__ = [
     "RetryRule",
     "repeated_attempts",
     "DAMAGE_TYPES",
-    "ContestOdds",
     "ContestResult",
     "DamageRoll",
     "Edition",

@@ -17,11 +17,11 @@ from fractions import Fraction
 from ...errors import RuleError
 from ...fmt import percent
 from ...odds import odds
+from ...results import Chances, Versus
 from ...rng import RandomSource
 from .success import SuccessRoll, check, margin, outcome, skill_odds
 
 __all__ = [
-    "ContestOdds",
     "ContestResult",
     "Edition",
     "Floor",
@@ -96,18 +96,6 @@ def rolled_skill(effective: int, floor: Floor = Floor.CLAMP) -> int | None:
     return max(effective, 3)
 
 
-@dataclass(frozen=True, slots=True)
-class ContestOdds:
-    """Exact odds of a contest's result."""
-
-    first: Fraction
-    """P(the first side wins)."""
-    second: Fraction
-    """P(the second side wins)."""
-    tie: Fraction
-    """P(nobody wins) (Quick Contest only; zero for a Regular Contest)."""
-
-
 Side = tuple[bool, int] | None
 """One contestant's result: (success, margin as shown), or None for no roll."""
 
@@ -156,7 +144,7 @@ def _sides(skill: int | None) -> tuple[tuple[Fraction, Side], ...]:
 @functools.lru_cache(maxsize=4096)
 def quick_contest_odds(
     a: int, b: int, resistance: bool = False, floor: Floor = Floor.CLAMP
-) -> ContestOdds:
+) -> Versus:
     """Exact odds of a Quick Contest, over every pair of 3d6 totals (the same rule as the roll).
 
     With ``resistance``, the first side must succeed to win, and ties go to the second.
@@ -166,7 +154,7 @@ def quick_contest_odds(
     for pa, ra in _sides(sa):
         for pb, rb in _sides(sb):
             tally[_winner(ra, rb, resistance)] += pa * pb
-    return ContestOdds(tally[1], tally[2], tally[None])
+    return Versus(tally[1], tally[2], tally[None])
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,8 +175,8 @@ class ContestResult:
     """1, 2, or None for a tie (or a Regular Contest stopped at the round cap)."""
     margin_of_victory: int | None
     """The winner's margin of victory (``000``, "Margin of Victory"), or None."""
-    odds: ContestOdds
-    """Exact odds of each result, before rolling."""
+    odds: Versus
+    """Exact odds of each result, before rolling (a Regular Contest has no tie)."""
     expected_rounds: Fraction | None = None
     """For a Regular Contest, the expected number of rounds."""
     capped: bool = False
@@ -197,6 +185,25 @@ class ContestResult:
     """The shortening rule (Regular Contest)."""
     floor: Floor = Floor.CLAMP
     """How a very low skill was treated."""
+
+    system = "gurps"
+
+    @property
+    def outcome(self) -> str:
+        """``side 1 wins``, ``side 2 wins``, ``tie`` or ``no winner`` (stopped at the cap)."""
+        if self.capped:
+            return "no winner"
+        return "tie" if self.winner is None else f"side {self.winner} wins"
+
+    @property
+    def success(self) -> None:
+        """A contest has a winner, not a success."""
+        return None
+
+    @property
+    def chances(self) -> Chances:
+        """The odds in the shape every result shares."""
+        return self.odds.chances
 
     @property
     def text(self) -> str:
@@ -340,7 +347,7 @@ def regular_contest(
         tuple(rounds),
         winner,
         None,
-        ContestOdds(w1 / ends, w2 / ends, Fraction(0)),
+        Versus(w1 / ends, w2 / ends, Fraction(0)),
         1 / ends,
         winner is None,
         edition,

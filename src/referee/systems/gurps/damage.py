@@ -6,6 +6,7 @@ Sources: ``000_f6059ff1ef0c1de9.txt`` "Damage Rolls" and "The Basics"
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -13,6 +14,7 @@ from ...ast import Arith, Dice, Literal
 from ...errors import RuleError
 from ...odds import odds
 from ...parser import parse
+from ...results import Chances
 from ...rng import RandomSource
 from ...roller import roll
 
@@ -77,6 +79,26 @@ class DamageRoll:
     """The damage type's abbreviation."""
     penetrating: int
     """Damage that gets through DR: basic damage minus DR, never below 0."""
+    chance_through: Fraction = Fraction(0)
+    """P(any damage gets through DR), before the roll."""
+
+    system = "gurps"
+    kind = "damage"
+
+    @property
+    def outcome(self) -> str:
+        """``penetrates`` or ``stopped by DR``."""
+        return "penetrates" if self.penetrating else "stopped by DR"
+
+    @property
+    def success(self) -> bool:
+        """Whether any damage got through DR."""
+        return self.penetrating > 0
+
+    @property
+    def chances(self) -> Chances:
+        """P(penetrates)."""
+        return Chances.of(penetrates=self.chance_through)
 
     @property
     def text(self) -> str:
@@ -109,11 +131,14 @@ def damage(
     count, adds = _dice_adds(expression)
     result = roll(f"{count}d6", rng=rng)
     basic, through = _apply(result.total + adds, dr, damage_type)
+    through_p = sum((p for v, p in damage_odds(expression, dr=dr, damage_type=damage_type).items()
+                     if v > 0), Fraction(0))  # fmt: skip
     return DamageRoll(
-        expression, tuple(d.value for d in result.dice), basic, dr, damage_type, through
+        expression, tuple(d.value for d in result.dice), basic, dr, damage_type, through, through_p
     )
 
 
+@functools.lru_cache(maxsize=1024)
 def damage_odds(expression: str, *, dr: int = 0, damage_type: str = "cr") -> dict[int, Fraction]:
     """The exact distribution of penetrating damage."""
     _check_type(damage_type)

@@ -12,6 +12,7 @@ from fractions import Fraction
 
 from ...errors import RuleError
 from ...odds import odds
+from ...results import Chances
 from ...rng import RandomSource
 from ...roller import roll
 
@@ -68,6 +69,24 @@ class ReactionRoll:
     """The band, Disastrous to Excellent."""
     odds: dict[str, Fraction]
     """Exact odds of each band given the modifier."""
+
+    system = "gurps"
+    kind = "reaction"
+
+    @property
+    def outcome(self) -> str:
+        """The band of the Reaction Table."""
+        return self.reaction
+
+    @property
+    def success(self) -> None:
+        """A reaction has a band, not a success."""
+        return None
+
+    @property
+    def chances(self) -> Chances:
+        """P(each band), in the table's order."""
+        return Chances(tuple(self.odds.items()))
 
     @property
     def total(self) -> int:

@@ -19,6 +19,7 @@ from fractions import Fraction
 from ...errors import RuleError
 from ...fmt import percent
 from ...odds import odds
+from ...results import Chances
 from ...rng import RandomSource
 from ...roller import draw_faces
 
@@ -187,10 +188,23 @@ class SuccessRoll:
     defense: bool = False
     """True for a defense roll, which may be made at effective skill below 3."""
 
+    system = "gurps"
+    kind = "success"
+
     @property
     def success(self) -> bool:
         """Whether the roll succeeded."""
         return self.outcome.success
+
+    @property
+    def chances(self) -> Chances:
+        """The odds in the shape every result shares."""
+        o = self.odds
+        return Chances.of(
+            success=o.success,
+            critical_success=o.critical_success,
+            critical_failure=o.critical_failure,
+        )
 
     @property
     def critical(self) -> bool:

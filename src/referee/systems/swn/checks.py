@@ -19,6 +19,7 @@ from fractions import Fraction
 from ...errors import RuleError
 from ...fmt import percent
 from ...odds import odds as dice_odds
+from ...results import Chances
 from ...rng import RandomSource, resolve
 from ...roller import draw_faces
 
@@ -94,6 +95,19 @@ class Check:
     """What was rolled."""
     assumed: tuple[str, ...] = ()
     """What the check took for granted, e.g. ``con +0 (not given)``."""
+
+    system = "swn"
+
+    @property
+    def outcome(self) -> str:
+        """The result as a word: ``success``/``failure``, ``hit``/``miss``, ``holds``/``breaks``."""
+        yes, no = _WORDS.get(self.kind, ("success", "failure"))
+        return yes if self.success else no.split(" (", 1)[0]
+
+    @property
+    def chances(self) -> Chances:
+        """P(success) (for morale: the NPC holds)."""
+        return Chances.of(success=self.odds)
 
     @property
     def natural(self) -> int:

@@ -19,6 +19,7 @@ from fractions import Fraction
 from ...errors import RuleError
 from ...odds import odds as dice_odds
 from ...parser import parse
+from ...results import Chances
 from ...rng import RandomSource, resolve
 from ...roller import draw_faces, roll
 from .checks import Check, Kind
@@ -184,6 +185,24 @@ class Attack:
     """The attribute modifier plus damage bonuses added to damage and Shock."""
     distribution: tuple[tuple[int, Fraction], ...]
     """The exact distribution of this attack's damage, before it was rolled."""
+
+    system = "swn"
+    kind = "attack"
+
+    @property
+    def outcome(self) -> str:
+        """``hit`` or ``miss``."""
+        return self.check.outcome
+
+    @property
+    def success(self) -> bool:
+        """Whether the attack hit."""
+        return self.check.success
+
+    @property
+    def chances(self) -> Chances:
+        """P(hit)."""
+        return self.check.chances
 
     @property
     def hit(self) -> bool:

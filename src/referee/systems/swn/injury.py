@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 
 from ...errors import RuleError
+from ...results import Chances
 from ...rng import RandomSource
 from .checks import Check, CheckOdds, Kind, skill_check, skill_check_odds
 
@@ -187,6 +188,24 @@ class Stabilization:
     """``none``, ``medkit`` or ``lazarus``."""
     patch_used: bool
     """A Lazarus patch is used up even if the check fails."""
+
+    system = "swn"
+    kind = "stabilize"
+
+    @property
+    def outcome(self) -> str:
+        """``success`` (the victim is stabilized) or ``failure``."""
+        return self.check.outcome
+
+    @property
+    def success(self) -> bool:
+        """Whether the victim was stabilized."""
+        return self.check.success
+
+    @property
+    def chances(self) -> Chances:
+        """P(success)."""
+        return self.check.chances
 
     @property
     def text(self) -> str:

@@ -13,6 +13,7 @@ from enum import StrEnum
 from fractions import Fraction
 
 from ...fmt import percent
+from ...results import Chances, Versus
 from ...rng import RandomSource, resolve
 from .checks import LIMIT, Check, Kind, _bounded, _dist, _roll
 
@@ -42,6 +43,24 @@ class Opposed:
     """The exact probability that the first side wins."""
     ties: TieRule
     """How a tie was (or would be) settled."""
+
+    system = "swn"
+    kind = "oppose"
+
+    @property
+    def outcome(self) -> str:
+        """``side 1 wins`` or ``side 2 wins`` (a tie is settled by the tie rule)."""
+        return f"side {self.winner} wins"
+
+    @property
+    def success(self) -> None:
+        """An opposed check has a winner, not a success."""
+        return None
+
+    @property
+    def chances(self) -> Chances:
+        """The odds in the shape every result shares (no tie: the rule settles it)."""
+        return Versus(self.odds, 1 - self.odds, Fraction(0)).chances
 
     @property
     def text(self) -> str:
