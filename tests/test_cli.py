@@ -165,3 +165,43 @@ def test_long_tables_say_what_they_leave_out() -> None:
     assert res.exit_code == 0
     assert "rows under 0.1% not shown" in res.output.splitlines()[-1]
     assert "of the probability in all" in handle("odds 20d20").splitlines()[-1]
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["roll", "3d6", "+", "2", "--seed", "1"], "3d6+2 = [2, 4, 4] + 2 = 12"),
+        (["3d6", "--seed", "1"], "3d6 = [2, 4, 4] = 10"),
+        (["d%", "--seed", "2"], "d% = [4] = 4"),
+        (["gurps", "check", "14", "-4", "--seed", "1"], "14-4 = 10: rolled 10 (2, 4, 4)"),
+        (["gurps", "check", "14", "--seed", "1", "-4"], "14-4 = 10: rolled 10 (2, 4, 4)"),
+        (["roll", "1d20+5", "2d6", "--seed", "1"], "2d6 = ["),
+    ],
+)
+def test_command_lines_read_as_players_type_them(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    argv: list[str],
+    expected: str,
+) -> None:
+    # Issue 15: the CLI reads its arguments as the command layer reads a line.
+    code, out, err = _main(monkeypatch, capsys, *argv)
+    assert code == 0, err
+    assert expected in out
+    res = runner.invoke(app, argv)
+    assert res.exit_code == 0 and expected in res.output
+
+
+def test_rolling_commands_share_the_cli_options(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = _main(monkeypatch, capsys, "swn", "morale", "8", "-n", "3", "--json")
+    assert code == 0 and len(json.loads(out)) == 3
+    code, out, _ = _main(monkeypatch, capsys, "fudge", "roll", "Good", "--secret", "--seed", "1")
+    assert code == 0 and out.startswith("(secret) Good, rolled")
+    code, out, _ = _main(monkeypatch, capsys, "gurps", "reaction", "--seed", "1")
+    assert code == 0 and out.startswith("(secret) Reaction")
+    code, out, _ = _main(monkeypatch, capsys, "gurps", "reaction", "--open", "--seed", "1")
+    assert code == 0 and out.startswith("Reaction")
+    code, _, err = _main(monkeypatch, capsys, "gurps", "odds", "12", "--seed", "1")
+    assert code == 2 and "No such option: --seed" in err

@@ -7,7 +7,6 @@ from typing import Annotated
 
 import typer
 
-from ..errors import RuleError
 from ..fmt import fraction, percent
 from ..render import gurps as render
 from ..rng import RandomSource
@@ -99,8 +98,6 @@ def retry(
     A critical failure ends the attempts unless --continue-after-critical.
     """
     eff = _effective(skill)
-    if eff < 3:
-        raise RuleError(f"effective skill {eff} is below 3: no roll is allowed")
     probs = [
         g.retry_odds(eff, k, stop_on_critical=not carry_on) for k in range(1, max_attempts + 1)
     ]
@@ -145,9 +142,10 @@ def contest(
     ] = False,
 ) -> Plan:
     """A Quick (default) or Regular Contest, with each side's exact chance of winning."""
-    for v in (first, second):
-        if abs(v) > g.success.LIMIT:
-            raise RuleError(f"skill {v} is out of range (-1000 to 1000)")
+    if regular:
+        g.regular_contest_odds(first, second, edition=edition, floor=floor)  # refused before a roll
+    else:
+        g.quick_contest_odds(first, second, resistance, g.Floor(floor))
 
     def go(rng: RandomSource) -> Reply:
         if regular:
@@ -169,8 +167,7 @@ def reaction(
     modifier: Annotated[int, typer.Argument(help="Total reaction modifier, e.g. +2 or -1.")] = 0,
 ) -> Plan:
     """A reaction roll: 3d6 plus modifiers on the Reaction Table (the GM's secret by default)."""
-    if abs(modifier) > 1000:
-        raise RuleError(f"reaction modifier {modifier} is out of range (-1000 to 1000)")
+    g.reaction_odds(modifier)  # refused before a roll
 
     def go(rng: RandomSource) -> Reply:
         r = g.reaction(modifier, rng=rng)

@@ -11,11 +11,12 @@ from .contest import (
     quick_contest,
     quick_contest_odds,
     regular_contest,
+    regular_contest_odds,
     rolled_skill,
     shorten,
 )
 from .damage import DAMAGE_TYPES, DamageRoll, damage, damage_odds
-from .reaction import SECRET_BY_DEFAULT, ReactionRoll, reaction, reaction_band
+from .reaction import SECRET_BY_DEFAULT, ReactionRoll, reaction, reaction_band, reaction_odds
 from .retry import Attempts, RetryRule, repeated_attempts, retry_odds
 from .success import Outcome, SkillOdds, SuccessRoll, check, outcome, parse_skill, skill_odds
 
@@ -42,7 +43,9 @@ __all__ = [
     "quick_contest_odds",
     "reaction",
     "reaction_band",
+    "reaction_odds",
     "regular_contest",
+    "regular_contest_odds",
     "retry_odds",
     "rolled_skill",
     "shorten",

@@ -19,7 +19,7 @@ from ...fmt import percent
 from ...odds import odds
 from ...results import Chances, Versus
 from ...rng import RandomSource
-from .success import SuccessRoll, check, margin, outcome, skill_odds
+from .success import LIMIT, SuccessRoll, check, margin, outcome, skill_odds
 
 __all__ = [
     "ContestResult",
@@ -28,6 +28,7 @@ __all__ = [
     "quick_contest",
     "quick_contest_odds",
     "regular_contest",
+    "regular_contest_odds",
     "shorten",
 ]
 
@@ -251,6 +252,8 @@ def _side_text(r: SuccessRoll | None, skill: int) -> str:
 
 
 def _contestant(skill: int, floor: Floor) -> int | None:
+    if abs(skill) > LIMIT:
+        raise RuleError(f"skill {skill} is out of range (-{LIMIT} to {LIMIT})")
     if floor is Floor.CLAMP and skill < 3:
         raise RuleError(
             f"effective skill {skill} is below 3: no contest roll is allowed "
@@ -299,6 +302,30 @@ def quick_contest(
     )
 
 
+@functools.lru_cache(maxsize=4096)
+def regular_contest_odds(
+    a: int, b: int, *, edition: Edition = Edition.FOURTH, floor: Floor = Floor.CLAMP
+) -> tuple[Versus, Fraction]:
+    """The exact odds of a Regular Contest and its expected number of rounds.
+
+    Source: as :func:`regular_contest`.
+
+    Raises:
+        RuleError: as :func:`regular_contest`.
+    """
+    edition, floor = Edition(edition), Floor(floor)
+    for skill in (a, b):
+        _contestant(skill, floor)  # refuses a typed skill below 3 under CLAMP
+    ea, eb = shorten(a, b, edition)
+    sa, sb = rolled_skill(ea, floor), rolled_skill(eb, floor)
+    pa, pb = (Fraction(0) if s is None else skill_odds(s).success for s in (sa, sb))
+    w1, w2 = pa * (1 - pb), pb * (1 - pa)
+    ends = w1 + w2
+    if ends == 0:
+        raise RuleError(f"neither side can succeed at skills {ea} and {eb}: the contest never ends")
+    return Versus(w1 / ends, w2 / ends, Fraction(0)), 1 / ends
+
+
 def regular_contest(
     a: int,
     b: int,
@@ -321,15 +348,9 @@ def regular_contest(
             ever succeed.
     """
     edition, floor = Edition(edition), Floor(floor)
-    for skill in (a, b):
-        _contestant(skill, floor)  # refuses a typed skill below 3 under CLAMP
+    versus, expected = regular_contest_odds(a, b, edition=edition, floor=floor)
     ea, eb = shorten(a, b, edition)
     sa, sb = rolled_skill(ea, floor), rolled_skill(eb, floor)
-    pa, pb = (Fraction(0) if s is None else skill_odds(s).success for s in (sa, sb))
-    w1, w2 = pa * (1 - pb), pb * (1 - pa)
-    ends = w1 + w2
-    if ends == 0:
-        raise RuleError(f"neither side can succeed at skills {ea} and {eb}: the contest never ends")
     rounds: list[tuple[SuccessRoll | None, SuccessRoll | None]] = []
     winner: int | None = None
     for _ in range(max_rounds):
@@ -347,8 +368,8 @@ def regular_contest(
         tuple(rounds),
         winner,
         None,
-        Versus(w1 / ends, w2 / ends, Fraction(0)),
-        1 / ends,
+        versus,
+        expected,
         winner is None,
         edition,
         floor,

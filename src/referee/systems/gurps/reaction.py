@@ -48,7 +48,12 @@ def reaction_band(total: int) -> str:
 
 @functools.lru_cache(maxsize=256)
 def reaction_odds(modifier: int) -> dict[str, Fraction]:
-    """Exact odds of each band for 3d6 plus ``modifier`` (modifiers apply to the roll)."""
+    """Exact odds of each band for 3d6 plus ``modifier`` (modifiers apply to the roll).
+
+    Raises:
+        RuleError: a modifier beyond ±1000.
+    """
+    check_modifier(modifier)
     out = {name: Fraction(0) for _, name in BANDS} | {"Excellent": Fraction(0)}
     for total, p in odds("3d6").distribution.items():
         out[reaction_band(total + modifier)] += p
@@ -103,13 +108,23 @@ class ReactionRoll:
         )
 
 
+def check_modifier(modifier: int) -> int:
+    """A reaction modifier within ±1000.
+
+    Raises:
+        RuleError: a modifier out of range.
+    """
+    if abs(modifier) > 1000:
+        raise RuleError(f"reaction modifier {modifier} is out of range (-1000 to 1000)")
+    return modifier
+
+
 def reaction(modifier: int = 0, *, rng: RandomSource | None = None) -> ReactionRoll:
     """Roll a reaction: 3d6 plus the reaction modifiers, read on the Reaction Table.
 
     Source: ``000``, "Reaction Rolls" and "Reaction Table".
     """
-    if abs(modifier) > 1000:
-        raise RuleError(f"reaction modifier {modifier} is out of range (-1000 to 1000)")
+    check_modifier(modifier)
     result = roll("3d6", rng=rng)
     total = result.total + modifier
     return ReactionRoll(

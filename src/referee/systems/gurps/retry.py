@@ -41,7 +41,15 @@ def retry_odds(effective: int, attempts: int, *, stop_on_critical: bool = True) 
 
     >>> retry_odds(10, 1), retry_odds(10, 2) < retry_odds(10, 2, stop_on_critical=False)
     (Fraction(1, 2), True)
+
+    Raises:
+        RuleError: an effective skill below 3 (no roll is allowed), or fewer than
+            1 or more than 1000 attempts.
     """
+    if effective < 3:
+        raise RuleError(f"effective skill {effective} is below 3: no roll is allowed")
+    if not 1 <= attempts <= 1000:
+        raise RuleError(f"attempts {attempts} must be from 1 to 1000")
     success = Fraction(0)
     going = Fraction(1)  # P(every attempt so far failed and the run goes on)
     for i in range(attempts):
