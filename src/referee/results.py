@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Protocol, runtime_checkable
 
-__all__ = ["Chances", "Result", "Versus"]
+__all__ = ["Chances", "Contest", "Result", "Versus"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,3 +99,33 @@ class Result(Protocol):
     def chances(self) -> Chances:
         """The exact odds, before the roll, named."""
         ...
+
+
+class _Contested(Protocol):
+    @property
+    def winner(self) -> int | None: ...
+
+    @property
+    def odds(self) -> Versus: ...
+
+
+class Contest:
+    """The envelope of a contest between two sides, for results with ``winner`` and
+    ``odds`` (a :class:`Versus`): the outcome names the winner; there is no success."""
+
+    __slots__ = ()
+
+    @property
+    def outcome(self: _Contested) -> str:
+        """``side 1 wins``, ``side 2 wins`` or ``tie``."""
+        return "tie" if self.winner is None else f"side {self.winner} wins"
+
+    @property
+    def success(self) -> None:
+        """A contest has a winner, not a success."""
+        return None
+
+    @property
+    def chances(self: _Contested) -> Chances:
+        """The odds in the shape every result shares."""
+        return self.odds.chances

@@ -14,7 +14,7 @@ from enum import StrEnum
 from fractions import Fraction
 
 from ...fmt import percent
-from ...results import Chances, Versus
+from ...results import Contest, Versus
 from ...rng import RandomSource, resolve
 from .action import NO_DIFFICULTY, ActionOdds, ActionRoll, Rerolls, _odds, action
 from .dice import Strategy
@@ -33,7 +33,7 @@ class TieRule(StrEnum):
 
 
 @dataclass(frozen=True, slots=True)
-class OpposedRoll:
+class OpposedRoll(Contest):
     """Both sides of an opposed action; each side's result is the other's difficulty.
 
     Source: ``002``, "Degree of Success" ("For opposed actions, the difficulty
@@ -51,21 +51,6 @@ class OpposedRoll:
 
     system = "fudge"
     kind = "oppose"
-
-    @property
-    def outcome(self) -> str:
-        """``side 1 wins``, ``side 2 wins`` or ``tie``."""
-        return "tie" if self.winner is None else f"side {self.winner} wins"
-
-    @property
-    def success(self) -> None:
-        """An opposed action has a winner, not a success."""
-        return None
-
-    @property
-    def chances(self) -> Chances:
-        """The odds in the shape every result shares."""
-        return self.odds.chances
 
     @property
     def degree(self) -> int:

@@ -17,7 +17,7 @@ from fractions import Fraction
 from ...errors import RuleError
 from ...fmt import percent
 from ...odds import odds
-from ...results import Chances, Versus
+from ...results import Contest, Versus
 from ...rng import RandomSource
 from .success import LIMIT, SuccessRoll, check, margin, outcome, skill_odds
 
@@ -159,7 +159,7 @@ def quick_contest_odds(
 
 
 @dataclass(frozen=True, slots=True)
-class ContestResult:
+class ContestResult(Contest):
     """A resolved contest, every round recorded."""
 
     kind: str
@@ -192,19 +192,7 @@ class ContestResult:
     @property
     def outcome(self) -> str:
         """``side 1 wins``, ``side 2 wins``, ``tie`` or ``no winner`` (stopped at the cap)."""
-        if self.capped:
-            return "no winner"
-        return "tie" if self.winner is None else f"side {self.winner} wins"
-
-    @property
-    def success(self) -> None:
-        """A contest has a winner, not a success."""
-        return None
-
-    @property
-    def chances(self) -> Chances:
-        """The odds in the shape every result shares."""
-        return self.odds.chances
+        return "no winner" if self.capped else Contest.outcome.fget(self)  # type: ignore[attr-defined]
 
     @property
     def text(self) -> str:

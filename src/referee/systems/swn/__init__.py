@@ -10,17 +10,14 @@ Stars Without Number section of that folder's ``README.md``.
 (1, 12, Fraction(3, 10))
 """
 
+from .attributes import ATTRIBUTES, attribute_modifier, best_attribute, resolve_modifier
 from .checks import (
-    ATTRIBUTES,
     DIFFICULTIES,
     Check,
     CheckOdds,
     Helper,
     Kind,
-    attribute_modifier,
-    best_attribute,
     difficulty_value,
-    resolve_modifier,
     skill_check,
     skill_check_odds,
     skill_odds,

@@ -19,10 +19,9 @@ from fractions import Fraction
 from ...errors import RuleError
 from ...odds import odds as dice_odds
 from ...parser import parse
-from ...results import Chances
 from ...rng import RandomSource, resolve
 from ...roller import draw_faces, roll
-from .checks import Check, Kind
+from .checks import ByCheck, Check, Kind
 
 __all__ = [
     "Attack",
@@ -168,7 +167,7 @@ def damage_distribution(
 
 
 @dataclass(frozen=True, slots=True)
-class Attack:
+class Attack(ByCheck):
     """A resolved attack: the hit roll (a :class:`Check`), the damage and whether Shock dealt it."""
 
     check: Check
@@ -186,23 +185,7 @@ class Attack:
     distribution: tuple[tuple[int, Fraction], ...]
     """The exact distribution of this attack's damage, before it was rolled."""
 
-    system = "swn"
     kind = "attack"
-
-    @property
-    def outcome(self) -> str:
-        """``hit`` or ``miss``."""
-        return self.check.outcome
-
-    @property
-    def success(self) -> bool:
-        """Whether the attack hit."""
-        return self.check.success
-
-    @property
-    def chances(self) -> Chances:
-        """P(hit)."""
-        return self.check.chances
 
     @property
     def hit(self) -> bool:

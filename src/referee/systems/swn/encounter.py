@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import RefereeError, RuleError
-from .checks import attribute_modifier
+from .attributes import attribute_modifier
 from .combat import Weapon
 
 __all__ = [

@@ -13,9 +13,8 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 
 from ...errors import RuleError
-from ...results import Chances
 from ...rng import RandomSource
-from .checks import Check, CheckOdds, Kind, skill_check, skill_check_odds
+from .checks import ByCheck, Check, CheckOdds, Kind, skill_check, skill_check_odds
 
 __all__ = [
     "DEATH_ROUNDS",
@@ -177,7 +176,7 @@ def stabilize_difficulty(tool: str, rounds: int) -> int:
 
 
 @dataclass(frozen=True, slots=True)
-class Stabilization:
+class Stabilization(ByCheck):
     """A stabilizing attempt: the check, the victim's state after it, and the patch spent."""
 
     check: Check
@@ -189,23 +188,7 @@ class Stabilization:
     patch_used: bool
     """A Lazarus patch is used up even if the check fails."""
 
-    system = "swn"
     kind = "stabilize"
-
-    @property
-    def outcome(self) -> str:
-        """``success`` (the victim is stabilized) or ``failure``."""
-        return self.check.outcome
-
-    @property
-    def success(self) -> bool:
-        """Whether the victim was stabilized."""
-        return self.check.success
-
-    @property
-    def chances(self) -> Chances:
-        """P(success)."""
-        return self.check.chances
 
     @property
     def text(self) -> str:
