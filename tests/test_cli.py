@@ -205,3 +205,50 @@ def test_rolling_commands_share_the_cli_options(
     assert code == 0 and out.startswith("Reaction")
     code, _, err = _main(monkeypatch, capsys, "gurps", "odds", "12", "--seed", "1")
     assert code == 2 and "No such option: --seed" in err
+
+
+def test_colour_only_on_a_terminal_and_never_with_no_color(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Issue 17: criticals, successes and failures in colour through rich; plain otherwise.
+    import io
+
+    from rich.console import Console
+
+    from referee.cli.output import color_wanted, styled
+
+    class Tty(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    assert color_wanted(Tty()) and not color_wanted(io.StringIO())
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert not color_wanted(Tty())
+    monkeypatch.delenv("NO_COLOR")
+    out = io.StringIO()
+    Console(file=out, force_terminal=True, color_system="standard").print(
+        styled("12: rolled 3 (1, 1, 1), critical success by 9 — 74.1% to succeed")
+    )
+    coloured = out.getvalue()
+    assert "\x1b[1;32mcritical" in coloured and "\x1b[1;32msuccess" in coloured
+    assert "to succeed" in coloured and "\x1b[32msucceed" not in coloured
+    res = runner.invoke(app, ["gurps", "check", "12", "--seed", "3"])  # piped: plain
+    assert "\x1b[" not in res.output
+
+
+def test_help_examples_paste_into_a_shell() -> None:
+    # Issue 17: an example typed as shown must not redirect, pipe or comment anything away.
+    import shlex
+
+    from referee.commands.registry import COMMANDS
+
+    for meta in COMMANDS.values():
+        for line in (meta.epilog or "").splitlines():
+            line = line.strip()
+            if not line.startswith("referee "):
+                continue
+            lexer = shlex.shlex(line, posix=True, punctuation_chars=True)
+            words = list(lexer)
+            assert not any(set(w) <= set("<>|&;()") for w in words), (meta.name, line)
+            assert "#" not in line.replace("'#", "").replace("# ", "") or "'" in line, line

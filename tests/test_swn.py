@@ -322,6 +322,6 @@ def test_seeded_stabilize_matches_odds() -> None:
 
 def test_save_text_shows_how_the_target_was_reached() -> None:
     text = swn.save("physical", level=3, attributes=(1,), rng=Fixed([11])).text
-    assert text.startswith("Physical save (16 - level 3 - 1 attribute): rolled [12] = 12 vs 12")
+    assert text.startswith("Physical save (16 - level 3 - 1 attribute): rolled 12 ≥ 12: success")
     npc = swn.save("evasion", hit_dice=5, rng=Fixed([11])).text
-    assert npc.startswith("Evasion save (15 - 5 HD / 2): rolled [12] = 12 vs 13: failure")
+    assert npc.startswith("Evasion save (15 - 5 HD / 2): rolled 12 < 13: failure")

@@ -60,7 +60,7 @@ def test_coinciding_triggers_give_one_morale_check_in_the_oracle() -> None:
 def test_morale_text_is_true_and_names_what_breaking_means() -> None:
     # 003 "Morale": "Greater = flee/withdraw/surrender"; the comparison shown must hold.
     r = swn.morale(1, rng=Fixed([1, 3]))  # 2 + 4 = 6 > 1
-    assert "= 6 > 1: breaks (flees, withdraws or surrenders)" in r.text
+    assert "rolled 6 (2, 4) > 1: breaks (flees, withdraws or surrenders)" in r.text
     assert "≤" in swn.morale(8, rng=Fixed([1, 3])).text
 
 

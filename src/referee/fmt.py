@@ -7,9 +7,10 @@ sits above the results, in :mod:`referee.render` and the front ends.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from fractions import Fraction
 
-__all__ = ["fraction", "percent"]
+__all__ = ["fraction", "percent", "rolled"]
 
 
 def fraction(p: Fraction) -> str:
@@ -33,3 +34,14 @@ def percent(p: Fraction) -> str:
     if 99.9 < value < 100:
         return ">99.9%"
     return f"{value:.1f}%"
+
+
+def rolled(total: int, dice: Sequence[int]) -> str:
+    """The one way results show their dice: ``rolled 11 (2, 4, 5)``; one die, ``rolled 12``.
+
+    >>> rolled(11, (2, 4, 5)), rolled(12, (12,))
+    ('rolled 11 (2, 4, 5)', 'rolled 12')
+    """
+    if len(dice) == 1 and dice[0] == total:
+        return f"rolled {total}"
+    return f"rolled {total} ({', '.join(map(str, dice))})"

@@ -19,8 +19,8 @@ from typer.core import TyperCommand, TyperGroup
 from typer.exceptions import TyperException
 
 from ..commands.line import arrange
-from ..commands.reader import is_word, load, valued_options
-from ..commands.registry import ALIASES, COMMANDS, GROUP_HELP, Command
+from ..commands.reader import is_word, load, player_words, valued_options
+from ..commands.registry import ALIASES, COMMANDS, DEFAULTS, GROUP_HELP, Command
 from ..commands.result import Reply
 from ..errors import RefereeError
 from ..rng import resolve, seeded
@@ -146,7 +146,7 @@ class RefereeGroup(TyperGroup):
                 sys.exit(0)
             ctx = getattr(exc, "ctx", None)
             hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
-            print(f"error: {exc.format_message()}{hint}", file=sys.stderr)
+            print(f"error: {player_words(exc.format_message())}{hint}", file=sys.stderr)
             sys.exit(getattr(exc, "exit_code", 2))
         if isinstance(code, int) and code:
             sys.exit(code)  # typer.Exit(2) from a command, returned when not standalone
@@ -163,11 +163,17 @@ def arrange_argv(group: TyperGroup, words: list[str]) -> list[str]:
     path: list[str] = []
     i = 0
     while isinstance(node, TyperGroup) and i < len(words):
-        sub = node.commands.get(words[i] if path else ALIASES.get(words[i], words[i]))
+        word = words[i] if path else ALIASES.get(words[i], words[i])
+        sub = node.commands.get(word)
+        key = tuple(ALIASES.get(p, p) if n == 0 else p for n, p in enumerate(path))
+        if sub is None and key in DEFAULTS and not words[i].startswith("--help"):
+            words = [*words[:i], DEFAULTS[key], *words[i:]]  # "gurps odds 12": odds check
+            word = words[i]
+            sub = node.commands.get(word)
         if sub is None:
             break
         node, i = sub, i + 1
-        path.append(node.name or words[i - 1])
+        path.append(word)
     if not path:
         if is_word(words[0]):
             return words  # let the group say "No such command"

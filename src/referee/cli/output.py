@@ -13,7 +13,35 @@ from typing import Any
 from ..commands.result import Reply
 from ..errors import RefereeError
 
-__all__ = ["emit", "error_text"]
+__all__ = ["color_wanted", "emit", "error_text", "styled"]
+
+_STYLES = (
+    (r"(?<!to )\b(success|succeed|hit|holds|penetrates|certain success)\b", "green"),
+    (r"(?<!to )\b(failure|fail|miss|breaks|impossible|stopped by DR)\b", "red"),
+    (r"\bcritical success\b", "bold green"),
+    (r"\bcritical failure\b", "bold red"),
+    (r"\bsucceed with style\b", "bold green"),
+    (r"\(secret\)", "bold magenta"),
+)
+"""What colour marks on a terminal: criticals, successes and failures."""
+
+
+def color_wanted(stream: Any = None) -> bool:
+    """Colour only on a terminal, and never with ``NO_COLOR`` set (no-color.org)."""
+    import os
+
+    stream = sys.stdout if stream is None else stream
+    return not os.environ.get("NO_COLOR") and bool(getattr(stream, "isatty", lambda: False)())
+
+
+def styled(text: str) -> Any:
+    """``text`` as a rich Text with criticals, successes and failures coloured."""
+    from rich.text import Text
+
+    out = Text(text)
+    for pattern, style in _STYLES:
+        out.highlight_regex(pattern, style)
+    return out
 
 
 def error_text(exc: RefereeError) -> str:
@@ -44,6 +72,13 @@ def emit(replies: Sequence[Reply], as_json: bool, secret: bool | None = None) ->
         out = items[0] if len(items) == 1 else items
         sys.stdout.write(json.dumps(out, ensure_ascii=False) + "\n")
         return
-    for r in replies:
-        text = f"(secret) {r.text}" if secret else r.text
+    texts = [f"(secret) {r.text}" if secret else r.text for r in replies]
+    if color_wanted():
+        from rich.console import Console
+
+        console = Console(highlight=False, soft_wrap=True)
+        for text in texts:
+            console.print(styled(text))
+        return
+    for text in texts:
         sys.stdout.write(text + "\n")

@@ -14,7 +14,16 @@ from ..fmt import fraction, percent
 from ..render import fudge as render
 from ..rng import RandomSource
 from ..systems import fudge as f
-from .registry import command
+from .registry import (
+    DEFAULTS,
+    LabelOpt,
+    NamesOpt,
+    Twin,
+    command,
+    label_reply,
+    read_names,
+    twins,
+)
 from .result import Plan, Reply, Resources
 
 __all__: list[str] = []
@@ -61,6 +70,7 @@ def _ladder(ctx: typer.Context, name: str | None) -> f.Ladder:
         "fudge roll Good --mod +1 --vs Great --reroll +1",
         "fudge roll gr --vs none --seed 7 --json",
         "fudge roll Poor --vs Astonishing+2 --roll-anyway",
+        "fudge roll Good --label 'Pick the lock'",
     ],
 )
 def roll(
@@ -78,6 +88,7 @@ def roll(
         ),
     ] = False,
     ladder: LadderOpt = None,
+    label: LabelOpt = None,
 ) -> Plan:
     """An unopposed action: trait + modifiers + 4dF against a difficulty, with exact odds.
 
@@ -93,17 +104,17 @@ def roll(
 
     def go(rng: RandomSource) -> Reply:
         r = f.action(trait, roll_anyway=roll_anyway, rng=rng, **kw)
-        return Reply(render.action_json(r), r.text)
+        return label_reply(Reply(render.action_json(r), r.text), label)
 
     return go
 
 
-@command(
-    "fudge oppose",
-    rolls=True,
+@twins(
+    "fudge",
+    "oppose",
     examples=[
         "fudge oppose Great Good",
-        "fudge oppose Good Fair --mod +1 --reroll2 -1 --ties defender",
+        "fudge oppose Good Fair --mod +1 --reroll2 -1 --ties defender --names Ron,Bouncer",
     ],
 )
 def oppose(
@@ -124,27 +135,43 @@ def oppose(
     ] = f.TieRule.NOBODY,
     extreme: ExtremeOpt = False,
     ladder: LadderOpt = None,
-) -> Plan:
+    names: NamesOpt = None,
+    label: LabelOpt = None,
+) -> Twin:
     """An opposed action: both sides roll; the higher result wins, with exact odds."""
     lad = _ladder(ctx, ladder)
+    who = read_names(names)
     kw: dict[str, Any] = dict(
         modifiers=(mod or [], mod2 or []),
         rerolls=(f.read_rerolls(reroll or []), f.read_rerolls(reroll2 or [])),
         strategy=strategy, ties=ties, extreme=extreme, ladder=lad,
     )  # fmt: skip
-    for trait, m, r in ((first, mod, reroll), (second, mod2, reroll2)):
+    sides = [
         f.action_odds(trait, modifier=m or [], reroll=f.read_rerolls(r or []), ladder=lad,
-                      extreme=extreme, difficulty=f.NO_DIFFICULTY)  # fmt: skip
+                      extreme=extreme, strategy=strategy, difficulty=f.NO_DIFFICULTY)
+        for trait, m, r in ((first, mod, reroll), (second, mod2, reroll2))
+    ]  # fmt: skip
+    versus = f.oppose_odds(sides[0], sides[1], ties)
 
     def go(rng: RandomSource) -> Reply:
-        r = f.oppose(first, second, rng=rng, **kw)
-        return Reply(render.oppose_json(r), r.text)
+        r = f.oppose(first, second, names=who, rng=rng, **kw)
+        return label_reply(Reply(render.oppose_json(r), r.text), label)
 
-    return go
+    def chances() -> Reply:
+        text = (
+            f"{who[0]} ({first}) vs {who[1]} ({second}): {who[0]} wins {percent(versus.first)}"
+            f" ({fraction(versus.first)}), {who[1]} wins {percent(versus.second)}, "
+            f"tie {percent(versus.tie)}"
+        )
+        data = {"system": "fudge", "kind": "oppose", "names": list(who),
+                "odds": render.versus_json(versus), "text": text}  # fmt: skip
+        return label_reply(Reply(data, text), label)
+
+    return go, chances
 
 
 @command(
-    "fudge odds",
+    "fudge odds roll",
     rolls=False,
     examples=["fudge odds Good --vs Great --reroll +1", "fudge odds Good --against Great --json"],
 )
@@ -226,3 +253,6 @@ def ladder(ctx: typer.Context, ladder: LadderOpt = None) -> Plan:
         "text": "\n".join(lines),
     }
     return lambda rng: Reply(data, "\n".join(lines))
+
+
+DEFAULTS[("fudge", "odds")] = "roll"  # "fudge odds Good" is "fudge odds roll Good"

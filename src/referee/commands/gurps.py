@@ -1,67 +1,89 @@
-"""GURPS commands: ``gurps check``, ``odds``, ``table``, ``retry``, ``contest``, ``reaction``,
-``damage``. Rules and their validation are in :mod:`referee.systems.gurps`."""
+"""GURPS commands: ``gurps check``, ``contest``, ``reaction``, ``damage`` (each with its
+twin under ``gurps odds``, where ``check`` is the default), ``table`` and ``retry``.
+Rules and their validation are in :mod:`referee.systems.gurps`."""
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Annotated
 
 import typer
 
+from ..errors import RuleError
 from ..fmt import fraction, percent
 from ..render import gurps as render
 from ..rng import RandomSource
 from ..systems import gurps as g
-from .registry import command
+from ..systems.gurps.reaction import check_modifier
+from .registry import LabelOpt, NamesOpt, Twin, command, label_reply, read_names, twins
 from .result import Plan, Reply
 
 __all__: list[str] = []
 
+ModOpt = Annotated[
+    list[int] | None,
+    typer.Option("--mod", help="A modifier to the skill; repeat to add several (-2, +1)."),
+]
 
-def _effective(skill: str) -> int:
-    base, mods = g.parse_skill(skill)
-    return base + sum(mods)
+
+def _skill(text: str, mods: list[int] | None) -> tuple[str | None, int]:
+    """A skill as players write it (``14-2``, ``Broadsword-14``) plus ``--mod``s: name and
+    effective skill."""
+    name, base, own = g.read_skill(text)
+    extra = list(mods or [])
+    for m in extra:
+        if abs(m) > g.success.LIMIT:
+            raise RuleError(f"modifier {m:+d} is out of range (-1000 to 1000)")
+    return name, base + sum(own) + sum(extra)
 
 
-@command(
-    "gurps check",
-    rolls=True,
+@twins(
+    "gurps",
+    "check",
     joins=True,
-    examples=["gurps check 12-5", "gurps check 9-5+10 --label Lockpicking --json"],
+    default_odds=True,
+    examples=[
+        "gurps check 12-5",
+        "gurps check 14 --mod -2",
+        "gurps check Broadsword-14-2",
+        "gurps check 9-5+10 --label Lockpicking --json",
+    ],
 )
 def check(
-    skill: Annotated[str, typer.Argument(help="Skill and modifiers: 12, 12-5, 9-5+10.")],
-    label: Annotated[str | None, typer.Option("--label", help="What is rolled.")] = None,
+    skill: Annotated[
+        str, typer.Argument(help="Skill and modifiers: 12, 12-5, 9-5+10, Broadsword-14.")
+    ],
+    mod: ModOpt = None,
+    label: LabelOpt = None,
     defense: Annotated[
         bool, typer.Option("--defense", help="A defense roll (allowed below 3).")
     ] = False,
-) -> Plan:
+) -> Twin:
     """A success roll: 3d6 at or under the effective skill, with criticals and exact odds."""
-    g.parse_skill(skill)  # refused before any roll
+    name, eff = _skill(skill, mod)
+    if eff < 3 and not defense:
+        raise RuleError(
+            f"effective skill {eff} is below 3: no roll is allowed "
+            "except a defense roll (000, 'Base Skill vs Effective Skill')"
+        )
 
     def go(rng: RandomSource) -> Reply:
-        r = g.check(skill, label=label, defense=defense, rng=rng)
+        r = g.check(skill, modifiers=mod or [], label=label, defense=defense, rng=rng)
         return Reply(render.check_json(r), r.text)
 
-    return go
+    def chances() -> Reply:
+        o = g.skill_odds(eff)
+        head = f"{label or name} " if (label or name) else ""
+        text = (
+            f"{head}{skill}{''.join(f'{m:+d}' for m in mod or [])} = {eff}: success "
+            f"{percent(o.success)} ({fraction(o.success)}), critical success "
+            f"{percent(o.critical_success)}, critical failure {percent(o.critical_failure)}"
+        )
+        data = {"system": "gurps", "kind": "odds", "effective_skill": eff,
+                "odds": render.skill_odds_json(o), "text": text}  # fmt: skip
+        return Reply(data, text)
 
-
-@command("gurps odds", rolls=False, joins=True, examples=["gurps odds 12-5"])
-def odds(skill: Annotated[str, typer.Argument(help="Skill and modifiers.")]) -> Plan:
-    """Exact odds of success and of each critical, without rolling."""
-    eff = _effective(skill)
-    o = g.skill_odds(eff)
-    text = (
-        f"{skill} = {eff}: success {percent(o.success)} ({fraction(o.success)}), critical "
-        f"success {percent(o.critical_success)}, critical failure {percent(o.critical_failure)}"
-    )
-    data = {
-        "system": "gurps",
-        "kind": "odds",
-        "effective_skill": eff,
-        "odds": render.skill_odds_json(o),
-        "text": text,
-    }
-    return lambda rng: Reply(data, text)
+    return go, chances
 
 
 @command("gurps table", rolls=False, examples=["gurps table"])
@@ -84,6 +106,7 @@ def table() -> Plan:
 @command("gurps retry", rolls=False, joins=True, examples=["gurps retry 12 --max 5"])
 def retry(
     skill: Annotated[str, typer.Argument(help="Skill and modifiers.")],
+    mod: ModOpt = None,
     max_attempts: Annotated[int, typer.Option("--max", min=1, max=1000)] = 5,
     carry_on: Annotated[
         bool,
@@ -97,7 +120,7 @@ def retry(
 
     A critical failure ends the attempts unless --continue-after-critical.
     """
-    eff = _effective(skill)
+    _, eff = _skill(skill, mod)
     probs = [
         g.retry_odds(eff, k, stop_on_critical=not carry_on) for k in range(1, max_attempts + 1)
     ]
@@ -113,18 +136,26 @@ def retry(
     return lambda rng: Reply(data, text)
 
 
-@command(
-    "gurps contest",
-    rolls=True,
+@twins(
+    "gurps",
+    "contest",
+    joins=True,
     examples=[
         "gurps contest 14 12",
+        "gurps contest 14-2 12 --names Alice,Orc",
         "gurps contest 18 16 --regular --edition 3e",
         "gurps contest 30 15 --regular --edition 3e --floor auto-fail",
     ],
 )
 def contest(
-    first: Annotated[int, typer.Argument(help="First side's effective skill.")],
-    second: Annotated[int, typer.Argument(help="Second side's effective skill.")],
+    first: Annotated[str, typer.Argument(help="First side's skill: 14, 14-2, Wrestling-14.")],
+    second: Annotated[str, typer.Argument(help="Second side's skill.")],
+    mod: ModOpt = None,
+    mod2: Annotated[
+        list[int] | None, typer.Option("--mod2", help="A modifier to the second side's skill.")
+    ] = None,
+    names: NamesOpt = None,
+    label: LabelOpt = None,
     regular: Annotated[bool, typer.Option("--regular", help="A Regular Contest.")] = False,
     edition: Annotated[g.Edition, typer.Option("--edition", help="Shortening rule.")] = (
         g.Edition.FOURTH
@@ -140,53 +171,102 @@ def contest(
     resistance: Annotated[
         bool, typer.Option("--resistance", help="First side must succeed; ties to the second.")
     ] = False,
-) -> Plan:
+) -> Twin:
     """A Quick (default) or Regular Contest, with each side's exact chance of winning."""
+    _, a = _skill(first, mod)
+    _, b = _skill(second, mod2)
+    who = read_names(names)
     if regular:
-        g.regular_contest_odds(first, second, edition=edition, floor=floor)  # refused before a roll
+        versus, expected = g.regular_contest_odds(a, b, edition=edition, floor=floor)
     else:
-        g.quick_contest_odds(first, second, resistance, g.Floor(floor))
+        versus, expected = g.quick_contest_odds(a, b, resistance, g.Floor(floor)), None
 
     def go(rng: RandomSource) -> Reply:
         if regular:
-            r = g.regular_contest(first, second, edition=edition, floor=floor, rng=rng)
+            r = g.regular_contest(a, b, edition=edition, floor=floor, names=who, rng=rng)
         else:
-            r = g.quick_contest(first, second, resistance=resistance, floor=floor, rng=rng)
-        return Reply(render.contest_json(r), r.text)
+            r = g.quick_contest(a, b, resistance=resistance, floor=floor, names=who, rng=rng)
+        return label_reply(Reply(render.contest_json(r), r.text), label)
 
-    return go
+    def chances() -> Reply:
+        kind = "Regular Contest" if regular else "Quick Contest"
+        text = (
+            f"{kind} {a} vs {b}: {who[0]} wins {percent(versus.first)}, {who[1]} wins "
+            f"{percent(versus.second)}" + ("" if regular else f", tie {percent(versus.tie)}")
+        )
+        if expected is not None:
+            text += f"; {float(expected):.2f} rounds on average"
+        data = {"system": "gurps", "kind": "regular_contest" if regular else "quick_contest",
+                "skills": [a, b], "odds": render.versus_json(versus), "text": text}  # fmt: skip
+        if expected is not None:
+            data["expected_rounds"] = fraction(expected)
+        return label_reply(Reply(data, text), label)
+
+    return go, chances
 
 
-@command(
-    "gurps reaction",
-    rolls=True,
+@twins(
+    "gurps",
+    "reaction",
     secret=g.SECRET_BY_DEFAULT,
-    examples=["gurps reaction +2", "gurps reaction -- -1"],
+    examples=["gurps reaction +2", "gurps reaction --mod 2 --mod -1", "gurps reaction -1 --open"],
 )
 def reaction(
     modifier: Annotated[int, typer.Argument(help="Total reaction modifier, e.g. +2 or -1.")] = 0,
-) -> Plan:
+    mod: Annotated[
+        list[int] | None,
+        typer.Option("--mod", help="A reaction modifier; repeat to add several."),
+    ] = None,
+    label: LabelOpt = None,
+) -> Twin:
     """A reaction roll: 3d6 plus modifiers on the Reaction Table (the GM's secret by default)."""
-    g.reaction_odds(modifier)  # refused before a roll
+    total = check_modifier(modifier + sum(mod or []))
+    odds = g.reaction_odds(total)
 
     def go(rng: RandomSource) -> Reply:
-        r = g.reaction(modifier, rng=rng)
-        return Reply(render.reaction_json(r), r.text)
+        r = g.reaction(total, rng=rng)
+        return label_reply(Reply(render.reaction_json(r), r.text), label)
 
-    return go
+    def chances() -> Reply:
+        rows = [f"  {band:<11} {percent(p):>6}  {fraction(p)}" for band, p in odds.items()]
+        text = "\n".join([f"Reaction 3d6{total:+d}:", *rows])
+        data = {"system": "gurps", "kind": "reaction", "modifier": total,
+                "odds": {k: fraction(v) for k, v in odds.items()}, "text": text}  # fmt: skip
+        return label_reply(Reply(data, text), label)
+
+    return go, chances
 
 
-@command("gurps damage", rolls=True, joins=True, examples=["gurps damage 3d-3 --dr 2 --type cut"])
+@twins(
+    "gurps",
+    "damage",
+    joins=True,
+    examples=["gurps damage 3d-3 --dr 2 --type cut", "gurps damage 2d+1 --type imp --label Spear"],
+)
 def damage(
     expression: Annotated[str, typer.Argument(help="Dice+adds: 2d, 3d-3, 4d+2.")],
     dr: Annotated[int, typer.Option("--dr", help="Damage Resistance.")] = 0,
-    damage_type: Annotated[str, typer.Option("--type", help="cr, cut, imp, pi, burn, ...")] = "cr",
-) -> Plan:
-    """A damage roll against DR, with the exact distribution of penetrating damage."""
+    damage_type: Annotated[
+        str, typer.Option("--type", help="cr, cut, imp, pi-, pi, pi+, pi++, burn, cor, fat, tox.")
+    ] = "cr",
+    label: LabelOpt = None,
+) -> Twin:
+    """A damage roll against DR, and the injury it does (wounding multiplier), with odds."""
     dist = g.damage_odds(expression, dr=dr, damage_type=damage_type)
+    injury = g.injury_odds(expression, dr=dr, damage_type=damage_type)
+    through = sum((p for v, p in dist.items() if v > 0), Fraction(0))
 
     def go(rng: RandomSource) -> Reply:
         r = g.damage(expression, dr=dr, damage_type=damage_type, rng=rng)
-        return Reply(render.damage_json(r, dist), r.text)
+        return label_reply(Reply(render.damage_json(r, dist, injury), r.text), label)
 
-    return go
+    def chances() -> Reply:
+        rows = [f"  injury {v:>4}  {percent(p):>6}  {fraction(p)}" for v, p in injury.items()]
+        text = "\n".join([f"{expression} {damage_type} vs DR {dr}:", *rows])
+        data = {"system": "gurps", "kind": "damage", "dr": dr, "damage_type": damage_type,
+                "distribution": [[k, fraction(v)] for k, v in dist.items()],
+                "injury_distribution": [[k, fraction(v)] for k, v in injury.items()],
+                "odds": {"penetrates": fraction(through)}, "text": text}  # fmt: skip
+        return label_reply(Reply(data, text), label)
+
+    return go, chances

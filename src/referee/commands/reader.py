@@ -19,7 +19,7 @@ from ..errors import CommandError
 from ..rng import RandomSource, RecordingSource, resolve
 from . import dice, fudge, gurps, swn  # noqa: F401  (each declares its commands)
 from .line import arrange, normalise, split_line
-from .registry import ALIASES, COMMANDS, Command, root_app
+from .registry import ALIASES, COMMANDS, DEFAULTS, Command, root_app
 from .result import BUILTIN, CommandResult, Plan, Resources
 
 __all__ = [
@@ -31,6 +31,7 @@ __all__ = [
     "load",
     "prepare",
     "run",
+    "player_words",
     "valued_options",
 ]
 
@@ -82,6 +83,9 @@ def find(
     while isinstance(node, TyperGroup) and i < len(words):
         word = ALIASES.get(words[i], words[i]) if not path else words[i]
         sub = node.commands.get(word)
+        if sub is None and tuple(path) in DEFAULTS:
+            word = DEFAULTS[tuple(path)]  # "gurps odds 12" is "gurps odds check 12"
+            sub, i = node.commands.get(word), i - 1
         if sub is None:
             break
         node, i = sub, i + 1
@@ -100,6 +104,11 @@ def find(
         raise CommandError(f"'{' '.join(path)}' needs a command: {subs}")
     assert isinstance(node, TyperCommand)
     return COMMANDS[tuple(path)], node, list(words[i:])
+
+
+def player_words(message: str) -> str:
+    """A parser's message as a player reads it (typer's coercion says "Value error, ")."""
+    return message.replace("Value error, ", "")
 
 
 def valued_options(cmd: TyperCommand) -> set[str]:
@@ -135,7 +144,9 @@ def prepare(line: str | Sequence[str], *, resources: Resources = BUILTIN) -> tup
             raise CommandError(
                 f"{option} has no meaning here: it belongs to the referee command line"
             ) from None
-        raise CommandError(f"{exc.format_message()} (see 'help {meta.name}')") from None
+        raise CommandError(
+            f"{player_words(exc.format_message())} (see 'help {meta.name}')"
+        ) from None
     except typer.Exit:
         raise CommandError(f"try 'help {meta.name}'") from None
     return meta, plan

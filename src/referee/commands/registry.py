@@ -9,15 +9,34 @@ shows the same commands, adding ``--json``, ``--seed``, ``-n`` and ``--secret``.
 
 from __future__ import annotations
 
+import functools
+import inspect
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Annotated, Any
 
 import typer
 
+from ..errors import RuleError
+from ..rng import RandomSource
 from ..systems import SYSTEMS
-from .result import Plan
+from .result import Plan, Reply
 
-__all__ = ["ALIASES", "COMMANDS", "GROUP_HELP", "Command", "command", "root_app"]
+__all__ = [
+    "ALIASES",
+    "COMMANDS",
+    "DEFAULTS",
+    "GROUP_HELP",
+    "Command",
+    "Twin",
+    "command",
+    "LabelOpt",
+    "NamesOpt",
+    "label_reply",
+    "read_names",
+    "root_app",
+    "twins",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +74,8 @@ GROUP_HELP = {
     ("swn",): "Stars Without Number (revised): saves, skill checks, combat, injury, morale, "
     "and an encounter simulator, with exact odds.",
     ("swn", "odds"): "Exact odds of a save, check, attack, stabilization or morale roll.",
+    ("gurps", "odds"): "Exact odds of a success roll (the default), contest, reaction or damage.",
+    ("fudge", "odds"): "Exact odds of an action (the default) or an opposed action.",
 }
 ALIASES = {alias: s.name for s in SYSTEMS.values() for alias in s.aliases}
 """Other names of the system command groups (from the systems registry)."""
@@ -104,3 +125,98 @@ def command(
 def root_app() -> typer.Typer:
     """The typer application holding every declared command."""
     return _app(())
+
+
+Twin = tuple[Callable[[RandomSource], Reply], Callable[[], Reply]]
+"""A rolling plan and the plan of its exact odds (which draws nothing)."""
+
+DEFAULTS: dict[tuple[str, ...], str] = {}
+"""A group's default command, used when the next word names none (``gurps odds 12``)."""
+
+
+def twins(
+    system: str,
+    name: str,
+    *,
+    examples: Sequence[str] = (),
+    joins: bool = False,
+    prepare: Callable[[dict[str, Any]], None] | None = None,
+    extra: Sequence[inspect.Parameter] = (),
+    default_odds: bool = False,
+    secret: bool = False,
+) -> Callable[[Callable[..., Twin]], Callable[..., Twin]]:
+    """Register ``fn`` as ``SYSTEM NAME`` (it rolls) and ``SYSTEM odds NAME`` (the exact
+    odds of the same roll, from the same options, drawing nothing).
+
+    ``fn`` returns the rolling plan and the odds plan. ``extra`` parameters are
+    added to its signature and ``prepare`` turns them into ``fn``'s own (SWN's
+    attribute options, for example). With ``default_odds``, ``SYSTEM odds X``
+    where X names no command means ``SYSTEM odds NAME X``.
+    """
+
+    def deco(fn: Callable[..., Twin]) -> Callable[..., Twin]:
+        sig = inspect.signature(fn, eval_str=True)
+        own = [p for p in sig.parameters.values() if p.name != "attrs"]
+        params = own + list(extra)
+
+        def setup(kwargs: dict[str, Any]) -> Twin:
+            if prepare is not None:
+                prepare(kwargs)
+            return fn(**kwargs)
+
+        def rolling(**kwargs: Any) -> Plan:
+            return setup(kwargs)[0]
+
+        def odds_only(**kwargs: Any) -> Plan:
+            reply = setup(kwargs)[1]()
+            return lambda rng: reply
+
+        for wrapper, doc in (
+            (rolling, fn.__doc__),
+            (odds_only, f"Exact odds of `{system} {name}`, without rolling (same options)."),
+        ):
+            functools.update_wrapper(wrapper, fn)
+            del wrapper.__wrapped__  # type: ignore[attr-defined]
+            wrapper.__signature__ = sig.replace(parameters=params)  # type: ignore[attr-defined]
+            wrapper.__annotations__ = {p.name: p.annotation for p in params}
+            wrapper.__doc__ = doc
+        command(f"{system} {name}", rolls=True, joins=joins, secret=secret, examples=examples)(
+            rolling
+        )
+        odds_examples = [e.replace(f"{system} {name}", f"{system} odds {name}") for e in examples]
+        command(f"{system} odds {name}", rolls=False, joins=joins, examples=odds_examples)(
+            odds_only
+        )
+        if default_odds:
+            DEFAULTS[(system, "odds")] = name
+        return fn
+
+    return deco
+
+
+def label_reply(reply: Reply, label: str | None) -> Reply:
+    """A reply with a label: ``"label"`` in its JSON, and the label before its text."""
+    if not label:
+        return reply
+    data = {**reply.data, "label": label, "text": f"{label}: {reply.text}"}
+    return Reply(data, data["text"])
+
+
+def read_names(text: str | None) -> tuple[str, str]:
+    """``--names Alice,Orc``: what the two sides of a contest are called.
+
+    Raises:
+        RuleError: not two short names.
+    """
+    if text is None:
+        return ("side 1", "side 2")
+    parts = [p.strip() for p in text.split(",")]
+    if len(parts) != 2 or not all(parts) or any(len(p) > 40 for p in parts):
+        raise RuleError(f"--names {text!r}: give two names, like Alice,Orc")
+    return parts[0], parts[1]
+
+
+NamesOpt = Annotated[
+    str | None, typer.Option("--names", help="What to call the two sides: Alice,Orc.")
+]
+LabelOpt = Annotated[str | None, typer.Option("--label", help="What is rolled.")]

@@ -6,9 +6,9 @@ Rules and their validation are in :mod:`referee.systems.swn`.
 
 from __future__ import annotations
 
-import functools
 import inspect
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Annotated, Any
 
 import typer
@@ -17,13 +17,10 @@ from ..fmt import fraction, percent
 from ..render import swn as render
 from ..rng import RandomSource
 from ..systems import swn
-from .registry import command
+from .registry import LabelOpt, NamesOpt, Twin, command, label_reply, read_names, twins
 from .result import Plan, Reply, Resources
 
 __all__: list[str] = []
-
-Twin = tuple[Callable[[RandomSource], Reply], Callable[[], Reply]]
-"""A rolling plan and the plan of its exact odds."""
 
 SkillOpt = Annotated[int, typer.Option("--skill", help="Skill level 0-4.")]
 UntrainedOpt = Annotated[bool, typer.Option("--untrained", help="Not even level 0.")]
@@ -49,50 +46,35 @@ def _attr_params() -> list[inspect.Parameter]:
     return params
 
 
-def _twins(name: str, examples: list[str]) -> Callable[[Callable[..., Twin]], Callable[..., Twin]]:
-    """Register ``fn`` as ``swn NAME`` (rolls) and ``swn odds NAME`` (exact odds only).
+def _gather_attrs(kwargs: dict[str, Any]) -> None:
+    """``--str``/``--str-mod`` ... ``--cha``/``--cha-mod`` as ``attrs``: name to modifier."""
+    attrs = {}
+    for a in swn.ATTRIBUTES:
+        score, mod = kwargs.pop(a), kwargs.pop(f"{a}_mod")
+        if score is not None or mod is not None:
+            attrs[a] = swn.resolve_modifier(a, score, mod)
+    kwargs["attrs"] = attrs
 
-    ``fn`` takes the command's options (its ``attrs`` parameter gathers
-    ``--str``/``--str-mod`` ... ``--cha``/``--cha-mod`` as modifiers) and returns
-    the rolling plan and the odds plan.
-    """
+
+def _assume_attr(check: swn.Check, attrs: dict[str, int]) -> swn.Check:
+    """A check made with no attribute given says so: ``+0, no attribute given``."""
+    if attrs:
+        return check
+    return replace(check, assumed=(*check.assumed, "+0, no attribute given"))
+
+
+def _twins(name: str, examples: list[str]) -> Callable[[Callable[..., Twin]], Callable[..., Twin]]:
+    """``swn NAME`` and ``swn odds NAME``; a function with ``attrs`` takes the attributes."""
 
     def deco(fn: Callable[..., Twin]) -> Callable[..., Twin]:
-        sig = inspect.signature(fn, eval_str=True)
-        takes_attrs = "attrs" in sig.parameters
-        base = [p for p in sig.parameters.values() if p.name != "attrs"]
-        params = base + (_attr_params() if takes_attrs else [])
-
-        def setup(kwargs: dict[str, Any]) -> Twin:
-            if takes_attrs:
-                attrs = {}
-                for a in swn.ATTRIBUTES:
-                    score, mod = kwargs.pop(a), kwargs.pop(f"{a}_mod")
-                    if score is not None or mod is not None:
-                        attrs[a] = swn.resolve_modifier(a, score, mod)
-                kwargs["attrs"] = attrs
-            return fn(**kwargs)
-
-        def rolling(**kwargs: Any) -> Plan:
-            return setup(kwargs)[0]
-
-        def odds_only(**kwargs: Any) -> Plan:
-            reply = setup(kwargs)[1]()
-            return lambda rng: reply
-
-        for wrapper, doc in (
-            (rolling, fn.__doc__),
-            (odds_only, f"Exact odds of `swn {name}`, without rolling (same options)."),
-        ):
-            functools.update_wrapper(wrapper, fn)
-            del wrapper.__wrapped__  # type: ignore[attr-defined]
-            wrapper.__signature__ = sig.replace(parameters=params)  # type: ignore[attr-defined]
-            wrapper.__annotations__ = {p.name: p.annotation for p in params}
-            wrapper.__doc__ = doc
-        command(f"swn {name}", rolls=True, examples=examples)(rolling)
-        odds_examples = [e.replace(f"swn {name}", f"swn odds {name}") for e in examples]
-        command(f"swn odds {name}", rolls=False, examples=odds_examples)(odds_only)
-        return fn
+        takes = "attrs" in inspect.signature(fn).parameters
+        return twins(
+            "swn",
+            name,
+            examples=examples,
+            prepare=_gather_attrs if takes else None,
+            extra=_attr_params() if takes else (),
+        )(fn)
 
     return deco
 
@@ -104,13 +86,15 @@ def save(
     level: Annotated[int, typer.Option("--level", help="Character level.")] = 1,
     hit_dice: Annotated[int | None, typer.Option("--hit-dice", help="An NPC's HD.")] = None,
     mod: Annotated[int, typer.Option("--mod", help="Situational modifier.")] = 0,
+    label: LabelOpt = None,
 ) -> Twin:
     """A saving throw: 1d20 at or over 16 - level - the better attribute modifier."""
     best, assumed = swn.save_attribute(kind, attrs)
     target = swn.save_target(level, best, hit_dice=hit_dice)
 
     def go(rng: RandomSource) -> Reply:
-        r = swn.save(kind, level=level, attributes=attrs, hit_dice=hit_dice, modifier=mod, rng=rng)
+        r = swn.save(kind, level=level, attributes=attrs, hit_dice=hit_dice, modifier=mod,
+                     label=label, rng=rng)  # fmt: skip
         data = render.check_json(r, save=kind.value, note=r.note or None, assumed=list(r.assumed))
         return Reply(data, r.text)
 
@@ -149,6 +133,7 @@ def check(
     technical: Annotated[
         bool, typer.Option("--technical", help="A technical skill: refused untrained (003).")
     ] = False,
+    label: LabelOpt = None,
 ) -> Twin:
     """A skill check: 2d6 + skill + attribute modifier against a difficulty, with aid."""
     kw: dict[str, Any] = dict(
@@ -161,7 +146,7 @@ def check(
     without = None if o.without_aid is None else fraction(o.without_aid)
 
     def go(rng: RandomSource) -> Reply:
-        r = swn.skill_check(rng=rng, **kw)
+        r = _assume_attr(swn.skill_check(label=label, rng=rng, **kw), attrs)
         data = render.check_json(r, aid=[render.check_json(a) for a in r.aid])
         data["odds"]["without_aid"] = without
         return Reply(data, r.text)
@@ -184,7 +169,9 @@ def check(
 )
 def attack(
     attrs: dict[str, int],
-    ac: Annotated[int, typer.Option("--ac", help="The target's Armor Class.")] = 10,
+    ac: Annotated[
+        int | None, typer.Option("--ac", help="The target's Armor Class (10 if not given).")
+    ] = None,
     attack_bonus: Annotated[int, typer.Option("--attack-bonus", help="Attack bonus.")] = 0,
     skill: SkillOpt = 0,
     untrained: UntrainedOpt = False,
@@ -198,10 +185,23 @@ def attack(
     shock_floor: Annotated[
         swn.ShockFloor, typer.Option("--shock-floor", help="When a hit is raised to Shock.")
     ] = swn.ShockFloor.ALWAYS,
+    naturals: Annotated[
+        bool, typer.Option("--naturals", help="A natural 20 always hits, a natural 1 misses.")
+    ] = False,
+    shock_through_defense: Annotated[
+        bool,
+        typer.Option(
+            "--shock-through-defense",
+            help="Shock still harms a target on total defense (the book makes it immune).",
+        ),
+    ] = False,
+    label: LabelOpt = None,
 ) -> Twin:
     """An attack: 1d20 + attack bonus + skill + attribute vs AC, then damage or Shock."""
     kw: dict[str, Any] = dict(
-        ac=ac, weapon=swn.Weapon.make(damage, shock), attack_bonus=attack_bonus,
+        ac=10 if ac is None else ac, weapon=swn.Weapon.make(damage, shock),
+        naturals=naturals, shock_through_defense=shock_through_defense,
+        attack_bonus=attack_bonus,
         skill=None if untrained else skill,
         attribute=swn.best_attribute(attrs, swn.ATTRIBUTES, "an attack", single=True),
         damage_bonus=damage_bonus, snap=snap, total_defense=total_defense,
@@ -209,14 +209,17 @@ def attack(
     )  # fmt: skip
     o = swn.attack_odds(**kw)
 
+    assumed = ("AC 10 (not given)",) if ac is None else ()
+
     def go(rng: RandomSource) -> Reply:
-        r = swn.attack(rng=rng, **kw)
+        r = swn.attack(assumed=assumed, label=label, rng=rng, **kw)
         return Reply(render.attack_json(r), r.text)
 
     def chances() -> Reply:
         dist = render.damage_distribution_json(o.distribution)
         lines = [f"  {v:>4} damage  {percent(p):>6}  {fraction(p)}" for v, p in o.distribution]
-        text = "\n".join([f"Attack vs AC {o.target}: {percent(o.hit)} to hit", *lines])
+        vs = f"AC {o.target}" + (" (assumed: no --ac given)" if ac is None else "")
+        text = "\n".join([f"Attack vs {vs}: {percent(o.hit)} to hit", *lines])
         data = {"system": "swn", "kind": "attack", "odds": {"success": fraction(o.hit)},
                 "damage_distribution": dist, "text": text}  # fmt: skip
         return Reply(data, text)
@@ -231,6 +234,7 @@ def stabilize(
     tools: Annotated[str, typer.Option("--tools", help="none, medkit or lazarus.")] = "none",
     skill: SkillOpt = 0,
     untrained: UntrainedOpt = False,
+    label: LabelOpt = None,
 ) -> Twin:
     """Stabilize a mortally wounded ally: Int/Heal or Dex/Heal vs 10/8/6 + rounds."""
     kw: dict[str, Any] = dict(
@@ -241,8 +245,9 @@ def stabilize(
 
     def go(rng: RandomSource) -> Reply:
         r = swn.stabilize(rng=rng, **kw)
+        r = replace(r, check=_assume_attr(r.check, attrs))
         data = render.check_json(r.check, tool=r.tool, patch_used=r.patch_used)
-        return Reply({**data, "text": r.text}, r.text)
+        return label_reply(Reply({**data, "text": r.text}, r.text), label)
 
     def chances() -> Reply:
         data = render.odds_json("stabilize", o.success, f"Stabilize vs {o.target}", target=o.target)
@@ -255,12 +260,13 @@ def stabilize(
 def morale(
     score: Annotated[int, typer.Argument(help="The NPC's morale score.")],
     mod: Annotated[int, typer.Option("--mod", help="Situational modifier to the roll.")] = 0,
+    label: LabelOpt = None,
 ) -> Twin:
     """A morale check: 2d6 at or under the score and the NPC fights on."""
     p = swn.morale_odds(score, mod)
 
     def go(rng: RandomSource) -> Reply:
-        r = swn.morale(score, modifier=mod, rng=rng)
+        r = swn.morale(score, modifier=mod, label=label, rng=rng)
         return Reply(render.check_json(r), r.text)
 
     def chances() -> Reply:
@@ -270,7 +276,7 @@ def morale(
     return go, chances
 
 
-@command("swn oppose", rolls=True, examples=["swn oppose 2 1", "swn oppose 1 1 --ties defender"])
+@twins("swn", "oppose", examples=["swn oppose 2 1", "swn oppose 1 1 --ties defender"])
 def oppose(
     first: Annotated[int, typer.Argument(help="First side's skill + attribute bonus.")],
     second: Annotated[int, typer.Argument(help="Second (defending) side's bonus.")],
@@ -283,26 +289,43 @@ def oppose(
     ties: Annotated[
         swn.TieRule, typer.Option("--ties", help="pc (default), or defender in an ambush.")
     ] = swn.TieRule.PC,
-) -> Plan:
+    names: NamesOpt = None,
+    label: LabelOpt = None,
+) -> Twin:
     """An opposed check: both sides roll 2d6 + bonus; the higher total wins.
 
     An NPC with no relevant expertise has a bonus of 0 (a straight 2d6).
     """
+    who = read_names(names)
+    sides = (first, not first_npc), (second, second_pc)
+    p = swn.oppose_odds(*sides, ties=ties)
 
     def go(rng: RandomSource) -> Reply:
-        r = swn.oppose((first, not first_npc), (second, second_pc), ties=ties, rng=rng)
+        r = swn.oppose(*sides, ties=ties, names=who, rng=rng)
         data = render.check_json(
-            r.first, winner=r.winner, second=render.check_json(r.second), ties=r.ties.value
-        )
-        return Reply({**data, "text": r.text}, r.text)
+            r.first, winner=r.winner, second=render.check_json(r.second), ties=r.ties.value,
+            names=list(r.names),
+        )  # fmt: skip
+        data["outcome"] = r.outcome
+        return label_reply(Reply({**data, "text": r.text}, r.text), label)
 
-    return go
+    def chances() -> Reply:
+        text = (
+            f"Opposed {first:+d} vs {second:+d}: {who[0]} {percent(p)}, {who[1]} {percent(1 - p)}"
+        )
+        data = {"system": "swn", "kind": "oppose", "names": list(who),
+                "odds": {"first": fraction(p), "second": fraction(1 - p), "tie": "0/1"},
+                "text": text}  # fmt: skip
+        return label_reply(Reply(data, text), label)
+
+    return go, chances
 
 
 @command("swn initiative", rolls=True, examples=["swn initiative examples/swn/party.toml"])
 def initiative(
     ctx: typer.Context,
     path: Annotated[str, typer.Argument(help="A TOML file of [[combatants]] (name, dex, pc).")],
+    label: LabelOpt = None,
 ) -> Plan:
     """Roll initiative once for a combat: 1d8 + Dex modifier, highest first, PCs win ties."""
     resources: Resources = ctx.obj
@@ -310,7 +333,7 @@ def initiative(
 
     def go(rng: RandomSource) -> Reply:
         data = render.initiative_json(swn.initiative(party, rng=rng))
-        return Reply(data, data["text"])
+        return label_reply(Reply(data, data["text"]), label)
 
     return go
 

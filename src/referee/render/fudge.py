@@ -69,6 +69,7 @@ def oppose_json(r: f.OpposedRoll) -> dict[str, Any]:
         "degree": r.degree,
         "winner": r.winner,
         "outcome": r.outcome,
+        "names": list(r.names),
         "ties": r.ties.value,
         "odds": versus_json(r.odds),
         "text": r.text,

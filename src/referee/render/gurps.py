@@ -6,9 +6,17 @@ from fractions import Fraction
 from typing import Any
 
 from ..fmt import fraction
+from ..results import Versus
 from ..systems import gurps as g
 
-__all__ = ["check_json", "contest_json", "damage_json", "reaction_json", "skill_odds_json"]
+__all__ = [
+    "check_json",
+    "contest_json",
+    "damage_json",
+    "reaction_json",
+    "skill_odds_json",
+    "versus_json",
+]
 
 
 def skill_odds_json(o: g.SkillOdds) -> dict[str, str]:
@@ -41,8 +49,9 @@ def check_json(r: g.SuccessRoll) -> dict[str, Any]:
     }
 
 
-def _three(first: Fraction, second: Fraction, tie: Fraction) -> dict[str, str]:
-    return {"first": fraction(first), "second": fraction(second), "tie": fraction(tie)}
+def versus_json(o: Versus) -> dict[str, str]:
+    """Each side's chance and the tie's."""
+    return {"first": fraction(o.first), "second": fraction(o.second), "tie": fraction(o.tie)}
 
 
 def contest_json(r: g.ContestResult) -> dict[str, Any]:
@@ -64,7 +73,8 @@ def contest_json(r: g.ContestResult) -> dict[str, Any]:
             }
             for a, b in r.rounds
         ],  # fmt: skip
-        "odds": _three(r.odds.first, r.odds.second, r.odds.tie),
+        "names": list(r.names),
+        "odds": versus_json(r.odds),
         "text": r.text,
     }
     if r.expected_rounds is not None:
@@ -89,8 +99,10 @@ def reaction_json(r: g.ReactionRoll) -> dict[str, Any]:
     }
 
 
-def damage_json(r: g.DamageRoll, dist: dict[int, Fraction]) -> dict[str, Any]:
-    """A damage roll, with the exact distribution of penetrating damage."""
+def damage_json(
+    r: g.DamageRoll, dist: dict[int, Fraction], injury: dict[int, Fraction]
+) -> dict[str, Any]:
+    """A damage roll, with the exact distributions of penetrating damage and of injury."""
     return {
         "system": "gurps",
         "kind": "damage",
@@ -103,6 +115,9 @@ def damage_json(r: g.DamageRoll, dist: dict[int, Fraction]) -> dict[str, Any]:
         "success": r.success,
         "outcome": r.outcome,
         "odds": {"penetrates": fraction(r.chance_through)},
+        "injury": r.injury,
+        "wounding": fraction(g.WOUNDING[r.damage_type]),
         "distribution": [[k, fraction(v)] for k, v in dist.items()],
+        "injury_distribution": [[k, fraction(v)] for k, v in injury.items()],
         "text": r.text,
     }

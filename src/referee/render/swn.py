@@ -29,6 +29,7 @@ def check_json(c: swn.Check, **extra: Any) -> dict[str, Any]:
     return {
         "system": "swn",
         "kind": c.kind.value,
+        "label": c.label,
         "dice": list(c.dice),
         "natural": c.natural,
         "modifiers": dict(c.modifiers),
@@ -37,6 +38,7 @@ def check_json(c: swn.Check, **extra: Any) -> dict[str, Any]:
         "success": c.success,
         "outcome": c.outcome,
         "odds": {"success": fraction(c.odds)},
+        "assumed": list(c.assumed),
         **extra,
         "text": c.text,
     }

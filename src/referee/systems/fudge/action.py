@@ -214,7 +214,7 @@ def _modifier(modifier: int | Iterable[int], extreme: bool) -> int:
     total = modifier if isinstance(modifier, int) else sum(modifier)
     limit = _EXTREME_LIMIT if extreme else MAX_MODIFIER
     if abs(total) > limit:
-        hint = "" if extreme else " (002, 'Action Modifiers'; allow it with extreme=True/--extreme)"
+        hint = "" if extreme else " (002, 'Action Modifiers'; allow it with --extreme)"
         raise RuleError(f"modifier {total:+d} is beyond ±{limit}{hint}")
     return total
 

@@ -48,6 +48,8 @@ class OpposedRoll(Contest):
     """What a tie means."""
     odds: Versus
     """Exact odds of each side winning and of a tie, before the roll."""
+    names: tuple[str, str] = ("side 1", "side 2")
+    """What the text calls the two sides."""
 
     system = "fudge"
     kind = "oppose"
@@ -70,19 +72,20 @@ class OpposedRoll(Contest):
     def text(self) -> str:
         """Both sides' rolls, the winner, the degree and the odds."""
         a, b, o = self.first, self.second, self.odds
-        lines = [f"1: {a.reading}", f"2: {b.reading}"]
+        first, second = self.names
+        lines = [f"{first}: {a.reading}", f"{second}: {b.reading}"]
         d = self.degree
         if self.winner is None:
-            verdict = "tie: nobody wins"
+            verdict = "a tie: nobody wins"
         else:
-            how = " (ties go to the defender)" if d == 0 else ""
+            how = " (a tie, which goes to the defender)" if d == 0 else ""
             name = a.ladder.degree_name(abs(d))
-            verdict = f"side {self.winner} wins{how}, degree {abs(d):+d}" + (
+            verdict = f"{self.names[self.winner - 1]} wins{how}, degree {abs(d):+d}" + (
                 f" ({name})" if name else ""
             )
         lines.append(
-            f"{verdict} — odds: 1 wins {percent(o.first)}, 2 wins {percent(o.second)}, "
-            f"tie {percent(o.tie)}"
+            f"{verdict} — odds: {first} wins {percent(o.first)}, {second} wins "
+            f"{percent(o.second)}, tie {percent(o.tie)}"
         )
         return "\n".join(lines)
 
@@ -129,6 +132,7 @@ def oppose(
     ties: TieRule | str = TieRule.NOBODY,
     extreme: bool = False,
     ladder: Ladder = PSI_PUNK,
+    names: tuple[str, str] = ("side 1", "side 2"),
     rng: RandomSource | None = None,
 ) -> OpposedRoll:
     """Roll an opposed action: both sides roll, and each result is the other's difficulty.
@@ -166,7 +170,7 @@ def oppose(
     # Each side's difficulty is the other's result (002, "Degree of Success").
     a = _against(a, _result(b))
     b = _against(b, _result(a))
-    return OpposedRoll(a, b, TieRule(ties), odds)
+    return OpposedRoll(a, b, TieRule(ties), odds, names)
 
 
 def _result(r: ActionRoll) -> Level:

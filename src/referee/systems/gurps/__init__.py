@@ -15,10 +15,19 @@ from .contest import (
     rolled_skill,
     shorten,
 )
-from .damage import DAMAGE_TYPES, DamageRoll, damage, damage_odds
+from .damage import DAMAGE_TYPES, WOUNDING, DamageRoll, damage, damage_odds, injury_odds, wound
 from .reaction import SECRET_BY_DEFAULT, ReactionRoll, reaction, reaction_band, reaction_odds
 from .retry import Attempts, RetryRule, repeated_attempts, retry_odds
-from .success import Outcome, SkillOdds, SuccessRoll, check, outcome, parse_skill, skill_odds
+from .success import (
+    Outcome,
+    SkillOdds,
+    SuccessRoll,
+    check,
+    outcome,
+    parse_skill,
+    read_skill,
+    skill_odds,
+)
 
 __all__ = [
     "Attempts",
@@ -37,8 +46,12 @@ __all__ = [
     "check",
     "damage",
     "damage_odds",
+    "injury_odds",
+    "wound",
+    "WOUNDING",
     "outcome",
     "parse_skill",
+    "read_skill",
     "quick_contest",
     "quick_contest_odds",
     "reaction",

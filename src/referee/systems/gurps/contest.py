@@ -15,7 +15,7 @@ from enum import StrEnum
 from fractions import Fraction
 
 from ...errors import RuleError
-from ...fmt import percent
+from ...fmt import percent, rolled
 from ...odds import odds
 from ...results import Contest, Versus
 from ...rng import RandomSource
@@ -186,6 +186,8 @@ class ContestResult(Contest):
     """The shortening rule (Regular Contest)."""
     floor: Floor = Floor.CLAMP
     """How a very low skill was treated."""
+    names: tuple[str, str] = ("side 1", "side 2")
+    """What the text calls the two sides."""
 
     system = "gurps"
 
@@ -196,27 +198,37 @@ class ContestResult(Contest):
 
     @property
     def text(self) -> str:
-        """The skills (and any shortening), the last round with each side's margin, the
-        winner and the odds: ``Quick Contest 14 vs 12: 6 success by 8 vs 8 success by 4:
-        side 1 wins by 4 — odds 63.7% / 27.9% / tie 8.4%``."""
+        """The skills (and any shortening), each side's roll and margin, the rounds of a
+        Regular Contest, the winner and each side's odds, by name:
+        ``Quick Contest 14 vs 12: side 1 rolled 6 (2, 2, 2), success by 8; side 2 rolled
+        8 (2, 3, 3), success by 4: side 1 wins by 4 — odds: side 1 63.7%, side 2 27.9%,
+        tie 8.4%``."""
         o = self.odds
+        first, second = self.names
         if self.capped:
             who = f"nobody wins: stopped at the cap of {len(self.rounds)} rounds"
+        elif self.winner is None:
+            who = "a tie: nobody wins"
         else:
-            who = "nobody wins (tie)" if self.winner is None else f"side {self.winner} wins"
+            who = f"{self.names[self.winner - 1]} wins"
         if self.margin_of_victory is not None:
             who += f" by {self.margin_of_victory}"
         last = self.rounds[-1]
-        sides = " vs ".join(
-            _side_text(x, s) for x, s in zip(last, self.effective_skills, strict=True)
+        sides = "; ".join(
+            f"{name} {_side_text(x, s)}"
+            for name, x, s in zip(self.names, last, self.effective_skills, strict=True)
         )
-        regular = self.kind == "regular_contest"
-        n = len(self.rounds)
-        rounds = f" after {n} round{'' if n == 1 else 's'}" if regular else ""
-        tie = f" / tie {percent(o.tie)}" if not regular else ""
+        rounds = ""
+        if self.kind == "regular_contest":
+            n = len(self.rounds)
+            marks = ", ".join(f"{_mark(a)}/{_mark(b)}" for a, b in self.rounds)
+            rounds = f" ({n} rounds: {marks})" if n > 1 else " (1 round)"
+        odds = f"{first} {percent(o.first)}, {second} {percent(o.second)}"
+        if self.kind == "quick_contest":
+            odds += f", tie {percent(o.tie)}"
         return (
             f"{self.kind.replace('_', ' ').title()} {self._skills_text()}: {sides}{rounds}: "
-            f"{who} — odds {percent(o.first)} / {percent(o.second)}{tie}"
+            f"{who} — odds: {odds}"
         )
 
     def _skills_text(self) -> str:
@@ -225,18 +237,23 @@ class ContestResult(Contest):
         if self.effective_skills != self.skills:
             ea, eb = self.effective_skills
             out += f" (shortened, {self.edition.value}: {ea} vs {eb})"
-        pairs = zip(self.effective_skills, self.rolled_skills, strict=True)
-        for n, (eff, rolled) in enumerate(pairs, 1):
-            if rolled is not None and rolled != eff:
-                out += f"; side {n} rolls at {rolled}"
+        triples = zip(self.names, self.effective_skills, self.rolled_skills, strict=True)
+        for name, eff, at in triples:
+            if at is not None and at != eff:
+                out += f"; {name} rolls at {at}"
         return out
+
+
+def _mark(r: SuccessRoll | None) -> str:
+    """S for a success, F for a failure, – for a side that could not roll."""
+    return "–" if r is None else ("S" if r.success else "F")
 
 
 def _side_text(r: SuccessRoll | None, skill: int) -> str:
     if r is None:
-        return f"skill {skill} fails without a roll"
+        return f"at {skill} fails without a roll"
     why = f" ({r.roll} always {'succeeds' if r.success else 'fails'})" if r.automatic else ""
-    return f"{r.roll} {r.outcome.value} by {abs(r.margin)}{why}"
+    return f"{rolled(r.roll, r.dice)}, {r.outcome.value} by {abs(r.margin)}{why}"
 
 
 def _contestant(skill: int, floor: Floor) -> int | None:
@@ -264,6 +281,7 @@ def quick_contest(
     *,
     resistance: bool = False,
     floor: Floor = Floor.CLAMP,
+    names: tuple[str, str] = ("side 1", "side 2"),
     rng: RandomSource | None = None,
 ) -> ContestResult:
     """A Quick Contest: one roll each; success beats failure, then the better margin wins.
@@ -287,6 +305,7 @@ def quick_contest(
         _victory(winner, _result(ra), _result(rb)),
         quick_contest_odds(a, b, resistance, floor),
         floor=floor,
+        names=names,
     )
 
 
@@ -321,6 +340,7 @@ def regular_contest(
     edition: Edition = Edition.FOURTH,
     floor: Floor = Floor.CLAMP,
     max_rounds: int = 1000,
+    names: tuple[str, str] = ("side 1", "side 2"),
     rng: RandomSource | None = None,
 ) -> ContestResult:
     """A Regular Contest: roll until one side succeeds and the other fails.
@@ -361,4 +381,5 @@ def regular_contest(
         winner is None,
         edition,
         floor,
+        names,
     )

@@ -1,7 +1,13 @@
-"""GURPS damage rolls against DR, with exact odds.
+"""GURPS damage rolls against DR, and the injury they do, with exact odds.
 
 Sources: ``000_f6059ff1ef0c1de9.txt`` "Damage Rolls" and "The Basics"
-(dice+adds); the rules README for the damage minimums and DR.
+(dice+adds); the rules README for the damage minimums and DR; the 4th edition
+Basic Set, "Wounding Modifiers and Injury" (B379), for the wounding
+multipliers, which the seed texts leave to "the combat rules".
+
+Left out, as the seed has no combat chapter: hit locations (and their
+multipliers: skull, vitals, ...), tight-beam burning, armor divisors, and the
+injury's effects (shock, major wounds, knockdown).
 """
 
 from __future__ import annotations
@@ -12,13 +18,14 @@ from fractions import Fraction
 
 from ...ast import Arith, Dice, Literal
 from ...errors import RuleError
+from ...fmt import rolled
 from ...odds import odds
 from ...parser import parse
 from ...results import Chances
 from ...rng import RandomSource
 from ...roller import roll
 
-__all__ = ["DAMAGE_TYPES", "DamageRoll", "damage", "damage_odds"]
+__all__ = ["DAMAGE_TYPES", "WOUNDING", "DamageRoll", "damage", "damage_odds", "injury_odds"]
 
 DAMAGE_TYPES = {
     "cr": "crushing",
@@ -34,6 +41,33 @@ DAMAGE_TYPES = {
     "tox": "toxic",
 }
 """The damage types referee knows, by their usual abbreviations."""
+
+WOUNDING = {
+    "cr": Fraction(1),
+    "cut": Fraction(3, 2),
+    "imp": Fraction(2),
+    "pi-": Fraction(1, 2),
+    "pi": Fraction(1),
+    "pi+": Fraction(3, 2),
+    "pi++": Fraction(2),
+    "burn": Fraction(1),
+    "cor": Fraction(1),
+    "fat": Fraction(1),
+    "tox": Fraction(1),
+}
+"""The wounding multiplier of each type (Basic Set, B379; to the torso)."""
+
+
+def wound(penetrating: int, damage_type: str) -> int:
+    """Injury from penetrating damage: times the wounding multiplier, rounded down, and at
+    least 1 when anything penetrates (Basic Set, B379).
+
+    >>> wound(5, "cut"), wound(1, "pi-"), wound(0, "imp"), wound(3, "imp")
+    (7, 1, 0, 6)
+    """
+    if penetrating <= 0:
+        return 0
+    return max(1, int(penetrating * WOUNDING[damage_type]))
 
 
 def _dice_adds(expression: str) -> tuple[int, int]:
@@ -82,6 +116,11 @@ class DamageRoll:
     chance_through: Fraction = Fraction(0)
     """P(any damage gets through DR), before the roll."""
 
+    @property
+    def injury(self) -> int:
+        """The injury: penetrating damage times the wounding multiplier (:func:`wound`)."""
+        return wound(self.penetrating, self.damage_type)
+
     system = "gurps"
     kind = "damage"
 
@@ -102,12 +141,17 @@ class DamageRoll:
 
     @property
     def text(self) -> str:
-        """``3d-3 cut vs DR 2: rolled 9 (2, 3, 4) -3 = 6, 4 penetrates``."""
-        dice = ", ".join(map(str, self.dice))
-        return (
-            f"{self.expression} {self.damage_type} vs DR {self.dr}: rolled {sum(self.dice)} "
-            f"({dice}), basic damage {self.basic_damage}, {self.penetrating} penetrates"
+        """``3d-3 cut vs DR 2: rolled 10 (2, 4, 4), basic damage 7, 5 penetrates: injury 7
+        (×1.5)``."""
+        head = (
+            f"{self.expression} {self.damage_type} vs DR {self.dr}: "
+            f"{rolled(sum(self.dice), self.dice)}, basic damage {self.basic_damage}"
         )
+        if not self.penetrating:
+            return f"{head}, stopped by DR: no injury"
+        mult = WOUNDING[self.damage_type]
+        times = f"×{float(mult):g}" if mult.denominator > 1 else f"×{mult.numerator}"
+        return f"{head}, {self.penetrating} penetrates: injury {self.injury} ({times})"
 
 
 def _apply(total: int, dr: int, damage_type: str) -> tuple[int, int]:
@@ -140,11 +184,21 @@ def damage(
 
 @functools.lru_cache(maxsize=1024)
 def damage_odds(expression: str, *, dr: int = 0, damage_type: str = "cr") -> dict[int, Fraction]:
-    """The exact distribution of penetrating damage."""
+    """The exact distribution of penetrating damage (before the wounding multiplier)."""
     _check_type(damage_type)
     count, adds = _dice_adds(expression)
     out: dict[int, Fraction] = {}
     for total, p in odds(f"{count}d6").distribution.items():
         through = _apply(total + adds, dr, damage_type)[1]
         out[through] = out.get(through, Fraction(0)) + p
+    return dict(sorted(out.items()))
+
+
+@functools.lru_cache(maxsize=1024)
+def injury_odds(expression: str, *, dr: int = 0, damage_type: str = "cr") -> dict[int, Fraction]:
+    """The exact distribution of injury: penetrating damage through :func:`wound`."""
+    out: dict[int, Fraction] = {}
+    for through, p in damage_odds(expression, dr=dr, damage_type=damage_type).items():
+        hurt = wound(through, damage_type)
+        out[hurt] = out.get(hurt, Fraction(0)) + p
     return dict(sorted(out.items()))

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from fractions import Fraction
 
 from ...errors import RuleError
-from ...fmt import percent
+from ...fmt import percent, rolled
 from ...odds import odds
 from ...results import Chances
 from ...rng import RandomSource
@@ -31,6 +32,7 @@ __all__ = [
     "margin",
     "outcome",
     "parse_skill",
+    "read_skill",
     "skill_odds",
 ]
 
@@ -38,6 +40,7 @@ LIMIT = 1000
 """Skills and modifiers must lie in ``[-LIMIT, LIMIT]``."""
 
 _SKILL = re.compile(r"^\s*([+-]?\s*\d+)((?:\s*[+-]\s*\d+)*)\s*$")
+_NAMED = re.compile(r"^\s*(.*?[A-Za-z)\]])\s*-\s*(\d.*)$")
 _TERM = re.compile(r"([+-])\s*(\d+)")
 
 
@@ -71,7 +74,8 @@ def parse_skill(text: str) -> tuple[int, tuple[int, ...]]:
     match = _SKILL.match(text)
     if match is None:
         raise RuleError(
-            f"cannot read skill {text!r}: write a number with modifiers, like 12 or 12-5 or 9-5+10"
+            f"cannot read skill {text!r}: write a number with modifiers, like 12, 12-5 or "
+            "9-5+10, or a named skill like Broadsword-14"
         )
     base = int(match.group(1).replace(" ", ""))
     mods = tuple(int(sign + digits) for sign, digits in _TERM.findall(match.group(2)))
@@ -79,6 +83,26 @@ def parse_skill(text: str) -> tuple[int, tuple[int, ...]]:
         if abs(value) > LIMIT:
             raise RuleError(f"{value} in skill {text!r} is out of range (-{LIMIT} to {LIMIT})")
     return base, mods
+
+
+@functools.lru_cache(maxsize=4096)
+def read_skill(text: str) -> tuple[str | None, int, tuple[int, ...]]:
+    """A skill as GURPS players write it: ``Broadsword-14`` is Broadsword at 14, and
+    ``Broadsword-14-2`` the same with a −2 modifier; ``12-5`` has no name.
+
+    Source: the GURPS habit of writing a skill as Name-level (Basic Set; the
+    texts write "Animal Handling+4" and "ST-2" for modifiers, ``004``).
+
+    >>> read_skill("Broadsword-14-2"), read_skill("Fast-Draw (Pistol)-12"), read_skill("9-5")
+    (('Broadsword', 14, (-2,)), ('Fast-Draw (Pistol)', 12, ()), (None, 9, (-5,)))
+
+    Raises:
+        RuleError: as :func:`parse_skill`.
+    """
+    named = _NAMED.match(text)
+    if named is not None and _SKILL.match(named.group(2)):
+        return (named.group(1).strip(), *parse_skill(named.group(2)))
+    return (None, *parse_skill(text))
 
 
 def outcome(roll_total: int, effective: int) -> Outcome:
@@ -240,21 +264,27 @@ class SuccessRoll:
         skill = self.skill_text
         if self.modifiers:
             skill += f" = {self.effective_skill}"
-        dice = ", ".join(map(str, self.dice))
         word = self.outcome.value
         by = abs(self.margin)
         why = ""
         if self.automatic:
             why = f" ({self.roll} always {'succeeds' if self.success else 'fails'})"
         return (
-            f"{head}{skill}: rolled {self.roll} ({dice}), {word} by {by}{why}"
+            f"{head}{skill}: {rolled(self.roll, self.dice)}, {word} by {by}{why}"
             f" — {percent(self.odds.success)} to succeed"
         )
+
+
+def _bounded_mod(value: int) -> int:
+    if abs(value) > LIMIT:
+        raise RuleError(f"modifier {value:+d} is out of range (-{LIMIT} to {LIMIT})")
+    return value
 
 
 def check(
     skill: str | int,
     *,
+    modifiers: Sequence[int] = (),
     label: str | None = None,
     defense: bool = False,
     rng: RandomSource | None = None,
@@ -265,10 +295,15 @@ def check(
     Skill", "Degree of Success or Failure", "Critical Success and Failure"
     (GURPS 4th edition, criticals per the rules README).
 
+    ``skill`` is read by :func:`read_skill` (``Broadsword-14-2``: its name is the
+    label when no label is given); ``modifiers`` are added after its own.
+
     Raises:
         RuleError: unreadable skill, or effective skill below 3 without ``defense``.
     """
-    base, mods = parse_skill(str(skill))
+    name, base, own = read_skill(str(skill))
+    mods = own + tuple(_bounded_mod(m) for m in modifiers)
+    label = label or name
     effective = base + sum(mods)
     if effective < 3 and not defense:
         raise RuleError(

@@ -50,7 +50,15 @@ from .injury import (
     take_damage,
     wait_minutes,
 )
-from .opposed import Opposed, TieRule, morale, morale_odds, morale_triggers, oppose
+from .opposed import (
+    Opposed,
+    TieRule,
+    morale,
+    morale_odds,
+    morale_triggers,
+    oppose,
+    oppose_odds,
+)
 from .saves import SaveKind, save, save_attribute, save_odds, save_target
 from .turns import ACTIONS, Turn, plan_turn
 
@@ -96,6 +104,7 @@ __all__ = [
     "morale_odds",
     "morale_triggers",
     "oppose",
+    "oppose_odds",
     "plan_turn",
     "resolve_modifier",
     "rest_night",

@@ -17,7 +17,7 @@ from enum import StrEnum
 from fractions import Fraction
 
 from ...errors import RuleError
-from ...fmt import percent
+from ...fmt import percent, rolled
 from ...odds import odds as dice_odds
 from ...results import Chances
 from ...rng import RandomSource, resolve
@@ -118,16 +118,21 @@ class Check:
 
     @property
     def text(self) -> str:
-        """``Skill check 2d6 [4, 5] +1 skill +1 int = 11 vs 10: success — 58.3% to succeed``."""
+        """``Skill check: rolled 9 (4, 5) +1 skill +1 attribute = 11 vs 10: success — 58.3%
+        to succeed``."""
         names = {Kind.SAVE: "Save", Kind.SKILL: "Skill check", Kind.MORALE: "Morale"}
         head = self.label or names.get(self.kind, self.kind.value.title())
         mods = "".join(f" {v:+d} {k}" for k, v in self.modifiers if v)
-        dice = ", ".join(map(str, self.dice))
-        cmp = ("≤" if self.success else ">") if self.roll_under else "vs"
+        if self.roll_under:
+            cmp = "≤" if self.total <= self.target else ">"
+        else:
+            cmp = "≥" if self.total >= self.target else "<"
         yes, no = _WORDS.get(self.kind, ("success", "failure"))
         word = yes if self.success else no
         note = f" ({self.note})" if self.note else ""
-        out = f"{head}: rolled [{dice}]{mods} = {self.total} {cmp} {self.target}: {word}{note}"
+        shown = rolled(self.natural, self.dice)
+        total = f"{mods} = {self.total}" if mods else ""
+        out = f"{head}: {shown}{total} {cmp} {self.target}: {word}{note}"
         if self.aid:
             helped = sum(1 for a in self.aid if a.success)
             out += f"; aid: {helped} of {len(self.aid)} helpers succeeded"
@@ -227,7 +232,7 @@ def _situational(modifier: int, force: bool) -> int:
     if abs(modifier) > MAX_SITUATIONAL and not force:
         raise RuleError(
             f"situational modifier {modifier:+d} is beyond ±{MAX_SITUATIONAL} "
-            "(003, 'Modifiers'; allow it with force=True/--force)"
+            "(003, 'Modifiers'; allow it with --force)"
         )
     return _bounded("modifier", modifier)
 

@@ -17,6 +17,7 @@ from enum import StrEnum
 from fractions import Fraction
 
 from ...errors import RuleError
+from ...fmt import rolled
 from ...odds import odds as dice_odds
 from ...parser import parse
 from ...rng import RandomSource, resolve
@@ -105,16 +106,25 @@ def attack_modifier(
     return base + skill_mod + attribute + (SNAP_PENALTY if snap else 0)
 
 
+def hits(d: int, bonus: int, ac: int, naturals: bool = False) -> bool:
+    """Whether a d20 of ``d`` hits: ``d + bonus ≥ AC``; with ``naturals``, a natural 20
+    always hits and a natural 1 always misses (an option, off by default: the texts
+    give that rule for saves only, ``003``, "Saving Throw Mechanics")."""
+    if naturals and d in (1, 20):
+        return d == 20
+    return d + bonus >= ac
+
+
 @functools.lru_cache(maxsize=4096)
-def hit_odds(bonus: int, ac: int) -> Fraction:
-    """P(1d20 + bonus ≥ AC). The texts give no automatic hit or miss on a 1 or 20 for attacks.
+def hit_odds(bonus: int, ac: int, naturals: bool = False) -> Fraction:
+    """P(1d20 + bonus ≥ AC), by default with no automatic hit or miss (see :func:`hits`).
 
     Source: ``003``, "Attack Resolution" ("Equal or beat target's AC = hit").
 
-    >>> hit_odds(3, 13)
-    Fraction(11, 20)
+    >>> hit_odds(3, 13), hit_odds(30, 13, naturals=True)
+    (Fraction(11, 20), Fraction(19, 20))
     """
-    return Fraction(sum(1 for d in range(1, 21) if d + bonus >= ac), 20)
+    return Fraction(sum(1 for d in range(1, 21) if hits(d, bonus, ac, naturals)), 20)
 
 
 def _shock_applies(weapon: Weapon, ac: int) -> bool:
@@ -142,6 +152,8 @@ def damage_distribution(
     ac: int,
     extra: int = 0,
     floor: ShockFloor = ShockFloor.ALWAYS,
+    naturals: bool = False,
+    shock_on_miss: bool = True,
 ) -> tuple[tuple[int, Fraction], ...]:
     """The exact distribution of the damage one attack deals, Shock included.
 
@@ -149,19 +161,20 @@ def damage_distribution(
     AC, ``extra`` the attribute modifier plus damage bonuses added to damage
     and Shock. A hit deals the dice + ``extra`` (at least 0), raised to the
     Shock amount per ``floor``; a miss deals Shock + ``extra`` if the target's
-    AC is within the Shock limit, else nothing.
+    AC is within the Shock limit (and ``shock_on_miss``: a target on total
+    defense is immune), else nothing.
 
     Source: ``003``, "Attack Resolution" and "Shock Damage"; rules README, "Shock".
 
     >>> dict(damage_distribution(Weapon("1d4", 1, 15), 0, 11))[1]
     Fraction(5, 8)
     """
-    p_hit = hit_odds(bonus, ac)
+    p_hit = hit_odds(bonus, ac, naturals)
     out: dict[int, Fraction] = {}
-    for rolled, p in dice_odds(weapon.damage).distribution.items():
-        dmg = _hit_damage(rolled, weapon, extra, ac, floor)
+    for total, p in dice_odds(weapon.damage).distribution.items():
+        dmg = _hit_damage(total, weapon, extra, ac, floor)
         out[dmg] = out.get(dmg, Fraction(0)) + p_hit * p
-    miss = _miss_damage(weapon, extra, ac)
+    miss = _miss_damage(weapon, extra, ac) if shock_on_miss else 0
     out[miss] = out.get(miss, Fraction(0)) + (1 - p_hit)
     return tuple(sorted((k, v) for k, v in out.items() if v))
 
@@ -197,8 +210,9 @@ class Attack(ByCheck):
         """The hit roll, then the damage and how it was dealt."""
         head = self.check.text
         if self.hit:
-            dice = ", ".join(map(str, self.damage_dice))
-            how = f"{self.weapon.damage} [{dice}] {self.extra:+d}"
+            dice = self.damage_dice
+            how = f"{self.weapon.damage} {rolled(sum(dice), dice)}"
+            how += f" {self.extra:+d}" if self.extra else ""
             tail = f"{self.damage} damage ({how}{', raised to Shock' if self.shock else ''})"
         elif self.shock:
             tail = f"{self.damage} Shock damage on the miss"
@@ -230,6 +244,8 @@ def attack_odds(
     snap: bool = False,
     total_defense: bool = False,
     shock_floor: ShockFloor | str = ShockFloor.ALWAYS,
+    naturals: bool = False,
+    shock_through_defense: bool = False,
 ) -> AttackOdds:
     """The exact odds of :func:`attack` with the same arguments, without rolling.
 
@@ -237,10 +253,11 @@ def attack_odds(
     """
     eff_ac = ac + (TOTAL_DEFENSE_AC if total_defense else 0)
     bonus = attack_modifier(attack_bonus, skill, attribute, snap=snap)
+    shock = shock_through_defense or not total_defense
     dist = damage_distribution(
-        weapon, bonus, eff_ac, attribute + damage_bonus, ShockFloor(shock_floor)
+        weapon, bonus, eff_ac, attribute + damage_bonus, ShockFloor(shock_floor), naturals, shock
     )
-    return AttackOdds(eff_ac, hit_odds(bonus, eff_ac), dist)
+    return AttackOdds(eff_ac, hit_odds(bonus, eff_ac, naturals), dist)
 
 
 def attack(
@@ -254,6 +271,9 @@ def attack(
     snap: bool = False,
     total_defense: bool = False,
     shock_floor: ShockFloor | str = ShockFloor.ALWAYS,
+    naturals: bool = False,
+    shock_through_defense: bool = False,
+    assumed: Sequence[str] = (),
     label: str | None = None,
     rng: RandomSource | None = None,
 ) -> Attack:
@@ -264,8 +284,16 @@ def attack(
     defense +2 AC; Shock X/AC Y on a miss against AC ≤ Y, plus the attribute
     modifier and damage bonuses; a hit never does less than Shock, see
     :class:`ShockFloor`).
+
+    Total defense also makes the target immune to Shock, which *Stars Without
+    Number* (revised), "Instant Actions: Total Defense", says and the seed
+    leaves out: a miss deals no Shock (``shock_through_defense=True`` deals it
+    anyway); a hit is not affected. ``naturals`` makes a natural 20 hit and a
+    natural 1 miss (off by default: the texts say so of saves only).
+    ``assumed`` names what the caller took for granted (``AC 10 (not given)``).
     """
     floor = ShockFloor(shock_floor)
+    shock = shock_through_defense or not total_defense
     eff_ac = ac + (TOTAL_DEFENSE_AC if total_defense else 0)
     bonus = attack_modifier(attack_bonus, skill, attribute, snap=snap)
     extra = attribute + damage_bonus
@@ -278,26 +306,32 @@ def attack(
     ]
     if snap:
         mods.append(("snap attack", SNAP_PENALTY))
-    hit = d + bonus >= eff_ac
+    hit = hits(d, bonus, eff_ac, naturals)
+    notes = []
+    if naturals and d in (1, 20):
+        notes.append(f"natural {d}")
+    if total_defense:
+        notes.append("total defense +2 AC" + ("" if shock else ", immune to Shock"))
     check = Check(
         Kind.ATTACK,
         (d,),
         tuple(mods),
         eff_ac,
         hit,
-        hit_odds(bonus, eff_ac),
-        note="total defense +2 AC" if total_defense else "",
+        hit_odds(bonus, eff_ac, naturals),
+        note="; ".join(notes),
         label=label or "Attack",
+        assumed=tuple(assumed),
     )
-    dist = damage_distribution(weapon, bonus, eff_ac, extra, floor)
+    dist = damage_distribution(weapon, bonus, eff_ac, extra, floor, naturals, shock)
     if hit:
         damage_roll = roll(weapon.damage, rng=src)
         rolled = damage_roll.total
         dice = tuple(x.value for x in damage_roll.dice)
         dmg = _hit_damage(rolled, weapon, extra, eff_ac, floor)
         return Attack(check, weapon, dice, dmg, dmg > max(0, rolled + extra), extra, dist)
-    miss = _miss_damage(weapon, extra, eff_ac)
-    return Attack(check, weapon, (), miss, _shock_applies(weapon, eff_ac), extra, dist)
+    miss = _miss_damage(weapon, extra, eff_ac) if shock else 0
+    return Attack(check, weapon, (), miss, shock and _shock_applies(weapon, eff_ac), extra, dist)
 
 
 # --- initiative ----------------------------------------------------------------------

@@ -12,12 +12,20 @@ from dataclasses import dataclass
 from enum import StrEnum
 from fractions import Fraction
 
-from ...fmt import percent
+from ...fmt import percent, rolled
 from ...results import Chances, Versus
 from ...rng import RandomSource, resolve
 from .checks import LIMIT, Check, Kind, _bounded, _dist, _roll
 
-__all__ = ["Opposed", "TieRule", "morale", "morale_odds", "morale_triggers", "oppose"]
+__all__ = [
+    "Opposed",
+    "TieRule",
+    "morale",
+    "morale_odds",
+    "morale_triggers",
+    "oppose",
+    "oppose_odds",
+]
 
 
 class TieRule(StrEnum):
@@ -43,6 +51,8 @@ class Opposed:
     """The exact probability that the first side wins."""
     ties: TieRule
     """How a tie was (or would be) settled."""
+    names: tuple[str, str] = ("side 1", "side 2")
+    """What the text calls the two sides."""
 
     system = "swn"
     kind = "oppose"
@@ -64,14 +74,36 @@ class Opposed:
 
     @property
     def text(self) -> str:
-        """Both totals and the winner."""
+        """Both rolls, the winner (a tie says which rule settled it) and each side's odds:
+        ``Opposed: side 1 rolled 6 (2, 4) +2 = 8 vs side 2 rolled 8 (4, 4) +1 = 9: side 2
+        wins — odds: side 1 66.4%, side 2 33.6%``."""
         a, b = self.first, self.second
-        tie = " (tie)" if a.total == b.total else ""
-        return (
-            f"Opposed: {a.total} [{', '.join(map(str, a.dice))}] vs {b.total} "
-            f"[{', '.join(map(str, b.dice))}]: side {self.winner} wins{tie}"
-            f" — side 1 wins {percent(self.odds)}"
+        first, second = self.names
+        rolls = " vs ".join(
+            f"{name} {rolled(c.natural, c.dice)} {c.modifiers[0][1]:+d} = {c.total}"
+            for name, c in ((first, a), (second, b))
         )
+        winner = self.names[self.winner - 1]
+        if a.total == b.total:
+            rule = "ties go to the PC" if self.ties is TieRule.PC else "ties go to the defender"
+            if self.ties is TieRule.PC and self.winner == 2:
+                rule = "a tie with no single PC goes to the defender"
+            verdict = f"a tie, {winner} wins ({rule})"
+        else:
+            verdict = f"{winner} wins"
+        return (
+            f"Opposed: {rolls}: {verdict} — odds: {first} {percent(self.odds)}, "
+            f"{second} {percent(1 - self.odds)}"
+        )
+
+
+def oppose_odds(
+    first: tuple[int, bool], second: tuple[int, bool], *, ties: TieRule | str = TieRule.PC
+) -> Fraction:
+    """P(the first side wins) an opposed check, without rolling (as :func:`oppose`)."""
+    (b1, pc1), (b2, pc2) = first, second
+    _bounded("bonus", b1), _bounded("bonus", b2)
+    return _oppose_odds(b1 - b2, _tie_to_first(TieRule(ties), pc1, pc2))
 
 
 def _tie_to_first(ties: TieRule, first_pc: bool, second_pc: bool) -> bool:
@@ -83,6 +115,7 @@ def oppose(
     second: tuple[int, bool],
     *,
     ties: TieRule | str = TieRule.PC,
+    names: tuple[str, str] = ("side 1", "side 2"),
     rng: RandomSource | None = None,
 ) -> Opposed:
     """An opposed check: each side rolls 2d6 + its bonus; the higher total wins.
@@ -107,7 +140,7 @@ def oppose(
     mods2 = (("bonus", _bounded("bonus", b2)),)
     a = Check(Kind.OPPOSE, d1, mods1, t2, first_wins, p)
     b = Check(Kind.OPPOSE, d2, mods2, t1, not first_wins, 1 - p)
-    return Opposed(a, b, 1 if first_wins else 2, p, ties)
+    return Opposed(a, b, 1 if first_wins else 2, p, ties, names)
 
 
 @functools.lru_cache(maxsize=1024)
