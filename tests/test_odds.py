@@ -12,7 +12,7 @@ import icepool
 import pytest
 
 from referee import DEFAULT_LIMITS, DiceEvalError, DiceLimitError, Limits, odds, parse
-from referee.ast import Dice
+from referee.ast import Dice, ExplodeMode
 from referee.odds import bounds
 
 DATA = Path(__file__).parent / "data" / "published.txt"
@@ -47,8 +47,10 @@ def test_gurps_success_roll_bounds() -> None:
 # ------------------------------------------------------------ brute force
 
 
-def _die_brute(dice: Dice, limits: Limits) -> dict[int, Fraction]:
-    """One die's value by walking every sequence of rolls (independent of referee.odds)."""
+def _die_brute(dice: Dice, limits: Limits) -> dict[tuple[int, ...], Fraction]:
+    """One die by walking every sequence of rolls (independent of referee.odds): the dice it
+    puts in the pool, as a tuple of values. A compounding chain (``!!``) is one die, the sum
+    of its faces; with ``!``/``!p`` each roll is a die, added dice counting face − penalty."""
     faces = dice.faces
     p = Fraction(1, len(faces))
 
@@ -72,16 +74,23 @@ def _die_brute(dice: Dice, limits: Limits) -> dict[int, Fraction]:
 
     roll1 = one_roll()
     cond = dice.explode_cond
-    result: dict[int, Fraction] = {}
+    adds = dice.explode is not None and dice.explode.mode is not ExplodeMode.COMPOUND
+    penalty = 1 if dice.explode is not None and dice.explode.mode is ExplodeMode.PENETRATE else 0
+    result: dict[tuple[int, ...], Fraction] = {}
 
-    def chain(total: int, weight: Fraction, booms: int) -> None:
+    def chain(faces: tuple[int, ...], weight: Fraction, booms: int) -> None:
         for f, pf in roll1.items():
+            here = (*faces, f)
             if cond is not None and booms < limits.explosions and cond.test(f):
-                chain(total + f, weight * pf, booms + 1)
+                chain(here, weight * pf, booms + 1)
+                continue
+            if adds:
+                key = (here[0], *(x - penalty for x in here[1:]))
             else:
-                result[total + f] = result.get(total + f, Fraction(0)) + weight * pf
+                key = (sum(here),)
+            result[key] = result.get(key, Fraction(0)) + weight * pf
 
-    chain(0, Fraction(1), 0)
+    chain((), Fraction(1), 0)
     return result
 
 
@@ -89,13 +98,13 @@ def _pool_brute(dice: Dice, limits: Limits) -> dict[int, Fraction]:
     die = _die_brute(dice, limits)
     out: dict[int, Fraction] = {}
     for combo in itertools.product(die.items(), repeat=dice.count):
-        values = [v for v, _ in combo]
+        values = [v for chain, _ in combo for v in chain]
         weight = Fraction(1)
         for _, w in combo:
             weight *= w
         kept = values
         if dice.keep is not None:
-            highest, k = dice.keep.kept_range(dice.count)
+            highest, k = dice.keep.kept_range(len(values))
             kept = sorted(values, reverse=highest)[:k]
         if dice.success is not None:
             total = sum(1 for v in kept if dice.success.test(v))
@@ -120,7 +129,16 @@ SMALL = Limits(explosions=3)
         "4dF",
         "3dFkh2",
         "2d6!",
+        "2d6!!",
+        "2d6!p",
         "2d4!>=3",
+        "3d4!kh2",
+        "3d4!!kh2",
+        "2d4!pkl1",
+        "2d4!dh1",
+        "3d6!>=5>=5",
+        "3d6!!>=5>=5",
+        "3d4!p>=3kh2>=3",
         "1d6r1",
         "2d6r<3",
         "2d6ro1",
@@ -168,7 +186,8 @@ ICEPOOL_CASES: list[tuple[str, Callable[[], Any]]] = [
     ("4d6kl1", lambda: icepool.d6.lowest(4, 1)),
     ("4d6dh1", lambda: icepool.d6.lowest(4, 3)),
     ("4d6dl1", lambda: icepool.d6.highest(4, 3)),
-    ("8d6!", lambda: 8 @ icepool.d6.explode(depth=3)),
+    ("8d6!", lambda: 8 @ icepool.d6.explode(depth=3)),  # the same sum either way
+    ("8d6!!", lambda: 8 @ icepool.d6.explode(depth=3)),
     ("2d10!>=9", lambda: 2 @ icepool.d10.explode([9, 10], depth=3)),
     ("d20r1", lambda: icepool.d20.reroll([1], depth="inf")),
     ("d20r<3", lambda: icepool.d20.reroll([1, 2], depth="inf")),
@@ -248,7 +267,9 @@ def test_bounds() -> None:
 def test_keep_drop_work_is_bounded_before_it_starts() -> None:
     # A keep over 50 exploding dice would take minutes: refused at once instead.
     with pytest.raises(DiceLimitError, match="byte operations"):
-        odds("50d6!kh3")
+        odds("50d6!!kh3")
+    with pytest.raises(DiceLimitError, match="would take too long here"):
+        odds("150d6!kh3")  # each explosion a die: refused before any work
 
 
 def test_trivial_or_hopeless_work_is_quick() -> None:

@@ -22,6 +22,12 @@ CONSTRUCTS = [
     "4d6dh1",
     "4d6dl1",
     "3d6!",
+    "3d6!!",
+    "2d6!p",
+    "4d6!kh2",
+    "3d4!kl2",
+    "6d10!>=9>=8",
+    "8d4!kh4",
     "2d10!>=9",
     "d20r1",
     "2d6r<3",
@@ -97,8 +103,16 @@ def test_rightmost_equal_die_is_dropped() -> None:
 
 
 def test_explosions_rerolls_and_successes_are_recorded() -> None:
-    r = roll("1d6!", rng=Fixed([5, 5, 1]))
+    r = roll("1d6!!", rng=Fixed([5, 5, 1]))  # compounding: one die, the chain's sum
     assert r.total == 14 and r.dice[0].faces == (6, 6, 2) and r.dice[0].exploded
+    r = roll("1d6!", rng=Fixed([5, 5, 1]))  # issue 16: each explosion is a die of its own
+    assert r.total == 14 and [d.faces for d in r.dice] == [(6,), (6,), (2,)]
+    assert [(d.exploded, d.added) for d in r.dice] == [(True, False), (True, True), (False, True)]
+    assert r.text == "1d6! = [6!, 6!, 2] = 14"
+    r = roll("1d6!p", rng=Fixed([5, 5, 1]))  # penetrating: each added die counts one less
+    assert r.total == 6 + 5 + 1 and r.text == "1d6!p = [6!, 6!-1, 2-1] = 12"
+    r = roll("2d4!kh2", rng=Fixed([3, 0, 1]))  # 4!, then 1 (added), then 2: keep 4 and 2
+    assert r.total == 6 and [d.kept for d in r.dice] == [True, False, True]
     r = roll("1d20r<3", rng=Fixed([0, 1, 9]))
     assert r.total == 10 and r.dice[0].rerolled == (1, 2)
     r = roll("1d20ro1", rng=Fixed([0, 0]))
@@ -106,8 +120,10 @@ def test_explosions_rerolls_and_successes_are_recorded() -> None:
     r = roll("3d10>=8", rng=Fixed([9, 6, 7]))
     assert r.total == 2 and [d.success for d in r.dice] == [True, False, True]
     assert r.text == "3d10>=8 = [10 (success), 7, 8 (success)] = 2"
-    r = roll("1d6!", rng=Fixed([5] * 10 + [0]), limits=Limits(explosions=3))
+    r = roll("1d6!!", rng=Fixed([5] * 10 + [0]), limits=Limits(explosions=3))
     assert r.dice[0].faces == (6, 6, 6, 6)
+    r = roll("1d6!", rng=Fixed([5] * 10 + [0]), limits=Limits(explosions=3))
+    assert len(r.dice) == 4 and r.dice[-1].exploded is False
 
 
 def test_division_by_zero_when_it_happens() -> None:

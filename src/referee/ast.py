@@ -17,6 +17,7 @@ __all__ = [
     "Compare",
     "Dice",
     "Explode",
+    "ExplodeMode",
     "Expression",
     "Keep",
     "Literal",
@@ -90,12 +91,26 @@ class Reroll:
     """Reroll at most once (``ro``) instead of until the face no longer matches."""
 
 
+class ExplodeMode(StrEnum):
+    """What an explosion does (as Roll20, Foundry, Avrae and rpg-dice-roller read it)."""
+
+    ADD = "!"
+    """Each explosion is a new die, kept, dropped, counted and shown on its own."""
+    COMPOUND = "!!"
+    """The explosions add into the die that exploded: one die, the sum of its chain."""
+    PENETRATE = "!p"
+    """As ``!``, but each added die counts one less (HackMaster); a die explodes on
+    the face it shows before the one is taken off."""
+
+
 @dataclass(frozen=True, slots=True)
 class Explode:
-    """Roll again and add when a face matches (``!`` on the maximum, ``!>=9``)."""
+    """Roll again when a face matches (``!`` on the maximum, ``!>=9``, ``!!``, ``!p``)."""
 
     cond: Compare | None
     """Which faces explode; ``None`` means the die's maximum face."""
+    mode: ExplodeMode = ExplodeMode.ADD
+    """New dice (``!``), compounding (``!!``) or penetrating (``!p``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,7 +132,7 @@ class Dice:
     reroll: Reroll | None = None
     """Reroll rule applied to every roll of a die."""
     explode: Explode | None = None
-    """Explosion rule; an exploding die's value is the sum of its chain."""
+    """Explosion rule (:class:`ExplodeMode`)."""
     keep: Keep | None = None
     """Keep/drop rule applied to the pool."""
     success: Compare | None = None
@@ -129,6 +144,16 @@ class Dice:
         if self.sides == FUDGE:
             return (-1, 0, 1)
         return tuple(range(1, self.sides + 1))
+
+    @property
+    def adds_dice(self) -> bool:
+        """Whether explosions add dice to the pool (``!`` and ``!p``, not ``!!``)."""
+        return self.explode is not None and self.explode.mode is not ExplodeMode.COMPOUND
+
+    @property
+    def penalty(self) -> int:
+        """What each added die counts less than its face: 1 for ``!p``, else 0."""
+        return 1 if self.explode is not None and self.explode.mode is ExplodeMode.PENETRATE else 0
 
     @property
     def explode_cond(self) -> Compare | None:

@@ -31,7 +31,7 @@ def _format_dice(d: Dice) -> str:
         and d.success is not None
     )
     if d.explode is not None and not bare_last:
-        parts.append("!")
+        parts.append(d.explode.mode.value)
         if d.explode.cond is not None:
             parts.append(_format_compare(d.explode.cond, d.explode.cond.value >= 0))
     if d.keep is not None:
@@ -39,8 +39,8 @@ def _format_dice(d: Dice) -> str:
         parts.append(f"{'d' if k.drop else 'k'}{'h' if k.highest else 'l'}{k.count}")
     if d.success is not None:
         parts.append(f"{d.success.op.value}{d.success.value}")
-    if bare_last:
-        parts.append("!")
+    if bare_last and d.explode is not None:
+        parts.append(d.explode.mode.value)
     return "".join(parts)
 
 

@@ -25,6 +25,7 @@ from fractions import Fraction
 
 from .ast import Dice, Expression, Literal, Neg, Node
 from .errors import DiceEvalError, DiceLimitError
+from .explode import added_dice_pool
 from .limits import DEFAULT_LIMITS, Limits
 from .parser import format_expr, parse
 from .pools import Counts, _convolve, _Dist, _pool, die_distribution
@@ -163,7 +164,7 @@ def _dist(node: Node, limits: Limits) -> _Dist:
     if isinstance(node, Literal):
         return _Dist({node.value: 1}, 1)
     if isinstance(node, Dice):
-        return _pool(node, limits)
+        return added_dice_pool(node, limits) if node.adds_dice else _pool(node, limits)
     if isinstance(node, Neg):
         inner = _dist(node.operand, limits)
         return _Dist({-o: c for o, c in inner.counts.items()}, inner.denominator, inner.capped)

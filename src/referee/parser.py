@@ -29,6 +29,7 @@ from .ast import (
     CompareOp,
     Dice,
     Explode,
+    ExplodeMode,
     Expression,
     Keep,
     Literal,
@@ -166,7 +167,11 @@ def _modifier(kind: str, text: str, col: int) -> Keep | Reroll | Explode | Compa
         once = text.startswith("ro")
         return Reroll(_compare(text[2 if once else 1 :], "", col), once)
     if kind == "explode":
-        return Explode(_compare(text[1:], "", col) if len(text) > 1 else None)
+        mode = ExplodeMode.ADD
+        if text.startswith(("!!", "!p")):
+            mode = ExplodeMode.COMPOUND if text[1] == "!" else ExplodeMode.PENETRATE
+            text = text[1:]
+        return Explode(_compare(text[1:], "", col) if len(text) > 1 else None, mode)
     return _compare(text, "", col)
 
 

@@ -128,25 +128,25 @@ def _power(d: Counts, n: int, limits: Limits) -> Counts:
 
 
 def die_distribution(dice: Dice, limits: Limits = DEFAULT_LIMITS) -> tuple[Counts, int, bool]:
-    """One die's value with rerolls and explosions: ``(counts, denominator, capped)``.
+    """One die's value with rerolls and compounding explosions: ``(counts, denominator,
+    capped)``.
 
     Rerolls apply to every roll and are exact (``r`` conditions the die on not
-    matching; ``ro`` rerolls once); explosions compound and stop at the cap in
-    ``limits``, exactly as :mod:`referee.roller` rolls them.
+    matching; ``ro`` rerolls once); explosions compound (the die's value is the
+    sum of its chain, as ``!!``) and stop at the cap in ``limits``, exactly as
+    :mod:`referee.roller` rolls them.
     """
     return _die_cached(dice.sides, dice.reroll, dice.explode_cond, limits)
 
 
 @functools.lru_cache(maxsize=256)
-def _die_cached(
-    sides: int, reroll: object, explode: object, limits: Limits
-) -> tuple[Counts, int, bool]:
-    from .ast import Compare, Reroll
+def _roll_counts(sides: int, reroll: object) -> tuple[Counts, int]:
+    """One roll of a die, after its rerolls: ``(counts, denominator)``."""
+    from .ast import Reroll
 
     faces = (-1, 0, 1) if sides == 0 else range(1, sides + 1)
     counts: Counts = dict.fromkeys(faces, 1)
     denom = len(counts)
-    capped = False
     if isinstance(reroll, Reroll):
         match = {f for f in counts if reroll.cond.test(f)}
         m = len(match)
@@ -159,6 +159,17 @@ def _die_cached(
             # r: the die conditioned on not matching, uniform on the other faces.
             counts = {f: c for f, c in counts.items() if f not in match}
             denom = len(counts)
+    return counts, denom
+
+
+@functools.lru_cache(maxsize=256)
+def _die_cached(
+    sides: int, reroll: object, explode: object, limits: Limits
+) -> tuple[Counts, int, bool]:
+    from .ast import Compare
+
+    counts, denom = _roll_counts(sides, reroll)
+    capped = False
     if isinstance(explode, Compare):
         boom = {f: c for f, c in counts.items() if explode.test(f)}
         if boom:
@@ -183,6 +194,7 @@ def _die_cached(
 
 
 def _pool(dice: Dice, limits: Limits) -> _Dist:
+    """A pool whose dice compound (or do not explode); ``!``/``!p`` are in :mod:`.explode`."""
     die, denom, capped = die_distribution(dice, limits)
     n = dice.count
     if dice.success is not None:

@@ -12,8 +12,11 @@ Semantics, stated once:
   on 2..20), drawn by rejection with no cap. ``ro`` rerolls once and the
   second face stands.
 * An exploding die is rolled again while its newest face meets the condition,
-  at most ``Limits.explosions`` times. Its value is the sum of its chain; keep,
-  drop and success counting see that sum (explosions compound into the die).
+  at most ``Limits.explosions`` times. With ``!`` each roll of the chain is a
+  die of its own, placed right after the die that exploded: keep/drop and
+  success counting see every die. ``!p`` is the same, each added die counting
+  one less than its face. ``!!`` compounds: the die's value is the sum of its
+  chain, and keep/drop and success counting see that sum.
 * ``kh``/``kl``/``dh``/``dl`` keep or drop by value; among equal values the
   rightmost dice are dropped first.
 * ``>=8`` after a pool makes the pool's value the number of kept dice meeting it.
@@ -62,11 +65,11 @@ class DieRoll(NamedTuple):
     """False if a keep/drop modifier dropped this die."""
     success: bool | None = None
     """For a success-counting pool, whether this die counted; otherwise None."""
-
-    @property
-    def exploded(self) -> bool:
-        """Whether the die exploded at least once."""
-        return len(self.faces) > 1
+    exploded: bool = False
+    """Whether the die exploded: a compounding chain of more than one face, or a die
+    whose face rolled another (``!``, ``!p``)."""
+    added: bool = False
+    """Whether an explosion added this die to the pool (``!``, ``!p``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,8 +117,13 @@ def _face(face: int, sides: int) -> str:
 
 
 def die_text(die: DieRoll, sides: int) -> str:
-    """One die: ``5``, ``6!+6!+2``, ``1 (dropped)``, ``4 (rerolled 1)``, ``9 (success)``."""
+    """One die: ``5``, ``6!`` (it exploded), ``6!+6!+2`` (compounded), ``6!-1`` (an added
+    penetrating die that exploded and counts 5), ``1 (dropped)``, ``4 (rerolled 1)``."""
     text = "!+".join(_face(f, sides) for f in die.faces)
+    if die.exploded and len(die.faces) == 1:
+        text += "!"
+    if die.added and die.value != die.faces[0]:
+        text += f"{die.value - die.faces[0]:+d}"
     notes = []
     if die.rerolled:
         notes.append("rerolled " + ", ".join(_face(f, sides) for f in die.rerolled))
@@ -253,7 +261,9 @@ def _dice(node: Node, limits: Limits) -> _Eval:
     explode = node.explode_cond
     explode_test = explode.test if explode else None
     explode_cap = limits.explosions
-    keep = node.keep.kept_range(count) if node.keep else None
+    adds = node.adds_dice
+    penalty = node.penalty
+    keep_rule = node.keep
     success_test = node.success.test if node.success else None
 
     def draw(rb: Callable[[int], int], rerolled: list[int]) -> int:
@@ -278,16 +288,29 @@ def _dice(node: Node, limits: Limits) -> _Eval:
             if explode_test is not None:
                 booms = 0
                 while booms < explode_cap and explode_test(face):
+                    if adds:  # the die that exploded stands alone; the next is a new die
+                        value = face - (penalty if len(chain) > 1 else 0)
+                        dice.append(
+                            DieRoll(
+                                value, (face,), tuple(rerolled), exploded=True, added=len(chain) > 1
+                            )  # fmt: skip
+                        )
+                        rerolled = []
                     face = draw(rb, rerolled)
                     chain.append(face)
                     booms += 1
-            dice.append(DieRoll(sum(chain), tuple(chain), tuple(rerolled)))
-        if keep is not None:
-            highest, k = keep
+            if adds and len(chain) > 1:
+                dice.append(DieRoll(face - penalty, (face,), tuple(rerolled), added=True))
+            else:
+                dice.append(
+                    DieRoll(sum(chain), tuple(chain), tuple(rerolled), exploded=len(chain) > 1)
+                )
+        if keep_rule is not None:
+            highest, k = keep_rule.kept_range(len(dice))
             # Stable sort: among equal values the leftmost rank first, so the
             # rightmost are dropped first.
             sign = -1 if highest else 1
-            order = sorted(range(count), key=lambda i: sign * dice[i].value)
+            order = sorted(range(len(dice)), key=lambda i: sign * dice[i].value)
             dropped = set(order[k:])
             dice = [d._replace(kept=False) if i in dropped else d for i, d in enumerate(dice)]
         if success_test is not None:

@@ -162,6 +162,8 @@ class _Simulator:
         return faces
 
     def matrix(self, node: Dice, m: int) -> IntArray:
+        if node.adds_dice and node.explode_cond is not None:
+            return self.added(node, m)
         values = self.faces(node, (m, node.count))
         cond = node.explode_cond
         if cond is not None:
@@ -182,6 +184,41 @@ class _Simulator:
         if node.success is not None:
             return np.asarray(_compare(values, node.success).sum(axis=1), dtype=np.int64)
         return np.asarray(values.sum(axis=1), dtype=np.int64)
+
+    def added(self, node: Dice, m: int) -> IntArray:
+        """``!`` and ``!p``: every roll of a chain is a die of its own (one column per
+        die and level of explosion; a die that never came to be is masked out)."""
+        cond = node.explode_cond
+        assert cond is not None
+        first = self.faces(node, (m, node.count))
+        columns, masks = [first], [np.ones_like(first, dtype=bool)]
+        alive = _compare(first, cond)
+        for _ in range(self.limits.explosions):
+            k = int(alive.sum())
+            if not k:
+                break
+            faces = np.zeros_like(first)
+            faces[alive] = self.faces(node, (k,))
+            columns.append(faces - node.penalty)
+            masks.append(alive)
+            alive = alive & _compare(faces, cond)
+        values = np.concatenate(columns, axis=1)
+        valid = np.concatenate(masks, axis=1)
+        score = (
+            _compare(values, node.success).astype(np.int64) if node.success is not None else values
+        )
+        if node.keep is None:
+            return np.asarray(np.where(valid, score, 0).sum(axis=1), dtype=np.int64)
+        keep = node.keep
+        big = np.iinfo(np.int64).max // 4
+        # Sort the tracked side first: missing dice sort last on that side.
+        key = np.where(valid, values, -big if keep.highest else big)
+        order = np.argsort(-key if keep.highest else key, axis=1, kind="stable")
+        ranked = np.take_along_axis(np.where(valid, score, 0), order, axis=1)
+        named = ranked[:, : keep.count].sum(axis=1)  # the tracked dice: kept, or dropped
+        if keep.drop:
+            return np.asarray(ranked.sum(axis=1) - named, dtype=np.int64)
+        return np.asarray(named, dtype=np.int64)
 
 
 def _never(node: Dice, cond: Compare) -> int:

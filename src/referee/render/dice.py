@@ -37,6 +37,7 @@ def roll_json(result: RollResult) -> dict[str, Any]:
                     "rerolled": list(d.rerolled),
                     "kept": d.kept,
                     "exploded": d.exploded,
+                    "added": d.added,
                     "success": d.success,
                 }
             )
