@@ -218,7 +218,11 @@ def _imports(path: Path) -> set[str]:
     module = ".".join(path.relative_to(SRC.parent).with_suffix("").parts)
     package = module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
     out = set()
-    for node in ast.walk(ast.parse(path.read_text())):
+    tree = ast.parse(path.read_text())
+    for guard in ast.walk(tree):  # imports for type annotations only are not run
+        if isinstance(guard, ast.If) and "TYPE_CHECKING" in ast.unparse(guard.test):
+            guard.body = []
+    for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):
             if node.level:
                 base = package.split(".")

@@ -107,7 +107,13 @@ def _pool_brute(dice: Dice, limits: Limits) -> dict[int, Fraction]:
             highest, k = dice.keep.kept_range(len(values))
             kept = sorted(values, reverse=highest)[:k]
         if dice.success is not None:
-            total = sum(1 for v in kept if dice.success.test(v))
+            wins = sum(1 for v in kept if dice.success.test(v))
+            fails = sum(
+                1
+                for v in kept
+                if dice.failure is not None and dice.failure.test(v) and not dice.success.test(v)
+            )
+            total = wins - fails
         else:
             total = sum(kept)
         out[total] = out.get(total, Fraction(0)) + weight
@@ -139,6 +145,13 @@ SMALL = Limits(explosions=3)
         "3d6!>=5>=5",
         "3d6!!>=5>=5",
         "3d4!p>=3kh2>=3",
+        "3d6>3f<2",
+        "4d6>5f<=2",
+        "3d4>3f1kh2",
+        "2d8r1r3r5r7",
+        "3d6cs>5cf1",
+        "4d6s",
+        "5d4d2",
         "1d6r1",
         "2d6r<3",
         "2d6ro1",

@@ -16,7 +16,20 @@ from referee import (
     roll,
     seeded,
 )
-from referee.ast import FUDGE, Arith, Compare, CompareOp, Dice, Explode, Keep, Literal, Neg, Reroll
+from referee.ast import (
+    FUDGE,
+    AnyOf,
+    Arith,
+    Compare,
+    CompareOp,
+    Dice,
+    Explode,
+    ExplodeMode,
+    Keep,
+    Literal,
+    Neg,
+    Reroll,
+)
 
 
 @pytest.mark.parametrize(
@@ -113,6 +126,20 @@ def test_dice_may_both_reroll_and_explode() -> None:
         parse("100d6r1!")
 
 
+@pytest.mark.parametrize(
+    ("text", "fragment"),
+    [
+        ("3d6f1", "a success target must come first"),
+        ("2d6r1ro2", "mixes ro with r"),
+        ("3d6>3f<2f1", "second failure modifier"),
+        ("4d6sasd", "second sort modifier"),
+    ],
+)
+def test_new_modifiers_refuse_what_means_nothing(text: str, fragment: str) -> None:
+    with pytest.raises(DiceSyntaxError, match=fragment):
+        parse(text)
+
+
 def test_custom_limits() -> None:
     with pytest.raises(DiceLimitError):
         parse("20d6", Limits(dice=10))
@@ -154,13 +181,15 @@ def dice_nodes(draw: st.DrawFn) -> Dice:
     count = draw(st.integers(0, 5))
     faces = (-1, 0, 1) if sides == FUDGE else tuple(range(1, sides + 1))
 
-    def some_not_all(cond: Compare | None) -> bool:  # what the parser accepts
+    def some_not_all(cond: Compare | AnyOf | None) -> bool:  # what the parser accepts
         return cond is None or (any(map(cond.test, faces)) and not all(map(cond.test, faces)))
 
-    reroll = draw(st.none() | st.builds(Reroll, conds, st.booleans()))
+    several = st.lists(conds, min_size=2, max_size=3).map(lambda cs: AnyOf(tuple(cs)))
+    reroll = draw(st.none() | st.builds(Reroll, conds | several, st.booleans()))
     if reroll is not None and not some_not_all(reroll.cond):
         reroll = None
-    explode = draw(st.none() | st.builds(Explode, st.none() | conds))
+    modes = st.sampled_from(list(ExplodeMode))
+    explode = draw(st.none() | st.builds(Explode, st.none() | conds, modes))
     if not some_not_all(Dice(count, sides, explode=explode).explode_cond):
         explode = None
     keep = draw(st.none() | st.builds(Keep, st.booleans(), st.booleans(), st.integers(0, count)))
@@ -169,7 +198,13 @@ def dice_nodes(draw: st.DrawFn) -> Dice:
     success = draw(st.none() | conds)
     if success is not None and not any(map(success.test, faces)):
         success = None
-    return Dice(count, sides, reroll=reroll, explode=explode, keep=keep, success=success)
+    failure = draw(st.none() | conds) if success is not None else None
+    marks = draw(st.tuples(st.none() | conds, st.none() | conds))
+    sort = draw(st.sampled_from([None, "a", "d"]))
+    return Dice(
+        count, sides, reroll=reroll, explode=explode, keep=keep, success=success,
+        failure=failure, crit_success=marks[0], crit_failure=marks[1], sort=sort,
+    )  # fmt: skip
 
 
 def _arith(children: st.SearchStrategy[object]) -> st.SearchStrategy[object]:

@@ -28,6 +28,9 @@ CONSTRUCTS = [
     "3d4!kl2",
     "6d10!>=9>=8",
     "8d4!kh4",
+    "3d6>3f<2",
+    "2d8r1r3r5r7",
+    "8d6d3",
     "2d10!>=9",
     "d20r1",
     "2d6r<3",
@@ -129,3 +132,19 @@ def test_explosions_rerolls_and_successes_are_recorded() -> None:
 def test_division_by_zero_when_it_happens() -> None:
     with pytest.raises(DiceEvalError, match="division by zero"):
         roll("6/(1d6-1)", rng=Fixed([0]))
+
+
+def test_failures_markers_sorting_and_shorthand() -> None:
+    # Issue 16: read as Roll20 and rpg-dice-roller read them.
+    r = roll("4d6>5f<=2", rng=Fixed([5, 0, 3, 1]))  # 6 success, 1 and 2 failures, 4 neither
+    assert r.total == 1 - 2 and [d.failure for d in r.dice] == [False, True, False, True]
+    assert r.text == "4d6>5f<=2 = [6 (success), 1 (failure), 4, 2 (failure)] = -1"
+    r = roll("3d6cs>5cf1", rng=Fixed([5, 0, 2]))  # markers only: the total is the sum
+    assert r.total == 6 + 1 + 3 and [d.critical for d in r.dice] == ["success", "failure", None]
+    assert r.text == "3d6cs>5cf1 = [6 (critical success), 1 (critical failure), 3] = 10"
+    r = roll("4d6sd", rng=Fixed([1, 5, 3, 0]))
+    assert r.text == "4d6sd = [6, 4, 2, 1] = 13" and [d.value for d in r.dice] == [2, 6, 4, 1]
+    r = roll("4d6d1", rng=Fixed([1, 5, 3, 0]))  # Roll20: d1 drops the lowest
+    assert r.total == 12 and r.dice[3].kept is False
+    r = roll("2d8r1r3r5r7", rng=Fixed([0, 2, 7, 4, 6, 1]))  # 1, 3 rerolled; 8; 5, 7 rerolled; 2
+    assert [d.value for d in r.dice] == [8, 2] and r.dice[0].rerolled == (1, 3)

@@ -14,6 +14,7 @@ from typing import TypeAlias
 __all__ = [
     "FUDGE",
     "Arith",
+    "AnyOf",
     "Compare",
     "Dice",
     "Explode",
@@ -64,6 +65,18 @@ class Compare:
 
 
 @dataclass(frozen=True, slots=True)
+class AnyOf:
+    """Several conditions, any of which matches: ``r1r3r5`` rerolls a 1, a 3 or a 5."""
+
+    conds: tuple[Compare, ...]
+    """The conditions, in the order written."""
+
+    def test(self, face: int) -> bool:
+        """Whether ``face`` meets any of the conditions."""
+        return any(c.test(face) for c in self.conds)
+
+
+@dataclass(frozen=True, slots=True)
 class Keep:
     """Keep or drop the highest or lowest dice of a pool (``kh3``, ``kl1``, ``dh1``, ``dl1``)."""
 
@@ -85,8 +98,8 @@ class Keep:
 class Reroll:
     """Reroll a die whose face matches (``r1``, ``r<3``; ``ro1`` rerolls once)."""
 
-    cond: Compare
-    """Which faces are rerolled."""
+    cond: Compare | AnyOf
+    """Which faces are rerolled (several, as ``r1r3``, any of which matches)."""
     once: bool
     """Reroll at most once (``ro``) instead of until the face no longer matches."""
 
@@ -137,6 +150,14 @@ class Dice:
     """Keep/drop rule applied to the pool."""
     success: Compare | None = None
     """If set, the pool's value is the number of (kept) dice meeting this condition."""
+    failure: Compare | None = None
+    """With ``success``: each (kept) die meeting this counts −1 (``3d6>3f<2``)."""
+    crit_success: Compare | None = None
+    """Marks dice as critical successes (``cs>19``): shown, never counted."""
+    crit_failure: Compare | None = None
+    """Marks dice as critical failures (``cf<3``): shown, never counted."""
+    sort: str | None = None
+    """``"a"`` or ``"d"``: show the dice sorted up or down (``s``/``sa``, ``sd``)."""
 
     @property
     def faces(self) -> tuple[int, ...]:
@@ -144,6 +165,15 @@ class Dice:
         if self.sides == FUDGE:
             return (-1, 0, 1)
         return tuple(range(1, self.sides + 1))
+
+    def score(self, value: int) -> int:
+        """What one (kept) die of value ``value`` adds to the pool: the value itself, or in
+        a success-counting pool +1 for a success, −1 for a failure (success first), else 0."""
+        if self.success is None:
+            return value
+        if self.success.test(value):
+            return 1
+        return -1 if self.failure is not None and self.failure.test(value) else 0
 
     @property
     def adds_dice(self) -> bool:

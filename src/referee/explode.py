@@ -30,13 +30,6 @@ from .pools import Counts, _convolve, _Dist, _power, _roll_counts
 __all__ = ["added_dice_pool"]
 
 
-def _contribution(dice: Dice) -> Callable[[int], int]:
-    if dice.success is not None:
-        test = dice.success.test
-        return lambda v: 1 if test(v) else 0
-    return lambda v: v
-
-
 def added_dice_pool(dice: Dice, limits: Limits) -> _Dist:
     """The exact distribution of a pool with ``!`` or ``!p`` explosions."""
     counts, denom = _roll_counts(dice.sides, dice.reroll)
@@ -45,7 +38,7 @@ def added_dice_pool(dice: Dice, limits: Limits) -> _Dist:
     cap = limits.explosions
     if not any(cond.test(f) for f in counts):  # nothing explodes: a plain pool
         cap = 0
-    g = _contribution(dice)
+    g = dice.score
     if dice.keep is None:
         chain, chain_denom = _chain(counts, denom, cond.test, dice.penalty, g, cap, limits)
         return _Dist(_power(chain, dice.count, limits), chain_denom**dice.count, cap > 0)

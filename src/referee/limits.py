@@ -1,15 +1,20 @@
-"""Limits on the work one dice expression may ask for.
+"""Limits on the work one dice expression may ask for, and the checks that enforce them.
 
 They are checked when an expression is parsed (or, for exact odds, before the
 distribution is computed), so a hostile expression is refused before any dice
-are rolled.
+are rolled. :func:`check_dice` also refuses modifiers that could never do
+anything (a condition no face meets, keeping no dice), as likely typos.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["DEFAULT_LIMITS", "Limits"]
+from .ast import FUDGE, Arith, Dice, Neg, Node
+from .errors import DiceLimitError, DiceSyntaxError
+from .notation import format_expr
+
+__all__ = ["DEFAULT_LIMITS", "Limits", "check_dice", "worst_case_dice"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,3 +42,97 @@ class Limits:
 
 DEFAULT_LIMITS = Limits()
 """The limits used when none are given."""
+
+
+def _dice_nodes(node: Node) -> list[Dice]:
+    """Every Dice node, left to right (iterative: safe on any depth)."""
+    found: list[Dice] = []
+    stack: list[Node] = [node]
+    while stack:
+        cur = stack.pop()
+        if isinstance(cur, Dice):
+            found.append(cur)
+        elif isinstance(cur, Neg):
+            stack.append(cur.operand)
+        elif isinstance(cur, Arith):
+            stack.extend(reversed([cur.first, *(n for _, n in cur.rest)]))
+    return found
+
+
+def worst_case_dice(node: Node, limits: Limits | None = None) -> int:
+    """How many dice one roll of ``node`` throws: at most, counting explosions; for ``r``,
+    times the expected draws per die (``sides / faces that stand``, rounded up), since
+    ``r`` is exact rejection with no cap. ``ro`` counts two draws a die."""
+    limits = DEFAULT_LIMITS if limits is None else limits
+    total = 0
+    for dice in _dice_nodes(node):
+        faces = dice.faces
+        per_roll = 1
+        matched = 0 if dice.reroll is None else sum(1 for f in faces if dice.reroll.cond.test(f))
+        if matched and dice.reroll is not None:
+            standing = len(faces) - matched
+            per_roll = 2 if dice.reroll.once else -(-len(faces) // max(standing, 1))
+        chain = 1
+        cond = dice.explode_cond
+        if cond is not None and any(cond.test(f) for f in faces):
+            chain = limits.explosions + 1
+        total += dice.count * per_roll * chain
+    return total
+
+
+def check_dice(root: Node, columns: tuple[int, ...], text: str, limits: Limits) -> None:
+    for dice, column in zip(_dice_nodes(root), columns, strict=True):
+        if dice.sides > limits.sides:
+            raise DiceLimitError(
+                f"a d{dice.sides} has more than {limits.sides:,} sides", text, column
+            )
+        if dice.count > limits.dice:
+            raise DiceLimitError(
+                f"{dice.count:,} dice in one pool; the limit is {limits.dice:,}", text, column
+            )
+        faces = dice.faces
+        if dice.keep is not None and dice.keep.count > dice.count:
+            verb = "drops" if dice.keep.drop else "keeps"
+            raise DiceSyntaxError(
+                f"{format_expr(dice)} {verb} {dice.keep.count} of only {dice.count} dice",
+                text,
+                column,
+            )
+        if dice.keep is not None and dice.keep.count == 0 and not dice.keep.drop:
+            raise DiceSyntaxError(
+                f"{format_expr(dice)} keeps no dice, so it is always 0", text, column
+            )
+        for what, c in (
+            ("reroll", dice.reroll.cond if dice.reroll is not None else None),
+            ("explode", dice.explode_cond),
+            ("count as a success", dice.success),
+        ):
+            if c is not None and not any(c.test(f) for f in faces):
+                shown = "-1 to 1" if dice.sides == FUDGE else f"1 to {dice.sides}"
+                raise DiceSyntaxError(
+                    f"{format_expr(dice)}: no face ({shown}) can {what}, so the condition "
+                    "does nothing (check the number)",
+                    text,
+                    column,
+                )
+        if dice.reroll is not None and all(dice.reroll.cond.test(f) for f in faces):
+            raise DiceSyntaxError(
+                f"{format_expr(dice)} rerolls every face, so the die could never settle",
+                text,
+                column,
+            )
+        cond = dice.explode_cond
+        if cond is not None and all(cond.test(f) for f in faces):
+            raise DiceSyntaxError(
+                f"{format_expr(dice)} explodes on every face, so the die would never stop",
+                text,
+                column,
+            )
+    worst = worst_case_dice(root, limits)
+    if worst > limits.dice:
+        raise DiceLimitError(
+            f"this expression could roll {worst:,} dice counting explosions and rerolls; "
+            f"the limit is {limits.dice:,}",
+            text,
+            None,
+        )

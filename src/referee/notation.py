@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from .ast import FUDGE, Arith, Compare, CompareOp, Dice, Expression, Literal, Neg, Node
+from .ast import FUDGE, AnyOf, Arith, Compare, CompareOp, Dice, Expression, Literal, Neg, Node
 
 __all__ = ["format_expr"]
 
@@ -21,7 +21,9 @@ def _format_compare(cond: Compare, bare_eq: bool) -> str:
 def _format_dice(d: Dice) -> str:
     parts = [f"{d.count}d{'F' if d.sides == FUDGE else d.sides}"]
     if d.reroll is not None:
-        parts.append(("ro" if d.reroll.once else "r") + _format_compare(d.reroll.cond, True))
+        tag = "ro" if d.reroll.once else "r"
+        conds = d.reroll.cond.conds if isinstance(d.reroll.cond, AnyOf) else (d.reroll.cond,)
+        parts += [tag + _format_compare(c, True) for c in conds]
     # A bare "!" directly before a success target would read as "!>=8" (explode on
     # >=8), so in that one case the explosion is written last.
     bare_last = (
@@ -39,6 +41,14 @@ def _format_dice(d: Dice) -> str:
         parts.append(f"{'d' if k.drop else 'k'}{'h' if k.highest else 'l'}{k.count}")
     if d.success is not None:
         parts.append(f"{d.success.op.value}{d.success.value}")
+    if d.failure is not None:
+        parts.append("f" + _format_compare(d.failure, True))
+    if d.crit_success is not None:
+        parts.append("cs" + _format_compare(d.crit_success, True))
+    if d.crit_failure is not None:
+        parts.append("cf" + _format_compare(d.crit_failure, True))
+    if d.sort is not None:
+        parts.append("s" + d.sort)
     if bare_last and d.explode is not None:
         parts.append(d.explode.mode.value)
     return "".join(parts)

@@ -238,11 +238,31 @@ def bounds(node: Node, limits: Limits = DEFAULT_LIMITS) -> tuple[int, int]:
 
 def _dice_bounds(node: Dice, limits: Limits) -> tuple[int, int]:
     faces = node.faces
-    if node.success is not None:
-        kept = node.keep.kept_range(node.count)[1] if node.keep else node.count
-        return 0, kept
-    fmin, fmax = faces[0], faces[-1]
     cond = node.explode_cond
+    grows = cond is not None and node.adds_dice and any(cond.test(f) for f in node.faces)
+    most = node.count * (limits.explosions + 1) if grows else node.count  # dice in the pool
+    if node.success is not None:
+        if node.keep is None:
+            kept = most
+        elif node.keep.drop:
+            kept = most - node.keep.count
+        else:
+            kept = node.keep.count
+        return (-kept if node.failure is not None else 0), kept
+    fmin, fmax = faces[0], faces[-1]
+    if grows:  # each die of a chain counts on its own (less the penalty, for !p)
+        fmin = min(fmin, fmin - node.penalty)
+        least = (
+            node.count if node.keep is None or not node.keep.drop else node.count - node.keep.count
+        )
+        kept_lo = node.keep.count if node.keep is not None and not node.keep.drop else least
+        kept_hi = (
+            most
+            if node.keep is None
+            else (most - node.keep.count if node.keep.drop else node.keep.count)
+        )
+        ends = [k * f for k in (kept_lo, kept_hi) for f in (fmin, fmax)]
+        return min(ends), max(ends)
     if cond is not None and any(cond.test(f) for f in faces):
         chain = limits.explosions + 1
         fmin = min(fmin, fmin * chain)

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .ast import (
     FUDGE,
+    AnyOf,
     Arith,
     Compare,
     CompareOp,
@@ -38,7 +39,7 @@ from .ast import (
     Reroll,
 )
 from .errors import DiceLimitError, DiceSyntaxError
-from .limits import DEFAULT_LIMITS, Limits
+from .limits import DEFAULT_LIMITS, Limits, check_dice, worst_case_dice
 from .notation import format_expr
 
 if TYPE_CHECKING:
@@ -75,6 +76,9 @@ _TOKEN_NAMES = {
     "REROLL": "a reroll such as r1",
     "EXPLODE": "'!'",
     "SUCCESS": "a target such as >=8",
+    "FAILURE": "a failure target such as f1",
+    "CRIT": "a critical marker such as cs>19",
+    "SORT": "a sort such as s or sd",
     "LABEL": "a '# label'",
     "$END": "the end",
 }
@@ -131,9 +135,21 @@ class _Builder:
         for mod in mods:
             kind = mod.type.lower()
             mcol = mod.column or col
+            value = _modifier(kind, str(mod), mcol)
+            if kind == "crit":
+                kind = "crit_success" if str(mod).lower().startswith("cs") else "crit_failure"
+            if kind == "reroll" and kind in fields and isinstance(value, Reroll):
+                fields[kind] = _more_rerolls(fields[kind], value, str(mod), mcol)
+                continue
             if kind in fields:
                 raise DiceSyntaxError(f"second {kind} modifier {str(mod)!r}", "", mcol)
-            fields[kind] = _modifier(kind, str(mod), mcol)
+            if kind == "failure" and "success" not in fields:
+                raise DiceSyntaxError(
+                    f"{str(mod)!r} counts failures, so a success target must come first (3d6>3f1)",
+                    "",
+                    mcol,
+                )
+            fields[kind] = value
         return _Part(Dice(count, sides, **fields), 1, False, col, col, (col,))
 
     def add(self, left: _Part, op: Token, right: _Part) -> _Part:
@@ -157,12 +173,31 @@ class _Builder:
         return Expression(body.node, text or None), body
 
 
-def _modifier(kind: str, text: str, col: int) -> Keep | Reroll | Explode | Compare:
+def _more_rerolls(first: Reroll, more: Reroll, text: str, col: int) -> Reroll:
+    """``r1r3``: one reroll rule whose condition is any of the conditions written."""
+    if first.once != more.once:
+        raise DiceSyntaxError(f"{text!r} mixes ro with r: use one kind of reroll", "", col)
+    conds = first.cond.conds if isinstance(first.cond, AnyOf) else (first.cond,)
+    return Reroll(AnyOf((*conds, *_as_conds(more.cond))), first.once)
+
+
+def _as_conds(cond: Compare | AnyOf) -> tuple[Compare, ...]:
+    return cond.conds if isinstance(cond, AnyOf) else (cond,)
+
+
+def _modifier(kind: str, text: str, col: int) -> Keep | Reroll | Explode | Compare | str:
     text = text.lower()  # KH2 = kh2, as D6 = d6
     if kind == "keep":
         drop = text[0] == "d"
-        highest = not text.startswith(("kl", "dl"))
+        # Roll20's shorthand: d3 drops the lowest 3 (k4 keeps the highest 4).
+        highest = not text.startswith(("kl", "dl")) and not (drop and text[1].isdigit())
         return Keep(highest, drop, _number(text.lstrip("khdl"), "", col))
+    if kind == "failure":
+        return _compare(text[1:], "", col)
+    if kind == "crit":
+        return _compare(text[2:], "", col)
+    if kind == "sort":
+        return "a" if text in ("s", "sa") else "d"
     if kind == "reroll":
         once = text.startswith("ro")
         return Reroll(_compare(text[2 if once else 1 :], "", col), once)
@@ -299,98 +334,5 @@ def _parse_cached(text: str, limits: Limits) -> Expression:
             text,
             part.deep_column,
         )
-    _check_dice(expression.root, part.dice_columns, text, limits)
+    check_dice(expression.root, part.dice_columns, text, limits)
     return expression
-
-
-def _dice_nodes(node: Node) -> list[Dice]:
-    """Every Dice node, left to right (iterative: safe on any depth)."""
-    found: list[Dice] = []
-    stack: list[Node] = [node]
-    while stack:
-        cur = stack.pop()
-        if isinstance(cur, Dice):
-            found.append(cur)
-        elif isinstance(cur, Neg):
-            stack.append(cur.operand)
-        elif isinstance(cur, Arith):
-            stack.extend(reversed([cur.first, *(n for _, n in cur.rest)]))
-    return found
-
-
-def worst_case_dice(node: Node, limits: Limits = DEFAULT_LIMITS) -> int:
-    """How many dice one roll of ``node`` throws: at most, counting explosions; for ``r``,
-    times the expected draws per die (``sides / faces that stand``, rounded up), since
-    ``r`` is exact rejection with no cap. ``ro`` counts two draws a die."""
-    total = 0
-    for dice in _dice_nodes(node):
-        faces = dice.faces
-        per_roll = 1
-        matched = 0 if dice.reroll is None else sum(1 for f in faces if dice.reroll.cond.test(f))
-        if matched and dice.reroll is not None:
-            standing = len(faces) - matched
-            per_roll = 2 if dice.reroll.once else -(-len(faces) // max(standing, 1))
-        chain = 1
-        cond = dice.explode_cond
-        if cond is not None and any(cond.test(f) for f in faces):
-            chain = limits.explosions + 1
-        total += dice.count * per_roll * chain
-    return total
-
-
-def _check_dice(root: Node, columns: tuple[int, ...], text: str, limits: Limits) -> None:
-    for dice, column in zip(_dice_nodes(root), columns, strict=True):
-        if dice.sides > limits.sides:
-            raise DiceLimitError(
-                f"a d{dice.sides} has more than {limits.sides:,} sides", text, column
-            )
-        if dice.count > limits.dice:
-            raise DiceLimitError(
-                f"{dice.count:,} dice in one pool; the limit is {limits.dice:,}", text, column
-            )
-        faces = dice.faces
-        if dice.keep is not None and dice.keep.count > dice.count:
-            verb = "drops" if dice.keep.drop else "keeps"
-            raise DiceSyntaxError(
-                f"{format_expr(dice)} {verb} {dice.keep.count} of only {dice.count} dice",
-                text,
-                column,
-            )
-        if dice.keep is not None and dice.keep.count == 0 and not dice.keep.drop:
-            raise DiceSyntaxError(
-                f"{format_expr(dice)} keeps no dice, so it is always 0", text, column
-            )
-        for what, c in (
-            ("reroll", dice.reroll.cond if dice.reroll is not None else None),
-            ("explode", dice.explode_cond),
-            ("count as a success", dice.success),
-        ):
-            if c is not None and not any(c.test(f) for f in faces):
-                shown = "-1 to 1" if dice.sides == FUDGE else f"1 to {dice.sides}"
-                raise DiceSyntaxError(
-                    f"{format_expr(dice)}: no face ({shown}) can {what}, so the condition "
-                    "does nothing (check the number)",
-                    text,
-                    column,
-                )
-        if dice.reroll is not None and all(dice.reroll.cond.test(f) for f in faces):
-            raise DiceSyntaxError(
-                f"{format_expr(dice)} rerolls every face, so the die could never settle",
-                text,
-                column,
-            )
-        cond = dice.explode_cond
-        if cond is not None and all(cond.test(f) for f in faces):
-            raise DiceSyntaxError(
-                f"{format_expr(dice)} explodes on every face, so the die would never stop",
-                text,
-                column,
-            )
-    worst = worst_case_dice(root, limits)
-    if worst > limits.dice:
-        raise DiceLimitError(
-            f"this expression could roll {worst:,} dice counting explosions and rerolls; "
-            f"the limit is {limits.dice:,}",
-            text,
-            None,
-        )

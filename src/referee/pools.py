@@ -197,15 +197,7 @@ def _pool(dice: Dice, limits: Limits) -> _Dist:
     """A pool whose dice compound (or do not explode); ``!``/``!p`` are in :mod:`.explode`."""
     die, denom, capped = die_distribution(dice, limits)
     n = dice.count
-    if dice.success is not None:
-        test = dice.success.test
-
-        def contribution(v: int) -> int:
-            return 1 if test(v) else 0
-    else:
-
-        def contribution(v: int) -> int:
-            return v
+    contribution = dice.score
 
     if dice.keep is None or dice.keep.kept_range(n)[1] == n:
         single: Counts = {}

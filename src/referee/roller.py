@@ -31,8 +31,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from .ast import FUDGE, Arith, Dice, Expression, Literal, Neg, Node
+from .ast import FUDGE, Arith, Compare, Dice, Expression, Literal, Neg, Node
 from .errors import DiceEvalError
+from .explain import die_text, group_text, roll_text
 from .limits import DEFAULT_LIMITS, Limits
 from .parser import format_expr, parse
 from .rng import RandomSource, resolve
@@ -49,8 +50,6 @@ __all__ = [
     "roll_text",
 ]
 
-_FUDGE_FACES = {-1: "-", 0: "0", 1: "+"}
-
 
 class DieRoll(NamedTuple):
     """One die of a pool, with everything that happened to it."""
@@ -65,6 +64,10 @@ class DieRoll(NamedTuple):
     """False if a keep/drop modifier dropped this die."""
     success: bool | None = None
     """For a success-counting pool, whether this die counted; otherwise None."""
+    failure: bool = False
+    """In a pool that counts failures (``f``), whether this die counted −1."""
+    critical: str | None = None
+    """``"success"`` or ``"failure"`` when a critical marker (``cs``, ``cf``) matched."""
     exploded: bool = False
     """Whether the die exploded: a compounding chain of more than one face, or a die
     whose face rolled another (``!``, ``!p``)."""
@@ -110,47 +113,6 @@ class RollResult:
     def text(self) -> str:
         """A one-line rendering, e.g. ``4d6kh3 = [6, 5, 1 (dropped), 4] = 15``."""
         return roll_text(self)
-
-
-def _face(face: int, sides: int) -> str:
-    return _FUDGE_FACES[face] if sides == FUDGE else str(face)
-
-
-def die_text(die: DieRoll, sides: int) -> str:
-    """One die: ``5``, ``6!`` (it exploded), ``6!+6!+2`` (compounded), ``6!-1`` (an added
-    penetrating die that exploded and counts 5), ``1 (dropped)``, ``4 (rerolled 1)``."""
-    text = "!+".join(_face(f, sides) for f in die.faces)
-    if die.exploded and len(die.faces) == 1:
-        text += "!"
-    if die.added and die.value != die.faces[0]:
-        text += f"{die.value - die.faces[0]:+d}"
-    notes = []
-    if die.rerolled:
-        notes.append("rerolled " + ", ".join(_face(f, sides) for f in die.rerolled))
-    if not die.kept:
-        notes.append("dropped")
-    if die.success:
-        notes.append("success")
-    return f"{text} ({'; '.join(notes)})" if notes else text
-
-
-def group_text(group: DiceGroup) -> str:
-    """One pool: ``[6, 5, 1 (dropped), 4]``."""
-    return "[" + ", ".join(die_text(d, group.sides) for d in group.dice) + "]"
-
-
-def roll_text(result: RollResult) -> str:
-    """``4d6kh3 = [6, 5, 1 (dropped), 4] = 15``, prefixed by the label if there is one."""
-    groups = iter(result.groups)
-
-    def show(_: Dice) -> str:
-        return group_text(next(groups))
-
-    middle = format_expr(result.parsed.root, show)
-    text = f"{result.expression} = {middle}"
-    if middle != str(result.total):
-        text += f" = {result.total}"
-    return f"{result.label}: {text}" if result.label else text
 
 
 def draw_faces(rng: RandomSource | None, count: int, sides: int) -> tuple[int, ...]:
@@ -244,12 +206,19 @@ def _plain(node: Dice, notation: str) -> _Eval:
     return run
 
 
+def _critical(crits: tuple[tuple[str, Compare], ...], value: int) -> str | None:
+    for word, cond in crits:
+        if cond.test(value):
+            return word
+    return None
+
+
 def _dice(node: Node, limits: Limits) -> _Eval:
     assert isinstance(node, Dice)
     notation = format_expr(node)
-    if node.reroll is None and node.explode is None and node.success is None:
-        if node.keep is None:
-            return _plain(node, notation)
+    plain = node.reroll is None and node.explode is None and node.success is None
+    if plain and node.keep is None and node.crit_success is None and node.crit_failure is None:
+        return _plain(node, notation)
     count, sides = node.count, node.sides
     n, offset = (3, -1) if sides == FUDGE else (sides, 1)
     reroll = node.reroll
@@ -265,6 +234,12 @@ def _dice(node: Node, limits: Limits) -> _Eval:
     penalty = node.penalty
     keep_rule = node.keep
     success_test = node.success.test if node.success else None
+    failure_test = node.failure.test if node.failure else None
+    crits = tuple(
+        (word, cond)
+        for word, cond in (("success", node.crit_success), ("failure", node.crit_failure))
+        if cond is not None
+    )
 
     def draw(rb: Callable[[int], int], rerolled: list[int]) -> int:
         face = rb(n) + offset
@@ -314,10 +289,17 @@ def _dice(node: Node, limits: Limits) -> _Eval:
             dropped = set(order[k:])
             dice = [d._replace(kept=False) if i in dropped else d for i, d in enumerate(dice)]
         if success_test is not None:
-            dice = [d._replace(success=d.kept and success_test(d.value)) for d in dice]
-            total = sum(1 for d in dice if d.success)
+            dice = [
+                d._replace(success=d.kept and success_test(d.value),
+                           failure=d.kept and not success_test(d.value)
+                           and failure_test is not None and failure_test(d.value))
+                for d in dice
+            ]  # fmt: skip
+            total = sum(node.score(d.value) for d in dice if d.kept)
         else:
             total = sum(d.value for d in dice if d.kept)
+        if crits:
+            dice = [d._replace(critical=_critical(crits, d.value)) for d in dice]
         groups.append(DiceGroup(notation, sides, tuple(dice), total))
         return total
 

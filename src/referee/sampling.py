@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .ast import FUDGE, Arith, Compare, CompareOp, Dice, Expression, Literal, Neg, Node
+from .ast import FUDGE, AnyOf, Arith, Compare, CompareOp, Dice, Expression, Literal, Neg, Node
 from .errors import DiceEvalError, DiceLimitError
 from .limits import DEFAULT_LIMITS, Limits
 from .odds import bounds, odds
@@ -69,7 +69,16 @@ def _table(node: Node, limits: Limits) -> tuple[npt.NDArray[Any], int]:
     return values, o.denominator
 
 
-def _compare(values: npt.NDArray[Any], cond: Compare) -> npt.NDArray[np.bool_]:
+def _compare(values: npt.NDArray[Any], cond: Compare | AnyOf) -> npt.NDArray[np.bool_]:
+    if isinstance(cond, AnyOf):
+        out = np.zeros(values.shape, dtype=bool)
+        for c in cond.conds:
+            out |= _compare(values, c)
+        return out
+    return _compare_one(values, cond)
+
+
+def _compare_one(values: npt.NDArray[Any], cond: Compare) -> npt.NDArray[np.bool_]:
     v = cond.value
     op = cond.op
     if op is CompareOp.EQ:
@@ -182,7 +191,7 @@ class _Simulator:
             values = np.sort(values, axis=1)
             values = values[:, node.count - k :] if highest else values[:, :k]
         if node.success is not None:
-            return np.asarray(_compare(values, node.success).sum(axis=1), dtype=np.int64)
+            return np.asarray(_score(values, node).sum(axis=1), dtype=np.int64)
         return np.asarray(values.sum(axis=1), dtype=np.int64)
 
     def added(self, node: Dice, m: int) -> IntArray:
@@ -219,6 +228,16 @@ class _Simulator:
         if keep.drop:
             return np.asarray(ranked.sum(axis=1) - named, dtype=np.int64)
         return np.asarray(named, dtype=np.int64)
+
+
+def _score(values: IntArray, node: Dice) -> IntArray:
+    """Success counting: +1 a success, −1 a failure (success first), as :meth:`Dice.score`."""
+    assert node.success is not None
+    hit = _compare(values, node.success)
+    out = hit.astype(np.int64)
+    if node.failure is not None:
+        out -= (~hit & _compare(values, node.failure)).astype(np.int64)
+    return out
 
 
 def _never(node: Dice, cond: Compare) -> int:

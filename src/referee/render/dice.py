@@ -38,6 +38,8 @@ def roll_json(result: RollResult) -> dict[str, Any]:
                     "kept": d.kept,
                     "exploded": d.exploded,
                     "added": d.added,
+                    "failure": d.failure,
+                    "critical": d.critical,
                     "success": d.success,
                 }
             )
