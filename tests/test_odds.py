@@ -103,9 +103,9 @@ def _pool_brute(dice: Dice, limits: Limits) -> dict[int, Fraction]:
         for _, w in combo:
             weight *= w
         kept = values
-        if dice.keep is not None:
-            highest, k = dice.keep.kept_range(len(values))
-            kept = sorted(values, reverse=highest)[:k]
+        for rule in dice.keep:  # each rule acts on what the ones before kept
+            highest, k = rule.kept_range(len(kept))
+            kept = sorted(kept, reverse=highest)[: max(k, 0)]
         if dice.success is not None:
             wins = sum(1 for v in kept if dice.success.test(v))
             fails = sum(

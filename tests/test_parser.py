@@ -25,11 +25,14 @@ from referee.ast import (
     Dice,
     Explode,
     ExplodeMode,
+    Func,
+    Group,
     Keep,
     Literal,
     Neg,
     Reroll,
 )
+from referee.limits import keep_problem
 
 
 @pytest.mark.parametrize(
@@ -42,11 +45,11 @@ from referee.ast import (
         ("d", Dice(1, 6)),
         ("4dF", Dice(4, FUDGE)),
         ("dF", Dice(1, FUDGE)),
-        ("4d6kh3", Dice(4, 6, keep=Keep(True, False, 3))),
-        ("4d6k3", Dice(4, 6, keep=Keep(True, False, 3))),
-        ("4d6kl1", Dice(4, 6, keep=Keep(False, False, 1))),
-        ("4d6dh1", Dice(4, 6, keep=Keep(True, True, 1))),
-        ("4d6dl1", Dice(4, 6, keep=Keep(False, True, 1))),
+        ("4d6kh3", Dice(4, 6, keep=(Keep(True, False, 3),))),
+        ("4d6k3", Dice(4, 6, keep=(Keep(True, False, 3),))),
+        ("4d6kl1", Dice(4, 6, keep=(Keep(False, False, 1),))),
+        ("4d6dh1", Dice(4, 6, keep=(Keep(True, True, 1),))),
+        ("4d6dl1", Dice(4, 6, keep=(Keep(False, True, 1),))),
         ("d6!", Dice(1, 6, explode=Explode(None))),
         ("d10!>=9", Dice(1, 10, explode=Explode(Compare(CompareOp.GE, 9)))),
         ("d20r1", Dice(1, 20, reroll=Reroll(Compare(CompareOp.EQ, 1), False))),
@@ -85,7 +88,15 @@ def test_label_and_arithmetic() -> None:
         ("1d6 + (2d6kh3)", 8, "keeps 3 of only 2"),
         ("d6r<7", 1, "rerolls every face"),
         ("d6!>=1", 1, "explodes on every face"),
-        ("4d6dh1dl1", 7, "second keep"),
+        ("4d6dh1dl1dl3", 1, "dl3 drops 3 of only 2 dice"),
+        ("3d6kh2dl2", 1, "dl2 keeps no dice"),
+        ("{1d6, 1d8}!", 11, "acts on dice, not on a group"),
+        ("{1d6, 1d8}kh3", 1, "kh3 keeps 3 of only 2 sub-rolls"),
+        ("{5d6!!}!", 8, "second explode modifier '!' (the pool in braces has one"),
+        ("1 + floor(1d6, 2)", 16, "floor takes one argument, not 2"),
+        ("{1d6, }", 7, "unexpected '}'"),
+        ("max()", 5, "unexpected ')'"),
+        ("floor 7", 7, "unexpected '7'; expected '('"),
         ("2*)", 3, "unexpected ')'"),
     ],
 )
@@ -192,9 +203,11 @@ def dice_nodes(draw: st.DrawFn) -> Dice:
     explode = draw(st.none() | st.builds(Explode, st.none() | conds, modes))
     if not some_not_all(Dice(count, sides, explode=explode).explode_cond):
         explode = None
-    keep = draw(st.none() | st.builds(Keep, st.booleans(), st.booleans(), st.integers(0, count)))
-    if keep is not None and keep.count == 0 and not keep.drop:
-        keep = None
+    rules = st.builds(Keep, st.booleans(), st.booleans(), st.integers(0, count))
+    keep = tuple(draw(st.lists(rules, max_size=2)))
+    grows = explode is not None and Dice(count, sides, explode=explode).adds_dice
+    if keep_problem(keep, count, grows=grows) is not None:
+        keep = ()
     success = draw(st.none() | conds)
     if success is not None and not any(map(success.test, faces)):
         success = None
@@ -217,12 +230,39 @@ def _arith(children: st.SearchStrategy[object]) -> st.SearchStrategy[object]:
     )
 
 
-nodes = st.recursive(st.builds(Literal, st.integers(0, 1000)) | dice_nodes(), _arith, max_leaves=8)
+@st.composite
+def _group(draw: st.DrawFn, children: st.SearchStrategy[object]) -> Group:
+    items = tuple(draw(st.lists(children, min_size=1, max_size=3)))
+    if len(items) == 1 and isinstance(items[0], Dice):  # braces around one pool fold away
+        items = (*items, Literal(1))
+    rules = st.builds(Keep, st.booleans(), st.booleans(), st.integers(0, len(items)))
+    keep = tuple(draw(st.lists(rules, max_size=2)))
+    if keep_problem(keep, len(items)) is not None:
+        keep = ()
+    success = draw(st.none() | conds)
+    failure = draw(st.none() | conds) if success is not None else None
+    return Group(items, keep, success, failure)  # type: ignore[arg-type]
+
+
+def _containers(children: st.SearchStrategy[object]) -> st.SearchStrategy[object]:
+    one = st.builds(
+        lambda n, a: Func(n, (a,)), st.sampled_from(["floor", "ceil", "round", "abs"]), children
+    )
+    many = st.builds(
+        lambda n, a: Func(n, tuple(a)), st.sampled_from(["min", "max"]),
+        st.lists(children, min_size=1, max_size=3),
+    )  # fmt: skip
+    return _arith(children) | _group(children) | one | many
+
+
+nodes = st.recursive(
+    st.builds(Literal, st.integers(0, 1000)) | dice_nodes(), _containers, max_leaves=8
+)
 
 
 @given(nodes)
 def test_round_trip(node: object) -> None:
-    assert isinstance(node, (Literal, Dice, Neg, Arith))
+    assert isinstance(node, (Literal, Dice, Neg, Arith, Group, Func))
     text = format_expr(node)
     # Generous limits: the round trip is about notation, not about work.
     assert parse(text, Limits(dice=10**9)).root == node
@@ -236,7 +276,7 @@ def test_fuzz_random_text(text: str) -> None:
         pass
 
 
-@given(st.text(alphabet="0123456789dDkhlrFo!<>=+-*/()% #%", max_size=80))
+@given(st.text(alphabet="0123456789dDkhlrFo!<>=+-*/()% #%{},fcsa", max_size=80))
 def test_fuzz_grammar_shaped_text(text: str) -> None:
     from referee import odds, roll, seeded
 

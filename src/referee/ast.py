@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from fractions import Fraction
 from typing import TypeAlias
 
 __all__ = [
     "FUDGE",
+    "FUNCTIONS",
     "Arith",
     "AnyOf",
     "Compare",
@@ -20,11 +22,14 @@ __all__ = [
     "Explode",
     "ExplodeMode",
     "Expression",
+    "Func",
+    "Group",
     "Keep",
     "Literal",
     "Neg",
     "Node",
     "Reroll",
+    "window",
 ]
 
 FUDGE = 0
@@ -50,8 +55,8 @@ class Compare:
     value: int
     """The number it is compared with."""
 
-    def test(self, face: int) -> bool:
-        """Whether ``face`` meets the condition."""
+    def test(self, face: int | Fraction) -> bool:
+        """Whether ``face`` (or a sub-roll's total) meets the condition."""
         op = self.op
         if op is CompareOp.EQ:
             return face == self.value
@@ -71,7 +76,7 @@ class AnyOf:
     conds: tuple[Compare, ...]
     """The conditions, in the order written."""
 
-    def test(self, face: int) -> bool:
+    def test(self, face: int | Fraction) -> bool:
         """Whether ``face`` meets any of the conditions."""
         return any(c.test(face) for c in self.conds)
 
@@ -92,6 +97,21 @@ class Keep:
         if self.drop:
             return (not self.highest, pool - self.count)
         return (self.highest, self.count)
+
+
+def window(keeps: tuple[Keep, ...], pool: int) -> tuple[int, int]:
+    """The ranks a sequence of keep/drop rules leaves, as ``[lo, hi)`` counted from the
+    highest die (rank 0). Each rule applies to the dice the previous ones kept, so
+    ``3d6kh2dl1`` keeps rank 0 only: ``window((kh2, dl1), 3) == (0, 1)``."""
+    lo, hi = 0, pool
+    for keep in keeps:
+        highest, k = keep.kept_range(hi - lo)
+        k = max(0, min(k, hi - lo))
+        if highest:
+            hi = lo + k
+        else:
+            lo = hi - k
+    return lo, hi
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,8 +166,8 @@ class Dice:
     """Reroll rule applied to every roll of a die."""
     explode: Explode | None = None
     """Explosion rule (:class:`ExplodeMode`)."""
-    keep: Keep | None = None
-    """Keep/drop rule applied to the pool."""
+    keep: tuple[Keep, ...] = ()
+    """Keep/drop rules applied to the pool, each to the dice the ones before kept."""
     success: Compare | None = None
     """If set, the pool's value is the number of (kept) dice meeting this condition."""
     failure: Compare | None = None
@@ -221,7 +241,51 @@ class Arith:
         return self.rest[0][0] in "+-"
 
 
-Node: TypeAlias = Literal | Dice | Neg | Arith
+@dataclass(frozen=True, slots=True)
+class Group:
+    """Sub-rolls in braces, ``{4d6+3d8, 3d20+3}kh1``: keep/drop and success counting act
+    on whole sub-rolls. Without modifiers the group is the sum of its sub-rolls.
+
+    (A group of one pool, ``{5d6!!}>8``, is read as that pool with the modifiers, so the
+    parser never builds a Group around a single :class:`Dice`.)"""
+
+    items: tuple[Node, ...]
+    """The sub-rolls, in the order written."""
+    keep: tuple[Keep, ...] = ()
+    """Keep/drop rules over the sub-rolls' totals."""
+    success: Compare | None = None
+    """If set, the group's value is the number of (kept) sub-rolls whose total meets it."""
+    failure: Compare | None = None
+    """With ``success``: each (kept) sub-roll meeting this counts −1."""
+
+    def score(self, value: int | Fraction) -> int | Fraction:
+        """What one (kept) sub-roll of total ``value`` adds, as :meth:`Dice.score`."""
+        if self.success is None:
+            return value
+        if self.success.test(value):
+            return 1
+        return -1 if self.failure is not None and self.failure.test(value) else 0
+
+
+FUNCTIONS = ("floor", "ceil", "round", "abs", "min", "max")
+"""The functions of the notation. Arithmetic inside their parentheses is exact."""
+
+
+@dataclass(frozen=True, slots=True)
+class Func:
+    """A function call, ``floor(7/2)`` or ``max(1d6, 1d8)``.
+
+    Inside a function's parentheses ``/`` is exact division; ``floor``, ``ceil`` and
+    ``round`` (halves up) make a whole number of it. A fraction that reaches the top
+    level (``abs(7/2)``) rounds down, as a top-level ``/`` does."""
+
+    name: str
+    """One of :data:`FUNCTIONS`."""
+    args: tuple[Node, ...]
+    """The arguments: one, or for ``min``/``max`` one or more."""
+
+
+Node: TypeAlias = Literal | Dice | Neg | Arith | Group | Func
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,15 +6,16 @@ the result alone: the dice of each pool in the expression's own notation.
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import TYPE_CHECKING
 
-from .ast import FUDGE, Dice
-from .notation import format_expr
+from .ast import FUDGE, Dice, Group
+from .notation import format_counting, format_expr
 
 if TYPE_CHECKING:
-    from .roller import DiceGroup, DieRoll, RollResult
+    from .roller import DiceGroup, DieRoll, GroupRoll, RollResult
 
-__all__ = ["die_text", "group_text", "roll_text"]
+__all__ = ["die_text", "group_text", "number_text", "roll_text", "subrolls_text"]
 
 _FUDGE_FACES = {-1: "-", 0: "0", 1: "+"}
 
@@ -53,14 +54,39 @@ def group_text(group: DiceGroup, sort: str | None = None) -> str:
     return "[" + ", ".join(die_text(d, group.sides) for d in dice) + "]"
 
 
+def number_text(value: int | Fraction) -> str:
+    """``7`` or, for a fraction inside a function, ``7/2``."""
+    return str(value)
+
+
+def subrolls_text(node: Group, items: list[str], record: GroupRoll) -> str:
+    """One group: ``{[2, 4] + 3 = 9, [5, 1] = 6 (dropped)}kh1``."""
+    shown = []
+    for text, sub in zip(items, record.items, strict=True):
+        notes = []
+        if not sub.kept:
+            notes.append("dropped")
+        if sub.success:
+            notes.append("success")
+        if sub.failure:
+            notes.append("failure")
+        out = text if text == number_text(sub.value) else f"{text} = {number_text(sub.value)}"
+        shown.append(f"{out} ({'; '.join(notes)})" if notes else out)
+    return "{" + ", ".join(shown) + "}" + format_counting(node.keep, node.success, node.failure)
+
+
 def roll_text(result: RollResult) -> str:
     """``4d6kh3 = [6, 5, 1 (dropped), 4] = 15``, prefixed by the label if there is one."""
     groups = iter(result.groups)
+    subrolls = iter(result.subrolls)
 
     def show(node: Dice) -> str:
         return group_text(next(groups), node.sort)
 
-    middle = format_expr(result.parsed.root, show)
+    def show_group(node: Group, items: list[str]) -> str:
+        return subrolls_text(node, items, next(subrolls))
+
+    middle = format_expr(result.parsed.root, show, show_group)
     text = f"{result.expression} = {middle}"
     if middle != str(result.total):
         text += f" = {result.total}"

@@ -39,7 +39,7 @@ def added_dice_pool(dice: Dice, limits: Limits) -> _Dist:
     if not any(cond.test(f) for f in counts):  # nothing explodes: a plain pool
         cap = 0
     g = dice.score
-    if dice.keep is None:
+    if not dice.keep:
         chain, chain_denom = _chain(counts, denom, cond.test, dice.penalty, g, cap, limits)
         return _Dist(_power(chain, dice.count, limits), chain_denom**dice.count, cap > 0)
     return _Dist(
@@ -103,8 +103,12 @@ def _kept(
     limits: Limits,
 ) -> Counts:
     """Keep/drop over every die of the pool, chains included; over ``denom ** ((cap+1) n)``."""
-    keep = dice.keep
-    assert keep is not None
+    if len(dice.keep) > 1:
+        raise DiceLimitError(
+            "exact odds of several keep/drop rules over dice that explosions add are not "
+            "computed (try sample, or one rule such as kh2)"
+        )
+    (keep,) = dice.keep
     size, high, drop = keep.count, keep.highest, keep.drop
     penalty = dice.penalty
     budget = limits.odds_work // 16

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .ast import FUDGE, Arith, Dice, Neg, Node
+from .ast import FUDGE, Arith, Dice, Func, Group, Keep, Neg, Node
 from .errors import DiceLimitError, DiceSyntaxError
 from .notation import format_expr
 
-__all__ = ["DEFAULT_LIMITS", "Limits", "check_dice", "worst_case_dice"]
+__all__ = ["DEFAULT_LIMITS", "Limits", "check_dice", "keep_problem", "worst_case_dice"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,7 +56,29 @@ def _dice_nodes(node: Node) -> list[Dice]:
             stack.append(cur.operand)
         elif isinstance(cur, Arith):
             stack.extend(reversed([cur.first, *(n for _, n in cur.rest)]))
+        elif isinstance(cur, Group):
+            stack.extend(reversed(cur.items))
+        elif isinstance(cur, Func):
+            stack.extend(reversed(cur.args))
     return found
+
+
+def keep_problem(
+    keeps: tuple[Keep, ...], pool: int, what: str = "dice", grows: bool = False
+) -> str | None:
+    """Why a sequence of keep/drop rules over ``pool`` dice (or sub-rolls) is a likely
+    typo: one names more than are left, or nothing is kept (unless explosions may add
+    dice: ``grows``). ``None`` if it is fine."""
+    left = pool
+    for keep in keeps:
+        shown = f"{'d' if keep.drop else 'k'}{'h' if keep.highest else 'l'}{keep.count}"
+        if keep.count > left:
+            verb = "drops" if keep.drop else "keeps"
+            return f"{shown} {verb} {keep.count} of only {left} {what}"
+        left = left - keep.count if keep.drop else keep.count
+        if left == 0 and not (grows and keep.drop):
+            return f"{shown} keeps no {what}, so it is always 0"
+    return None
 
 
 def worst_case_dice(node: Node, limits: Limits | None = None) -> int:
@@ -91,21 +113,18 @@ def check_dice(root: Node, columns: tuple[int, ...], text: str, limits: Limits) 
                 f"{dice.count:,} dice in one pool; the limit is {limits.dice:,}", text, column
             )
         faces = dice.faces
-        if dice.keep is not None and dice.keep.count > dice.count:
-            verb = "drops" if dice.keep.drop else "keeps"
-            raise DiceSyntaxError(
-                f"{format_expr(dice)} {verb} {dice.keep.count} of only {dice.count} dice",
-                text,
-                column,
-            )
-        if dice.keep is not None and dice.keep.count == 0 and not dice.keep.drop:
-            raise DiceSyntaxError(
-                f"{format_expr(dice)} keeps no dice, so it is always 0", text, column
-            )
+        cond = dice.explode_cond
+        grows = dice.adds_dice and cond is not None and any(cond.test(f) for f in faces)
+        problem = keep_problem(dice.keep, dice.count, grows=grows)
+        if problem is not None:
+            raise DiceSyntaxError(f"{format_expr(dice)}: {problem}", text, column)
+        # A compounding die's value is the sum of its chain: any target above its faces
+        # can be met ({5d6!!}>8, Shadowrun).
+        compounds = cond is not None and not dice.adds_dice and any(cond.test(f) for f in faces)
         for what, c in (
             ("reroll", dice.reroll.cond if dice.reroll is not None else None),
             ("explode", dice.explode_cond),
-            ("count as a success", dice.success),
+            ("count as a success", None if compounds else dice.success),
         ):
             if c is not None and not any(c.test(f) for f in faces):
                 shown = "-1 to 1" if dice.sides == FUDGE else f"1 to {dice.sides}"

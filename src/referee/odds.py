@@ -23,14 +23,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 
-from .ast import Dice, Expression, Literal, Neg, Node
+from .ast import Dice, Expression, Func, Group, Literal, Neg, Node, window
 from .errors import DiceEvalError, DiceLimitError
+from .exact import FUNCTIONS, AnyCounts, apply_function, combine, group_counts
 from .explode import added_dice_pool
 from .limits import DEFAULT_LIMITS, Limits
 from .parser import format_expr, parse
-from .pools import Counts, _convolve, _Dist, _pool, die_distribution
+from .pools import Counts, _Dist, _pool, die_distribution
 
-__all__ = ["Odds", "bounds", "die_distribution", "odds"]
+__all__ = ["Odds", "bounds", "die_distribution", "odds", "whole_valued"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,25 +161,46 @@ def _odds_cached(root: Node, limits: Limits) -> Odds:
     )
 
 
-def _dist(node: Node, limits: Limits) -> _Dist:
+def _dist(node: Node, limits: Limits, exact: bool = False) -> _Dist:
+    """The distribution of ``node``; with ``exact`` (inside a function's parentheses)
+    ``/`` is exact and outcomes may be fractions, else every outcome is whole."""
     if isinstance(node, Literal):
         return _Dist({node.value: 1}, 1)
     if isinstance(node, Dice):
         return added_dice_pool(node, limits) if node.adds_dice else _pool(node, limits)
     if isinstance(node, Neg):
-        inner = _dist(node.operand, limits)
+        inner = _dist(node.operand, limits, exact)
         return _Dist({-o: c for o, c in inner.counts.items()}, inner.denominator, inner.capped)
-    acc = _dist(node.first, limits)
+    if isinstance(node, Group):
+        items = [_dist(i, limits, exact) for i in node.items]
+        return _Dist(
+            group_counts([i.counts for i in items], node, limits),
+            math.prod(i.denominator for i in items),
+            any(i.capped for i in items),
+        )
+    if isinstance(node, Func):
+        args = [_dist(a, limits, exact=True) for a in node.args]
+        counts = apply_function(node.name, [a.counts for a in args], limits)
+        if not exact:  # a fraction that leaves a function at the top level rounds down
+            counts = _floored(counts)
+        return _Dist(counts, math.prod(a.denominator for a in args), any(a.capped for a in args))
+    acc = _dist(node.first, limits, exact)
     for op, sub in node.rest:
-        right = _dist(sub, limits)
-        if op == "-":
-            right = _Dist({-o: c for o, c in right.counts.items()}, right.denominator, right.capped)
-        if op in "+-":
-            counts = _convolve(acc.counts, right.counts, limits)
-        else:
+        right = _dist(sub, limits, exact)
+        if op == "/" and not exact:
             counts = _pairwise(acc.counts, right.counts, op, sub, limits)
+        else:
+            counts = combine(acc.counts, right.counts, op, limits, format_expr(sub))
         acc = _Dist(counts, acc.denominator * right.denominator, acc.capped or right.capped)
     return acc
+
+
+def _floored(counts: AnyCounts) -> Counts:
+    out: Counts = {}
+    for o, c in counts.items():
+        f = math.floor(o)
+        out[f] = out.get(f, 0) + c
+    return out
 
 
 _PAIR_COST = 20
@@ -187,6 +209,7 @@ elementary steps of :attr:`Limits.odds_work`, plus one per 256 bits of its count
 
 
 def _pairwise(a: Counts, b: Counts, op: str, sub: Node, limits: Limits) -> Counts:
+    """Whole-number division, rounding down (``/`` outside functions)."""
     bits = max(a.values()).bit_length() + max(b.values()).bit_length()
     work = len(a) * len(b) * _PAIR_COST * (1 + bits // 256)
     if work > limits.odds_work:
@@ -195,12 +218,12 @@ def _pairwise(a: Counts, b: Counts, op: str, sub: Node, limits: Limits) -> Count
             f"{bits:,}-bit counts; that is more than the limit of {limits.odds_work:,} "
             "steps of work (try sample instead)"
         )
-    if op == "/" and b.get(0):
+    if b.get(0):
         raise DiceEvalError(f"division by zero is possible: {format_expr(sub)} can be 0")
     out: Counts = {}
     for x, cx in a.items():
         for y, cy in b.items():
-            v = x * y if op == "*" else x // y
+            v = x // y
             out[v] = out.get(v, 0) + cx * cy
     return out
 
@@ -210,16 +233,28 @@ def _pairwise(a: Counts, b: Counts, op: str, sub: Node, limits: Limits) -> Count
 
 def bounds(node: Node, limits: Limits = DEFAULT_LIMITS) -> tuple[int, int]:
     """The least and greatest total ``node`` can roll (interval arithmetic)."""
+    lo, hi = _bounds(node, limits, exact=False)
+    return math.floor(lo), math.floor(hi)
+
+
+Bound = int | Fraction
+
+
+def _bounds(node: Node, limits: Limits, exact: bool) -> tuple[Bound, Bound]:
     if isinstance(node, Literal):
         return node.value, node.value
     if isinstance(node, Neg):
-        lo, hi = bounds(node.operand, limits)
+        lo, hi = _bounds(node.operand, limits, exact)
         return -hi, -lo
     if isinstance(node, Dice):
         return _dice_bounds(node, limits)
-    lo, hi = bounds(node.first, limits)
+    if isinstance(node, Group):
+        return _group_bounds(node, limits, exact)
+    if isinstance(node, Func):
+        return _func_bounds(node, limits, exact)
+    lo, hi = _bounds(node.first, limits, exact)
     for op, sub in node.rest:
-        blo, bhi = bounds(sub, limits)
+        blo, bhi = _bounds(sub, limits, exact)
         if op == "+":
             lo, hi = lo + blo, hi + bhi
         elif op == "-":
@@ -228,12 +263,71 @@ def bounds(node: Node, limits: Limits = DEFAULT_LIMITS) -> tuple[int, int]:
             products = (lo * blo, lo * bhi, hi * blo, hi * bhi)
             lo, hi = min(products), max(products)
         else:
-            divisors = [d for d in (blo, bhi, -1, 1) if d != 0 and blo <= d <= bhi]
-            if not divisors:
+            if blo == bhi == 0:
                 raise DiceEvalError(f"division by zero: {format_expr(sub)} is always 0")
-            quotients = [x // d for x in (lo, hi) for d in divisors]
+            if blo < 0 < bhi or 0 in (blo, bhi):
+                if not whole_valued(sub, exact):
+                    # A fraction can come as near 0 as it likes: no useful bound.
+                    raise DiceLimitError(
+                        f"cannot bound a division by {format_expr(sub)}, which can be a "
+                        "fraction near 0 (divide by a whole number instead)"
+                    )
+            # A whole divisor is at least 1 away from 0.
+            divisors = [d for d in (blo, bhi, -1, 1) if d != 0 and blo <= d <= bhi]
+            quotients: list[Bound] = [Fraction(x) / d for x in (lo, hi) for d in divisors]
+            if not exact:
+                quotients = [math.floor(q) for q in quotients]
             lo, hi = min(quotients), max(quotients)
     return lo, hi
+
+
+def whole_valued(node: Node, exact: bool) -> bool:
+    """Whether every value ``node`` can take is a whole number."""
+    if isinstance(node, (Literal, Dice)):
+        return True
+    if isinstance(node, Neg):
+        return whole_valued(node.operand, exact)
+    if isinstance(node, Group):
+        return node.success is not None or all(whole_valued(i, exact) for i in node.items)
+    if isinstance(node, Func):
+        return (
+            node.name in ("floor", "ceil", "round")
+            or not exact
+            or all(whole_valued(a, True) for a in node.args)
+        )
+    if exact and any(op == "/" for op, _ in node.rest):
+        return False
+    return all(whole_valued(n, exact) for n in (node.first, *(n for _, n in node.rest)))
+
+
+def _group_bounds(node: Group, limits: Limits, exact: bool) -> tuple[Bound, Bound]:
+    lo, hi = window(node.keep, len(node.items))
+    kept = hi - lo
+    if node.success is not None:
+        return (-kept if node.failure is not None else 0), kept
+    items = [_bounds(i, limits, exact) for i in node.items]
+    lows = sorted(b[0] for b in items)
+    highs = sorted((b[1] for b in items), reverse=True)
+    return sum(lows[:kept], 0), sum(highs[:kept], 0)
+
+
+def _func_bounds(node: Func, limits: Limits, exact: bool) -> tuple[Bound, Bound]:
+    args = [_bounds(a, limits, exact=True) for a in node.args]
+    name = node.name
+    lo: Bound
+    hi: Bound
+    if name == "min":
+        lo, hi = min(a[0] for a in args), min(a[1] for a in args)
+    elif name == "max":
+        lo, hi = max(a[0] for a in args), max(a[1] for a in args)
+    elif name == "abs":
+        alo, ahi = args[0]
+        lo = alo if alo >= 0 else (-ahi if ahi <= 0 else 0)
+        hi = -alo if -alo > ahi else ahi
+    else:  # floor, ceil and round never decrease
+        fn = FUNCTIONS[name]
+        lo, hi = fn([args[0][0]]), fn([args[0][1]])
+    return (lo, hi) if exact else (math.floor(lo), math.floor(hi))
 
 
 def _dice_bounds(node: Dice, limits: Limits) -> tuple[int, int]:
@@ -241,31 +335,17 @@ def _dice_bounds(node: Dice, limits: Limits) -> tuple[int, int]:
     cond = node.explode_cond
     grows = cond is not None and node.adds_dice and any(cond.test(f) for f in node.faces)
     most = node.count * (limits.explosions + 1) if grows else node.count  # dice in the pool
+    # How many dice are kept grows with the pool (each rule keeps no fewer of more dice).
+    kept_lo, kept_hi = (hi - lo for lo, hi in (window(node.keep, n) for n in (node.count, most)))
     if node.success is not None:
-        if node.keep is None:
-            kept = most
-        elif node.keep.drop:
-            kept = most - node.keep.count
-        else:
-            kept = node.keep.count
-        return (-kept if node.failure is not None else 0), kept
+        return (-kept_hi if node.failure is not None else 0), kept_hi
     fmin, fmax = faces[0], faces[-1]
     if grows:  # each die of a chain counts on its own (less the penalty, for !p)
         fmin = min(fmin, fmin - node.penalty)
-        least = (
-            node.count if node.keep is None or not node.keep.drop else node.count - node.keep.count
-        )
-        kept_lo = node.keep.count if node.keep is not None and not node.keep.drop else least
-        kept_hi = (
-            most
-            if node.keep is None
-            else (most - node.keep.count if node.keep.drop else node.keep.count)
-        )
         ends = [k * f for k in (kept_lo, kept_hi) for f in (fmin, fmax)]
         return min(ends), max(ends)
     if cond is not None and any(cond.test(f) for f in faces):
         chain = limits.explosions + 1
         fmin = min(fmin, fmin * chain)
         fmax = max(fmax, fmax * chain)
-    kept = node.keep.kept_range(node.count)[1] if node.keep else node.count
-    return kept * fmin, kept * fmax
+    return kept_lo * fmin, kept_lo * fmax

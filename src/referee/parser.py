@@ -13,6 +13,10 @@ Notation summary:
 * ``!`` explodes on the maximum face, ``!>=9`` on a threshold, ``!5`` on a face.
 * ``r1``, ``r<3``: reroll until the face no longer matches; ``ro1``: reroll once.
 * ``>=8`` (also ``>``, ``<``, ``<=``, ``=``) after a pool: count the dice that meet it.
+* ``3d6>3f<2`` counts failures; ``cs>19``/``cf<3`` mark critical dice; ``s``/``sd`` sort.
+* ``{a, b}kh1`` keeps, drops or counts whole sub-rolls; ``{5d6!!}>8`` (one pool in
+  braces) is that pool with the modifiers.
+* ``floor ceil round abs min max``: functions, with exact ``/`` inside them.
 * ``# label`` at the end names the roll.
 """
 
@@ -32,6 +36,8 @@ from .ast import (
     Explode,
     ExplodeMode,
     Expression,
+    Func,
+    Group,
     Keep,
     Literal,
     Neg,
@@ -39,7 +45,7 @@ from .ast import (
     Reroll,
 )
 from .errors import DiceLimitError, DiceSyntaxError
-from .limits import DEFAULT_LIMITS, Limits, check_dice, worst_case_dice
+from .limits import DEFAULT_LIMITS, Limits, check_dice, keep_problem, worst_case_dice
 from .notation import format_expr
 
 if TYPE_CHECKING:
@@ -68,6 +74,10 @@ _TOKEN_NAMES = {
     "DICE": "dice such as 3d6",
     "LPAR": "'('",
     "RPAR": "')'",
+    "LBRACE": "'{'",
+    "RBRACE": "'}'",
+    "COMMA": "','",
+    "FUNC": "a function such as floor(",
     "PLUS": "'+'",
     "MINUS": "'-'",
     "STAR": "'*'",
@@ -132,25 +142,46 @@ class _Builder:
             if sides < 1:
                 raise DiceSyntaxError("a die needs at least 1 side", "", col)
         fields: dict[str, Any] = {}
-        for mod in mods:
-            kind = mod.type.lower()
-            mcol = mod.column or col
-            value = _modifier(kind, str(mod), mcol)
-            if kind == "crit":
-                kind = "crit_success" if str(mod).lower().startswith("cs") else "crit_failure"
-            if kind == "reroll" and kind in fields and isinstance(value, Reroll):
-                fields[kind] = _more_rerolls(fields[kind], value, str(mod), mcol)
-                continue
-            if kind in fields:
-                raise DiceSyntaxError(f"second {kind} modifier {str(mod)!r}", "", mcol)
-            if kind == "failure" and "success" not in fields:
-                raise DiceSyntaxError(
-                    f"{str(mod)!r} counts failures, so a success target must come first (3d6>3f1)",
-                    "",
-                    mcol,
-                )
-            fields[kind] = value
+        _apply(fields, mods, col)
         return _Part(Dice(count, sides, **fields), 1, False, col, col, (col,))
+
+    def braces(self, lbrace: Token, *rest: Any) -> _Part:
+        col = lbrace.column or 1
+        end = next(i for i, r in enumerate(rest) if getattr(r, "type", "") == "RBRACE")
+        items = [r for r in rest[:end] if isinstance(r, _Part)]
+        mods = rest[end + 1 :]
+        only = items[0].node if len(items) == 1 else None
+        if isinstance(only, Dice):  # {5d6!!}>8: one pool, the modifiers act on its dice
+            fields = {f: getattr(only, f) for f in only.__dataclass_fields__}
+            del fields["count"], fields["sides"]
+            _apply(fields, mods, col, merged=True)
+            return items[0]._replace(node=Dice(only.count, only.sides, **fields), depth=2)
+        group: dict[str, Any] = {}
+        for mod in mods:
+            if mod.type not in ("KEEP", "SUCCESS", "FAILURE"):
+                raise DiceSyntaxError(
+                    f"{str(mod)!r} acts on dice, not on a group of sub-rolls "
+                    "(a group takes keep/drop, a target and failures)",
+                    "",
+                    mod.column or col,
+                )
+        _apply(group, mods, col)
+        problem = keep_problem(group["keep"], len(items), "sub-rolls")
+        if problem is not None:
+            raise DiceSyntaxError(problem, "", col)
+        return _nest(Group(tuple(i.node for i in items), **group), col, items)
+
+    def func(self, name: Token, lpar: Token, *rest: Any) -> _Part:
+        col = name.column or 1
+        fname = str(name).lower()
+        items = [r for r in rest if isinstance(r, _Part)]
+        if fname not in ("min", "max") and len(items) != 1:
+            raise DiceSyntaxError(
+                f"{fname} takes one argument, not {len(items)}",
+                "",
+                items[1].column if len(items) > 1 else col,
+            )
+        return _nest(Func(fname, tuple(i.node for i in items)), col, items)
 
     def add(self, left: _Part, op: Token, right: _Part) -> _Part:
         return _chain(left, str(op), right, additive=True)
@@ -171,6 +202,41 @@ class _Builder:
     def start(self, body: _Part, label: Token | None) -> tuple[Expression, _Part]:
         text = str(label)[1:].strip() if label is not None else ""
         return Expression(body.node, text or None), body
+
+
+def _nest(node: Node, col: int, items: list[_Part]) -> _Part:
+    """A group or a function: it nests and counts like a pair of parentheses."""
+    deepest = max(items, key=lambda i: i.depth)
+    columns = tuple(c for i in items for c in i.dice_columns)
+    return _Part(node, deepest.depth + 1, True, col, deepest.deep_column, columns)
+
+
+def _apply(fields: dict[str, Any], mods: tuple[Token, ...], col: int, merged: bool = False) -> None:
+    """Read modifier tokens into dataclass fields, refusing a second one of a kind
+    (keep/drop and rerolls may repeat: ``kh2dl1``, ``r1r3``)."""
+    fields.setdefault("keep", ())
+    for mod in mods:
+        kind = mod.type.lower()
+        mcol = mod.column or col
+        value = _modifier(kind, str(mod), mcol)
+        if kind == "crit":
+            kind = "crit_success" if str(mod).lower().startswith("cs") else "crit_failure"
+        if kind == "keep" and isinstance(value, Keep):
+            fields["keep"] = (*fields["keep"], value)
+            continue
+        if kind == "reroll" and fields.get(kind) is not None and isinstance(value, Reroll):
+            fields[kind] = _more_rerolls(fields[kind], value, str(mod), mcol)
+            continue
+        if fields.get(kind) is not None:
+            where = " (the pool in braces has one already)" if merged else ""
+            raise DiceSyntaxError(f"second {kind} modifier {str(mod)!r}{where}", "", mcol)
+        if kind == "failure" and fields.get("success") is None:
+            raise DiceSyntaxError(
+                f"{str(mod)!r} counts failures, so a success target must come first (3d6>3f1)",
+                "",
+                mcol,
+            )
+        fields[kind] = value
 
 
 def _more_rerolls(first: Reroll, more: Reroll, text: str, col: int) -> Reroll:
@@ -223,7 +289,7 @@ def _chain(left: _Part, op: str, right: _Part, additive: bool) -> _Part:
     return _Part(arith, depth, False, left.column, deep, left.dice_columns + right.dice_columns)
 
 
-_RULES = ("literal", "dice", "add", "mul", "neg", "group", "start")
+_RULES = ("literal", "dice", "braces", "func", "add", "mul", "neg", "group", "start")
 
 
 @functools.cache
@@ -289,7 +355,7 @@ def parse(text: str, limits: Limits = DEFAULT_LIMITS) -> Expression:
     Every limit in ``limits`` is checked here, before anything is rolled.
 
     >>> parse("4d6kh3").root.keep
-    Keep(highest=True, drop=False, count=3)
+    (Keep(highest=True, drop=False, count=3),)
     >>> parse("3d-3 # punch").label
     'punch'
 

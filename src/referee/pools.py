@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from .ast import Dice
+from .ast import Dice, window
 from .errors import DiceLimitError
 from .limits import DEFAULT_LIMITS, Limits
 
@@ -199,14 +199,19 @@ def _pool(dice: Dice, limits: Limits) -> _Dist:
     n = dice.count
     contribution = dice.score
 
-    if dice.keep is None or dice.keep.kept_range(n)[1] == n:
+    lo, hi = window(dice.keep, n)
+    if (lo, hi) == (0, n):
         single: Counts = {}
         for v, c in die.items():
             g = contribution(v)
             single[g] = single.get(g, 0) + c
         return _Dist(_power(single, n, limits), denom**n, capped)
-    highest, k = dice.keep.kept_range(n)
-    return _Dist(_keep(die, n, k, highest, contribution, limits), denom**n, capped)
+    # Count ranks from whichever end the window is nearer: fewer dice to place.
+    if hi <= n - lo:
+        counts = _keep(die, n, hi - lo, True, contribution, limits, skip=lo)
+    else:
+        counts = _keep(die, n, hi - lo, False, contribution, limits, skip=n - hi)
+    return _Dist(counts, denom**n, capped)
 
 
 _STEP_OVERHEAD = 256
@@ -214,15 +219,23 @@ _STEP_OVERHEAD = 256
 
 
 def _keep(
-    die: Counts, n: int, k: int, highest: bool, g: Callable[[int], int], limits: Limits
+    die: Counts,
+    n: int,
+    k: int,
+    highest: bool,
+    g: Callable[[int], int],
+    limits: Limits,
+    skip: int = 0,
 ) -> Counts:
-    """Sum of ``g`` over the ``k`` best of ``n`` dice, as packed-integer dynamic programming.
+    """Sum of ``g`` over the ``k`` best of ``n`` dice after the ``skip`` best (a window of
+    ranks, as ``kh2dl1`` keeps), as packed-integer dynamic programming.
 
     Values are visited from the best down. ``state[m]`` is a polynomial (packed
     in one integer, the exponent being the kept sum so far) counting the ways
-    to place ``m < k`` dice on the values visited so far. Placing ``c`` more
-    dice on value ``v`` multiplies by ``C(n - m, c) * w_v**c``; once ``k`` dice
-    are placed, the other ``n - m - c`` dice all lie strictly below ``v``,
+    to place ``m < skip + k`` dice on the values visited so far. Placing ``c``
+    more dice on value ``v`` multiplies by ``C(n - m, c) * w_v**c`` and keeps
+    those of ranks ``m .. m + c - 1`` that fall in the window; once ``skip + k``
+    dice are placed, the other ``n - m - c`` dice all lie strictly below ``v``,
     which multiplies by ``(weight below v) ** (n - m - c)``.
     """
     if k == 0:
@@ -230,6 +243,7 @@ def _keep(
     if len(die) == 1:  # one face (a d1): the kept sum is certain
         ((face, weight),) = die.items()
         return {g(face) * k: weight**n}
+    end = skip + k
     order = sorted(die, reverse=highest)
     gs = {v: g(v) for v in order}
     gmin = min(gs.values())
@@ -240,7 +254,7 @@ def _keep(
     _check_size(slots, width, limits)
     # Each step multiplies and shifts a packed integer of up to slots * width bytes,
     # and costs at least as much as a couple of hundred bytes in Python overhead.
-    cost = len(order) * k * n * max(slots * width, _STEP_OVERHEAD)
+    cost = len(order) * end * n * max(slots * width, _STEP_OVERHEAD)
     if cost > limits.odds_work * 100:
         raise DiceLimitError(
             f"exact keep/drop odds would take about {cost:,} byte operations; the limit is "
@@ -249,7 +263,7 @@ def _keep(
     shift = width * 8
     size = slots * width
     zero = _mpz(0, size)
-    state: list[Big] = [zero] * k
+    state: list[Big] = [zero] * end
     state[0] = _mpz(1, size)
     result = zero
     below = total_weight
@@ -257,8 +271,8 @@ def _keep(
         w = die[v]
         below -= w
         step = (gs[v] - gmin) * shift
-        new = [zero] * k
-        for m in range(k):
+        new = [zero] * end
+        for m in range(end):
             poly = state[m]
             if not poly:
                 continue
@@ -266,11 +280,12 @@ def _keep(
             wc = 1
             for c in range(free + 1):
                 coef = math.comb(free, c) * wc
-                if m + c < k:
-                    new[m + c] += (poly * coef) << (step * c)
+                kept = max(0, min(m + c, end) - max(m, skip))  # of ranks m .. m+c-1
+                if m + c < end:
+                    new[m + c] += (poly * coef) << (step * kept)
                 else:
                     rest = free - c
-                    result += (poly * coef * below**rest) << (step * (k - m))
+                    result += (poly * coef * below**rest) << (step * kept)
                 wc *= w
         state = new
     return _unpack(result, k * gmin, width)

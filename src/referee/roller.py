@@ -18,29 +18,40 @@ Semantics, stated once:
   one less than its face. ``!!`` compounds: the die's value is the sum of its
   chain, and keep/drop and success counting see that sum.
 * ``kh``/``kl``/``dh``/``dl`` keep or drop by value; among equal values the
-  rightmost dice are dropped first.
-* ``>=8`` after a pool makes the pool's value the number of kept dice meeting it.
-* ``/`` is integer division rounding down; division by zero raises
-  :class:`~referee.errors.DiceEvalError`.
+  rightmost dice are dropped first. Several (``kh2dl1``) apply in turn, each to
+  the dice the ones before kept.
+* ``>=8`` after a pool makes the pool's value the number of kept dice meeting
+  it, less the kept dice meeting ``f`` (failures).
+* A group ``{a, b}`` rolls each sub-roll; keep/drop and a target act on the
+  sub-rolls' totals as they do on dice.
+* ``/`` is integer division rounding down; inside a function's parentheses it
+  is exact, and ``floor``/``ceil``/``round`` (halves up) make a whole number of
+  it. A fraction that leaves a function at the top level rounds down. Division
+  by zero raises :class:`~referee.errors.DiceEvalError`.
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
-from dataclasses import dataclass
+import math
+from collections.abc import Callable, Sequence
+from fractions import Fraction
 from typing import NamedTuple
 
-from .ast import FUDGE, Arith, Compare, Dice, Expression, Literal, Neg, Node
+from .ast import FUDGE, Arith, Compare, Dice, Expression, Func, Group, Keep, Literal, Neg, Node
 from .errors import DiceEvalError
+from .exact import FUNCTIONS
 from .explain import die_text, group_text, roll_text
 from .limits import DEFAULT_LIMITS, Limits
 from .parser import format_expr, parse
 from .rng import RandomSource, resolve
+from .rolls import DiceGroup, DieRoll, GroupRoll, RollResult, SubRoll
 
 __all__ = [
     "DiceGroup",
     "DieRoll",
+    "GroupRoll",
+    "SubRoll",
     "RollResult",
     "compile_expr",
     "die_text",
@@ -49,70 +60,6 @@ __all__ = [
     "roll",
     "roll_text",
 ]
-
-
-class DieRoll(NamedTuple):
-    """One die of a pool, with everything that happened to it."""
-
-    value: int
-    """What the die contributes: its face, or the sum of its explosion chain."""
-    faces: tuple[int, ...]
-    """The faces that stand, in order: the first roll, then each explosion."""
-    rerolled: tuple[int, ...] = ()
-    """Faces that were rolled and then rerolled away, in order."""
-    kept: bool = True
-    """False if a keep/drop modifier dropped this die."""
-    success: bool | None = None
-    """For a success-counting pool, whether this die counted; otherwise None."""
-    failure: bool = False
-    """In a pool that counts failures (``f``), whether this die counted −1."""
-    critical: str | None = None
-    """``"success"`` or ``"failure"`` when a critical marker (``cs``, ``cf``) matched."""
-    exploded: bool = False
-    """Whether the die exploded: a compounding chain of more than one face, or a die
-    whose face rolled another (``!``, ``!p``)."""
-    added: bool = False
-    """Whether an explosion added this die to the pool (``!``, ``!p``)."""
-
-
-@dataclass(frozen=True, slots=True)
-class DiceGroup:
-    """The roll of one pool (one ``NdS...`` term of the expression)."""
-
-    notation: str
-    """The pool's canonical notation, e.g. ``4d6kh3``."""
-    sides: int
-    """Faces per die (0 for Fudge dice)."""
-    dice: tuple[DieRoll, ...]
-    """Each die, in the order rolled."""
-    value: int
-    """What the pool contributes to the expression."""
-
-
-@dataclass(frozen=True, slots=True)
-class RollResult:
-    """An immutable, self-explaining roll of a dice expression."""
-
-    expression: str
-    """The expression as written, without its label."""
-    label: str | None
-    """The text after ``#``, if any."""
-    total: int
-    """The result."""
-    groups: tuple[DiceGroup, ...]
-    """Each pool, left to right."""
-    parsed: Expression
-    """The parsed expression."""
-
-    @property
-    def dice(self) -> tuple[DieRoll, ...]:
-        """Every die of every pool, left to right."""
-        return tuple(d for g in self.groups for d in g.dice)
-
-    @property
-    def text(self) -> str:
-        """A one-line rendering, e.g. ``4d6kh3 = [6, 5, 1 (dropped), 4] = 15``."""
-        return roll_text(self)
 
 
 def draw_faces(rng: RandomSource | None, count: int, sides: int) -> tuple[int, ...]:
@@ -131,11 +78,16 @@ def draw_faces(rng: RandomSource | None, count: int, sides: int) -> tuple[int, .
     return tuple([rb(n) + offset for _ in range(count)])
 
 
-_Eval = Callable[[RandomSource, list[DiceGroup]], int]
+Num = int | Fraction
+"""A value while rolling: whole, except inside a function's parentheses."""
+_Records = list["DiceGroup | GroupRoll"]
+_Eval = Callable[[RandomSource, _Records], Num]
 _REJECTION_GUARD = 1_000_000
 
 
-def _compile(node: Node, limits: Limits) -> _Eval:
+def _compile(node: Node, limits: Limits, exact: bool = False) -> _Eval:
+    if isinstance(node, (Arith, Neg, Group, Func)):
+        return _COMPILERS[type(node)](node, limits, exact)
     return _COMPILERS[type(node)](node, limits)
 
 
@@ -143,35 +95,35 @@ def _literal(node: Node, limits: Limits) -> _Eval:
     assert isinstance(node, Literal)
     value = node.value
 
-    def run(src: RandomSource, groups: list[DiceGroup]) -> int:
+    def run(src: RandomSource, groups: _Records) -> Num:
         return value
 
     return run
 
 
-def _neg(node: Node, limits: Limits) -> _Eval:
+def _neg(node: Node, limits: Limits, exact: bool) -> _Eval:
     assert isinstance(node, Neg)
-    inner = _compile(node.operand, limits)
+    inner = _compile(node.operand, limits, exact)
 
-    def run(src: RandomSource, groups: list[DiceGroup]) -> int:
+    def run(src: RandomSource, groups: _Records) -> Num:
         return -inner(src, groups)
 
     return run
 
 
-def _arith(node: Node, limits: Limits) -> _Eval:
+def _arith(node: Node, limits: Limits, exact: bool) -> _Eval:
     assert isinstance(node, Arith)
-    first = _compile(node.first, limits)
-    rest = [(op, _compile(n, limits), n) for op, n in node.rest]
+    first = _compile(node.first, limits, exact)
+    rest = [(op, _compile(n, limits, exact), n) for op, n in node.rest]
     if len(rest) == 1 and rest[0][0] == "+":
         second = rest[0][1]
 
-        def add2(src: RandomSource, groups: list[DiceGroup]) -> int:
+        def add2(src: RandomSource, groups: _Records) -> Num:
             return first(src, groups) + second(src, groups)
 
         return add2
 
-    def run(src: RandomSource, groups: list[DiceGroup]) -> int:
+    def run(src: RandomSource, groups: _Records) -> Num:
         acc = first(src, groups)
         for op, fn, sub in rest:
             value = fn(src, groups)
@@ -183,9 +135,61 @@ def _arith(node: Node, limits: Limits) -> _Eval:
                 acc *= value
             elif value == 0:
                 raise DiceEvalError(f"division by zero: the divisor {format_expr(sub)} came to 0")
+            elif exact:
+                acc = Fraction(acc) / value
             else:
                 acc //= value
         return acc
+
+    return run
+
+
+def _kept_flags(values: Sequence[Num], keeps: tuple[Keep, ...]) -> list[bool]:
+    """Which values the keep/drop rules keep, each rule acting on what the ones before
+    kept. Among equal values the leftmost rank first, so the rightmost drop first."""
+    kept = [True] * len(values)
+    for rule in keeps:
+        alive = [i for i, k in enumerate(kept) if k]
+        highest, k = rule.kept_range(len(alive))
+        sign = -1 if highest else 1
+        order = sorted(alive, key=lambda i: sign * values[i])  # stable
+        for i in order[max(k, 0) :]:
+            kept[i] = False
+    return kept
+
+
+def _group(node: Node, limits: Limits, exact: bool) -> _Eval:
+    assert isinstance(node, Group)
+    items = [_compile(i, limits, exact) for i in node.items]
+    notation = format_expr(node)
+    keeps, success, failure = node.keep, node.success, node.failure
+
+    def run(src: RandomSource, groups: _Records) -> Num:
+        values = [fn(src, groups) for fn in items]
+        kept = _kept_flags(values, keeps)
+        subs = []
+        for v, k in zip(values, kept, strict=True):
+            hit = None if success is None else k and success.test(v)
+            miss = bool(k and not hit and failure is not None and failure.test(v))
+            subs.append(SubRoll(v, k, hit, miss))
+        total: Num = 0
+        for v, k in zip(values, kept, strict=True):
+            if k:
+                total += node.score(v)
+        groups.append(GroupRoll(notation, tuple(subs), total))
+        return total
+
+    return run
+
+
+def _func(node: Node, limits: Limits, exact: bool) -> _Eval:
+    assert isinstance(node, Func)
+    args = [_compile(a, limits, exact=True) for a in node.args]
+    apply = FUNCTIONS[node.name]
+
+    def run(src: RandomSource, groups: _Records) -> Num:
+        value: Num = apply([a(src, groups) for a in args])
+        return value if exact else math.floor(value)
 
     return run
 
@@ -196,7 +200,7 @@ def _plain(node: Dice, notation: str) -> _Eval:
     n, offset = (3, -1) if sides == FUDGE else (sides, 1)
     rng_count = range(count)
 
-    def run(src: RandomSource, groups: list[DiceGroup]) -> int:
+    def run(src: RandomSource, groups: _Records) -> Num:
         rb = src.randbelow
         faces = [rb(n) + offset for _ in rng_count]  # as draw_faces, inlined on the hot path
         total = sum(faces)
@@ -217,7 +221,7 @@ def _dice(node: Node, limits: Limits) -> _Eval:
     assert isinstance(node, Dice)
     notation = format_expr(node)
     plain = node.reroll is None and node.explode is None and node.success is None
-    if plain and node.keep is None and node.crit_success is None and node.crit_failure is None:
+    if plain and not node.keep and node.crit_success is None and node.crit_failure is None:
         return _plain(node, notation)
     count, sides = node.count, node.sides
     n, offset = (3, -1) if sides == FUDGE else (sides, 1)
@@ -232,7 +236,7 @@ def _dice(node: Node, limits: Limits) -> _Eval:
     explode_cap = limits.explosions
     adds = node.adds_dice
     penalty = node.penalty
-    keep_rule = node.keep
+    keep_rules = node.keep
     success_test = node.success.test if node.success else None
     failure_test = node.failure.test if node.failure else None
     crits = tuple(
@@ -253,7 +257,7 @@ def _dice(node: Node, limits: Limits) -> _Eval:
                 raise DiceEvalError(f"{notation} rerolled {tries:,} times: the source is broken")
         return face
 
-    def run(src: RandomSource, groups: list[DiceGroup]) -> int:
+    def run(src: RandomSource, groups: _Records) -> Num:
         rb = src.randbelow
         dice: list[DieRoll] = []
         for _ in range(count):
@@ -280,14 +284,9 @@ def _dice(node: Node, limits: Limits) -> _Eval:
                 dice.append(
                     DieRoll(sum(chain), tuple(chain), tuple(rerolled), exploded=len(chain) > 1)
                 )
-        if keep_rule is not None:
-            highest, k = keep_rule.kept_range(len(dice))
-            # Stable sort: among equal values the leftmost rank first, so the
-            # rightmost are dropped first.
-            sign = -1 if highest else 1
-            order = sorted(range(len(dice)), key=lambda i: sign * dice[i].value)
-            dropped = set(order[k:])
-            dice = [d._replace(kept=False) if i in dropped else d for i, d in enumerate(dice)]
+        if keep_rules:
+            flags = _kept_flags([d.value for d in dice], keep_rules)
+            dice = [d if k else d._replace(kept=False) for d, k in zip(dice, flags, strict=True)]
         if success_test is not None:
             dice = [
                 d._replace(success=d.kept and success_test(d.value),
@@ -306,11 +305,13 @@ def _dice(node: Node, limits: Limits) -> _Eval:
     return run
 
 
-_COMPILERS: dict[type, Callable[[Node, Limits], _Eval]] = {
+_COMPILERS: dict[type, Callable[..., _Eval]] = {
     Literal: _literal,
     Dice: _dice,
     Neg: _neg,
     Arith: _arith,
+    Group: _group,
+    Func: _func,
 }
 
 
@@ -357,10 +358,16 @@ def roll(
     else:
         compiled = compile_expr(expr, limits)
     src = resolve(rng)
-    groups: list[DiceGroup] = []
+    records: _Records = []
     try:
-        total = compiled.run(src, groups)
+        total = compiled.run(src, records)
     except DiceEvalError as exc:
         exc.text = compiled.text
         raise
-    return RollResult(compiled.text, compiled.parsed.label, total, tuple(groups), compiled.parsed)
+    assert isinstance(total, int)  # a fraction leaves a function only rounded down
+    label, parsed = compiled.parsed.label, compiled.parsed
+    if "{" not in compiled.text:  # no groups: every record is a pool
+        return RollResult(compiled.text, label, total, tuple(records), parsed)  # type: ignore[arg-type]
+    pools = tuple(r for r in records if isinstance(r, DiceGroup))
+    subrolls = tuple(r for r in records if isinstance(r, GroupRoll))
+    return RollResult(compiled.text, label, total, pools, parsed, subrolls)

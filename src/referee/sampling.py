@@ -25,16 +25,27 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .ast import FUDGE, AnyOf, Arith, Compare, CompareOp, Dice, Expression, Literal, Neg, Node
+from .ast import (
+    FUDGE,
+    Arith,
+    Dice,
+    Expression,
+    Func,
+    Group,
+    Literal,
+    Neg,
+    Node,
+    window,
+)
+from .columns import IntArray, compare, never, rational, rational_function, score
 from .errors import DiceEvalError, DiceLimitError
 from .limits import DEFAULT_LIMITS, Limits
-from .odds import bounds, odds
+from .odds import bounds, odds, whole_valued
 from .parser import format_expr, parse
 from .rng import numpy_seed
 
 __all__ = ["iter_samples", "sample", "summarize"]
 
-IntArray = npt.NDArray[np.int64]
 TABLE_MAX = 65_536
 """Most equally likely cases a lookup table may hold."""
 CHUNK_CELLS = 1 << 22
@@ -45,6 +56,8 @@ def _cases(node: Node) -> int | None:
     """How many equally likely cases ``node`` has, if it is rolled without rerolls/explosions."""
     if isinstance(node, Literal):
         return 1
+    if isinstance(node, (Group, Func)):
+        return None  # simulated as written (their parts may still use tables)
     if isinstance(node, Dice):
         if node.reroll is not None or node.explode is not None:
             return None
@@ -67,31 +80,6 @@ def _table(node: Node, limits: Limits) -> tuple[npt.NDArray[Any], int]:
     o = odds(Expression(node), limits)
     values = np.repeat(np.array(o.outcomes, dtype=np.int64), np.array(o.counts, dtype=np.int64))
     return values, o.denominator
-
-
-def _compare(values: npt.NDArray[Any], cond: Compare | AnyOf) -> npt.NDArray[np.bool_]:
-    if isinstance(cond, AnyOf):
-        out = np.zeros(values.shape, dtype=bool)
-        for c in cond.conds:
-            out |= _compare(values, c)
-        return out
-    return _compare_one(values, cond)
-
-
-def _compare_one(values: npt.NDArray[Any], cond: Compare) -> npt.NDArray[np.bool_]:
-    v = cond.value
-    op = cond.op
-    if op is CompareOp.EQ:
-        out = values == v
-    elif op is CompareOp.LT:
-        out = values < v
-    elif op is CompareOp.LE:
-        out = values <= v
-    elif op is CompareOp.GT:
-        out = values > v
-    else:
-        out = values >= v
-    return np.asarray(out, dtype=np.bool_)
 
 
 class _Simulator:
@@ -118,6 +106,11 @@ class _Simulator:
             return -self.run(node.operand, m)
         if isinstance(node, Dice):
             return self.dice(node, m)
+        if isinstance(node, Group):
+            return self.group(node, m)
+        if isinstance(node, Func):
+            num, den = self.exact(node, m)
+            return num // den  # a fraction leaving a function rounds down
         assert isinstance(node, Arith)
         acc = self.run(node.first, m)
         for op, sub in node.rest:
@@ -136,9 +129,45 @@ class _Simulator:
                 acc = acc // right
         return acc
 
+    def group(self, node: Group, m: int) -> IntArray:
+        n = len(node.items)
+        values = np.stack([self.run(i, m) for i in node.items], axis=1)
+        lo, hi = window(node.keep, n)
+        if (lo, hi) != (0, n):
+            values = np.sort(values, axis=1)[:, n - hi : n - lo]
+        if node.success is not None:
+            values = score(values, node)
+        return np.asarray(values.sum(axis=1), dtype=np.int64)
+
+    def exact(self, node: Node, m: int) -> tuple[IntArray, IntArray]:
+        """A value inside a function's parentheses, as exact fractions: numerators and
+        (positive, lowest-terms) denominators."""
+        if whole_valued(node, exact=True):
+            value = self.run(node, m)
+            return value, np.ones_like(value)
+        if isinstance(node, Neg):
+            num, den = self.exact(node.operand, m)
+            return -num, den
+        if isinstance(node, Func):
+            args = [self.exact(a, m) for a in node.args]
+            return rational_function(node.name, args)
+        if isinstance(node, Group):
+            raise DiceLimitError(
+                f"the sampler does not rank sub-rolls that are fractions ({format_expr(node)}); "
+                "round them inside the group, or use exact odds"
+            )
+        assert isinstance(node, Arith)
+        num, den = self.exact(node.first, m)
+        for op, sub in node.rest:
+            rnum, rden = self.exact(sub, m)
+            if op == "/" and not rnum.all():
+                raise DiceEvalError(f"division by zero: the divisor {format_expr(sub)} came to 0")
+            num, den = rational(op, num, den, rnum, rden)
+        return num, den
+
     def dice(self, node: Dice, m: int) -> IntArray:
         plain = node.reroll is None and node.explode is None
-        if plain and node.keep is None and node.success is None:
+        if plain and not node.keep and node.success is None:
             return self.chunked(node, m)
         return self.matrix(node, m)
 
@@ -161,12 +190,12 @@ class _Simulator:
         faces = self.rng.integers(lo, hi + 1, shape, dtype=np.int64)
         reroll = node.reroll
         if reroll is not None and reroll.once:
-            mask = _compare(faces, reroll.cond)
+            mask = compare(faces, reroll.cond)
             faces[mask] = self.rng.integers(lo, hi + 1, int(mask.sum()), dtype=np.int64)
         elif reroll is not None:
             # ``r`` is the die conditioned on not matching: uniform on the faces that stand.
             every = np.arange(lo, hi + 1, dtype=np.int64)
-            standing = every[~_compare(every, reroll.cond)]
+            standing = every[~compare(every, reroll.cond)]
             faces = standing[self.rng.integers(0, len(standing), shape)]
         return faces
 
@@ -178,20 +207,19 @@ class _Simulator:
         if cond is not None:
             last = values.copy()
             for _ in range(self.limits.explosions):
-                mask = _compare(last, cond)
+                mask = compare(last, cond)
                 k = int(mask.sum())
                 if not k:
                     break
                 new = self.faces(node, (k,))
                 values[mask] += new
-                last[:] = 0 if not cond.test(0) else _never(node, cond)
+                last[:] = 0 if not cond.test(0) else never(node, cond)
                 last[mask] = new
-        if node.keep is not None:
-            highest, k = node.keep.kept_range(node.count)
-            values = np.sort(values, axis=1)
-            values = values[:, node.count - k :] if highest else values[:, :k]
+        lo, hi = window(node.keep, node.count)
+        if (lo, hi) != (0, node.count):
+            values = np.sort(values, axis=1)[:, node.count - hi : node.count - lo]
         if node.success is not None:
-            return np.asarray(_score(values, node).sum(axis=1), dtype=np.int64)
+            return np.asarray(score(values, node).sum(axis=1), dtype=np.int64)
         return np.asarray(values.sum(axis=1), dtype=np.int64)
 
     def added(self, node: Dice, m: int) -> IntArray:
@@ -201,7 +229,7 @@ class _Simulator:
         assert cond is not None
         first = self.faces(node, (m, node.count))
         columns, masks = [first], [np.ones_like(first, dtype=bool)]
-        alive = _compare(first, cond)
+        alive = compare(first, cond)
         for _ in range(self.limits.explosions):
             k = int(alive.sum())
             if not k:
@@ -210,42 +238,30 @@ class _Simulator:
             faces[alive] = self.faces(node, (k,))
             columns.append(faces - node.penalty)
             masks.append(alive)
-            alive = alive & _compare(faces, cond)
+            alive = alive & compare(faces, cond)
         values = np.concatenate(columns, axis=1)
         valid = np.concatenate(masks, axis=1)
         score = (
-            _compare(values, node.success).astype(np.int64) if node.success is not None else values
+            compare(values, node.success).astype(np.int64) if node.success is not None else values
         )
-        if node.keep is None:
+        if not node.keep:
             return np.asarray(np.where(valid, score, 0).sum(axis=1), dtype=np.int64)
-        keep = node.keep
+        # Rank each row's dice from the highest; dice that never came to be rank last.
         big = np.iinfo(np.int64).max // 4
-        # Sort the tracked side first: missing dice sort last on that side.
-        key = np.where(valid, values, -big if keep.highest else big)
-        order = np.argsort(-key if keep.highest else key, axis=1, kind="stable")
+        order = np.argsort(-np.where(valid, values, -big), axis=1, kind="stable")
         ranked = np.take_along_axis(np.where(valid, score, 0), order, axis=1)
-        named = ranked[:, : keep.count].sum(axis=1)  # the tracked dice: kept, or dropped
-        if keep.drop:
-            return np.asarray(ranked.sum(axis=1) - named, dtype=np.int64)
-        return np.asarray(named, dtype=np.int64)
-
-
-def _score(values: IntArray, node: Dice) -> IntArray:
-    """Success counting: +1 a success, −1 a failure (success first), as :meth:`Dice.score`."""
-    assert node.success is not None
-    hit = _compare(values, node.success)
-    out = hit.astype(np.int64)
-    if node.failure is not None:
-        out -= (~hit & _compare(values, node.failure)).astype(np.int64)
-    return out
-
-
-def _never(node: Dice, cond: Compare) -> int:
-    """A value that does not meet ``cond`` (placeholder for dice that stopped exploding)."""
-    for candidate in (0, min(node.faces) - 1, max(node.faces) + 1, -(10**9)):
-        if not cond.test(candidate):
-            return candidate
-    raise AssertionError("every condition excludes some integer")
+        lo = np.zeros(m, dtype=np.int64)
+        hi = valid.sum(axis=1).astype(np.int64)
+        for keep in node.keep:  # each rule acts on the dice the ones before kept
+            size = hi - lo
+            k = np.clip(size - keep.count if keep.drop else np.full(m, keep.count), 0, size)
+            if keep.highest != keep.drop:
+                hi = lo + k
+            else:
+                lo = hi - k
+        rank = np.arange(ranked.shape[1])
+        inside = (rank >= lo[:, None]) & (rank < hi[:, None])
+        return np.asarray(np.where(inside, ranked, 0).sum(axis=1), dtype=np.int64)
 
 
 def _dtype(lo: int, hi: int) -> type[np.signedinteger[Any]]:

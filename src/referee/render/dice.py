@@ -43,13 +43,36 @@ def roll_json(result: RollResult) -> dict[str, Any]:
                     "success": d.success,
                 }
             )
-    return {
+    out: dict[str, Any] = {
         "expression": result.expression,
         "label": result.label,
         "total": result.total,
         "dice": dice,
         "text": result.text,
     }
+    if result.subrolls:  # groups {a, b}: each sub-roll's total and what became of it
+        out["groups"] = [
+            {
+                "group": g.notation,
+                "value": _number(g.value),
+                "subrolls": [
+                    {
+                        "value": _number(s.value),
+                        "kept": s.kept,
+                        "success": s.success,
+                        "failure": s.failure,
+                    }
+                    for s in g.items
+                ],
+            }
+            for g in result.subrolls
+        ]
+    return out
+
+
+def _number(value: int | Fraction) -> int | str:
+    """A whole number as itself; a fraction (inside a function) as an exact ``"p/q"``."""
+    return value if isinstance(value, int) else fraction(value)
 
 
 def odds_json(o: Odds, op: str | None = None, value: int | None = None) -> dict[str, Any]:
