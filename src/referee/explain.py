@@ -70,7 +70,8 @@ def subrolls_text(node: Group, items: list[str], record: GroupRoll) -> str:
             notes.append("success")
         if sub.failure:
             notes.append("failure")
-        out = text if text == number_text(sub.value) else f"{text} = {number_text(sub.value)}"
+        value = number_text(sub.value)
+        out = text if text in (value, f"[{value}]") else f"{text} = {value}"
         shown.append(f"{out} ({'; '.join(notes)})" if notes else out)
     return "{" + ", ".join(shown) + "}" + format_counting(node.keep, node.success, node.failure)
 

@@ -288,7 +288,7 @@ def whole_valued(node: Node, exact: bool) -> bool:
     if isinstance(node, Neg):
         return whole_valued(node.operand, exact)
     if isinstance(node, Group):
-        return node.success is not None or all(whole_valued(i, exact) for i in node.items)
+        return all(whole_valued(i, exact) for i in node.items)
     if isinstance(node, Func):
         return (
             node.name in ("floor", "ceil", "round")

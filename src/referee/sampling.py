@@ -142,15 +142,15 @@ class _Simulator:
     def exact(self, node: Node, m: int) -> tuple[IntArray, IntArray]:
         """A value inside a function's parentheses, as exact fractions: numerators and
         (positive, lowest-terms) denominators."""
+        if isinstance(node, Func):
+            args = [self.exact(a, m) for a in node.args]
+            return rational_function(node.name, args)
         if whole_valued(node, exact=True):
             value = self.run(node, m)
             return value, np.ones_like(value)
         if isinstance(node, Neg):
             num, den = self.exact(node.operand, m)
             return -num, den
-        if isinstance(node, Func):
-            args = [self.exact(a, m) for a in node.args]
-            return rational_function(node.name, args)
         if isinstance(node, Group):
             raise DiceLimitError(
                 f"the sampler does not rank sub-rolls that are fractions ({format_expr(node)}); "

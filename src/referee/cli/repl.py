@@ -13,27 +13,22 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from .. import commands
+from ..commands.dice import NOTATION
 from ..errors import RefereeError
 from .local import LOCAL
 from .output import error_text
 
 __all__ = ["HELP", "handle", "run_repl"]
 
-HELP = """\
-Dice notation:
-  3d6  d20  d%  4dF        dice (N defaults to 1; d% is d100; dF is a Fudge die)
-  3d  2d+1  3d-3           GURPS dice+adds: a bare d is a d6
-  + - * / ( )              arithmetic (/ rounds down); spaces around operators are fine
-  4d6kh3 4d6kl1 4d6dh1 4d6dl1   keep/drop highest/lowest
-  d6!  d10!>=9             exploding dice (at most 100 explosions a die)
-  d20r1  d20r<3  d20ro1    reroll (until it no longer matches, or once)
-  6d10>=8                  count the dice that meet a target
-  1d20+5 # attack          a label
+HELP = (
+    NOTATION
+    + """
 Commands: every 'referee' command, without the word referee, e.g.
   gurps check 14-4    fudge roll Good --vs Great    swn save physical --level 2
   odds 3d6    sample 3d6 -n 100000
 help COMMAND shows one command's options (help gurps check); help commands lists them all;
 quit (or exit, q) leaves."""
+)
 
 
 def handle(line: str, rng: object = None) -> str:

@@ -11,14 +11,35 @@ from .registry import command
 from .result import Plan, Reply, Resources
 from .rolling import roll_reply
 
-__all__: list[str] = []
+__all__ = ["NOTATION"]
+
+NOTATION = """\
+Dice notation:
+  3d6  d20  d%  4dF  3d-3       dice (a bare d is a d6, GURPS style; dF is Fudge)
+  + - * / ( )                   arithmetic (/ rounds down; exact inside a function)
+  4d6kh3 4d6kl1 4d6dh1 8d6d3    keep/drop highest/lowest (d3 drops the lowest 3)
+  3d6kh2dl1                     keep/drop in turn, each on the dice still kept
+  d6!  d10!>=9  d6!!  d6!p      explode: add a die; !! compounds; !p penetrates
+  d20r1  2d8r1r3  d20ro1        reroll until it no longer matches (r), or once (ro)
+  6d10>=8  3d6>3f<2             count successes; f counts failures as -1
+  1d20cs>19  3d6cf1  4d6s  sd   mark critical dice; sort the dice shown
+  {4d6+3d8, 3d20+3}kh1          keep/drop or count (>21) whole sub-rolls
+  {5d6!!}>8                     one pool in braces: the target counts its dice
+  floor ceil round abs min max  functions: floor(7/2)=3 round(5/2)=3 max(1d6,1d8)
+  1d20+5 # attack               a label"""
 
 
 @command(
     "roll",
     rolls=True,
     joins=True,
-    examples=["roll 4d6kh3", "roll '1d20+5 # attack' -n 3 --seed 7", "roll 3d-3 '6d10>=8' --json"],
+    examples=[
+        "roll 4d6kh3",
+        "roll '1d20+5 # attack' -n 3 --seed 7",
+        "roll 3d-3 '6d10>=8' --json",
+        "roll '{5d6!!}>8' 'floor(2d6/2)'",
+    ],
+    notes=NOTATION,
 )
 def roll_cmd(
     exprs: Annotated[list[str], typer.Argument(metavar="EXPR...", help="Dice expressions.")],
@@ -31,7 +52,13 @@ def roll_cmd(
     "odds",
     rolls=False,
     joins=True,
-    examples=["odds 3d6", "odds 4d6kh3 --at-least 15", "odds 2d6 --at-most 7 --json"],
+    examples=[
+        "odds 3d6",
+        "odds 4d6kh3 --at-least 15",
+        "odds 2d6 --at-most 7 --json",
+        "odds '{4d6+3d8, 3d20+3}kh1'",
+    ],
+    notes=NOTATION,
 )
 def odds_cmd(
     expr: Annotated[list[str], typer.Argument(metavar="EXPR", help="A dice expression.")],
@@ -57,6 +84,7 @@ def odds_cmd(
     rolls=False,
     joins=True,
     examples=["sample 3d6 -n 1000000", "sample 8d6! -n 100000 --seed 1 --json"],
+    notes=NOTATION,
 )
 def sample_cmd(
     ctx: typer.Context,

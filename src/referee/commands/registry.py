@@ -104,17 +104,20 @@ def command(
     joins: bool = False,
     secret: bool = False,
     examples: Sequence[str] = (),
+    notes: str = "",
 ) -> Callable[[Callable[..., Plan]], Callable[..., Plan]]:
     """Register a function as the command ``path`` (``"gurps check"``).
 
-    ``examples`` are shown under ``--help``, each as it pastes into a shell.
+    ``examples`` are shown under ``--help``, each as it pastes into a shell, after
+    ``notes`` (kept as written, line by line).
     """
     words = tuple(path.split())
 
     def deco(fn: Callable[..., Plan]) -> Callable[..., Plan]:
-        epilog = (
-            "Examples:\n\n" + "\n\n".join(f"  referee {e}" for e in examples) if examples else None
-        )
+        parts = [f"\b\n{notes.rstrip()}"] if notes else []
+        if examples:
+            parts.append("Examples:\n\n" + "\n\n".join(f"  referee {e}" for e in examples))
+        epilog = "\n\n".join(parts) or None
         _app(words[:-1]).command(words[-1], epilog=epilog)(fn)
         COMMANDS[words] = Command(words, rolls, joins, secret, fn, epilog)
         return fn
