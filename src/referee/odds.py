@@ -22,14 +22,13 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 from .ast import Dice, Expression, Func, Group, Literal, Neg, Node, window
 from .errors import DiceEvalError, DiceLimitError
-from .exact import FUNCTIONS, AnyCounts, apply_function, combine, group_counts
-from .explode import added_dice_pool
 from .limits import DEFAULT_LIMITS, Limits
 from .parser import format_expr, parse
-from .pools import Counts, _Dist, _pool, die_distribution
+from .pools import Counts, _convolve, _Dist, _pool, die_distribution
 
 __all__ = ["Odds", "bounds", "die_distribution", "odds", "whole_valued"]
 
@@ -167,11 +166,18 @@ def _dist(node: Node, limits: Limits, exact: bool = False) -> _Dist:
     if isinstance(node, Literal):
         return _Dist({node.value: 1}, 1)
     if isinstance(node, Dice):
-        return added_dice_pool(node, limits) if node.adds_dice else _pool(node, limits)
+        if node.adds_dice:
+            from .explode import added_dice_pool  # only for ! and !p: imported when needed
+
+            return added_dice_pool(node, limits)
+        return _pool(node, limits)
     if isinstance(node, Neg):
         inner = _dist(node.operand, limits, exact)
         return _Dist({-o: c for o, c in inner.counts.items()}, inner.denominator, inner.capped)
+    # Groups, functions and exact division live in .exact, imported when first needed.
     if isinstance(node, Group):
+        from .exact import group_counts
+
         items = [_dist(i, limits, exact) for i in node.items]
         return _Dist(
             group_counts([i.counts for i in items], node, limits),
@@ -179,6 +185,8 @@ def _dist(node: Node, limits: Limits, exact: bool = False) -> _Dist:
             any(i.capped for i in items),
         )
     if isinstance(node, Func):
+        from .exact import apply_function
+
         args = [_dist(a, limits, exact=True) for a in node.args]
         counts = apply_function(node.name, [a.counts for a in args], limits)
         if not exact:  # a fraction that leaves a function at the top level rounds down
@@ -187,15 +195,21 @@ def _dist(node: Node, limits: Limits, exact: bool = False) -> _Dist:
     acc = _dist(node.first, limits, exact)
     for op, sub in node.rest:
         right = _dist(sub, limits, exact)
-        if op == "/" and not exact:
+        whole = not exact or all(type(o) is int for d in (acc, right) for o in d.counts)
+        if op in "+-" and whole:
+            b = right.counts if op == "+" else {-o: c for o, c in right.counts.items()}
+            counts = _convolve(acc.counts, b, limits)
+        elif op in "*/" and not exact:
             counts = _pairwise(acc.counts, right.counts, op, sub, limits)
         else:
+            from .exact import combine
+
             counts = combine(acc.counts, right.counts, op, limits, format_expr(sub))
         acc = _Dist(counts, acc.denominator * right.denominator, acc.capped or right.capped)
     return acc
 
 
-def _floored(counts: AnyCounts) -> Counts:
+def _floored(counts: dict[Any, int]) -> Counts:
     out: Counts = {}
     for o, c in counts.items():
         f = math.floor(o)
@@ -209,7 +223,7 @@ elementary steps of :attr:`Limits.odds_work`, plus one per 256 bits of its count
 
 
 def _pairwise(a: Counts, b: Counts, op: str, sub: Node, limits: Limits) -> Counts:
-    """Whole-number division, rounding down (``/`` outside functions)."""
+    """Products, and whole-number division rounding down (outside functions)."""
     bits = max(a.values()).bit_length() + max(b.values()).bit_length()
     work = len(a) * len(b) * _PAIR_COST * (1 + bits // 256)
     if work > limits.odds_work:
@@ -218,12 +232,12 @@ def _pairwise(a: Counts, b: Counts, op: str, sub: Node, limits: Limits) -> Count
             f"{bits:,}-bit counts; that is more than the limit of {limits.odds_work:,} "
             "steps of work (try sample instead)"
         )
-    if b.get(0):
+    if op == "/" and b.get(0):
         raise DiceEvalError(f"division by zero is possible: {format_expr(sub)} can be 0")
     out: Counts = {}
     for x, cx in a.items():
         for y, cy in b.items():
-            v = x // y
+            v = x * y if op == "*" else x // y
             out[v] = out.get(v, 0) + cx * cy
     return out
 
@@ -325,6 +339,8 @@ def _func_bounds(node: Func, limits: Limits, exact: bool) -> tuple[Bound, Bound]
         lo = alo if alo >= 0 else (-ahi if ahi <= 0 else 0)
         hi = -alo if -alo > ahi else ahi
     else:  # floor, ceil and round never decrease
+        from .exact import FUNCTIONS
+
         fn = FUNCTIONS[name]
         lo, hi = fn([args[0][0]]), fn([args[0][1]])
     return (lo, hi) if exact else (math.floor(lo), math.floor(hi))

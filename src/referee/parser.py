@@ -94,6 +94,10 @@ _TOKEN_NAMES = {
 }
 
 
+_FIRST = {name: i for i, name in enumerate(["a number", "dice such as 3d6", "')'", "'('"])}
+"""What an error lists first among the things expected (the rest alphabetically)."""
+
+
 def _number(text: str, full: str, column: int) -> int:
     value = int(text)
     if abs(value) > _MAX_NUMBER:
@@ -332,7 +336,8 @@ def _translate(exc: Exception, text: str) -> DiceSyntaxError:
         char = text[pos] if pos < len(text) else ""
         return DiceSyntaxError(f"unexpected character {char!r}", text, exc.column)
     if isinstance(exc, UnexpectedToken):
-        expected = sorted({_TOKEN_NAMES.get(t, t) for t in exc.expected if not t.startswith("_")})
+        names = {_TOKEN_NAMES.get(t, t) for t in exc.expected if not t.startswith("_")}
+        expected = sorted(names, key=lambda n: (_FIRST.get(n, len(_FIRST)), n))
         if exc.token.type == "$END":
             msg = "the expression ends too soon" if text.strip() else "the expression is empty"
             return DiceSyntaxError(

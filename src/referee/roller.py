@@ -40,7 +40,6 @@ from typing import NamedTuple
 
 from .ast import FUDGE, Arith, Compare, Dice, Expression, Func, Group, Keep, Literal, Neg, Node
 from .errors import DiceEvalError
-from .exact import FUNCTIONS
 from .explain import die_text, group_text, roll_text
 from .limits import DEFAULT_LIMITS, Limits
 from .parser import format_expr, parse
@@ -184,6 +183,8 @@ def _group(node: Node, limits: Limits, exact: bool) -> _Eval:
 
 def _func(node: Node, limits: Limits, exact: bool) -> _Eval:
     assert isinstance(node, Func)
+    from .exact import FUNCTIONS  # only expressions with functions need it
+
     args = [_compile(a, limits, exact=True) for a in node.args]
     apply = FUNCTIONS[node.name]
 
@@ -284,7 +285,13 @@ def _dice(node: Node, limits: Limits) -> _Eval:
                 dice.append(
                     DieRoll(sum(chain), tuple(chain), tuple(rerolled), exploded=len(chain) > 1)
                 )
-        if keep_rules:
+        if len(keep_rules) == 1:  # the common case, kept on its own fast path
+            highest, k = keep_rules[0].kept_range(len(dice))
+            sign = -1 if highest else 1
+            order = sorted(range(len(dice)), key=lambda i: sign * dice[i].value)  # stable
+            for i in order[max(k, 0) :]:
+                dice[i] = dice[i]._replace(kept=False)
+        elif keep_rules:
             flags = _kept_flags([d.value for d in dice], keep_rules)
             dice = [d if k else d._replace(kept=False) for d, k in zip(dice, flags, strict=True)]
         if success_test is not None:
