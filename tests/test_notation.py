@@ -23,7 +23,7 @@ from fractions import Fraction
 import pytest
 
 from conftest import Fixed, cli_json
-from referee import DiceSyntaxError, Limits, odds, parse, roll, sample, seeded
+from referee import DiceLimitError, DiceSyntaxError, Limits, odds, parse, roll, sample, seeded
 from referee.render.dice import roll_json
 
 SMALL = Limits(explosions=2)
@@ -311,3 +311,19 @@ def test_seeded_rolls_of_every_new_construct_are_reproducible() -> None:
     assert Counter(roll("{1d6, 1d6}kh1", rng=seeded(i)).total for i in range(50)).keys() <= set(
         range(1, 7)
     )
+
+
+@pytest.mark.parametrize("expr", ["{{{1d6}}}", "floor(floor(floor(1d6)))", "{1, {2, {3, 1d6}}}"])
+def test_groups_and_functions_nest_like_parentheses(expr: str) -> None:
+    parens = "(((1d6)))"
+    with pytest.raises(DiceLimitError, match="nests 3 deep") as paren_err:
+        parse(parens, Limits(nesting=2))
+    with pytest.raises(DiceLimitError, match="nests 3 deep") as err:
+        parse(expr, Limits(nesting=2))
+    assert err.value.column is not None and paren_err.value.column is not None
+    assert parse(expr, Limits(nesting=3)) is not None
+
+
+def test_group_and_function_dice_count_towards_the_limits() -> None:
+    with pytest.raises(DiceLimitError, match="could roll 20,001 dice"):
+        parse("{10000d6, max(1d6, 10000d6)}")

@@ -159,7 +159,8 @@ class _Builder:
             fields = {f: getattr(only, f) for f in only.__dataclass_fields__}
             del fields["count"], fields["sides"]
             _apply(fields, mods, col, merged=True)
-            return items[0]._replace(node=Dice(only.count, only.sides, **fields), depth=2)
+            node = Dice(only.count, only.sides, **fields)
+            return items[0]._replace(node=node, depth=items[0].depth + 1, column=col)
         group: dict[str, Any] = {}
         for mod in mods:
             if mod.type not in ("KEEP", "SUCCESS", "FAILURE"):
