@@ -13,7 +13,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 run: $(STAMP)
-	$(BIN)/referee
+	$(BIN)/referee serve
 
 test: lint typecheck unit doctest
 

@@ -213,7 +213,33 @@ def build() -> typer.Typer:
     app_for(())
     for meta in COMMANDS.values():
         app_for(meta.path[:-1]).command(meta.path[-1], epilog=meta.epilog)(_wrap(meta))
+    apps[()].command("serve", epilog=SERVE_EXAMPLES)(serve)
     return apps[()]
+
+
+SERVE_EXAMPLES = """Examples:
+
+  referee serve
+
+  referee serve --port 8080 --db rooms.sqlite3
+
+  REFEREE_DB=postgresql+asyncpg://user@localhost/referee referee serve"""
+
+
+def serve(
+    host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port to listen on.", min=1, max=65535)] = 8000,
+    db: Annotated[
+        str | None,
+        typer.Option(
+            help="Database URL or SQLite file (default: $REFEREE_DB, else referee-rooms.sqlite3)."
+        ),
+    ] = None,
+) -> None:
+    """Run the game rooms' web server: a shared table with secret GM rolls."""
+    from ..rooms import serve as run
+
+    run(host, port, db)
 
 
 app = build()

@@ -1,0 +1,36 @@
+"""Game rooms on the web: a shared table with secret GM rolls that never leak.
+
+The contract is ``shared/rooms/README.md``. :mod:`.log` holds its pure parts
+(canonical JSON, digests, the chain, and :func:`.log.view`, the one rule of
+who sees what); :mod:`.store` the database; :mod:`.app` the web app, with
+:mod:`.api`, :mod:`.live` and :mod:`.pages`. Nothing in the engine imports
+this package.
+"""
+
+from __future__ import annotations
+
+__all__ = ["serve"]
+
+
+def serve(host: str = "127.0.0.1", port: int = 8000, db: str | None = None) -> None:
+    """Run the rooms' server until interrupted (``referee serve``)."""
+    import os
+
+    import uvicorn
+
+    from .app import create_app
+    from .store import DEFAULT_DB, sqlite_url
+
+    url = db or os.environ.get("REFEREE_DB") or sqlite_url(DEFAULT_DB)
+    if "://" not in url:  # a bare path is a SQLite file
+        url = sqlite_url(url)
+    shown = "localhost" if host in ("127.0.0.1", "::1") else host
+    print(f"referee rooms: open http://{shown}:{port}/  (database: {_safe(url)})", flush=True)
+    uvicorn.run(create_app(url), host=host, port=port, log_level="warning", ws="websockets-sansio")
+
+
+def _safe(url: str) -> str:
+    """The URL without a password."""
+    from sqlalchemy.engine import make_url
+
+    return make_url(url).render_as_string(hide_password=True)

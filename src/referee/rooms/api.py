@@ -1,0 +1,220 @@
+"""The rooms' HTTP API (JSON), as the contract's table lists it."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+from collections.abc import AsyncIterator
+from typing import Annotated, Any, Literal
+
+from fastapi import Depends, FastAPI, Query, Request
+from fastapi.responses import StreamingResponse
+from pydantic import BaseModel, Field
+
+from .app import ApiError, State
+from .log import canon, check_digestible, view
+from .store import Member
+
+__all__ = ["LOGIN_SECONDS", "authenticate", "install", "roll_fields"]
+
+LOGIN_SECONDS = 600
+"""How long a one-time page link stays good."""
+
+SYSTEMS = ("gurps", "fudge", "swn")
+
+
+class NewRoom(BaseModel):
+    name: str = Field(min_length=1, max_length=100)
+    system: Literal["gurps", "fudge", "swn"] | None = None
+
+
+class NewMember(BaseModel):
+    name: str = Field(min_length=1, max_length=100)
+    invite: str = Field(min_length=1, max_length=200)
+
+
+class NewRoll(BaseModel):
+    command: str = Field(max_length=100_000)
+    visibility: Literal["public", "gm", "blind"] = "public"
+
+
+class Reveal(BaseModel):
+    seq: int
+
+
+def state(request: Request) -> State:
+    return request.app.state.rooms  # type: ignore[no-any-return]
+
+
+def cookie_name(room: str) -> str:
+    """The page's session cookie for one room."""
+    return f"referee-{room}"
+
+
+_ROOM_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+
+async def authenticate(st: State, room: str, token: str | None) -> Member:
+    """The member ``token`` names in ``room``: 404 for an unknown room, 401 for a
+    missing or unknown token, 403 for a token of another room."""
+    if not _ROOM_ID.fullmatch(room) or await st.store.room(room) is None:
+        raise ApiError(404, f"no room {room!r}")
+    if not token:
+        raise ApiError(401, "this call needs your token (Authorization: Bearer TOKEN)")
+    member = await st.store.member(token)
+    if member is None:
+        raise ApiError(401, "unknown token")
+    if member.room != room:
+        raise ApiError(403, "this token belongs to another room")
+    return member
+
+
+async def caller(request: Request, room: str) -> Member:
+    """The member making this request, by Bearer token or by the page's cookie."""
+    header = request.headers.get("authorization", "")
+    token: str | None = None
+    if header.lower().startswith("bearer "):
+        token = header[7:].strip()
+    elif header:
+        raise ApiError(401, "use Authorization: Bearer TOKEN")
+    else:
+        token = request.cookies.get(cookie_name(room))
+    st = state(request)
+    member = await authenticate(st, room, token)
+    st.spend(member)
+    return member
+
+
+Caller = Annotated[Member, Depends(caller)]
+
+
+def _page_url(request: Request, room: str, code: str) -> str:
+    return str(request.url_for("enter", room=room).include_query_params(code=code))
+
+
+def normalise(command: str) -> str:
+    return " ".join(command.split())
+
+
+def roll_fields(member: Member, command: str, visibility: str, epoch: int) -> dict[str, Any]:
+    """Run a rolling command on the server; the fields of its ``roll`` entry.
+
+    Raises:
+        ApiError: 422 with the engine's own message for a bad command.
+    """
+    from .. import commands
+    from ..errors import RefereeError
+
+    try:
+        result = commands.run(command, only_rolls=True)
+    except RefereeError as exc:
+        raise ApiError(422, str(exc)) from None
+    fields = {
+        "roller": member.id,
+        "visibility": visibility,
+        "epoch": epoch,
+        "command": result.command,
+        "draws": [[n, v] for n, v in result.draws],
+        "result": result.data,
+        "text": result.text,
+    }
+    try:
+        check_digestible(fields["result"], "result")
+    except ValueError as exc:
+        raise ApiError(422, f"this command's result cannot be logged: {exc}") from None
+    return fields
+
+
+def install(app: FastAPI) -> None:
+    @app.get("/api/health")
+    async def health() -> dict[str, bool]:
+        return {"ok": True}
+
+    @app.post("/api/rooms", status_code=201)
+    async def create_room(body: NewRoom, request: Request) -> dict[str, Any]:
+        st = state(request)
+        room, token, invite, entry = await st.store.create_room(body.name, body.system)
+        st.broker.publish(room, entry["seq"])
+        code = await st.store.add_login(room, "gm", time.time() + LOGIN_SECONDS)
+        return {
+            "room": room,
+            "member": "gm",
+            "token": token,
+            "invite": invite,
+            "url": _page_url(request, room, code),
+        }
+
+    @app.post("/api/rooms/{room}/members", status_code=201)
+    async def join(room: str, body: NewMember, request: Request) -> dict[str, Any]:
+        st = state(request)
+        if not _ROOM_ID.fullmatch(room) or (row := await st.store.room(room)) is None:
+            raise ApiError(404, f"no room {room!r}")
+        from .log import hash_token
+
+        if hash_token(body.invite) != row["invite_hash"]:
+            raise ApiError(403, "this invite is not good for this room")
+        member, token, entry = await st.store.join(room, body.name)
+        st.broker.publish(room, entry["seq"])
+        code = await st.store.add_login(room, member, time.time() + LOGIN_SECONDS)
+        return {"member": member, "token": token, "url": _page_url(request, room, code)}
+
+    @app.post("/api/rooms/{room}/rolls", status_code=201)
+    async def make_roll(
+        room: str, body: NewRoll, member: Caller, request: Request
+    ) -> dict[str, Any]:
+        st = state(request)
+        command = normalise(body.command)
+        if len(command) > st.limits.command:
+            raise ApiError(422, f"the command is over {st.limits.command:,} characters")
+        if not command:
+            raise ApiError(422, "the command is empty: type a roll such as 3d6+2")
+        row = await st.store.room(room)
+        assert row is not None
+        fields = await asyncio.to_thread(
+            roll_fields, member, command, body.visibility, row["epoch"]
+        )
+        entry = await st.append(room, "roll", fields)
+        return view(entry, member.id)
+
+    @app.post("/api/rooms/{room}/reveal", status_code=201)
+    async def reveal(room: str, body: Reveal, member: Caller, request: Request) -> dict[str, Any]:
+        st = state(request)
+        if not member.is_gm:
+            raise ApiError(403, "only the GM reveals")
+        target = await st.store.entry(room, body.seq)
+        if target is None or target["kind"] != "roll" or target["visibility"] == "public":
+            raise ApiError(422, f"seq {body.seq} is not a secret roll")
+        if body.seq in await st.store.revealed(room):
+            raise ApiError(409, f"seq {body.seq} is revealed already")
+        return await st.append(room, "reveal", {"of": body.seq})
+
+    @app.get("/api/rooms/{room}/log")
+    async def log(
+        room: str,
+        member: Caller,
+        request: Request,
+        after: Annotated[int, Query(ge=-1)] = -1,
+        limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+    ) -> dict[str, Any]:
+        st = state(request)
+        found = await st.store.entries(room, after, limit)
+        revealed = await st.store.revealed(room)
+        return {"entries": [view(e, member.id, revealed) for e in found]}
+
+    @app.get("/api/rooms/{room}/export")
+    async def export(room: str, member: Caller, request: Request) -> StreamingResponse:
+        st = state(request)
+        revealed = await st.store.revealed(room)
+
+        async def lines() -> AsyncIterator[bytes]:
+            after = -1
+            while True:
+                page = await st.store.entries(room, after, 1000)
+                if not page:
+                    return
+                for e in page:
+                    yield canon(view(e, member.id, revealed)) + b"\n"
+                after = page[-1]["seq"]
+
+        return StreamingResponse(lines(), media_type="application/x-ndjson")

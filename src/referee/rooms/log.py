@@ -1,0 +1,163 @@
+"""The rooms' log as the contract defines it (``shared/rooms/README.md``, "The log").
+
+Pure functions, no I/O: the canonical form of an entry, its digest and chain
+link, what each member may see of it (:func:`view`, the one function every
+path goes through), and the checks a digested entry must pass (no floats,
+integers within ±(2⁵³ − 1), ASCII keys).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+from collections.abc import Collection, Mapping
+from datetime import UTC, datetime
+from typing import Any
+
+__all__ = [
+    "GENESIS",
+    "KINDS",
+    "REDACTED_KEYS",
+    "VISIBILITIES",
+    "canon",
+    "chain_link",
+    "check_digestible",
+    "digest",
+    "hash_token",
+    "new_id",
+    "new_salt",
+    "new_token",
+    "now",
+    "seal",
+    "view",
+]
+
+GENESIS = "0" * 64
+"""The chain before seq 0."""
+
+KINDS = ("room", "join", "epoch", "seed", "lock", "roll", "reveal", "close", "declassify")
+"""Every kind of entry."""
+
+VISIBILITIES = ("public", "gm", "blind")
+"""Who may see a roll: everyone; its roller and the GM; the GM only."""
+
+REDACTED_KEYS = ("room", "seq", "kind", "time", "roller", "visibility", "digest", "chain")
+"""What a redacted roll keeps, beside ``"redacted": true``."""
+
+MAX_SAFE = 2**53 - 1
+"""Integers in a digested entry stay within ±MAX_SAFE (so JSON readers agree)."""
+
+
+def canon(value: Any) -> bytes:
+    """The canonical bytes of a JSON value: sorted keys, no spaces (RFC 8785 for the
+    values a digested entry may hold)."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def digest(entry: Mapping[str, Any]) -> str:
+    """sha256 of the canonical entry without its ``digest`` and ``chain``.
+
+    >>> digest({"kind": "note", "room": "room42", "salt": "0" * 32, "seq": 0, "text": "hello"})
+    'bf66e71401bdff5b4a7af45dfcdedb458abca913100f56741c8b7360c1aa108a'
+    """
+    body = {k: v for k, v in entry.items() if k not in ("digest", "chain")}
+    return hashlib.sha256(canon(body)).hexdigest()
+
+
+def chain_link(previous: str, entry_digest: str) -> str:
+    """``sha256((previous chain + digest).encode())``; seq 0 follows :data:`GENESIS`.
+
+    >>> chain_link(GENESIS, "bf66e71401bdff5b4a7af45dfcdedb458abca913100f56741c8b7360c1aa108a")
+    '336e5701582b0d0d4106b26eff7c2b9d647f073d46f44d14d1c4943dc283b292'
+    """
+    return hashlib.sha256((previous + entry_digest).encode()).hexdigest()
+
+
+def seal(entry: dict[str, Any], previous: str) -> dict[str, Any]:
+    """The entry with its ``digest`` and ``chain`` added (a new dict)."""
+    d = digest(entry)
+    return {**entry, "digest": d, "chain": chain_link(previous, d)}
+
+
+def check_digestible(value: Any, where: str = "entry") -> None:
+    """Refuse what a digested entry may not hold: floats, integers beyond ±(2⁵³ − 1),
+    non-ASCII keys, or anything that is not JSON.
+
+    Raises:
+        ValueError: naming the first offending path.
+    """
+    stack: list[tuple[str, Any]] = [(where, value)]
+    while stack:
+        path, v = stack.pop()
+        if isinstance(v, bool) or v is None or isinstance(v, str):
+            continue
+        if isinstance(v, int):
+            if abs(v) > MAX_SAFE:
+                raise ValueError(f"{path} is {v}, beyond ±(2**53 - 1)")
+            continue
+        if isinstance(v, float):
+            raise ValueError(f"{path} is a float ({v}); the log holds no floats")
+        if isinstance(v, Mapping):
+            for k, item in v.items():
+                if not isinstance(k, str) or not k.isascii():
+                    raise ValueError(f"{path} has a key that is not ASCII text: {k!r}")
+                stack.append((f"{path}.{k}", item))
+            continue
+        if isinstance(v, (list, tuple)):
+            stack.extend((f"{path}[{i}]", item) for i, item in enumerate(v))
+            continue
+        raise ValueError(f"{path} is not JSON ({type(v).__name__})")
+
+
+def view(entry: Mapping[str, Any], member: str, revealed: Collection[int] = ()) -> dict[str, Any]:
+    """What ``member`` may see of ``entry``: the one rule for every path (the POST
+    answer, the log, the export, the live stream and the page).
+
+    Every kind but ``roll`` is public. A ``public`` roll is seen whole by all; a
+    ``gm`` roll by its roller and the GM; a ``blind`` roll by the GM only. A roll
+    whose seq is in ``revealed`` is seen whole by all. Anyone else gets exactly
+    :data:`REDACTED_KEYS` and ``"redacted": true``.
+
+    >>> e = {"room": "r", "seq": 3, "kind": "roll", "time": "t", "salt": "s", "roller": "gm",
+    ...      "visibility": "gm", "text": "1d20 = [16] = 16", "digest": "d", "chain": "c"}
+    >>> sorted(view(e, "p:alice"))
+    ['chain', 'digest', 'kind', 'redacted', 'roller', 'room', 'seq', 'time', 'visibility']
+    >>> view(e, "gm") == e and view(e, "p:alice", revealed={3}) == e
+    True
+    """
+    if entry.get("kind") != "roll" or entry.get("seq") in revealed:
+        return dict(entry)
+    visibility = entry.get("visibility")
+    roller = entry.get("roller")
+    if visibility == "public" or member == "gm" or (visibility == "gm" and member == roller):
+        return dict(entry)
+    out = {k: entry[k] for k in REDACTED_KEYS if k in entry}
+    out["redacted"] = True
+    return out
+
+
+def now() -> str:
+    """The time now as the log writes it: ``YYYY-MM-DDTHH:MM:SS.ffffffZ`` (UTC)."""
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def new_salt() -> str:
+    """16 random bytes as lowercase hex."""
+    return secrets.token_hex(16)
+
+
+def new_id() -> str:
+    """A room id: 128 random bits, URL-safe (``A-Z a-z 0-9 _ -``)."""
+    return secrets.token_urlsafe(16)
+
+
+def new_token() -> str:
+    """A member's secret (256 random bits, URL-safe)."""
+    return secrets.token_urlsafe(32)
+
+
+def hash_token(token: str) -> str:
+    """What the server stores of a token: its sha256, as hex. Tokens are 256 random
+    bits, so a fast hash is enough: there is nothing to guess from."""
+    return hashlib.sha256(token.encode()).hexdigest()

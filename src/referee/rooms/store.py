@@ -1,0 +1,340 @@
+"""The rooms' storage: SQLAlchemy 2 (async), SQLite by default, PostgreSQL by URL.
+
+Tables (created by the Alembic migrations in ``migrations/``):
+
+* ``rooms``: one row per room, holding the next seq and the last chain link;
+* ``members``: who is in a room;
+* ``tokens``: the sha256 of each member's tokens (never a token itself);
+* ``logins``: one-time codes that open the page, stored as hashes too;
+* ``entries``: the log, append-only: a row is inserted once and never updated.
+
+Appending takes the room's row first (``UPDATE rooms SET next_seq = next_seq + 1
+... RETURNING``), which locks it until the transaction commits: the seq, the
+chain and the entry are written in one transaction, so seqs have no gaps and
+no duplicates however many members roll at once (on SQLite the database lock
+serialises writers; on PostgreSQL the row lock does).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
+
+from .log import GENESIS, hash_token, new_id, new_salt, new_token, now, seal
+
+__all__ = ["DEFAULT_DB", "Member", "Store", "migrate", "sqlite_url"]
+
+metadata = sa.MetaData()
+
+rooms = sa.Table(
+    "rooms",
+    metadata,
+    sa.Column("id", sa.String(64), primary_key=True),
+    sa.Column("name", sa.Text, nullable=False),
+    sa.Column("system", sa.String(16)),
+    sa.Column("invite_hash", sa.String(64), nullable=False),
+    sa.Column("next_seq", sa.BigInteger, nullable=False),
+    sa.Column("last_chain", sa.String(64), nullable=False),
+    sa.Column("epoch", sa.Integer, nullable=False),
+)
+
+members = sa.Table(
+    "members",
+    metadata,
+    sa.Column("room_id", sa.String(64), sa.ForeignKey("rooms.id"), primary_key=True),
+    sa.Column("member_id", sa.String(64), primary_key=True),
+    sa.Column("name", sa.Text, nullable=False),
+)
+
+tokens = sa.Table(  # a member's tokens: the API's, and each page session's
+    "tokens",
+    metadata,
+    sa.Column("token_hash", sa.String(64), primary_key=True),
+    sa.Column("room_id", sa.String(64), nullable=False),
+    sa.Column("member_id", sa.String(64), nullable=False),
+)
+
+entries = sa.Table(
+    "entries",
+    metadata,
+    sa.Column("room_id", sa.String(64), sa.ForeignKey("rooms.id"), primary_key=True),
+    sa.Column("seq", sa.BigInteger, primary_key=True),
+    sa.Column("kind", sa.String(16), nullable=False),
+    sa.Column("ref", sa.BigInteger),  # a reveal's "of"
+    sa.Column("body", sa.Text, nullable=False),  # the sealed entry, as JSON
+)
+
+logins = sa.Table(  # one-time links that open the page as a member
+    "logins",
+    metadata,
+    sa.Column("code_hash", sa.String(64), primary_key=True),
+    sa.Column("room_id", sa.String(64), nullable=False),
+    sa.Column("member_id", sa.String(64), nullable=False),
+    sa.Column("expires", sa.Float, nullable=False),
+)
+
+DEFAULT_DB = "referee-rooms.sqlite3"
+"""The SQLite file used when no URL is given (in the working directory)."""
+
+
+def sqlite_url(path: str | Path) -> str:
+    """The async SQLAlchemy URL of a SQLite file."""
+    return f"sqlite+aiosqlite:///{Path(path).resolve()}"
+
+
+def migrate(url: str) -> None:
+    """Bring the database at ``url`` to the newest schema (Alembic ``upgrade head``).
+
+    Runs its own event loop: call it from a thread when one is already running.
+    """
+    from alembic import command
+    from alembic.config import Config
+
+    config = Config()
+    config.set_main_option("script_location", str(Path(__file__).with_name("migrations")))
+    config.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
+    command.upgrade(config, "head")
+
+
+@dataclass(frozen=True, slots=True)
+class Member:
+    """A member of a room, as their token identifies them."""
+
+    room: str
+    id: str
+    name: str
+
+    @property
+    def is_gm(self) -> bool:
+        return self.id == "gm"
+
+
+class Store:
+    """The rooms' database. Create with :meth:`open`; close with :meth:`close`."""
+
+    def __init__(self, engine: AsyncEngine) -> None:
+        self.engine = engine
+        self.sqlite = engine.dialect.name == "sqlite"
+        # SQLite has one writer at a time: queue writers here rather than on its lock.
+        self._write = asyncio.Lock()
+
+    @classmethod
+    async def open(cls, url: str) -> Store:
+        """Migrate the database to the newest schema and connect."""
+        await asyncio.to_thread(migrate, url)
+        kwargs: dict[str, Any] = {}
+        if url.startswith("sqlite"):
+            kwargs["connect_args"] = {"timeout": 30}
+        engine = create_async_engine(url, **kwargs)
+        if url.startswith("sqlite"):
+
+            @sa.event.listens_for(engine.sync_engine, "connect")
+            def _pragmas(dbapi: Any, _record: Any) -> None:
+                cur = dbapi.cursor()
+                cur.execute("PRAGMA journal_mode=WAL")
+                cur.execute("PRAGMA synchronous=NORMAL")
+                cur.execute("PRAGMA foreign_keys=ON")
+                cur.close()
+
+        return cls(engine)
+
+    async def close(self) -> None:
+        await self.engine.dispose()
+
+    # ------------------------------------------------------------------ writing
+
+    async def _append(
+        self, conn: AsyncConnection, room: str, kind: str, fields: Mapping[str, Any]
+    ) -> dict[str, Any]:
+        """Append one entry inside the caller's transaction; return it sealed."""
+        row = (
+            await conn.execute(
+                sa.update(rooms)
+                .where(rooms.c.id == room)
+                .values(next_seq=rooms.c.next_seq + 1)
+                .returning(rooms.c.next_seq, rooms.c.last_chain)
+            )
+        ).one()
+        seq = row.next_seq - 1
+        entry = {"room": room, "seq": seq, "kind": kind, "time": now(), "salt": new_salt()}
+        entry.update(fields)
+        sealed = seal(entry, row.last_chain)
+        await conn.execute(
+            sa.insert(entries).values(
+                room_id=room,
+                seq=seq,
+                kind=kind,
+                ref=fields.get("of") if kind == "reveal" else None,
+                body=json.dumps(sealed, sort_keys=True),
+            )
+        )
+        await conn.execute(
+            sa.update(rooms).where(rooms.c.id == room).values(last_chain=sealed["chain"])
+        )
+        return sealed
+
+    def _writing(self) -> asyncio.Lock | _NoLock:
+        return self._write if self.sqlite else _NoLock()
+
+    async def append(
+        self,
+        room: str,
+        kind: str,
+        fields: Mapping[str, Any] | Callable[[], Mapping[str, Any]],
+    ) -> dict[str, Any]:
+        """Append one entry to ``room``'s log in its own transaction; return it sealed.
+
+        ``fields`` may be a function, called inside the transaction (a roll is made
+        only once its seq is certain)."""
+        async with self._writing(), self.engine.begin() as conn:
+            return await self._append(conn, room, kind, fields() if callable(fields) else fields)
+
+    async def create_room(
+        self, name: str, system: str | None
+    ) -> tuple[str, str, str, dict[str, Any]]:
+        """A new room with its GM: ``(room id, GM token, invite, room entry)``."""
+        room, token, invite = new_id(), new_token(), new_token()
+        async with self._writing(), self.engine.begin() as conn:
+            await conn.execute(
+                sa.insert(rooms).values(
+                    id=room,
+                    name=name,
+                    system=system,
+                    invite_hash=hash_token(invite),
+                    next_seq=0,
+                    last_chain=GENESIS,
+                    epoch=1,
+                )
+            )
+            await conn.execute(sa.insert(members).values(room_id=room, member_id="gm", name=name))
+            await conn.execute(
+                sa.insert(tokens).values(token_hash=hash_token(token), room_id=room, member_id="gm")
+            )
+            entry = await self._append(conn, room, "room", {"name": name, "system": system})
+        return room, token, invite, entry
+
+    async def join(self, room: str, name: str) -> tuple[str, str, dict[str, Any]]:
+        """A new player: ``(member id, token, join entry)``."""
+        token = new_token()
+        async with self._writing(), self.engine.begin() as conn:
+            for _ in range(8):
+                member = "p:" + new_id()[:8]
+                taken = await conn.scalar(
+                    sa.select(sa.func.count())
+                    .select_from(members)
+                    .where(members.c.room_id == room, members.c.member_id == member)
+                )
+                if not taken:
+                    break
+            await conn.execute(sa.insert(members).values(room_id=room, member_id=member, name=name))
+            await conn.execute(
+                sa.insert(tokens).values(
+                    token_hash=hash_token(token), room_id=room, member_id=member
+                )
+            )
+            entry = await self._append(conn, room, "join", {"member": member, "name": name})
+        return member, token, entry
+
+    async def add_login(self, room: str, member: str, expires: float) -> str:
+        """A one-time code that opens the page as ``member`` until ``expires``."""
+        code = new_token()
+        async with self._writing(), self.engine.begin() as conn:
+            await conn.execute(
+                sa.insert(logins).values(
+                    code_hash=hash_token(code), room_id=room, member_id=member, expires=expires
+                )
+            )
+        return code
+
+    async def use_login(self, code: str, at: float) -> tuple[str, str] | None:
+        """Spend a one-time code: ``(room, a new session token)``, or None if the code
+        is unknown, spent or older than its expiry."""
+        async with self._writing(), self.engine.begin() as conn:
+            row = (
+                await conn.execute(
+                    sa.delete(logins)
+                    .where(logins.c.code_hash == hash_token(code))
+                    .returning(logins.c.room_id, logins.c.member_id, logins.c.expires)
+                )
+            ).first()
+            if row is None or row.expires < at:
+                return None
+            token = new_token()
+            await conn.execute(
+                sa.insert(tokens).values(
+                    token_hash=hash_token(token), room_id=row.room_id, member_id=row.member_id
+                )
+            )
+        return row.room_id, token
+
+    # ------------------------------------------------------------------ reading
+
+    async def room(self, room: str) -> dict[str, Any] | None:
+        async with self.engine.connect() as conn:
+            row = (await conn.execute(sa.select(rooms).where(rooms.c.id == room))).first()
+        return None if row is None else dict(row._mapping)
+
+    async def member(self, token: str) -> Member | None:
+        """The member a token belongs to, or None."""
+        async with self.engine.connect() as conn:
+            row = (
+                await conn.execute(
+                    sa.select(members.c.room_id, members.c.member_id, members.c.name)
+                    .join(
+                        tokens,
+                        sa.and_(
+                            tokens.c.room_id == members.c.room_id,
+                            tokens.c.member_id == members.c.member_id,
+                        ),
+                    )
+                    .where(tokens.c.token_hash == hash_token(token))
+                )
+            ).first()
+        return None if row is None else Member(row.room_id, row.member_id, row.name)
+
+    async def entries(
+        self, room: str, after: int = -1, limit: int | None = None
+    ) -> list[dict[str, Any]]:
+        """The entries after seq ``after``, in seq order."""
+        query = (
+            sa.select(entries.c.body)
+            .where(entries.c.room_id == room, entries.c.seq > after)
+            .order_by(entries.c.seq)
+        )
+        if limit is not None:
+            query = query.limit(limit)
+        async with self.engine.connect() as conn:
+            rows = (await conn.execute(query)).scalars().all()
+        return [json.loads(b) for b in rows]
+
+    async def entry(self, room: str, seq: int) -> dict[str, Any] | None:
+        async with self.engine.connect() as conn:
+            body = await conn.scalar(
+                sa.select(entries.c.body).where(entries.c.room_id == room, entries.c.seq == seq)
+            )
+        return None if body is None else json.loads(body)
+
+    async def revealed(self, room: str) -> set[int]:
+        """The seqs of the rolls revealed so far."""
+        async with self.engine.connect() as conn:
+            rows = await conn.execute(
+                sa.select(entries.c.ref).where(
+                    entries.c.room_id == room, entries.c.kind == "reveal"
+                )
+            )
+            return {r for (r,) in rows if r is not None}
+
+
+class _NoLock:
+    async def __aenter__(self) -> None:
+        return None
+
+    async def __aexit__(self, *exc: object) -> None:
+        return None
