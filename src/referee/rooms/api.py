@@ -12,8 +12,8 @@ from fastapi import Depends, FastAPI, Query, Request
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, Field
 
-from .app import ApiError, State
 from .log import canon, check_digestible, view
+from .state import ApiError, State
 from .store import Member
 
 __all__ = ["LOGIN_SECONDS", "authenticate", "install", "roll_fields"]

@@ -8,10 +8,8 @@ Errors are JSON ``{"error": message}`` and never a traceback.
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -19,72 +17,11 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from .broker import Broker
-from .store import Member, Store
+from . import api, live, pages
+from .state import MAX_BODY, ApiError, RoomsLimits, State
+from .store import Store
 
-__all__ = ["ApiError", "RoomsLimits", "State", "create_app"]
-
-MAX_BODY = 64 * 1024
-"""Bodies over this many bytes get 413."""
-
-
-class RoomsLimits:
-    """Sizes and rates (the contract's minimums, adjustable for tests)."""
-
-    body = MAX_BODY
-    command = 1000
-    ws_message = 4096
-    rate = 40.0
-    """Requests a second each member may make, sustained (the contract asks for at least 20)."""
-    burst = 80.0
-
-
-
-class ApiError(Exception):
-    """An error the API answers with ``{"error": message}`` and ``status``."""
-
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
-
-
-class _Bucket:
-    __slots__ = ("stamp", "tokens")
-
-    def __init__(self, burst: float) -> None:
-        self.tokens = burst
-        self.stamp = time.monotonic()
-
-
-class State:
-    """What the routes share: the store, the broker, the rate buckets."""
-
-    def __init__(self, store: Store, limits: type[RoomsLimits] = RoomsLimits) -> None:
-        self.store = store
-        self.broker = Broker()
-        self.limits = limits
-        self._buckets: dict[tuple[str, str], _Bucket] = {}
-
-    def spend(self, member: Member) -> None:
-        """Take one request from the member's bucket, or raise 429."""
-        key = (member.room, member.id)
-        bucket = self._buckets.get(key)
-        if bucket is None:
-            bucket = self._buckets[key] = _Bucket(self.limits.burst)
-        now = time.monotonic()
-        bucket.tokens = min(
-            self.limits.burst, bucket.tokens + (now - bucket.stamp) * self.limits.rate
-        )
-        bucket.stamp = now
-        if bucket.tokens < 1:
-            raise ApiError(429, "too many requests: slow down")
-        bucket.tokens -= 1
-
-    async def append(self, room: str, kind: str, fields: dict[str, Any]) -> dict[str, Any]:
-        entry = await self.store.append(room, kind, fields)
-        self.broker.publish(room, entry["seq"])
-        return entry
+__all__ = ["create_app"]
 
 
 class _BodyLimit:
@@ -167,8 +104,6 @@ def create_app(db_url: str, limits: type[RoomsLimits] = RoomsLimits) -> FastAPI:
     async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
         return JSONResponse({"error": "internal error"}, status_code=500)
 
-    from . import api, live, pages
-
     api.install(app)
     live.install(app)
     pages.install(app)
@@ -187,4 +122,3 @@ def _validation_message(exc: RequestValidationError) -> str:
         return "malformed JSON: send one JSON object"
     where = ".".join(str(p) for p in first.get("loc", ()) if p != "body")
     return f"{where}: {first.get('msg', 'invalid')}" if where else str(first.get("msg"))
-

@@ -17,8 +17,8 @@ from urllib.parse import urlsplit
 from fastapi import FastAPI, WebSocket, WebSocketDisconnect
 
 from .api import authenticate, cookie_name
-from .app import ApiError, State
 from .log import view
+from .state import ApiError, State
 from .store import Member
 
 __all__ = ["install"]

@@ -1,0 +1,73 @@
+"""What the rooms' routes share: limits, the error type, and the per-app state
+(the store, the broker, the members' rate buckets)."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from .broker import Broker
+from .store import Member, Store
+
+__all__ = ["MAX_BODY", "ApiError", "RoomsLimits", "State"]
+
+MAX_BODY = 64 * 1024
+"""Bodies over this many bytes get 413."""
+
+
+class RoomsLimits:
+    """Sizes and rates (the contract's minimums, adjustable for tests)."""
+
+    body = MAX_BODY
+    command = 1000
+    ws_message = 4096
+    rate = 40.0
+    """Requests a second each member may make, sustained (the contract asks for at least 20)."""
+    burst = 80.0
+
+
+class ApiError(Exception):
+    """An error the API answers with ``{"error": message}`` and ``status``."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+class _Bucket:
+    __slots__ = ("stamp", "tokens")
+
+    def __init__(self, burst: float) -> None:
+        self.tokens = burst
+        self.stamp = time.monotonic()
+
+
+class State:
+    """What the routes share: the store, the broker, the rate buckets."""
+
+    def __init__(self, store: Store, limits: type[RoomsLimits] = RoomsLimits) -> None:
+        self.store = store
+        self.broker = Broker()
+        self.limits = limits
+        self._buckets: dict[tuple[str, str], _Bucket] = {}
+
+    def spend(self, member: Member) -> None:
+        """Take one request from the member's bucket, or raise 429."""
+        key = (member.room, member.id)
+        bucket = self._buckets.get(key)
+        if bucket is None:
+            bucket = self._buckets[key] = _Bucket(self.limits.burst)
+        now = time.monotonic()
+        bucket.tokens = min(
+            self.limits.burst, bucket.tokens + (now - bucket.stamp) * self.limits.rate
+        )
+        bucket.stamp = now
+        if bucket.tokens < 1:
+            raise ApiError(429, "too many requests: slow down")
+        bucket.tokens -= 1
+
+    async def append(self, room: str, kind: str, fields: dict[str, Any]) -> dict[str, Any]:
+        entry = await self.store.append(room, kind, fields)
+        self.broker.publish(room, entry["seq"])
+        return entry
