@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint typecheck unit doctest bench clean
+.PHONY: run test lint typecheck unit doctest bench clean services
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -24,7 +24,10 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-unit: $(STAMP)
+services:
+	bash scripts/install-services.sh
+
+unit: $(STAMP) services
 	$(BIN)/pytest --cov --cov-report=term:skip-covered
 
 doctest: $(STAMP)

@@ -66,7 +66,7 @@ def running(db: Path, limits: type[RoomsLimits] = RoomsLimits) -> Iterator[Serve
             time.sleep(0.05)
         yield Server(base, db)
     finally:
-        child.send_signal(signal.SIGINT)
+        child.send_signal(signal.SIGTERM)
         try:
             child.wait(timeout=15)
         except subprocess.TimeoutExpired:

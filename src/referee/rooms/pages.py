@@ -61,5 +61,11 @@ def install(app: FastAPI) -> None:
         return templates.TemplateResponse(
             request,
             "room.html",
-            {"room": room, "name": row["name"], "member": member.id, "gm": member.is_gm},
+            {
+                "room": room,
+                "name": row["name"],
+                "member": member.id,
+                "you": member.name,
+                "gm": member.is_gm,
+            },
         )

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Install the real services the tests use, from Debian's packages, when missing:
+# Chromium (browser tests, driven by Playwright through /usr/bin/chromium).
+# Playwright's own `playwright install` downloads browsers, which these machines cannot.
+set -euo pipefail
+need=()
+[ -x /usr/bin/chromium ] || need+=(chromium)
+if [ ${#need[@]} -eq 0 ]; then
+    exit 0
+fi
+if [ "$(id -u)" -ne 0 ]; then
+    echo "install-services: need root to install ${need[*]} (apt-get)" >&2
+    exit 1
+fi
+echo "install-services: installing ${need[*]} from Debian's packages" >&2
+apt-get update -qq
+DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null

@@ -1,0 +1,109 @@
+"""The rooms in a real browser (Debian's Chromium, driven by Playwright): a GM page and
+a player page side by side, live rolls, a secret roll that never reaches the player,
+and its reveal. Screenshots go to ``test-artifacts/``."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from rooms_server import Server, running
+
+CHROMIUM = "/usr/bin/chromium"
+ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
+ARGS = [
+    "--no-sandbox",
+    "--disable-dev-shm-usage",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    with running(tmp_path_factory.mktemp("browser") / "rooms.sqlite3") as s:
+        yield s
+
+
+async def test_a_table_in_two_browsers(server: Server) -> None:
+    from playwright.async_api import async_playwright, expect
+
+    assert Path(CHROMIUM).exists(), "scripts/install-services.sh installs Chromium"
+    ARTIFACTS.mkdir(exist_ok=True)
+    async with async_playwright() as pw:
+        browser = await pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        gm_ctx = await browser.new_context()
+        player_ctx = await browser.new_context()
+        gm = await gm_ctx.new_page()
+        player = await player_ctx.new_page()
+
+        # The GM creates the room on the home page and opens it.
+        await gm.goto(server.base + "/")
+        await gm.fill("input[name=name]", "Friday at the table")
+        await gm.click("button[type=submit]")
+        await expect(gm.locator("#made")).to_be_visible()
+        invite = await gm.locator("#invite").input_value()
+        assert "/join#invite=" in invite
+        await gm.click("#open")
+        await expect(gm.locator("h1")).to_have_text("Friday at the table")
+
+        # The player follows the invite, types a name and is in; every frame is kept.
+        frames: list[str] = []
+
+        def on_socket(ws: Any) -> None:
+            ws.on("framereceived", lambda payload: frames.append(str(payload)))
+
+        player.on("websocket", on_socket)
+        await player.goto(invite)
+        await player.fill("input[name=name]", "Alice")
+        await player.click("button[type=submit]")
+        await expect(player.locator("h1")).to_have_text("Friday at the table")
+        await expect(player.locator("#log li")).to_have_count(2)  # room, join
+        await expect(player.locator("#me")).to_have_text("Alice")
+
+        # A public roll by the GM appears live on the player's page.
+        await gm.fill("input[name=command]", "3d6+2")
+        await gm.press("input[name=command]", "Enter")
+        public = player.locator("#log li[data-kind=roll]").last
+        await expect(public).to_contain_text("3d6+2 = [")
+        await expect(public.locator(".badge")).to_have_text("public")
+
+        # A secret GM roll reaches the player as a badge only.
+        await gm.select_option("select[name=visibility]", "gm")
+        await gm.fill("input[name=command]", "gurps check 14-4")
+        await gm.press("input[name=command]", "Enter")
+        secret_gm = gm.locator("#log li[data-kind=roll]").last
+        await expect(secret_gm).to_contain_text("to succeed")
+        seq = await secret_gm.get_attribute("data-seq")
+        secret_text = await secret_gm.locator(".text").inner_text()
+        secret_player = player.locator(f"#log li[data-seq='{seq}']")
+        await expect(secret_player).to_contain_text("a secret roll")
+        await expect(secret_player.locator(".badge")).to_have_text("GM only")
+        await gm.screenshot(path=str(ARTIFACTS / "gm-secret-roll.png"), full_page=True)
+        await player.screenshot(path=str(ARTIFACTS / "player-sees-a-badge.png"), full_page=True)
+        html = await player.content()
+        assert secret_text not in html and "14-4 = 10" not in html
+        mine = [json.loads(f) for f in frames if json.loads(f).get("seq") == int(seq or -1)]
+        assert mine and all(f.get("redacted") is True for f in mine)
+        assert all(set(f) == {
+            "room", "seq", "kind", "time", "roller", "visibility", "digest", "chain", "redacted"
+        } for f in mine)  # fmt: skip
+        assert not any(secret_text in f for f in frames)
+
+        # The GM reveals it: the player sees it whole, live.
+        await secret_gm.locator("button.reveal").click()
+        await expect(secret_player).to_contain_text(secret_text)
+        await expect(secret_player.locator(".badge")).to_have_text("revealed")
+        await player.screenshot(path=str(ARTIFACTS / "player-after-reveal.png"), full_page=True)
+
+        # The player's own roll shows on the GM's page.
+        await player.fill("input[name=command]", "fudge roll Good")
+        await player.press("input[name=command]", "Enter")
+        await expect(gm.locator("#log li[data-kind=roll]").last).to_contain_text("Good")
+        await browser.close()
