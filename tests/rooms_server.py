@@ -4,12 +4,6 @@ small HTTP and WebSocket clients that speak the contract."""
 from __future__ import annotations
 
 import json
-import os
-import signal
-import socket
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -18,6 +12,7 @@ from typing import Any
 
 import httpx
 
+from referee.rooms import child
 from referee.rooms.state import RoomsLimits
 from referee.rooms.store import sqlite_url
 
@@ -38,41 +33,9 @@ class Server:
 
 @contextmanager
 def running(db: Path, limits: type[RoomsLimits] = RoomsLimits) -> Iterator[Server]:
-    """Serve the rooms' app in a child process on 127.0.0.1 (a port bound here, so no
-    race) until the block ends."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
-    sock.listen(128)
-    port = sock.getsockname()[1]
-    launcher = Path(__file__).with_name("rooms_launch.py")
-    args = [str(sock.fileno()), sqlite_url(db), str(limits.rate), str(limits.burst)]
-    child = subprocess.Popen(
-        [sys.executable, str(launcher), *args],
-        pass_fds=[sock.fileno()],
-        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
-    )
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    try:
-        while True:
-            try:
-                if httpx.get(base + "/api/health", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if child.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError("the rooms server did not start")
-            time.sleep(0.05)
+    """Serve the rooms' app in a child process (:func:`referee.rooms.child.running`)."""
+    with child.running(sqlite_url(db), limits.rate, limits.burst) as base:
         yield Server(base, db)
-    finally:
-        child.send_signal(signal.SIGTERM)
-        try:
-            child.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            child.kill()
-            child.wait()
-        sock.close()
 
 
 @dataclass

@@ -58,11 +58,11 @@ _ROOM_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 async def authenticate(st: State, room: str, token: str | None) -> Member:
     """The member ``token`` names in ``room``: 404 for an unknown room, 401 for a
     missing or unknown token, 403 for a token of another room."""
-    if not _ROOM_ID.fullmatch(room) or await st.store.room(room) is None:
+    if not _ROOM_ID.fullmatch(room) or await st.room(room) is None:
         raise ApiError(404, f"no room {room!r}")
     if not token:
         raise ApiError(401, "this call needs your token (Authorization: Bearer TOKEN)")
-    member = await st.store.member(token)
+    member = await st.member(token)
     if member is None:
         raise ApiError(401, "unknown token")
     if member.room != room:
@@ -135,7 +135,7 @@ def install(app: FastAPI) -> None:
     async def create_room(body: NewRoom, request: Request) -> dict[str, Any]:
         st = state(request)
         room, token, invite, entry = await st.store.create_room(body.name, body.system)
-        st.broker.publish(room, entry["seq"])
+        st.published(room, entry)
         code = await st.store.add_login(room, "gm", time.time() + LOGIN_SECONDS)
         return {
             "room": room,
@@ -148,14 +148,14 @@ def install(app: FastAPI) -> None:
     @app.post("/api/rooms/{room}/members", status_code=201)
     async def join(room: str, body: NewMember, request: Request) -> dict[str, Any]:
         st = state(request)
-        if not _ROOM_ID.fullmatch(room) or (row := await st.store.room(room)) is None:
+        if not _ROOM_ID.fullmatch(room) or (row := await st.room(room)) is None:
             raise ApiError(404, f"no room {room!r}")
         from .log import hash_token
 
         if hash_token(body.invite) != row["invite_hash"]:
             raise ApiError(403, "this invite is not good for this room")
         member, token, entry = await st.store.join(room, body.name)
-        st.broker.publish(room, entry["seq"])
+        st.published(room, entry)
         code = await st.store.add_login(room, member, time.time() + LOGIN_SECONDS)
         return {"member": member, "token": token, "url": _page_url(request, room, code)}
 
@@ -169,7 +169,7 @@ def install(app: FastAPI) -> None:
             raise ApiError(422, f"the command is over {st.limits.command:,} characters")
         if not command:
             raise ApiError(422, "the command is empty: type a roll such as 3d6+2")
-        row = await st.store.room(room)
+        row = await st.room(room)
         assert row is not None
         fields = await asyncio.to_thread(
             roll_fields, member, command, body.visibility, row["epoch"]
@@ -185,7 +185,7 @@ def install(app: FastAPI) -> None:
         target = await st.store.entry(room, body.seq)
         if target is None or target["kind"] != "roll" or target["visibility"] == "public":
             raise ApiError(422, f"seq {body.seq} is not a secret roll")
-        if body.seq in await st.store.revealed(room):
+        if body.seq in await st.revealed(room):
             raise ApiError(409, f"seq {body.seq} is revealed already")
         return await st.append(room, "reveal", {"of": body.seq})
 
@@ -199,13 +199,13 @@ def install(app: FastAPI) -> None:
     ) -> dict[str, Any]:
         st = state(request)
         found = await st.store.entries(room, after, limit)
-        revealed = await st.store.revealed(room)
+        revealed = await st.revealed(room)
         return {"entries": [view(e, member.id, revealed) for e in found]}
 
     @app.get("/api/rooms/{room}/export")
     async def export(room: str, member: Caller, request: Request) -> StreamingResponse:
         st = state(request)
-        revealed = await st.store.revealed(room)
+        revealed = await st.revealed(room)
 
         async def lines() -> AsyncIterator[bytes]:
             after = -1

@@ -1,15 +1,17 @@
-"""Live updates within one server: each room's new seqs, to each connected socket task.
+"""Live updates within one server: each room's new entries, to each connected socket task.
 
-A subscriber is told only "the room's log reached seq N"; it then reads the
-entries it has not sent from the store and sends each as its member may see
-it (:func:`referee.rooms.log.view`). Notices coalesce, so a slow socket never
-holds a queue of entries, and nothing is lost: the store is the source.
+A subscriber gets the sealed entries this server appended, in the order of
+their seqs, and sends each as its member may see it
+(:func:`referee.rooms.log.view`). If it ever sees a gap (a seq it was not
+given: another server wrote it, or it fell behind), it reads the missing
+entries from the store, which is the source of truth: nothing is lost.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections import defaultdict
+from typing import Any
 
 __all__ = ["Broker", "Subscription"]
 
@@ -17,20 +19,28 @@ __all__ = ["Broker", "Subscription"]
 class Subscription:
     """One socket's interest in one room."""
 
+    MAX_PENDING = 1000
+    """Beyond this many unsent entries the subscription keeps only the newest seq,
+    and the socket reads the rest from the store."""
+
     def __init__(self) -> None:
         self.latest = -1
+        self.pending: list[dict[str, Any]] = []
         self._event = asyncio.Event()
 
-    def notify(self, seq: int) -> None:
-        if seq > self.latest:
-            self.latest = seq
+    def notify(self, entry: dict[str, Any]) -> None:
+        self.latest = max(self.latest, entry["seq"])
+        if len(self.pending) < self.MAX_PENDING:
+            self.pending.append(entry)
         self._event.set()
 
-    async def wait(self) -> int:
-        """Wait for news; return the newest seq announced."""
+    async def wait(self) -> list[dict[str, Any]]:
+        """Wait for news; return the entries announced since the last call (by seq)."""
         await self._event.wait()
         self._event.clear()
-        return self.latest
+        got, self.pending = self.pending, []
+        got.sort(key=lambda e: e["seq"])
+        return got
 
 
 class Broker:
@@ -51,9 +61,9 @@ class Broker:
             if not subs:
                 del self._rooms[room]
 
-    def publish(self, room: str, seq: int) -> None:
+    def publish(self, room: str, entry: dict[str, Any]) -> None:
         for sub in self._rooms.get(room, ()):
-            sub.notify(seq)
+            sub.notify(entry)
 
     def subscribers(self, room: str) -> int:
         return len(self._rooms.get(room, ()))

@@ -59,20 +59,25 @@ async def _member(ws: WebSocket, st: State, room: str) -> Member | None:
         return None
 
 
+async def _send(ws: WebSocket, st: State, member: Member, entry: dict[str, Any]) -> None:
+    """One entry as the member may see it; after a ``reveal``, the revealed roll again."""
+    room = entry["room"]
+    revealed = await st.revealed(room)
+    await ws.send_text(json.dumps(view(entry, member.id, revealed)))
+    if entry["kind"] == "reveal":
+        again = await st.store.entry(room, entry["of"])
+        if again is not None:
+            await ws.send_text(json.dumps(view(again, member.id, revealed)))
+
+
 async def _send_after(ws: WebSocket, st: State, member: Member, room: str, after: int) -> int:
-    """Send every entry after ``after`` (with revealed rolls again after their reveal);
-    return the last seq sent."""
+    """Send every stored entry after ``after``; return the last seq sent."""
     while True:
         page = await st.store.entries(room, after, 500)
         if not page:
             return after
-        revealed = await st.store.revealed(room)
         for entry in page:
-            await ws.send_text(json.dumps(view(entry, member.id, revealed)))
-            if entry["kind"] == "reveal":
-                again = await st.store.entry(room, entry["of"])
-                if again is not None:
-                    await ws.send_text(json.dumps(view(again, member.id, revealed)))
+            await _send(ws, st, member, entry)
             after = entry["seq"]
 
 
@@ -98,7 +103,14 @@ def install(app: FastAPI) -> None:
                 if reader in done:
                     waiter.cancel()
                     break
-                last = await _send_after(ws, st, member, room, last)
+                for entry in waiter.result():
+                    if entry["seq"] == last + 1:  # the usual case: straight from the broker
+                        await _send(ws, st, member, entry)
+                        last = entry["seq"]
+                    elif entry["seq"] > last:  # a gap: the store fills it
+                        last = await _send_after(ws, st, member, room, last)
+                if sub.latest > last:  # more than the broker kept
+                    last = await _send_after(ws, st, member, room, last)
         except WebSocketDisconnect:
             pass
         finally:

@@ -32,7 +32,7 @@ def install(app: FastAPI) -> None:
 
     @app.get("/rooms/{room}/join", response_class=HTMLResponse, include_in_schema=False)
     async def join_page(request: Request, room: str) -> Response:
-        if await state(request).store.room(room) is None:
+        if await state(request).room(room) is None:
             raise ApiError(404, f"no room {room!r}")
         return templates.TemplateResponse(request, "join.html", {"room": room})
 
@@ -56,7 +56,7 @@ def install(app: FastAPI) -> None:
     async def room_page(request: Request, room: str) -> Response:
         st = state(request)
         member = await authenticate(st, room, request.cookies.get(cookie_name(room)))
-        row = await st.store.room(room)
+        row = await st.room(room)
         assert row is not None
         return templates.TemplateResponse(
             request,

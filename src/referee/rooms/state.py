@@ -51,6 +51,35 @@ class State:
         self.broker = Broker()
         self.limits = limits
         self._buckets: dict[tuple[str, str], _Bucket] = {}
+        # Caches of what never changes once written: a room's row (its name, system and
+        # invite), a token's member, a room's revealed seqs (which only grow, and are
+        # added here as this server appends them).
+        self._rooms: dict[str, dict[str, Any]] = {}
+        self._members: dict[str, Member] = {}
+        self._revealed: dict[str, set[int]] = {}
+
+    async def room(self, room: str) -> dict[str, Any] | None:
+        row = self._rooms.get(room)
+        if row is None:
+            row = await self.store.room(room)
+            if row is not None and len(self._rooms) < 100_000:
+                self._rooms[room] = row
+        return row
+
+    async def member(self, token: str) -> Member | None:
+        found = self._members.get(token)
+        if found is None:
+            found = await self.store.member(token)
+            if found is not None and len(self._members) < 100_000:
+                self._members[token] = found
+        return found
+
+    async def revealed(self, room: str) -> set[int]:
+        """The seqs of ``room``'s revealed rolls (read once, then kept up to date)."""
+        seqs = self._revealed.get(room)
+        if seqs is None:
+            seqs = self._revealed[room] = await self.store.revealed(room)
+        return seqs
 
     def spend(self, member: Member) -> None:
         """Take one request from the member's bucket, or raise 429."""
@@ -69,5 +98,11 @@ class State:
 
     async def append(self, room: str, kind: str, fields: dict[str, Any]) -> dict[str, Any]:
         entry = await self.store.append(room, kind, fields)
-        self.broker.publish(room, entry["seq"])
+        self.published(room, entry)
         return entry
+
+    def published(self, room: str, entry: dict[str, Any]) -> None:
+        """Tell this server's sockets (and caches) of a new entry."""
+        if entry["kind"] == "reveal" and room in self._revealed:
+            self._revealed[room].add(entry["of"])
+        self.broker.publish(room, entry)

@@ -1,0 +1,156 @@
+"""Game rooms under load (issue 11): acknowledged rolls per second, and the time from a
+POST to the last live subscriber's frame, on the SQLite default.
+
+The server runs in a child process (``referee.rooms.child``) on loopback, with the
+rate limit lifted (this measures throughput, not the limiter). This process runs
+the load: posting clients and, per room, 5 subscribers on the live socket. Both
+share the machine's 2 cores, so the figures are for the whole system.
+
+Target (issue 11): >= 1,000 rolls/s across rooms, p99 <= 50 ms.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import statistics
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+from websockets.asyncio.client import connect
+
+from _timing import row, verdict
+from referee.rooms.child import running
+from referee.rooms.store import sqlite_url
+
+SECONDS = 5.0
+SUBSCRIBERS = 5
+
+
+async def _room(client: httpx.AsyncClient, players: int) -> tuple[str, list[str]]:
+    made = (await client.post("/api/rooms", json={"name": "bench", "system": None})).json()
+    tokens = [made["token"]]
+    for i in range(players):
+        joined = await client.post(
+            f"/api/rooms/{made['room']}/members", json={"name": f"p{i}", "invite": made["invite"]}
+        )
+        tokens.append(joined.json()["token"])
+    return made["room"], tokens
+
+
+async def _subscribe(
+    base: str,
+    room: str,
+    token: str,
+    seen: dict[tuple[str, int], list[float]],
+    ready: asyncio.Event,
+    stop: asyncio.Event,
+) -> None:
+    url = base.replace("http", "ws", 1) + f"/api/rooms/{room}/live"
+    async with connect(url, max_queue=None) as ws:
+        await ws.send(json.dumps({"token": token}))
+        ready.set()
+        while not stop.is_set():
+            try:
+                raw = await asyncio.wait_for(ws.recv(), 0.5)
+            except TimeoutError:
+                continue
+            entry = json.loads(raw)
+            if entry.get("kind") == "roll":
+                seen.setdefault((room, entry["seq"]), []).append(time.perf_counter())
+
+
+async def _post(
+    client: httpx.AsyncClient,
+    room: str,
+    token: str,
+    start: dict[tuple[str, int], float],
+    stop: asyncio.Event,
+) -> int:
+    done = 0
+    headers = {"authorization": f"Bearer {token}"}
+    while not stop.is_set():
+        t0 = time.perf_counter()
+        r = await client.post(f"/api/rooms/{room}/rolls", json={"command": "3d6"}, headers=headers)
+        if r.status_code != 201:
+            raise RuntimeError(r.text)
+        start[(room, r.json()["seq"])] = t0
+        done += 1
+    return done
+
+
+async def scenario(base: str, rooms: int, posters: int) -> dict[str, Any]:
+    limits = httpx.Limits(max_connections=rooms * posters + 10)
+    async with httpx.AsyncClient(base_url=base, limits=limits, timeout=60) as client:
+        tables = [await _room(client, posters) for _ in range(rooms)]
+        seen: dict[tuple[str, int], list[float]] = {}
+        start: dict[tuple[str, int], float] = {}
+        stop = asyncio.Event()
+        readies = []
+        subs = []
+        for room, tokens in tables:
+            for i in range(SUBSCRIBERS):
+                ready = asyncio.Event()
+                readies.append(ready)
+                subs.append(
+                    asyncio.create_task(
+                        _subscribe(base, room, tokens[i % len(tokens)], seen, ready, stop)
+                    )
+                )
+        for ready in readies:
+            await ready.wait()
+        await asyncio.sleep(0.5)  # let each socket send its backlog
+        began = time.perf_counter()
+        posts = [
+            asyncio.create_task(_post(client, room, tokens[1 + i], start, stop))
+            for room, tokens in tables
+            for i in range(posters)
+        ]
+        await asyncio.sleep(SECONDS)
+        stop.set()
+        total = sum(await asyncio.gather(*posts))
+        elapsed = time.perf_counter() - began
+        await asyncio.sleep(1.0)  # frames in flight
+        await asyncio.gather(*subs)
+    lat = sorted(
+        max(seen[key]) - t0 for key, t0 in start.items() if len(seen.get(key, ())) == SUBSCRIBERS
+    )
+    return {
+        "rate": total / elapsed,
+        "p50": statistics.quantiles(lat, n=100)[49] if len(lat) > 100 else float("nan"),
+        "p99": statistics.quantiles(lat, n=100)[98] if len(lat) > 100 else float("nan"),
+        "complete": len(lat) / max(1, len(start)),
+    }
+
+
+def main() -> None:
+    print(
+        f"== rooms: rolls into the SQLite default, {SECONDS:.0f} s per case, "
+        f"{SUBSCRIBERS} live subscribers a room =="
+    )
+    row("case", "rolls/s", "p50", "p99", "target")
+    with tempfile.TemporaryDirectory() as tmp:
+        db = sqlite_url(Path(tmp) / "bench.sqlite3")
+        with running(db, rate=1e9, burst=1e9) as base:
+            for name, rooms, posters in (
+                ("1 room, 8 posters", 1, 8),
+                ("20 rooms, 2 posters each", 20, 2),
+            ):
+                got = asyncio.run(scenario(base, rooms, posters))
+                ok = got["rate"] >= 1000 and got["p99"] <= 0.050
+                row(
+                    name,
+                    f"{got['rate']:.0f}",
+                    f"{got['p50'] * 1000:.1f} ms",
+                    f"{got['p99'] * 1000:.1f} ms",
+                    verdict(1.0 if ok else 0.0, 1.0).replace("PASS", ">=1000/s, p99<=50ms PASS"),
+                )
+                if got["complete"] < 0.99:
+                    print(f"  only {got['complete']:.1%} of rolls reached every subscriber")
+
+
+if __name__ == "__main__":
+    main()
