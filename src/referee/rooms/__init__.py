@@ -26,7 +26,14 @@ def serve(host: str = "127.0.0.1", port: int = 8000, db: str | None = None) -> N
         url = sqlite_url(url)
     shown = "localhost" if host in ("127.0.0.1", "::1") else host
     print(f"referee rooms: open http://{shown}:{port}/  (database: {_safe(url)})", flush=True)
-    uvicorn.run(create_app(url), host=host, port=port, log_level="warning", ws="websockets-sansio")
+    uvicorn.run(
+        create_app(url),
+        host=host,
+        port=port,
+        log_level="warning",
+        ws="websockets-sansio",
+        ws_per_message_deflate=False,
+    )
 
 
 def _safe(url: str) -> str:

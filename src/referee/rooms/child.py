@@ -75,7 +75,12 @@ def main(argv: list[str]) -> None:
         pass
 
     Limits.rate, Limits.burst = rate, burst
-    config = uvicorn.Config(create_app(url, Limits), log_level="warning", ws="websockets-sansio")
+    config = uvicorn.Config(
+        create_app(url, Limits),
+        log_level="warning",
+        ws="websockets-sansio",
+        ws_per_message_deflate=False,
+    )
     uvicorn.Server(config).run(sockets=[socket.socket(fileno=fd)])
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -119,11 +119,16 @@ class Member:
 class Store:
     """The rooms' database. Create with :meth:`open`; close with :meth:`close`."""
 
+    BATCH = 256
+    """Most appends written in one transaction."""
+
     def __init__(self, engine: AsyncEngine) -> None:
         self.engine = engine
         self.sqlite = engine.dialect.name == "sqlite"
         # SQLite has one writer at a time: queue writers here rather than on its lock.
         self._write = asyncio.Lock()
+        self._queue: list[tuple[str, str, Mapping[str, Any], asyncio.Future[dict[str, Any]]]] = []
+        self._flusher: asyncio.Task[None] | None = None
 
     @classmethod
     async def open(cls, url: str) -> Store:
@@ -150,51 +155,90 @@ class Store:
 
     # ------------------------------------------------------------------ writing
 
-    async def _append(
-        self, conn: AsyncConnection, room: str, kind: str, fields: Mapping[str, Any]
-    ) -> dict[str, Any]:
-        """Append one entry inside the caller's transaction; return it sealed."""
+    async def _append_many(
+        self, conn: AsyncConnection, room: str, items: list[tuple[str, Mapping[str, Any]]]
+    ) -> list[dict[str, Any]]:
+        """Append entries to one room inside the caller's transaction; return them sealed.
+
+        The room's row is taken first (``UPDATE ... RETURNING`` locks it until the
+        transaction ends), so the seqs are the room's next ones, with no gaps."""
         row = (
             await conn.execute(
                 sa.update(rooms)
                 .where(rooms.c.id == room)
-                .values(next_seq=rooms.c.next_seq + 1)
+                .values(next_seq=rooms.c.next_seq + len(items))
                 .returning(rooms.c.next_seq, rooms.c.last_chain)
             )
         ).one()
-        seq = row.next_seq - 1
-        entry = {"room": room, "seq": seq, "kind": kind, "time": now(), "salt": new_salt()}
-        entry.update(fields)
-        sealed = seal(entry, row.last_chain)
+        seq = row.next_seq - len(items)
+        chain = row.last_chain
+        sealed_all = []
+        for kind, fields in items:
+            entry = {"room": room, "seq": seq, "kind": kind, "time": now(), "salt": new_salt()}
+            entry.update(fields)
+            sealed = seal(entry, chain)
+            sealed_all.append(sealed)
+            chain = sealed["chain"]
+            seq += 1
         await conn.execute(
-            sa.insert(entries).values(
-                room_id=room,
-                seq=seq,
-                kind=kind,
-                ref=fields.get("of") if kind == "reveal" else None,
-                body=json.dumps(sealed, sort_keys=True),
-            )
+            sa.insert(entries),
+            [
+                {
+                    "room_id": room,
+                    "seq": e["seq"],
+                    "kind": e["kind"],
+                    "ref": e.get("of") if e["kind"] == "reveal" else None,
+                    "body": json.dumps(e, sort_keys=True),
+                }
+                for e in sealed_all
+            ],
         )
-        await conn.execute(
-            sa.update(rooms).where(rooms.c.id == room).values(last_chain=sealed["chain"])
-        )
-        return sealed
+        await conn.execute(sa.update(rooms).where(rooms.c.id == room).values(last_chain=chain))
+        return sealed_all
+
+    async def _append(
+        self, conn: AsyncConnection, room: str, kind: str, fields: Mapping[str, Any]
+    ) -> dict[str, Any]:
+        return (await self._append_many(conn, room, [(kind, fields)]))[0]
 
     def _writing(self) -> asyncio.Lock | _NoLock:
         return self._write if self.sqlite else _NoLock()
 
-    async def append(
-        self,
-        room: str,
-        kind: str,
-        fields: Mapping[str, Any] | Callable[[], Mapping[str, Any]],
-    ) -> dict[str, Any]:
-        """Append one entry to ``room``'s log in its own transaction; return it sealed.
+    async def append(self, room: str, kind: str, fields: Mapping[str, Any]) -> dict[str, Any]:
+        """Append one entry to ``room``'s log; return it sealed.
 
-        ``fields`` may be a function, called inside the transaction (a roll is made
-        only once its seq is certain)."""
-        async with self._writing(), self.engine.begin() as conn:
-            return await self._append(conn, room, kind, fields() if callable(fields) else fields)
+        Appends that arrive together are written in one transaction (group commit),
+        each room's in the order they came; an append returns once its transaction
+        has committed."""
+        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._queue.append((room, kind, fields, future))
+        if self._flusher is None or self._flusher.done():
+            self._flusher = asyncio.create_task(self._flush())
+        return await future
+
+    async def _flush(self) -> None:
+        """Write queued appends, a batch per transaction, until the queue is empty."""
+        while self._queue:
+            batch, self._queue = self._queue[: self.BATCH], self._queue[self.BATCH :]
+            by_room: dict[str, list[int]] = {}
+            for i, (room, *_rest) in enumerate(batch):
+                by_room.setdefault(room, []).append(i)
+            try:
+                async with self._writing(), self.engine.begin() as conn:
+                    results: dict[int, dict[str, Any]] = {}
+                    for room, idx in by_room.items():
+                        sealed = await self._append_many(
+                            conn, room, [(batch[i][1], batch[i][2]) for i in idx]
+                        )
+                        results.update(zip(idx, sealed, strict=True))
+            except Exception as exc:  # the whole batch failed: say so to each caller
+                for *_rest, future in batch:
+                    if not future.done():
+                        future.set_exception(exc)
+                continue
+            for i, (*_rest, future) in enumerate(batch):
+                if not future.done():
+                    future.set_result(results[i])
 
     async def create_room(
         self, name: str, system: str | None
