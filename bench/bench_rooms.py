@@ -22,7 +22,7 @@ from typing import Any
 import httpx
 from websockets.asyncio.client import connect
 
-from _timing import row, verdict
+from _timing import row
 from referee.rooms.child import running
 from referee.rooms.store import sqlite_url
 
@@ -166,7 +166,7 @@ def main() -> None:
                     f"{got['rate']:.0f}",
                     f"{got['p50'] * 1000:.1f} ms",
                     f"{got['p99'] * 1000:.1f} ms",
-                    verdict(1.0 if ok else 0.0, 1.0).replace("PASS", ">=1000/s, p99<=50ms PASS"),
+                    f">= 1000/s, p99 <= 50 ms  {'PASS' if ok else 'MISS'}",
                 )
                 if got["complete"] < 0.99:
                     print(f"  only {got['complete']:.1%} of rolls reached every subscriber")
