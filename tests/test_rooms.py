@@ -193,7 +193,7 @@ def test_eight_clients_rolling_at_once_leave_a_gapless_valid_chain(table: Table)
         t.join()
     assert not errors
     entries = table.log("gm")
-    assert len(entries) == 3 + 8 * 12
+    assert len(entries) == 2 + 2 + 1 + 8 * 12  # room, epoch, 2 joins, the lock, the rolls
     _verify_chain(entries)
     assert len({e["salt"] for e in entries}) == len(entries)
 
@@ -300,12 +300,13 @@ def test_the_socket_refuses_foreign_origins_and_bad_tokens(table: Table) -> None
 
 
 def test_a_client_that_reconnects_with_after_loses_nothing(table: Table) -> None:
-    first = live(table, "bob", count=3)  # room, join, join
-    assert [e["seq"] for e in first] == [0, 1, 2]
+    first = live(table, "bob", count=4)  # room, epoch, join, join
+    assert [e["kind"] for e in first] == ["room", "epoch", "join", "join"]
     for i in range(5):
         table.roll("alice", f"1d{6 + i}")
-    rest = live(table, "bob", after=first[-1]["seq"], count=5)
-    assert [e["seq"] for e in rest] == [3, 4, 5, 6, 7]
+    rest = live(table, "bob", after=first[-1]["seq"], count=6)  # the lock, then 5 rolls
+    assert [e["seq"] for e in rest] == [4, 5, 6, 7, 8, 9]
+    assert [e["kind"] for e in rest] == ["lock"] + ["roll"] * 5
 
 
 def test_health_and_pages(server: Server) -> None:

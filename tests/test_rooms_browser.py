@@ -64,7 +64,7 @@ async def test_a_table_in_two_browsers(server: Server) -> None:
         await player.fill("input[name=name]", "Alice")
         await player.click("button[type=submit]")
         await expect(player.locator("h1")).to_have_text("Friday at the table")
-        await expect(player.locator("#log li")).to_have_count(2)  # room, join
+        await expect(player.locator("#log li")).to_have_count(3)  # room, epoch, join
         await expect(player.locator("#me")).to_have_text("Alice")
 
         # A public roll by the GM appears live on the player's page.

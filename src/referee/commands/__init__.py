@@ -41,6 +41,7 @@ __all__ = [
     "Resources",
     "help_text",
     "is_rolling",
+    "plan",
     "run",
 ]
 
@@ -56,6 +57,18 @@ def run(
     from .reader import run as _run
 
     return _run(line, rng, only_rolls=only_rolls, resources=resources)
+
+
+def plan(
+    line: str | Sequence[str], *, only_rolls: bool = False, resources: Resources = BUILTIN
+) -> tuple[str, Plan]:
+    """Read a command line without running it: ``(normalised command, plan)``; the
+    plan rolls when called with a random source (a game room reads a command before
+    its seq, and so its random stream, is known). See :func:`.reader.plan_line`."""
+    from .reader import plan_line
+
+    shown, _meta, made = plan_line(line, only_rolls=only_rolls, resources=resources)
+    return shown, made
 
 
 def is_rolling(line: str | Sequence[str]) -> bool:

@@ -152,6 +152,28 @@ def prepare(line: str | Sequence[str], *, resources: Resources = BUILTIN) -> tup
     return meta, plan
 
 
+def plan_line(
+    line: str | Sequence[str], *, only_rolls: bool = False, resources: Resources = BUILTIN
+) -> tuple[str, Command, Plan]:
+    """Read a command line into ``(normalised command, command, plan)`` without
+    running it: the normalised text is trimmed, with runs of whitespace made one
+    space, and ``roll `` put before a bare dice expression.
+
+    Raises:
+        CommandError, RefereeError: as :func:`run`.
+    """
+    meta, plan = prepare(line, resources=resources)
+    if only_rolls and not meta.rolls:
+        raise CommandError(
+            f"'{meta.name}' does not roll dice: only rolling commands are allowed here"
+        )
+    text = line if isinstance(line, str) else " ".join(line)
+    shown = normalise(text)
+    if meta.path == ("roll",) and not shown.startswith("roll"):
+        shown = "roll " + shown
+    return shown, meta, plan
+
+
 def run(
     line: str | Sequence[str],
     rng: RandomSource | None = None,
@@ -173,17 +195,9 @@ def run(
             roll when ``only_rolls``.
         RefereeError: what the rules refuse, with the engine's message.
     """
-    meta, plan = prepare(line, resources=resources)
-    if only_rolls and not meta.rolls:
-        raise CommandError(
-            f"'{meta.name}' does not roll dice: only rolling commands are allowed here"
-        )
+    shown, meta, plan = plan_line(line, only_rolls=only_rolls, resources=resources)
     recorder = RecordingSource(resolve(rng))
     reply = plan(recorder)
-    text = line if isinstance(line, str) else " ".join(line)
-    shown = normalise(text)
-    if meta.path == ("roll",) and not shown.startswith("roll"):
-        shown = "roll " + shown
     return CommandResult(shown, meta.name, meta.rolls, reply.data, reply.text, recorder.draws)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import re
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Annotated, Any, Literal
 
 from fastapi import Depends, FastAPI, Query, Request
@@ -14,9 +14,9 @@ from pydantic import BaseModel, Field
 
 from .log import canon, check_digestible, view
 from .state import ApiError, State
-from .store import Member
+from .store import Conflict, Epoch, Member
 
-__all__ = ["LOGIN_SECONDS", "authenticate", "install", "roll_fields"]
+__all__ = ["LOGIN_SECONDS", "authenticate", "install", "roll_maker"]
 
 LOGIN_SECONDS = 600
 """How long a one-time page link stays good."""
@@ -41,6 +41,26 @@ class NewRoll(BaseModel):
 
 class Reveal(BaseModel):
     seq: int
+
+
+class NewSeed(BaseModel):
+    seed: str = Field(max_length=10_000)
+
+
+class Close(BaseModel):
+    declassify: bool = False
+
+
+class Declassify(BaseModel):
+    epoch: int
+
+
+async def _conflicts(pending: Awaitable[dict[str, Any]]) -> dict[str, Any]:
+    """A store write whose Conflict becomes the API's 409 or 422."""
+    try:
+        return await pending
+    except Conflict as exc:
+        raise ApiError(exc.status, str(exc)) from None
 
 
 def state(request: Request) -> State:
@@ -97,33 +117,55 @@ def normalise(command: str) -> str:
     return " ".join(command.split())
 
 
-def roll_fields(member: Member, command: str, visibility: str, epoch: int) -> dict[str, Any]:
-    """Run a rolling command on the server; the fields of its ``roll`` entry.
+def roll_maker(
+    member: Member, command: str, visibility: str
+) -> Callable[[int, Epoch], dict[str, Any]]:
+    """Read a rolling command now (a bad one gets 422 at once); return the function
+    that rolls it once its seq and epoch are known, on the epoch's stream for its
+    visibility, and makes the fields of its ``roll`` entry.
 
     Raises:
         ApiError: 422 with the engine's own message for a bad command.
     """
     from .. import commands
     from ..errors import RefereeError
+    from ..rng import RecordingSource
+    from ..stream import HmacStream
 
     try:
-        result = commands.run(command, only_rolls=True)
+        shown, plan = commands.plan(command, only_rolls=True)
     except RefereeError as exc:
         raise ApiError(422, str(exc)) from None
-    fields = {
-        "roller": member.id,
-        "visibility": visibility,
-        "epoch": epoch,
-        "command": result.command,
-        "draws": [[n, v] for n, v in result.draws],
-        "result": result.data,
-        "text": result.text,
-    }
-    try:
-        check_digestible(fields["result"], "result")
-    except ValueError as exc:
-        raise ApiError(422, f"this command's result cannot be logged: {exc}") from None
-    return fields
+
+    def make(seq: int, epoch: Epoch) -> dict[str, Any]:
+        assert epoch.mix is not None
+        stream = HmacStream(
+            epoch.seed(visibility), member.room, epoch.number, seq, member.id, epoch.mix
+        )
+        recorder = RecordingSource(stream)
+        try:
+            reply = plan(recorder)
+        except RefereeError as exc:
+            raise ApiError(422, str(exc)) from None
+        fields = {
+            "roller": member.id,
+            "visibility": visibility,
+            "epoch": epoch.number,
+            "command": shown,
+            "draws": [[n, v] for n, v in recorder.draws],
+            "result": reply.data,
+            "text": reply.text,
+        }
+        try:
+            check_digestible(fields["result"], "result")
+        except ValueError as exc:
+            raise ApiError(422, f"this command's result cannot be logged: {exc}") from None
+        return fields
+
+    return make
+
+
+_SEED = re.compile(r"[\x20-\x7e]{16,128}")
 
 
 def install(app: FastAPI) -> None:
@@ -134,8 +176,9 @@ def install(app: FastAPI) -> None:
     @app.post("/api/rooms", status_code=201)
     async def create_room(body: NewRoom, request: Request) -> dict[str, Any]:
         st = state(request)
-        room, token, invite, entry = await st.store.create_room(body.name, body.system)
-        st.published(room, entry)
+        room, token, invite, made = await st.store.create_room(body.name, body.system)
+        for entry in made:
+            st.published(room, entry)
         code = await st.store.add_login(room, "gm", time.time() + LOGIN_SECONDS)
         return {
             "room": room,
@@ -169,13 +212,41 @@ def install(app: FastAPI) -> None:
             raise ApiError(422, f"the command is over {st.limits.command:,} characters")
         if not command:
             raise ApiError(422, "the command is empty: type a roll such as 3d6+2")
-        row = await st.room(room)
-        assert row is not None
-        fields = await asyncio.to_thread(
-            roll_fields, member, command, body.visibility, row["epoch"]
-        )
-        entry = await st.append(room, "roll", fields)
+        make = await asyncio.to_thread(roll_maker, member, command, body.visibility)
+        entry = await st.append(room, "roll", make)
         return view(entry, member.id)
+
+    @app.post("/api/rooms/{room}/seed", status_code=201)
+    async def seed(room: str, body: NewSeed, member: Caller, request: Request) -> dict[str, Any]:
+        st = state(request)
+        if member.is_gm:
+            raise ApiError(403, "only players send client seeds")
+        if not _SEED.fullmatch(body.seed):
+            raise ApiError(422, "a client seed is 16 to 128 printable ASCII characters")
+        entry = await _conflicts(st.store.add_seed(room, member.id, body.seed))
+        st.published(room, entry)
+        return entry
+
+    @app.post("/api/rooms/{room}/close", status_code=201)
+    async def close(room: str, body: Close, member: Caller, request: Request) -> dict[str, Any]:
+        st = state(request)
+        if not member.is_gm:
+            raise ApiError(403, "only the GM closes an epoch")
+        made = await st.store.close_epoch(room, body.declassify)
+        for entry in made:
+            st.published(room, entry)
+        return made[0]
+
+    @app.post("/api/rooms/{room}/declassify", status_code=201)
+    async def declassify(
+        room: str, body: Declassify, member: Caller, request: Request
+    ) -> dict[str, Any]:
+        st = state(request)
+        if not member.is_gm:
+            raise ApiError(403, "only the GM declassifies")
+        entry = await _conflicts(st.store.declassify(room, body.epoch))
+        st.published(room, entry)
+        return entry
 
     @app.post("/api/rooms/{room}/reveal", status_code=201)
     async def reveal(room: str, body: Reveal, member: Caller, request: Request) -> dict[str, Any]:

@@ -7,7 +7,7 @@ import time
 from typing import Any
 
 from .broker import Broker
-from .store import Member, Store
+from .store import Fields, Member, Store
 
 __all__ = ["MAX_BODY", "ApiError", "RoomsLimits", "State"]
 
@@ -96,7 +96,7 @@ class State:
             raise ApiError(429, "too many requests: slow down")
         bucket.tokens -= 1
 
-    async def append(self, room: str, kind: str, fields: dict[str, Any]) -> dict[str, Any]:
+    async def append(self, room: str, kind: str, fields: Fields) -> dict[str, Any]:
         entry = await self.store.append(room, kind, fields)
         self.published(room, entry)
         return entry

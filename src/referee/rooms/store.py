@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Mapping
+import secrets
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,58 +28,11 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
+from ..stream import commitment, mix
 from .log import GENESIS, hash_token, new_id, new_salt, new_token, now, seal
+from .schema import client_seeds, entries, epochs, logins, members, rooms, tokens
 
-__all__ = ["DEFAULT_DB", "Member", "Store", "migrate", "sqlite_url"]
-
-metadata = sa.MetaData()
-
-rooms = sa.Table(
-    "rooms",
-    metadata,
-    sa.Column("id", sa.String(64), primary_key=True),
-    sa.Column("name", sa.Text, nullable=False),
-    sa.Column("system", sa.String(16)),
-    sa.Column("invite_hash", sa.String(64), nullable=False),
-    sa.Column("next_seq", sa.BigInteger, nullable=False),
-    sa.Column("last_chain", sa.String(64), nullable=False),
-    sa.Column("epoch", sa.Integer, nullable=False),
-)
-
-members = sa.Table(
-    "members",
-    metadata,
-    sa.Column("room_id", sa.String(64), sa.ForeignKey("rooms.id"), primary_key=True),
-    sa.Column("member_id", sa.String(64), primary_key=True),
-    sa.Column("name", sa.Text, nullable=False),
-)
-
-tokens = sa.Table(  # a member's tokens: the API's, and each page session's
-    "tokens",
-    metadata,
-    sa.Column("token_hash", sa.String(64), primary_key=True),
-    sa.Column("room_id", sa.String(64), nullable=False),
-    sa.Column("member_id", sa.String(64), nullable=False),
-)
-
-entries = sa.Table(
-    "entries",
-    metadata,
-    sa.Column("room_id", sa.String(64), sa.ForeignKey("rooms.id"), primary_key=True),
-    sa.Column("seq", sa.BigInteger, primary_key=True),
-    sa.Column("kind", sa.String(16), nullable=False),
-    sa.Column("ref", sa.BigInteger),  # a reveal's "of"
-    sa.Column("body", sa.Text, nullable=False),  # the sealed entry, as JSON
-)
-
-logins = sa.Table(  # one-time links that open the page as a member
-    "logins",
-    metadata,
-    sa.Column("code_hash", sa.String(64), primary_key=True),
-    sa.Column("room_id", sa.String(64), nullable=False),
-    sa.Column("member_id", sa.String(64), nullable=False),
-    sa.Column("expires", sa.Float, nullable=False),
-)
+__all__ = ["DEFAULT_DB", "Conflict", "Epoch", "Fields", "Member", "Store", "migrate", "sqlite_url"]
 
 DEFAULT_DB = "referee-rooms.sqlite3"
 """The SQLite file used when no URL is given (in the working directory)."""
@@ -116,6 +70,33 @@ class Member:
         return self.id == "gm"
 
 
+@dataclass(slots=True)
+class Epoch:
+    """The current epoch of a room, as a roll needs it (read inside its transaction)."""
+
+    number: int
+    public: bytes
+    secret: bytes
+    mix: str | None
+    """The lock's mix; None until the epoch's first roll."""
+
+    def seed(self, visibility: str) -> bytes:
+        """The server seed a roll of this visibility draws from."""
+        return self.public if visibility == "public" else self.secret
+
+
+Fields = Mapping[str, Any] | Callable[[int, Epoch], Mapping[str, Any]]
+"""An entry's fields, or (for a roll) a function of its seq and epoch that makes them."""
+
+
+class Conflict(Exception):
+    """A write the log refuses: ``status`` 409 (done already) or 422 (not allowed now)."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+
 class Store:
     """The rooms' database. Create with :meth:`open`; close with :meth:`close`."""
 
@@ -127,7 +108,7 @@ class Store:
         self.sqlite = engine.dialect.name == "sqlite"
         # SQLite has one writer at a time: queue writers here rather than on its lock.
         self._write = asyncio.Lock()
-        self._queue: list[tuple[str, str, Mapping[str, Any], asyncio.Future[dict[str, Any]]]] = []
+        self._queue: list[tuple[str, str, Fields, asyncio.Future[dict[str, Any]]]] = []
         self._flusher: asyncio.Task[None] | None = None
 
     @classmethod
@@ -155,56 +136,142 @@ class Store:
 
     # ------------------------------------------------------------------ writing
 
-    async def _append_many(
-        self, conn: AsyncConnection, room: str, items: list[tuple[str, Mapping[str, Any]]]
-    ) -> list[dict[str, Any]]:
-        """Append entries to one room inside the caller's transaction; return them sealed.
-
-        The room's row is taken first (``UPDATE ... RETURNING`` locks it until the
-        transaction ends), so the seqs are the room's next ones, with no gaps."""
-        row = (
+    async def _take(self, conn: AsyncConnection, room: str) -> Any:
+        """Lock ``room``'s row for this transaction; its ``next_seq``, ``last_chain``, ``epoch``."""
+        return (
             await conn.execute(
                 sa.update(rooms)
                 .where(rooms.c.id == room)
-                .values(next_seq=rooms.c.next_seq + len(items))
-                .returning(rooms.c.next_seq, rooms.c.last_chain)
+                .values(next_seq=rooms.c.next_seq)
+                .returning(rooms.c.next_seq, rooms.c.last_chain, rooms.c.epoch)
             )
         ).one()
-        seq = row.next_seq - len(items)
-        chain = row.last_chain
-        sealed_all = []
-        for kind, fields in items:
+
+    async def _append_many(
+        self, conn: AsyncConnection, room: str, items: list[tuple[str, Fields]]
+    ) -> list[dict[str, Any] | Exception]:
+        """Append entries to one room inside the caller's transaction: each sealed entry,
+        or the exception that its fields' function raised (that item is left out).
+
+        The room's row is locked first, so the seqs are the room's next ones with no
+        gaps. Before the first roll of an epoch, its ``lock`` entry is written."""
+        row = await self._take(conn, room)
+        seq, chain = row.next_seq, row.last_chain
+        epoch = None
+        if any(callable(f) for _, f in items):
+            epoch = await self._epoch(conn, room, row.epoch)
+        out: list[dict[str, Any] | Exception] = []
+        sealed_all: list[dict[str, Any]] = []
+
+        def add(kind: str, fields: Mapping[str, Any]) -> dict[str, Any]:
+            nonlocal seq, chain
             entry = {"room": room, "seq": seq, "kind": kind, "time": now(), "salt": new_salt()}
             entry.update(fields)
             sealed = seal(entry, chain)
             sealed_all.append(sealed)
-            chain = sealed["chain"]
-            seq += 1
-        await conn.execute(
-            sa.insert(entries),
-            [
-                {
-                    "room_id": room,
-                    "seq": e["seq"],
-                    "kind": e["kind"],
-                    "ref": e.get("of") if e["kind"] == "reveal" else None,
-                    "body": json.dumps(e, sort_keys=True),
-                }
-                for e in sealed_all
-            ],
+            seq, chain = seq + 1, sealed["chain"]
+            return sealed
+
+        for kind, fields in items:
+            if callable(fields):
+                assert epoch is not None
+                if epoch.mix is None:
+                    await self._lock(conn, room, epoch, add)
+                try:
+                    made = fields(seq, epoch)
+                except Exception as exc:  # this roll fails alone: its caller is told
+                    out.append(exc)
+                    continue
+                out.append(add(kind, made))
+            else:
+                out.append(add(kind, fields))
+        if sealed_all:
+            await conn.execute(
+                sa.insert(entries),
+                [
+                    {
+                        "room_id": room,
+                        "seq": e["seq"],
+                        "kind": e["kind"],
+                        "ref": e.get("of") if e["kind"] == "reveal" else None,
+                        "body": json.dumps(e, sort_keys=True),
+                    }
+                    for e in sealed_all
+                ],
+            )
+            await conn.execute(
+                sa.update(rooms).where(rooms.c.id == room).values(next_seq=seq, last_chain=chain)
+            )
+        return out
+
+    async def _epoch(self, conn: AsyncConnection, room: str, number: int) -> Epoch:
+        row = (
+            await conn.execute(
+                sa.select(epochs).where(epochs.c.room_id == room, epochs.c.epoch == number)
+            )
+        ).one()
+        return Epoch(
+            number, bytes.fromhex(row.public_seed), bytes.fromhex(row.secret_seed), row.mix
         )
-        await conn.execute(sa.update(rooms).where(rooms.c.id == room).values(last_chain=chain))
-        return sealed_all
+
+    async def _lock(
+        self,
+        conn: AsyncConnection,
+        room: str,
+        epoch: Epoch,
+        add: Callable[[str, Mapping[str, Any]], dict[str, Any]],
+    ) -> None:
+        """Lock the epoch's client seeds into its mix, with a ``lock`` entry."""
+        rows = await conn.execute(
+            sa.select(client_seeds.c.member_id, client_seeds.c.seed).where(
+                client_seeds.c.room_id == room, client_seeds.c.epoch == epoch.number
+            )
+        )
+        seeds = {m: sd for m, sd in rows}
+        epoch.mix = mix(seeds)
+        await conn.execute(
+            sa.update(epochs)
+            .where(epochs.c.room_id == room, epochs.c.epoch == epoch.number)
+            .values(mix=epoch.mix)
+        )
+        add("lock", {"epoch": epoch.number, "seeds": seeds, "mix": epoch.mix})
+
+    async def _new_epoch(self, conn: AsyncConnection, room: str, number: int) -> dict[str, Any]:
+        """Fresh server seeds for epoch ``number``; the fields of its ``epoch`` entry."""
+        public, secret = secrets.token_bytes(32), secrets.token_bytes(32)
+        await conn.execute(
+            sa.insert(epochs).values(
+                room_id=room,
+                epoch=number,
+                public_seed=public.hex(),
+                secret_seed=secret.hex(),
+                mix=None,
+                closed=False,
+                declassified=False,
+            )
+        )
+        await conn.execute(sa.update(rooms).where(rooms.c.id == room).values(epoch=number))
+        return {
+            "epoch": number,
+            "commitments": {"public": commitment(public), "secret": commitment(secret)},
+        }
+
+    async def _one(
+        self, conn: AsyncConnection, room: str, kind: str, fields: Mapping[str, Any]
+    ) -> dict[str, Any]:
+        (sealed,) = await self._append_many(conn, room, [(kind, fields)])
+        assert isinstance(sealed, dict)
+        return sealed
 
     async def _append(
         self, conn: AsyncConnection, room: str, kind: str, fields: Mapping[str, Any]
     ) -> dict[str, Any]:
-        return (await self._append_many(conn, room, [(kind, fields)]))[0]
+        return await self._one(conn, room, kind, fields)
 
     def _writing(self) -> asyncio.Lock | _NoLock:
         return self._write if self.sqlite else _NoLock()
 
-    async def append(self, room: str, kind: str, fields: Mapping[str, Any]) -> dict[str, Any]:
+    async def append(self, room: str, kind: str, fields: Fields) -> dict[str, Any]:
         """Append one entry to ``room``'s log; return it sealed.
 
         Appends that arrive together are written in one transaction (group commit),
@@ -225,7 +292,7 @@ class Store:
                 by_room.setdefault(room, []).append(i)
             try:
                 async with self._writing(), self.engine.begin() as conn:
-                    results: dict[int, dict[str, Any]] = {}
+                    results: dict[int, dict[str, Any] | Exception] = {}
                     for room, idx in by_room.items():
                         sealed = await self._append_many(
                             conn, room, [(batch[i][1], batch[i][2]) for i in idx]
@@ -237,13 +304,19 @@ class Store:
                         future.set_exception(exc)
                 continue
             for i, (*_rest, future) in enumerate(batch):
-                if not future.done():
-                    future.set_result(results[i])
+                if future.done():
+                    continue
+                got = results[i]
+                if isinstance(got, Exception):
+                    future.set_exception(got)
+                else:
+                    future.set_result(got)
 
     async def create_room(
         self, name: str, system: str | None
-    ) -> tuple[str, str, str, dict[str, Any]]:
-        """A new room with its GM: ``(room id, GM token, invite, room entry)``."""
+    ) -> tuple[str, str, str, list[dict[str, Any]]]:
+        """A new room with its GM and its first epoch: ``(room id, GM token, invite,
+        [room entry, epoch entry])``."""
         room, token, invite = new_id(), new_token(), new_token()
         async with self._writing(), self.engine.begin() as conn:
             await conn.execute(
@@ -262,7 +335,77 @@ class Store:
                 sa.insert(tokens).values(token_hash=hash_token(token), room_id=room, member_id="gm")
             )
             entry = await self._append(conn, room, "room", {"name": name, "system": system})
-        return room, token, invite, entry
+            first = await self._new_epoch(conn, room, 1)
+            epoch_entry = await self._append(conn, room, "epoch", first)
+        return room, token, invite, [entry, epoch_entry]
+
+    async def add_seed(self, room: str, member: str, seed: str) -> dict[str, Any]:
+        """A player's client seed: it counts for the current epoch, or for the next one
+        once the current one is locked. A second seed for the same epoch is a Conflict."""
+        async with self._writing(), self.engine.begin() as conn:
+            row = await self._take(conn, room)
+            epoch = await self._epoch(conn, room, row.epoch)
+            counts_for = epoch.number + (1 if epoch.mix is not None else 0)
+            taken = await conn.scalar(
+                sa.select(sa.func.count())
+                .select_from(client_seeds)
+                .where(
+                    client_seeds.c.room_id == room,
+                    client_seeds.c.epoch == counts_for,
+                    client_seeds.c.member_id == member,
+                )
+            )
+            if taken:
+                raise Conflict(409, f"you have a client seed for epoch {counts_for} already")
+            await conn.execute(
+                sa.insert(client_seeds).values(
+                    room_id=room, epoch=counts_for, member_id=member, seed=seed
+                )
+            )
+            return await self._one(
+                conn, room, "seed", {"member": member, "epoch": counts_for, "seed": seed}
+            )
+
+    async def close_epoch(self, room: str, declassify: bool) -> list[dict[str, Any]]:
+        """Close the current epoch: its ``close`` entry (the public seed; the secret one if
+        ``declassify``), then the next epoch's ``epoch`` entry, in one transaction."""
+        async with self._writing(), self.engine.begin() as conn:
+            row = await self._take(conn, room)
+            epoch = await self._epoch(conn, room, row.epoch)
+            await conn.execute(
+                sa.update(epochs)
+                .where(epochs.c.room_id == room, epochs.c.epoch == epoch.number)
+                .values(closed=True, declassified=declassify)
+            )
+            seeds = {
+                "public": epoch.public.hex(),
+                "secret": epoch.secret.hex() if declassify else None,
+            }
+            closed = await self._one(conn, room, "close", {"epoch": epoch.number, "seeds": seeds})
+            nxt = await self._new_epoch(conn, room, epoch.number + 1)
+            return [closed, await self._one(conn, room, "epoch", nxt)]
+
+    async def declassify(self, room: str, number: int) -> dict[str, Any]:
+        """Reveal a closed epoch's secret seed with a ``declassify`` entry."""
+        async with self._writing(), self.engine.begin() as conn:
+            await self._take(conn, room)
+            row = (
+                await conn.execute(
+                    sa.select(epochs).where(epochs.c.room_id == room, epochs.c.epoch == number)
+                )
+            ).first()
+            if row is None or not row.closed:
+                raise Conflict(422, f"epoch {number} is not a closed epoch")
+            if row.declassified:
+                raise Conflict(409, f"epoch {number} is declassified already")
+            await conn.execute(
+                sa.update(epochs)
+                .where(epochs.c.room_id == room, epochs.c.epoch == number)
+                .values(declassified=True)
+            )
+            return await self._one(
+                conn, room, "declassify", {"epoch": number, "seeds": {"secret": row.secret_seed}}
+            )
 
     async def join(self, room: str, name: str) -> tuple[str, str, dict[str, Any]]:
         """A new player: ``(member id, token, join entry)``."""

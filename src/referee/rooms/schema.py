@@ -1,0 +1,78 @@
+"""The rooms' tables (SQLAlchemy Core). The Alembic migrations in ``migrations/``
+create them; :mod:`.store` reads and writes them."""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+
+__all__ = ["client_seeds", "entries", "epochs", "logins", "members", "metadata", "rooms", "tokens"]
+
+metadata = sa.MetaData()
+
+rooms = sa.Table(
+    "rooms",
+    metadata,
+    sa.Column("id", sa.String(64), primary_key=True),
+    sa.Column("name", sa.Text, nullable=False),
+    sa.Column("system", sa.String(16)),
+    sa.Column("invite_hash", sa.String(64), nullable=False),
+    sa.Column("next_seq", sa.BigInteger, nullable=False),
+    sa.Column("last_chain", sa.String(64), nullable=False),
+    sa.Column("epoch", sa.Integer, nullable=False),
+)
+
+members = sa.Table(
+    "members",
+    metadata,
+    sa.Column("room_id", sa.String(64), sa.ForeignKey("rooms.id"), primary_key=True),
+    sa.Column("member_id", sa.String(64), primary_key=True),
+    sa.Column("name", sa.Text, nullable=False),
+)
+
+tokens = sa.Table(  # a member's tokens: the API's, and each page session's
+    "tokens",
+    metadata,
+    sa.Column("token_hash", sa.String(64), primary_key=True),
+    sa.Column("room_id", sa.String(64), nullable=False),
+    sa.Column("member_id", sa.String(64), nullable=False),
+)
+
+entries = sa.Table(
+    "entries",
+    metadata,
+    sa.Column("room_id", sa.String(64), sa.ForeignKey("rooms.id"), primary_key=True),
+    sa.Column("seq", sa.BigInteger, primary_key=True),
+    sa.Column("kind", sa.String(16), nullable=False),
+    sa.Column("ref", sa.BigInteger),  # a reveal's "of"
+    sa.Column("body", sa.Text, nullable=False),  # the sealed entry, as JSON
+)
+
+logins = sa.Table(  # one-time links that open the page as a member
+    "logins",
+    metadata,
+    sa.Column("code_hash", sa.String(64), primary_key=True),
+    sa.Column("room_id", sa.String(64), nullable=False),
+    sa.Column("member_id", sa.String(64), nullable=False),
+    sa.Column("expires", sa.Float, nullable=False),
+)
+
+epochs = sa.Table(  # each epoch's server seeds: kept here, out of every view, until revealed
+    "epochs",
+    metadata,
+    sa.Column("room_id", sa.String(64), sa.ForeignKey("rooms.id"), primary_key=True),
+    sa.Column("epoch", sa.Integer, primary_key=True),
+    sa.Column("public_seed", sa.String(64), nullable=False),
+    sa.Column("secret_seed", sa.String(64), nullable=False),
+    sa.Column("mix", sa.String(64)),  # set by the lock
+    sa.Column("closed", sa.Boolean, nullable=False),
+    sa.Column("declassified", sa.Boolean, nullable=False),
+)
+
+client_seeds = sa.Table(  # one per player per epoch
+    "client_seeds",
+    metadata,
+    sa.Column("room_id", sa.String(64), sa.ForeignKey("rooms.id"), primary_key=True),
+    sa.Column("epoch", sa.Integer, primary_key=True),
+    sa.Column("member_id", sa.String(64), primary_key=True),
+    sa.Column("seed", sa.Text, nullable=False),
+)
