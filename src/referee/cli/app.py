@@ -214,7 +214,38 @@ def build() -> typer.Typer:
     for meta in COMMANDS.values():
         app_for(meta.path[:-1]).command(meta.path[-1], epilog=meta.epilog)(_wrap(meta))
     apps[()].command("serve", epilog=SERVE_EXAMPLES)(serve)
+    apps[()].command("verify", epilog=VERIFY_EXAMPLES)(verify)
     return apps[()]
+
+
+VERIFY_EXAMPLES = """Exit status: 0 when every check that could be made holds, 1 on any mismatch
+(the entry and the check are named), 2 when the file cannot be read.
+
+Examples:
+
+  referee verify room-export.jsonl
+
+  referee verify room-export.jsonl --json"""
+
+
+def verify(
+    export: Annotated[str, typer.Argument(metavar="EXPORT", help="A room's export (NDJSON).")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+) -> None:
+    """Check a game room's exported log: the chain, the seeds, and every roll's dice."""
+    import json
+
+    from ..rooms.verify import read_export
+    from ..rooms.verify import verify as check
+
+    try:
+        entries = read_export(export)
+    except (OSError, ValueError, UnicodeDecodeError) as exc:
+        print(f"error: cannot read {export}: {exc}", file=sys.stderr)
+        raise typer.Exit(2) from None
+    report = check(entries)
+    print(json.dumps(report.as_json()) if as_json else report.text())
+    raise typer.Exit(0 if report.ok else 1)
 
 
 SERVE_EXAMPLES = """Examples:

@@ -1,0 +1,248 @@
+"""``referee verify EXPORT``: check a room's exported log, as the contract lists
+(``shared/rooms/README.md``, "Verifying").
+
+From the export alone, with no word from the server, it checks that seq has no
+gaps; every digest (of a non-redacted entry) and every chain link; each revealed
+seed against its commitment; each lock's mix against its seeds; each verifiable
+roll's draws against the stream; and that re-running each roll's command on its
+draws gives its result. It reports, per epoch, the rolls verified, those whose
+mix had no player seed, those waiting for a seed, and those redacted for the
+exporter.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..stream import HmacStream, commitment, mix
+from .log import GENESIS, chain_link, digest
+
+__all__ = ["EpochReport", "Problem", "Report", "read_export", "verify"]
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """One check that failed: which entry, which check, and what was found."""
+
+    seq: int | None
+    check: str
+    detail: str
+
+    def __str__(self) -> str:
+        where = "the export" if self.seq is None else f"seq {self.seq}"
+        return f"{where}: {self.check}: {self.detail}"
+
+
+@dataclass(slots=True)
+class EpochReport:
+    """What could be checked of one epoch."""
+
+    epoch: int
+    rolls: int = 0
+    verified: int = 0
+    unmixed: int = 0
+    """Verified rolls whose mix held no player seed (the server alone chose the stream)."""
+    waiting: int = 0
+    """Rolls whose seed is not revealed yet (the epoch is open, or its secret seed
+    is not declassified)."""
+    redacted: int = 0
+    """Rolls redacted for the exporter: only their chain link is checked."""
+
+
+@dataclass(slots=True)
+class Report:
+    """The outcome of a verification."""
+
+    entries: int = 0
+    problems: list[Problem] = field(default_factory=list)
+    epochs: dict[int, EpochReport] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "ok": self.ok,
+            "entries": self.entries,
+            "problems": [
+                {"seq": p.seq, "check": p.check, "detail": p.detail} for p in self.problems
+            ],
+            "epochs": [
+                {
+                    "epoch": e.epoch,
+                    "rolls": e.rolls,
+                    "verified": e.verified,
+                    "verified_without_player_seed": e.unmixed,
+                    "waiting_for_seed": e.waiting,
+                    "redacted": e.redacted,
+                }
+                for e in sorted(self.epochs.values(), key=lambda e: e.epoch)
+            ],
+        }
+
+    def text(self) -> str:
+        lines = []
+        for e in sorted(self.epochs.values(), key=lambda e: e.epoch):
+            parts = [f"{e.verified} of {e.rolls} rolls verified"]
+            if e.unmixed:
+                parts.append(f"{e.unmixed} with no player seed in the mix (not verifiable as fair)")
+            if e.waiting:
+                parts.append(f"{e.waiting} waiting for a seed to be revealed")
+            if e.redacted:
+                parts.append(f"{e.redacted} redacted for you (chain checked only)")
+            lines.append(f"epoch {e.epoch}: " + "; ".join(parts))
+        lines.extend(f"FAILED {p}" for p in self.problems)
+        verdict = (
+            "every check that could be made holds"
+            if self.ok
+            else (f"{len(self.problems)} check(s) failed")
+        )
+        lines.append(f"{self.entries} entries: {verdict}")
+        return "\n".join(lines)
+
+
+def read_export(path: str | Path) -> list[dict[str, Any]]:
+    """The entries of an export (one JSON object per line).
+
+    Raises:
+        OSError: the file cannot be read.
+        ValueError: a line is not a JSON object.
+    """
+    out = []
+    with open(path, encoding="utf-8") as f:
+        for number, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            entry = json.loads(line)
+            if not isinstance(entry, dict):
+                raise ValueError(f"line {number} is not a JSON object")
+            out.append(entry)
+    return out
+
+
+@dataclass(slots=True)
+class _Epoch:
+    commitments: dict[str, str] | None = None
+    mix: str | None = None
+    seeds: dict[str, bytes] = field(default_factory=dict)
+    """Revealed server seeds, by ``public``/``secret``, once checked against their commitment."""
+
+
+def verify(entries: list[dict[str, Any]]) -> Report:
+    """Check an exported log; see the module's docstring."""
+    report = Report(entries=len(entries))
+    problems = report.problems
+    epochs: dict[int, _Epoch] = {}
+    rolls: list[tuple[dict[str, Any], int]] = []  # each roll, with the epoch it falls in
+    previous = GENESIS
+    for i, entry in enumerate(entries):
+        seq = entry.get("seq")
+        if seq != i:
+            problems.append(
+                Problem(seq if isinstance(seq, int) else None, "seq", f"expected seq {i}")
+            )
+            return report  # nothing after a gap can be placed
+        if not entry.get("redacted") and entry.get("digest") != digest(entry):
+            problems.append(Problem(i, "digest", "the entry does not match its digest"))
+        link = chain_link(previous, str(entry.get("digest", "")))
+        if entry.get("chain") != link:
+            problems.append(
+                Problem(i, "chain", "the chain link does not follow from the one before")
+            )
+        previous = str(entry.get("chain", ""))
+        try:
+            _read(entry, i, epochs, rolls, problems)
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            problems.append(Problem(i, "format", f"a field is missing or malformed ({exc!r})"))
+    return _rolls(report, epochs, rolls)
+
+
+def _read(
+    entry: dict[str, Any],
+    i: int,
+    epochs: dict[int, _Epoch],
+    rolls: list[tuple[dict[str, Any], int]],
+    problems: list[Problem],
+) -> None:
+    """Take what one entry says of its epoch: commitments, the mix, revealed seeds."""
+    current = max(epochs) if epochs else 0  # epochs only grow along the log
+    kind = entry.get("kind")
+    if kind == "roll":  # a redacted roll has no epoch field: it is the current one
+        rolls.append((entry, int(entry.get("epoch", current))))
+    elif kind == "epoch":
+        epochs[entry["epoch"]] = _Epoch(commitments=dict(entry["commitments"]))
+    elif kind == "lock":
+        ep = epochs.setdefault(entry["epoch"], _Epoch())
+        if mix(entry["seeds"]) != entry["mix"]:
+            problems.append(Problem(i, "mix", "the mix does not match the locked seeds"))
+        ep.mix = entry["mix"]
+    elif kind in ("close", "declassify"):
+        ep = epochs.setdefault(entry["epoch"], _Epoch())
+        for which, hexseed in entry["seeds"].items():
+            if hexseed is None:
+                continue
+            revealed = bytes.fromhex(hexseed)
+            expected = (ep.commitments or {}).get(which)
+            if commitment(revealed) != expected:
+                problems.append(
+                    Problem(
+                        i,
+                        "commitment",
+                        f"the revealed {which} seed does not match its commitment",
+                    )
+                )
+            else:
+                ep.seeds[which] = revealed
+
+
+def _rolls(
+    report: Report, epochs: dict[int, _Epoch], rolls: list[tuple[dict[str, Any], int]]
+) -> Report:
+    """Check the rolls, once every seed of the export is known."""
+    problems = report.problems
+    for number in epochs:
+        report.epochs[number] = EpochReport(number)
+    for entry, number in rolls:
+        er = report.epochs.setdefault(number, EpochReport(number))
+        er.rolls += 1
+        if entry.get("redacted"):
+            er.redacted += 1
+            continue
+        ep = epochs.get(number, _Epoch())
+        seed = ep.seeds.get("public" if entry.get("visibility") == "public" else "secret")
+        if seed is None or ep.mix is None:
+            er.waiting += 1
+            continue
+        if _check_roll(entry, seed, ep.mix, problems):
+            er.verified += 1
+            if ep.mix == mix({}):
+                er.unmixed += 1
+    return report
+
+
+def _check_roll(entry: dict[str, Any], seed: bytes, the_mix: str, problems: list[Problem]) -> bool:
+    from .. import commands
+    from ..errors import RefereeError
+    from ..rng import ReplaySource
+
+    seq = entry["seq"]
+    stream = HmacStream(seed, entry["room"], entry["epoch"], seq, entry["roller"], the_mix)
+    for k, (n, value) in enumerate(entry["draws"]):
+        if stream.randbelow(n) + 1 != value:
+            problems.append(Problem(seq, "draws", f"draw {k + 1} (from {n}) is not the stream's"))
+            return False
+    try:
+        again = commands.run(entry["command"], ReplaySource([tuple(d) for d in entry["draws"]]))
+    except (RefereeError, ValueError) as exc:
+        problems.append(Problem(seq, "replay", f"the command does not replay: {exc}"))
+        return False
+    if again.data != entry["result"]:
+        problems.append(
+            Problem(seq, "result", "re-running the command on its draws gives another result")
+        )
+        return False
+    return True
