@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import secrets
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,9 +27,9 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
-from ..stream import commitment, mix
+from .epochs import Conflict, Epoch, EpochWrites, lock_epoch, new_epoch, read_epoch
 from .log import GENESIS, hash_token, new_id, new_salt, new_token, now, seal
-from .schema import client_seeds, entries, epochs, logins, members, rooms, tokens
+from .schema import entries, logins, members, rooms, tokens
 
 __all__ = ["DEFAULT_DB", "Conflict", "Epoch", "Fields", "Member", "Store", "migrate", "sqlite_url"]
 
@@ -70,34 +69,11 @@ class Member:
         return self.id == "gm"
 
 
-@dataclass(slots=True)
-class Epoch:
-    """The current epoch of a room, as a roll needs it (read inside its transaction)."""
-
-    number: int
-    public: bytes
-    secret: bytes
-    mix: str | None
-    """The lock's mix; None until the epoch's first roll."""
-
-    def seed(self, visibility: str) -> bytes:
-        """The server seed a roll of this visibility draws from."""
-        return self.public if visibility == "public" else self.secret
-
-
 Fields = Mapping[str, Any] | Callable[[int, Epoch], Mapping[str, Any]]
 """An entry's fields, or (for a roll) a function of its seq and epoch that makes them."""
 
 
-class Conflict(Exception):
-    """A write the log refuses: ``status`` 409 (done already) or 422 (not allowed now)."""
-
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-
-
-class Store:
+class Store(EpochWrites):
     """The rooms' database. Create with :meth:`open`; close with :meth:`close`."""
 
     BATCH = 256
@@ -159,7 +135,7 @@ class Store:
         seq, chain = row.next_seq, row.last_chain
         epoch = None
         if any(callable(f) for _, f in items):
-            epoch = await self._epoch(conn, room, row.epoch)
+            epoch = await read_epoch(conn, room, row.epoch)
         out: list[dict[str, Any] | Exception] = []
         sealed_all: list[dict[str, Any]] = []
 
@@ -176,7 +152,7 @@ class Store:
             if callable(fields):
                 assert epoch is not None
                 if epoch.mix is None:
-                    await self._lock(conn, room, epoch, add)
+                    await lock_epoch(conn, room, epoch, add)
                 try:
                     made = fields(seq, epoch)
                 except Exception as exc:  # this roll fails alone: its caller is told
@@ -203,58 +179,6 @@ class Store:
                 sa.update(rooms).where(rooms.c.id == room).values(next_seq=seq, last_chain=chain)
             )
         return out
-
-    async def _epoch(self, conn: AsyncConnection, room: str, number: int) -> Epoch:
-        row = (
-            await conn.execute(
-                sa.select(epochs).where(epochs.c.room_id == room, epochs.c.epoch == number)
-            )
-        ).one()
-        return Epoch(
-            number, bytes.fromhex(row.public_seed), bytes.fromhex(row.secret_seed), row.mix
-        )
-
-    async def _lock(
-        self,
-        conn: AsyncConnection,
-        room: str,
-        epoch: Epoch,
-        add: Callable[[str, Mapping[str, Any]], dict[str, Any]],
-    ) -> None:
-        """Lock the epoch's client seeds into its mix, with a ``lock`` entry."""
-        rows = await conn.execute(
-            sa.select(client_seeds.c.member_id, client_seeds.c.seed).where(
-                client_seeds.c.room_id == room, client_seeds.c.epoch == epoch.number
-            )
-        )
-        seeds = {m: sd for m, sd in rows}
-        epoch.mix = mix(seeds)
-        await conn.execute(
-            sa.update(epochs)
-            .where(epochs.c.room_id == room, epochs.c.epoch == epoch.number)
-            .values(mix=epoch.mix)
-        )
-        add("lock", {"epoch": epoch.number, "seeds": seeds, "mix": epoch.mix})
-
-    async def _new_epoch(self, conn: AsyncConnection, room: str, number: int) -> dict[str, Any]:
-        """Fresh server seeds for epoch ``number``; the fields of its ``epoch`` entry."""
-        public, secret = secrets.token_bytes(32), secrets.token_bytes(32)
-        await conn.execute(
-            sa.insert(epochs).values(
-                room_id=room,
-                epoch=number,
-                public_seed=public.hex(),
-                secret_seed=secret.hex(),
-                mix=None,
-                closed=False,
-                declassified=False,
-            )
-        )
-        await conn.execute(sa.update(rooms).where(rooms.c.id == room).values(epoch=number))
-        return {
-            "epoch": number,
-            "commitments": {"public": commitment(public), "secret": commitment(secret)},
-        }
 
     async def _one(
         self, conn: AsyncConnection, room: str, kind: str, fields: Mapping[str, Any]
@@ -335,77 +259,9 @@ class Store:
                 sa.insert(tokens).values(token_hash=hash_token(token), room_id=room, member_id="gm")
             )
             entry = await self._append(conn, room, "room", {"name": name, "system": system})
-            first = await self._new_epoch(conn, room, 1)
+            first = await new_epoch(conn, room, 1)
             epoch_entry = await self._append(conn, room, "epoch", first)
         return room, token, invite, [entry, epoch_entry]
-
-    async def add_seed(self, room: str, member: str, seed: str) -> dict[str, Any]:
-        """A player's client seed: it counts for the current epoch, or for the next one
-        once the current one is locked. A second seed for the same epoch is a Conflict."""
-        async with self._writing(), self.engine.begin() as conn:
-            row = await self._take(conn, room)
-            epoch = await self._epoch(conn, room, row.epoch)
-            counts_for = epoch.number + (1 if epoch.mix is not None else 0)
-            taken = await conn.scalar(
-                sa.select(sa.func.count())
-                .select_from(client_seeds)
-                .where(
-                    client_seeds.c.room_id == room,
-                    client_seeds.c.epoch == counts_for,
-                    client_seeds.c.member_id == member,
-                )
-            )
-            if taken:
-                raise Conflict(409, f"you have a client seed for epoch {counts_for} already")
-            await conn.execute(
-                sa.insert(client_seeds).values(
-                    room_id=room, epoch=counts_for, member_id=member, seed=seed
-                )
-            )
-            return await self._one(
-                conn, room, "seed", {"member": member, "epoch": counts_for, "seed": seed}
-            )
-
-    async def close_epoch(self, room: str, declassify: bool) -> list[dict[str, Any]]:
-        """Close the current epoch: its ``close`` entry (the public seed; the secret one if
-        ``declassify``), then the next epoch's ``epoch`` entry, in one transaction."""
-        async with self._writing(), self.engine.begin() as conn:
-            row = await self._take(conn, room)
-            epoch = await self._epoch(conn, room, row.epoch)
-            await conn.execute(
-                sa.update(epochs)
-                .where(epochs.c.room_id == room, epochs.c.epoch == epoch.number)
-                .values(closed=True, declassified=declassify)
-            )
-            seeds = {
-                "public": epoch.public.hex(),
-                "secret": epoch.secret.hex() if declassify else None,
-            }
-            closed = await self._one(conn, room, "close", {"epoch": epoch.number, "seeds": seeds})
-            nxt = await self._new_epoch(conn, room, epoch.number + 1)
-            return [closed, await self._one(conn, room, "epoch", nxt)]
-
-    async def declassify(self, room: str, number: int) -> dict[str, Any]:
-        """Reveal a closed epoch's secret seed with a ``declassify`` entry."""
-        async with self._writing(), self.engine.begin() as conn:
-            await self._take(conn, room)
-            row = (
-                await conn.execute(
-                    sa.select(epochs).where(epochs.c.room_id == room, epochs.c.epoch == number)
-                )
-            ).first()
-            if row is None or not row.closed:
-                raise Conflict(422, f"epoch {number} is not a closed epoch")
-            if row.declassified:
-                raise Conflict(409, f"epoch {number} is declassified already")
-            await conn.execute(
-                sa.update(epochs)
-                .where(epochs.c.room_id == room, epochs.c.epoch == number)
-                .values(declassified=True)
-            )
-            return await self._one(
-                conn, room, "declassify", {"epoch": number, "seeds": {"secret": row.secret_seed}}
-            )
 
     async def join(self, room: str, name: str) -> tuple[str, str, dict[str, Any]]:
         """A new player: ``(member id, token, join entry)``."""

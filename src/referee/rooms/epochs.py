@@ -1,0 +1,183 @@
+"""Epochs: each holds two committed server seeds (public, secret), kept in the
+database, out of every view, until revealed; the lock fixes its players' mix.
+
+See the contract's "Randomness: commit, mix, reveal". :mod:`.store` calls these
+inside its transactions, with the room's row already locked.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+
+from ..stream import commitment, mix
+from .schema import client_seeds, epochs, rooms
+
+__all__ = ["Conflict", "Epoch", "EpochWrites", "lock_epoch", "new_epoch", "read_epoch"]
+
+
+@dataclass(slots=True)
+class Epoch:
+    """The current epoch of a room, as a roll needs it (read inside its transaction)."""
+
+    number: int
+    public: bytes
+    secret: bytes
+    mix: str | None
+    """The lock's mix; None until the epoch's first roll."""
+
+    def seed(self, visibility: str) -> bytes:
+        """The server seed a roll of this visibility draws from."""
+        return self.public if visibility == "public" else self.secret
+
+
+async def read_epoch(conn: AsyncConnection, room: str, number: int) -> Epoch:
+    """Epoch ``number`` of ``room``, as a roll needs it."""
+    row = (
+        await conn.execute(
+            sa.select(epochs).where(epochs.c.room_id == room, epochs.c.epoch == number)
+        )
+    ).one()
+    return Epoch(number, bytes.fromhex(row.public_seed), bytes.fromhex(row.secret_seed), row.mix)
+
+
+async def lock_epoch(
+    conn: AsyncConnection,
+    room: str,
+    epoch: Epoch,
+    add: Callable[[str, Mapping[str, Any]], dict[str, Any]],
+) -> None:
+    """Lock the epoch's client seeds into its mix, with a ``lock`` entry."""
+    rows = await conn.execute(
+        sa.select(client_seeds.c.member_id, client_seeds.c.seed).where(
+            client_seeds.c.room_id == room, client_seeds.c.epoch == epoch.number
+        )
+    )
+    seeds = {m: sd for m, sd in rows}
+    epoch.mix = mix(seeds)
+    await conn.execute(
+        sa.update(epochs)
+        .where(epochs.c.room_id == room, epochs.c.epoch == epoch.number)
+        .values(mix=epoch.mix)
+    )
+    add("lock", {"epoch": epoch.number, "seeds": seeds, "mix": epoch.mix})
+
+
+async def new_epoch(conn: AsyncConnection, room: str, number: int) -> dict[str, Any]:
+    """Fresh server seeds for epoch ``number``; the fields of its ``epoch`` entry."""
+    public, secret = secrets.token_bytes(32), secrets.token_bytes(32)
+    await conn.execute(
+        sa.insert(epochs).values(
+            room_id=room,
+            epoch=number,
+            public_seed=public.hex(),
+            secret_seed=secret.hex(),
+            mix=None,
+            closed=False,
+            declassified=False,
+        )
+    )
+    await conn.execute(sa.update(rooms).where(rooms.c.id == room).values(epoch=number))
+    return {
+        "epoch": number,
+        "commitments": {"public": commitment(public), "secret": commitment(secret)},
+    }
+
+
+class Conflict(Exception):
+    """A write the log refuses: ``status`` 409 (done already) or 422 (not allowed now)."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class EpochWrites:
+    """The store's writes of seeds and epochs (mixed into :class:`.store.Store`, which
+    provides the engine, the writer lock, the row lock and the appending)."""
+
+    engine: AsyncEngine
+
+    def _writing(self) -> Any:
+        raise NotImplementedError
+
+    async def _take(self, conn: AsyncConnection, room: str) -> Any:
+        raise NotImplementedError
+
+    async def _one(
+        self, conn: AsyncConnection, room: str, kind: str, fields: Mapping[str, Any]
+    ) -> dict[str, Any]:
+        raise NotImplementedError
+
+    async def add_seed(self, room: str, member: str, seed: str) -> dict[str, Any]:
+        """A player's client seed: it counts for the current epoch, or for the next one
+        once the current one is locked. A second seed for the same epoch is a Conflict."""
+        async with self._writing(), self.engine.begin() as conn:
+            row = await self._take(conn, room)
+            epoch = await read_epoch(conn, room, row.epoch)
+            counts_for = epoch.number + (1 if epoch.mix is not None else 0)
+            taken = await conn.scalar(
+                sa.select(sa.func.count())
+                .select_from(client_seeds)
+                .where(
+                    client_seeds.c.room_id == room,
+                    client_seeds.c.epoch == counts_for,
+                    client_seeds.c.member_id == member,
+                )
+            )
+            if taken:
+                raise Conflict(409, f"you have a client seed for epoch {counts_for} already")
+            await conn.execute(
+                sa.insert(client_seeds).values(
+                    room_id=room, epoch=counts_for, member_id=member, seed=seed
+                )
+            )
+            return await self._one(
+                conn, room, "seed", {"member": member, "epoch": counts_for, "seed": seed}
+            )
+
+    async def close_epoch(self, room: str, declassify: bool) -> list[dict[str, Any]]:
+        """Close the current epoch: its ``close`` entry (the public seed; the secret one if
+        ``declassify``), then the next epoch's ``epoch`` entry, in one transaction."""
+        async with self._writing(), self.engine.begin() as conn:
+            row = await self._take(conn, room)
+            epoch = await read_epoch(conn, room, row.epoch)
+            await conn.execute(
+                sa.update(epochs)
+                .where(epochs.c.room_id == room, epochs.c.epoch == epoch.number)
+                .values(closed=True, declassified=declassify)
+            )
+            seeds = {
+                "public": epoch.public.hex(),
+                "secret": epoch.secret.hex() if declassify else None,
+            }
+            closed = await self._one(conn, room, "close", {"epoch": epoch.number, "seeds": seeds})
+            nxt = await new_epoch(conn, room, epoch.number + 1)
+            return [closed, await self._one(conn, room, "epoch", nxt)]
+
+    async def declassify(self, room: str, number: int) -> dict[str, Any]:
+        """Reveal a closed epoch's secret seed with a ``declassify`` entry."""
+        async with self._writing(), self.engine.begin() as conn:
+            await self._take(conn, room)
+            row = (
+                await conn.execute(
+                    sa.select(epochs).where(epochs.c.room_id == room, epochs.c.epoch == number)
+                )
+            ).first()
+            if row is None or not row.closed:
+                raise Conflict(422, f"epoch {number} is not a closed epoch")
+            if row.declassified:
+                raise Conflict(409, f"epoch {number} is declassified already")
+            await conn.execute(
+                sa.update(epochs)
+                .where(epochs.c.room_id == room, epochs.c.epoch == number)
+                .values(declassified=True)
+            )
+            return await self._one(
+                conn, room, "declassify", {"epoch": number, "seeds": {"secret": row.secret_seed}}
+            )
