@@ -5,6 +5,7 @@ and its reveal. Screenshots go to ``test-artifacts/``."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -106,4 +107,52 @@ async def test_a_table_in_two_browsers(server: Server) -> None:
         await player.fill("input[name=command]", "fudge roll Good")
         await player.press("input[name=command]", "Enter")
         await expect(gm.locator("#log li[data-kind=roll]").last).to_contain_text("Good")
+        await browser.close()
+
+
+async def test_verify_in_the_browser_passes_and_catches_tampering(server: Server) -> None:
+    from playwright.async_api import async_playwright, expect
+
+    from rooms_server import make_table
+
+    table = make_table(server, "Verify night")
+    async with async_playwright() as pw:
+        browser = await pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        player = await (await browser.new_context()).new_page()
+        with table.server.client() as c:
+            alice = c.post(
+                f"/api/rooms/{table.room}/members", json={"name": "Alice", "invite": table.invite}
+            ).json()
+        await player.goto(alice["url"])
+        # The page makes the player's seed (16 random bytes, as hex) and shows it.
+        await expect(player.locator("#my-seed")).to_have_text(re.compile("^[0-9a-f]{32}$"))
+        await player.click("#send-seed")
+        await expect(player.locator("#seed-note")).to_contain_text("sent for epoch 1")
+        # Rolls in every visibility, by the API's GM and the browser's player.
+        assert table.roll("gm", "3d6+1").status_code == 201
+        assert table.roll("gm", "gurps check 12", "gm").status_code == 201
+        await player.fill("input[name=command]", "2d10!>=9")
+        await player.press("input[name=command]", "Enter")
+        await expect(player.locator("#mix")).not_to_have_text("not locked yet")
+        with table.client("gm") as g:
+            assert (
+                g.post(f"/api/rooms/{table.room}/close", json={"declassify": True}).status_code
+                == 201
+            )
+        await expect(player.locator("#revealed-seeds")).to_contain_text("epoch 1 secret")
+        await expect(player.locator("#epoch-number")).to_have_text("2")
+        await player.click("#verify")
+        result = player.locator("#verify-result")
+        await expect(result).to_contain_text("passed: 2 rolls verified")
+        await expect(result).to_contain_text("1 hidden from you")
+        await player.screenshot(path=str(ARTIFACTS / "player-verify-passed.png"), full_page=True)
+        # Tamper with the page's own copy of a roll's dice: Verify fails.
+        await player.evaluate(
+            "() => { const e = window.refereeEntries.find("
+            "x => x && x.kind === 'roll' && !x.redacted);"
+            " e.draws[0][1] = e.draws[0][1] % e.draws[0][0] + 1; }"
+        )
+        await player.click("#verify")
+        await expect(result).to_contain_text("FAILED")
+        await player.screenshot(path=str(ARTIFACTS / "player-verify-failed.png"), full_page=True)
         await browser.close()

@@ -6,6 +6,8 @@ const log = document.getElementById("log");
 const names = { gm: "GM" };
 const revealed = new Set();
 const shown = new Map();
+const entries = [];  // the log as this member sees it, by seq (revealed rolls replaced whole)
+window.refereeEntries = entries;
 let last = -1;
 
 const inviteLink = new URLSearchParams(location.hash.slice(1)).get("invite");
@@ -58,13 +60,59 @@ function render(entry) {
   } else if (entry.kind === "reveal") {
     revealed.add(entry.of);
     li.append(el("span", "meta", "The GM revealed roll #" + entry.of));
+  } else if (entry.kind === "epoch") {
+    li.append(el("span", "meta", "Epoch " + entry.epoch + " begins: the server committed to its seeds"));
+  } else if (entry.kind === "seed") {
+    li.append(el("span", "meta", who(entry.member) + " sent a client seed for epoch " + entry.epoch));
+  } else if (entry.kind === "lock") {
+    const n = Object.keys(entry.seeds).length;
+    li.append(el("span", "meta", "Epoch " + entry.epoch + " locked with " + n + " player seed" + (n === 1 ? "" : "s")));
+  } else if (entry.kind === "close") {
+    li.append(el("span", "meta", "The GM closed epoch " + entry.epoch + (entry.seeds.secret ? " and revealed both seeds" : " and revealed its public seed")));
+  } else if (entry.kind === "declassify") {
+    li.append(el("span", "meta", "The GM revealed the secret seed of epoch " + entry.epoch));
   } else {
     li.append(el("span", "meta", entry.kind));
   }
   return li;
 }
 
+function track(entry) {
+  entries[entry.seq] = entry;
+  const text = (id, value) => { const node = document.getElementById(id); if (node) node.textContent = value; };
+  if (entry.kind === "epoch") {
+    text("epoch-number", entry.epoch);
+    text("commit-public", entry.commitments.public);
+    text("commit-secret", entry.commitments.secret);
+    text("mix", "not locked yet");
+    text("mix-note", "");
+    text("seed-note", "");
+    newSeed();
+  } else if (entry.kind === "lock") {
+    text("mix", entry.mix);
+    text("mix-note", Object.keys(entry.seeds).length ? "" : "(no player seed: this epoch cannot be verified)");
+  } else if (entry.kind === "close" || entry.kind === "declassify") {
+    const list = document.getElementById("revealed-seeds");
+    if (list.textContent === "none yet") list.textContent = "";
+    for (const [which, seed] of Object.entries(entry.seeds)) {
+      if (seed) list.append(el("div", "", "epoch " + entry.epoch + " " + which + ": " + seed));
+    }
+  } else if (entry.kind === "seed" && entry.member === member) {
+    text("seed-note", "sent for epoch " + entry.epoch);
+  }
+}
+
+let mySeed = null;
+function newSeed() {
+  const node = document.getElementById("my-seed");
+  if (!node) return;
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  mySeed = Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+  node.textContent = mySeed;
+}
+
 function show(entry) {
+  track(entry);
   const li = render(entry);
   const old = shown.get(entry.seq);
   if (old) { old.replaceWith(li); } else { log.append(li); }
@@ -94,6 +142,21 @@ async function post(path, body) {
 }
 
 async function reveal(seq) { await post("reveal", { seq }); }
+
+const sendSeed = document.getElementById("send-seed");
+if (sendSeed) sendSeed.addEventListener("click", () => post("seed", { seed: mySeed }));
+const closeEpoch = document.getElementById("close-epoch");
+if (closeEpoch) closeEpoch.addEventListener("click", () => post("close", { declassify: document.getElementById("declassify").checked }));
+document.getElementById("verify").addEventListener("click", async () => {
+  const out = document.getElementById("verify-result");
+  out.textContent = "checking…";
+  const log = Array.from({ length: entries.length }, (_, i) => entries[i] || { seq: null });
+  const report = await window.refereeFairness.verifyLog(log);
+  out.textContent = report.ok
+    ? `passed: ${report.verified} rolls verified, ${report.waiting} waiting for a seed, ${report.redacted} hidden from you (chain checked)`
+    : "FAILED: " + report.problems.join("; ");
+  out.className = report.ok ? "passed" : "failed error";
+});
 
 const form = document.getElementById("roll");
 form.addEventListener("submit", async (event) => {
