@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from rooms_server import Server, running
+from rooms_server import Server, Table, running
 
 CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
@@ -113,16 +113,18 @@ async def test_a_table_in_two_browsers(server: Server) -> None:
 async def test_verify_in_the_browser_passes_and_catches_tampering(server: Server) -> None:
     from playwright.async_api import async_playwright, expect
 
-    from rooms_server import make_table
-
-    table = make_table(server, "Verify night")
     async with async_playwright() as pw:
         browser = await pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        gm = await (await browser.new_context()).new_page()
         player = await (await browser.new_context()).new_page()
-        with table.server.client() as c:
+        with server.client() as c:
+            made = c.post("/api/rooms", json={"name": "Verify night", "system": None}).json()
             alice = c.post(
-                f"/api/rooms/{table.room}/members", json={"name": "Alice", "invite": table.invite}
+                f"/api/rooms/{made['room']}/members",
+                json={"name": "Alice", "invite": made["invite"]},
             ).json()
+        table = Table(server, made["room"], made["invite"], {"gm": made["token"]}, {"gm": "gm"})
+        await gm.goto(made["url"])
         await player.goto(alice["url"])
         # The page makes the player's seed (16 random bytes, as hex) and shows it.
         await expect(player.locator("#my-seed")).to_have_text(re.compile("^[0-9a-f]{32}$"))
@@ -134,11 +136,10 @@ async def test_verify_in_the_browser_passes_and_catches_tampering(server: Server
         await player.fill("input[name=command]", "2d10!>=9")
         await player.press("input[name=command]", "Enter")
         await expect(player.locator("#mix")).not_to_have_text("not locked yet")
-        with table.client("gm") as g:
-            assert (
-                g.post(f"/api/rooms/{table.room}/close", json={"declassify": True}).status_code
-                == 201
-            )
+        # The GM closes the epoch from the page, revealing the secret seed too.
+        await gm.check("#declassify")
+        await gm.click("#close-epoch")
+        await expect(gm.locator("#epoch-number")).to_have_text("2")
         await expect(player.locator("#revealed-seeds")).to_contain_text("epoch 1 secret")
         await expect(player.locator("#epoch-number")).to_have_text("2")
         await player.click("#verify")
