@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from referee.rooms.verify import read_export, verify
 from rooms_server import Server, Table, running
 
 CHROMIUM = "/usr/bin/chromium"
@@ -147,6 +148,17 @@ async def test_verify_in_the_browser_passes_and_catches_tampering(server: Server
         await expect(result).to_contain_text("passed: 2 rolls verified")
         await expect(result).to_contain_text("1 hidden from you")
         await player.screenshot(path=str(ARTIFACTS / "player-verify-passed.png"), full_page=True)
+        # The log downloaded from the page verifies with the CLI's checker, with the same counts.
+        async with player.expect_download() as waiting:
+            await player.click("#export")
+        download = await waiting.value
+        assert download.suggested_filename == f"room-{table.room}.jsonl"
+        saved = ARTIFACTS / download.suggested_filename
+        await download.save_as(saved)
+        report = verify(read_export(saved))
+        assert report.ok, report.text()
+        assert sum(e.verified for e in report.epochs.values()) == 2
+        assert sum(e.redacted for e in report.epochs.values()) == 1
         # Tamper with the page's own copy of a roll's dice: Verify fails.
         await player.evaluate(
             "() => { const e = window.refereeEntries.find("

@@ -288,4 +288,8 @@ def install(app: FastAPI) -> None:
                     yield canon(view(e, member.id, revealed)) + b"\n"
                 after = page[-1]["seq"]
 
-        return StreamingResponse(lines(), media_type="application/x-ndjson")
+        return StreamingResponse(
+            lines(),
+            media_type="application/x-ndjson",
+            headers={"Content-Disposition": f'attachment; filename="room-{room}.jsonl"'},
+        )
