@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Install the real services the tests use, from Debian's packages, when missing:
-# Chromium (browser tests, driven by Playwright through /usr/bin/chromium).
+# Chromium (browser tests, driven by Playwright through /usr/bin/chromium) and
+# PostgreSQL (the rooms' tests and benchmarks start throwaway clusters of their own:
+# src/referee/rooms/pgtemp.py; apt never starts the packaged cluster here).
 # Playwright's own `playwright install` downloads browsers, which these machines cannot.
 set -euo pipefail
 need=()
 [ -x /usr/bin/chromium ] || need+=(chromium)
+compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || need+=(postgresql)
 if [ ${#need[@]} -eq 0 ]; then
     exit 0
 fi

@@ -5,13 +5,39 @@ from __future__ import annotations
 import itertools
 import json
 from collections import Counter
+from collections.abc import Iterator
 from fractions import Fraction
 from typing import Any
 
+import pytest
 from hypothesis import settings
 
 settings.register_profile("ci", deadline=None, max_examples=200)
 settings.load_profile("ci")
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[str]:
+    """A throwaway PostgreSQL cluster for the whole run (fsync off: the crash tests
+    start durable clusters of their own). Yields its URL."""
+    from referee.rooms.pgtemp import throwaway
+
+    with throwaway(durable=False) as url:
+        yield url
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def db_url(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A fresh database for one test module, on each backend in turn: the rooms'
+    suite runs on SQLite and on PostgreSQL."""
+    from referee.rooms.store import sqlite_url
+
+    if request.param == "sqlite":
+        return sqlite_url(tmp_path_factory.mktemp("rooms") / "rooms.sqlite3")
+    from rooms_server import fresh_db
+
+    cluster: str = request.getfixturevalue("postgres")
+    return fresh_db(cluster, tmp_path_factory.mktemp("rooms"))
 
 
 def chi_square_ok(observed: Counter[int], expected: dict[int, Fraction], n: int) -> bool:

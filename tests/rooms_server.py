@@ -1,11 +1,15 @@
-"""A real rooms server for tests: uvicorn on a loopback socket, a SQLite file, and
+"""A real rooms server for tests: uvicorn on a loopback socket, a real database (a
+SQLite file, or a database of its own in a throwaway PostgreSQL cluster), and
 small HTTP and WebSocket clients that speak the contract."""
 
 from __future__ import annotations
 
+import asyncio
+import itertools
 import json
+import uuid
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -16,11 +20,58 @@ from referee.rooms import child
 from referee.rooms.state import RoomsLimits
 from referee.rooms.store import sqlite_url
 
+_names = itertools.count()
+
+
+def fresh_db(like: str, tmp: Path) -> str:
+    """A new, empty database of the same kind as the URL ``like``: a SQLite file in
+    ``tmp``, or a new database in the same PostgreSQL cluster."""
+    if like.startswith("sqlite"):
+        return sqlite_url(tmp / f"rooms-{uuid.uuid4().hex[:8]}.sqlite3")
+    import asyncpg
+
+    name = f"rooms_{next(_names)}_{uuid.uuid4().hex[:8]}"
+    plain = like.replace("postgresql+asyncpg://", "postgresql://")
+
+    async def create() -> None:
+        conn = await asyncpg.connect(plain)
+        try:
+            await conn.execute(f'CREATE DATABASE "{name}"')
+        finally:
+            await conn.close()
+
+    asyncio.run(create())
+    return like.rsplit("/", 1)[0] + "/" + name
+
+
+def query(url: str, sql: str, *args: Any) -> list[tuple[Any, ...]]:
+    """Rows of one SQL query (``?`` placeholders) on the database at ``url``."""
+    if url.startswith("sqlite"):
+        import sqlite3
+
+        with sqlite3.connect(url.split(":///", 1)[1]) as db:
+            return [tuple(r) for r in db.execute(sql, args)]
+    import asyncpg
+
+    numbered = sql
+    for i in range(len(args)):
+        numbered = numbered.replace("?", f"${i + 1}", 1)
+
+    async def run() -> list[tuple[Any, ...]]:
+        conn = await asyncpg.connect(url.replace("postgresql+asyncpg://", "postgresql://"))
+        try:
+            return [tuple(r) for r in await conn.fetch(numbered, *args)]
+        finally:
+            await conn.close()
+
+    return asyncio.run(run())
+
 
 @dataclass
 class Server:
     base: str
-    db: Path
+    db: str
+    """The database's SQLAlchemy URL."""
 
     @property
     def ws_base(self) -> str:
@@ -32,9 +83,10 @@ class Server:
 
 
 @contextmanager
-def running(db: Path, limits: type[RoomsLimits] = RoomsLimits) -> Iterator[Server]:
-    """Serve the rooms' app in a child process (:func:`referee.rooms.child.running`)."""
-    with child.running(sqlite_url(db), limits.rate, limits.burst) as base:
+def running(db: str, limits: type[RoomsLimits] = RoomsLimits) -> Iterator[Server]:
+    """Serve the rooms' app on the database at URL ``db``, in a child process
+    (:func:`referee.rooms.child.running`)."""
+    with child.running(db, limits.rate, limits.burst) as base:
         yield Server(base, db)
 
 
@@ -102,3 +154,53 @@ def live(
         while len(frames) < count:
             frames.append(json.loads(ws.recv(timeout=timeout)))
     return frames
+
+
+class Watcher:
+    """A live socket read in a thread: every frame it gets, until ``stop`` (or until it
+    has seen seq ``until``, with :meth:`wait_for`)."""
+
+    def __init__(self, server: Server, room: str, token: str, after: int = -1) -> None:
+        import threading
+
+        from websockets.sync.client import connect
+
+        self.frames: list[dict[str, Any]] = []
+        self.top = -1
+        self.error: BaseException | None = None
+        self._seen = threading.Condition()
+        self._stack = ExitStack()
+        self._ws = self._stack.enter_context(
+            connect(f"{server.ws_base}/api/rooms/{room}/live?after={after}", open_timeout=10)
+        )
+        self._ws.send(json.dumps({"token": token}))
+        self._thread = threading.Thread(target=self._read, daemon=True)
+        self._thread.start()
+
+    def _read(self) -> None:
+        from websockets.exceptions import ConnectionClosed
+
+        try:
+            for raw in self._ws:
+                with self._seen:
+                    frame = json.loads(raw)
+                    self.frames.append(frame)
+                    self.top = max(self.top, frame["seq"])
+                    self._seen.notify_all()
+        except ConnectionClosed:
+            pass
+        except BaseException as exc:  # the test reports it
+            self.error = exc
+
+    def wait_for(self, seq: int, timeout: float = 20) -> bool:
+        """Wait until a frame with seq ``seq`` or later came; False on timeout."""
+        with self._seen:
+            return self._seen.wait_for(lambda: self.top >= seq, timeout)
+
+    def seqs(self) -> list[int]:
+        with self._seen:
+            return [f["seq"] for f in self.frames]
+
+    def stop(self) -> None:
+        self._stack.close()
+        self._thread.join(10)

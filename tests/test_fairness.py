@@ -121,10 +121,10 @@ def test_streams_differ_by_every_input() -> None:
 
 
 @pytest.fixture(scope="module")
-def session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Table, Path]]:
+def session(db_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Table, Path]]:
     """A room played from creation to the close of its second epoch, declassified."""
     tmp = tmp_path_factory.mktemp("fair")
-    with running(tmp / "rooms.sqlite3") as server:
+    with running(db_url) as server:
         t = make_table(server)
         with t.client("alice") as alice, t.client("bob") as bob, t.client("gm") as gm:
             room = f"/api/rooms/{t.room}"

@@ -16,7 +16,7 @@ import pytest
 
 from referee.rooms.log import GENESIS, canon, chain_link, check_digestible, digest, view
 from referee.rooms.state import RoomsLimits
-from rooms_server import Server, Table, live, make_table, running
+from rooms_server import Server, Table, fresh_db, live, make_table, query, running
 
 WHOLE = {
     "room", "seq", "kind", "time", "salt", "roller", "visibility", "epoch",
@@ -26,8 +26,8 @@ REDACTED = {"room", "seq", "kind", "time", "roller", "visibility", "digest", "ch
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    with running(tmp_path_factory.mktemp("rooms") / "rooms.sqlite3") as s:
+def server(db_url: str) -> Iterator[Server]:
+    with running(db_url) as s:
         yield s
 
 
@@ -213,13 +213,10 @@ def test_rolls_are_made_on_the_server_and_replay_from_their_draws(table: Table) 
 
 def test_the_log_is_stored_as_written(table: Table) -> None:
     table.roll("bob", "4dF", "gm")
-    import sqlite3
-
-    with sqlite3.connect(table.server.db) as db:
-        rows = db.execute(
-            "SELECT seq, body FROM entries WHERE room_id = ? ORDER BY seq", (table.room,)
-        ).fetchall()
-        tokens = [r[0] for r in db.execute("SELECT token_hash FROM tokens")]
+    rows = query(
+        table.server.db, "SELECT seq, body FROM entries WHERE room_id = ? ORDER BY seq", table.room
+    )
+    tokens = [r[0] for r in query(table.server.db, "SELECT token_hash FROM tokens")]
     stored = [json.loads(b) for _, b in rows]
     assert stored == table.log("gm")
     for token in table.tokens.values():  # only hashes are stored
@@ -262,12 +259,12 @@ def test_errors_are_json_with_the_contracts_codes(table: Table, server: Server) 
         assert "Traceback" not in response.text
 
 
-def test_each_member_is_rate_limited(tmp_path: Path) -> None:
+def test_each_member_is_rate_limited(db_url: str, tmp_path: Path) -> None:
     class Tight(RoomsLimits):
         rate = 2.0
         burst = 5.0
 
-    with running(tmp_path / "rate.sqlite3", Tight) as s:
+    with running(fresh_db(db_url, tmp_path), Tight) as s:
         t = make_table(s)
         with t.client("alice") as c:
             codes = [c.get(f"/api/rooms/{t.room}/log").status_code for _ in range(12)]

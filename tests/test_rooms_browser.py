@@ -28,8 +28,8 @@ ARGS = [
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    with running(tmp_path_factory.mktemp("browser") / "rooms.sqlite3") as s:
+def server(db_url: str) -> Iterator[Server]:
+    with running(db_url) as s:
         yield s
 
 

@@ -73,10 +73,19 @@ def create_app(db_url: str, limits: type[RoomsLimits] = RoomsLimits) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         store = await Store.open(db_url)
-        app.state.rooms = State(store, limits)
+        state = app.state.rooms = State(store, limits)
+        listener = None
+        if not store.sqlite:  # other servers may share this database: hear their appends
+            from .notices import Listener
+
+            listener = Listener(db_url, state.noticed, state.reconnected)
+            await listener.start()
+        app.state.listener = listener
         try:
             yield
         finally:
+            if listener is not None:
+                await listener.stop()
             await store.close()
 
     app = FastAPI(

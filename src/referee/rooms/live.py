@@ -42,8 +42,8 @@ async def _member(ws: WebSocket, st: State, room: str) -> Member | None:
     if token is None:
         try:
             raw = await asyncio.wait_for(ws.receive_text(), TOKEN_WAIT)
-        except (TimeoutError, WebSocketDisconnect):
-            return None
+        except (TimeoutError, WebSocketDisconnect, KeyError, RuntimeError):
+            return None  # silence, a hang-up, or bytes instead of text
         if len(raw) > st.limits.ws_message:
             return None
         try:
@@ -91,7 +91,8 @@ def install(app: FastAPI) -> None:
         await ws.accept()
         member = await _member(ws, st, room)
         if member is None:
-            await ws.close(code=BAD_TOKEN, reason="bad token")
+            with contextlib.suppress(WebSocketDisconnect, RuntimeError):  # it may be gone
+                await ws.close(code=BAD_TOKEN, reason="bad token")
             return
         sub = st.broker.subscribe(room)
         reader = asyncio.create_task(_drain(ws, st))

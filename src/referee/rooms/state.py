@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import time
 from typing import Any
 
@@ -10,6 +12,8 @@ from .broker import Broker
 from .store import Fields, Member, Store
 
 __all__ = ["MAX_BODY", "ApiError", "RoomsLimits", "State"]
+
+log = logging.getLogger(__name__)
 
 MAX_BODY = 64 * 1024
 """Bodies over this many bytes get 413."""
@@ -43,8 +47,25 @@ class _Bucket:
         self.stamp = time.monotonic()
 
 
+class _Followed:
+    """What this server knows of one room's log: its revealed seqs, read through
+    seq ``through``; ``target`` is the newest seq another server announced."""
+
+    __slots__ = ("ready", "revealed", "target", "task", "through")
+
+    def __init__(self) -> None:
+        self.revealed: set[int] = set()
+        self.through = -1
+        self.target = -1
+        self.ready = asyncio.Event()
+        self.task: asyncio.Task[None] | None = None
+
+
 class State:
     """What the routes share: the store, the broker, the rate buckets."""
+
+    FOLLOWED = 10_000
+    """Rooms followed at most; beyond this, rooms with no socket are forgotten."""
 
     def __init__(self, store: Store, limits: type[RoomsLimits] = RoomsLimits) -> None:
         self.store = store
@@ -52,11 +73,13 @@ class State:
         self.limits = limits
         self._buckets: dict[tuple[str, str], _Bucket] = {}
         # Caches of what never changes once written: a room's row (its name, system and
-        # invite), a token's member, a room's revealed seqs (which only grow, and are
-        # added here as this server appends them).
+        # invite), a token's member.
         self._rooms: dict[str, dict[str, Any]] = {}
         self._members: dict[str, Member] = {}
-        self._revealed: dict[str, set[int]] = {}
+        # The rooms this server follows: their revealed seqs (which only grow), kept up
+        # to date by this server's appends and, on PostgreSQL, by the other servers'
+        # notices (:mod:`.notices`), read from the log.
+        self._followed: dict[str, _Followed] = {}
 
     async def room(self, room: str) -> dict[str, Any] | None:
         row = self._rooms.get(room)
@@ -76,10 +99,66 @@ class State:
 
     async def revealed(self, room: str) -> set[int]:
         """The seqs of ``room``'s revealed rolls (read once, then kept up to date)."""
-        seqs = self._revealed.get(room)
-        if seqs is None:
-            seqs = self._revealed[room] = await self.store.revealed(room)
-        return seqs
+        f = self._followed.get(room)
+        if f is not None:
+            if not f.ready.is_set():
+                await f.ready.wait()
+                if self._followed.get(room) is not f:  # its first read failed
+                    return await self.revealed(room)
+            return f.revealed
+        if len(self._followed) >= self.FOLLOWED:
+            self._forget()
+        f = self._followed[room] = _Followed()
+        try:
+            seqs, f.through = await self.store.revealed_through(room)
+        except BaseException:
+            del self._followed[room]
+            raise
+        finally:
+            f.ready.set()
+        f.revealed |= seqs
+        self._catch_up(room, f)
+        return f.revealed
+
+    def _forget(self) -> None:
+        for room in [r for r, f in self._followed.items() if f.task is None]:
+            if not self.broker.subscribers(room):
+                del self._followed[room]
+
+    def noticed(self, room: str, seq: int) -> None:
+        """Another server (or this one) wrote ``seq`` to ``room``: read it if followed."""
+        f = self._followed.get(room)
+        if f is not None:
+            f.target = max(f.target, seq)
+            self._catch_up(room, f)
+
+    def reconnected(self) -> None:
+        """Notices may have been missed: catch every followed room up from the log."""
+        for room, f in self._followed.items():
+            self._catch_up(room, f, force=True)
+
+    def _catch_up(self, room: str, f: _Followed, force: bool = False) -> None:
+        if f.ready.is_set() and f.task is None and (force or f.target > f.through):
+            f.task = asyncio.create_task(self._read_on(room, f))
+
+    async def _read_on(self, room: str, f: _Followed, page: int = 500) -> None:
+        """Read ``room``'s entries after ``f.through`` and publish them, until the
+        target is reached and a page comes back short."""
+        try:
+            for _ in range(1000):
+                got = await self.store.entries(room, f.through, page)
+                for entry in got:
+                    self.published(room, entry)
+                    f.through = entry["seq"]
+                if len(got) < page and f.through >= f.target:
+                    return
+                if not got:  # announced but not readable yet: try again shortly
+                    await asyncio.sleep(0.01)
+            log.warning("referee rooms: room %s: seq %d announced, never read", room, f.target)
+        except Exception as exc:  # the database is away: the reconnect catches up
+            log.warning("referee rooms: could not read room %s: %s", room, exc)
+        finally:
+            f.task = None
 
     def spend(self, member: Member) -> None:
         """Take one request from the member's bucket, or raise 429."""
@@ -103,6 +182,7 @@ class State:
 
     def published(self, room: str, entry: dict[str, Any]) -> None:
         """Tell this server's sockets (and caches) of a new entry."""
-        if entry["kind"] == "reveal" and room in self._revealed:
-            self._revealed[room].add(entry["of"])
+        f = self._followed.get(room)
+        if f is not None and entry["kind"] == "reveal":
+            f.revealed.add(entry["of"])
         self.broker.publish(room, entry)

@@ -29,6 +29,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_en
 
 from .epochs import Conflict, Epoch, EpochWrites, lock_epoch, new_epoch, read_epoch
 from .log import GENESIS, hash_token, new_id, new_salt, new_token, now, seal
+from .notices import notify
 from .schema import entries, logins, members, rooms, tokens
 
 __all__ = ["DEFAULT_DB", "Conflict", "Epoch", "Fields", "Member", "Store", "migrate", "sqlite_url"]
@@ -94,6 +95,9 @@ class Store(EpochWrites):
         kwargs: dict[str, Any] = {}
         if url.startswith("sqlite"):
             kwargs["connect_args"] = {"timeout": 30}
+        else:  # a server restarted or a dropped connection: test each before use
+            kwargs["pool_pre_ping"] = True
+            kwargs["pool_size"] = 10
         engine = create_async_engine(url, **kwargs)
         if url.startswith("sqlite"):
 
@@ -178,6 +182,8 @@ class Store(EpochWrites):
             await conn.execute(
                 sa.update(rooms).where(rooms.c.id == room).values(next_seq=seq, last_chain=chain)
             )
+            if not self.sqlite:  # the other servers read these when this commits
+                await notify(conn, room, [e["seq"] for e in sealed_all])
         return out
 
     async def _one(
@@ -217,7 +223,8 @@ class Store(EpochWrites):
             try:
                 async with self._writing(), self.engine.begin() as conn:
                     results: dict[int, dict[str, Any] | Exception] = {}
-                    for room, idx in by_room.items():
+                    # Rooms in one order everywhere: two servers' batches cannot deadlock.
+                    for room, idx in sorted(by_room.items()):
                         sealed = await self._append_many(
                             conn, room, [(batch[i][1], batch[i][2]) for i in idx]
                         )
@@ -267,6 +274,7 @@ class Store(EpochWrites):
         """A new player: ``(member id, token, join entry)``."""
         token = new_token()
         async with self._writing(), self.engine.begin() as conn:
+            await self._take(conn, room)
             for _ in range(8):
                 member = "p:" + new_id()[:8]
                 taken = await conn.scalar(
@@ -364,15 +372,18 @@ class Store(EpochWrites):
             )
         return None if body is None else json.loads(body)
 
-    async def revealed(self, room: str) -> set[int]:
-        """The seqs of the rolls revealed so far."""
-        async with self.engine.connect() as conn:
+    async def revealed_through(self, room: str) -> tuple[set[int], int]:
+        """The seqs of the rolls revealed so far, and the last seq they were read through."""
+        async with self.engine.begin() as conn:  # one transaction: one snapshot on PostgreSQL
+            last = await conn.scalar(sa.select(rooms.c.next_seq).where(rooms.c.id == room))
             rows = await conn.execute(
                 sa.select(entries.c.ref).where(
-                    entries.c.room_id == room, entries.c.kind == "reveal"
+                    entries.c.room_id == room,
+                    entries.c.kind == "reveal",
+                    entries.c.seq < (last or 0),
                 )
             )
-            return {r for (r,) in rows if r is not None}
+            return {r for (r,) in rows if r is not None}, (last or 0) - 1
 
 
 class _NoLock:

@@ -1,0 +1,174 @@
+"""Scale-out on PostgreSQL (issue 13): two server processes on one database, live
+updates between them through LISTEN/NOTIFY, and a dropped notice connection that
+reconnects and catches up from the log."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import ExitStack
+from pathlib import Path
+
+import pytest
+
+from rooms_server import Server, Table, Watcher, fresh_db, make_table, query, running
+
+
+@pytest.fixture(scope="module")
+def pair(
+    postgres: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[Server, Server]]:
+    """Two servers, A and B, in two processes, on one PostgreSQL database."""
+    db = fresh_db(postgres, tmp_path_factory.mktemp("pair"))
+    with running(db) as a, running(db) as b:
+        yield a, b
+
+
+def on(table: Table, server: Server) -> Table:
+    """The same table, reached through another server."""
+    return Table(server, table.room, table.invite, table.tokens, table.ids)
+
+
+def listeners(db: str) -> list[int]:
+    """The backend pids of the servers' notice connections."""
+    rows = query(
+        db, "SELECT pid FROM pg_stat_activity WHERE application_name LIKE 'referee-listen:%'"
+    )
+    return sorted(r[0] for r in rows)
+
+
+def test_every_subscriber_on_either_server_gets_every_entry_in_order(
+    pair: tuple[Server, Server],
+) -> None:
+    a, b = pair
+    table = make_table(a, "Two servers")
+    via = {"A": table, "B": on(table, b)}
+    start = max(e["seq"] for e in table.log("gm"))
+    watchers = {
+        (who, name): Watcher(server, table.room, table.tokens[who])
+        for who in ("gm", "alice", "bob")
+        for name, server in (("A", a), ("B", b))
+    }
+    try:
+
+        def roll(i: int) -> int:
+            t = via["AB"[i % 2]]
+            who = ("gm", "alice", "bob")[i % 3]
+            r = t.roll(who, "3d6", "gm" if i % 4 == 0 else "public")
+            assert r.status_code == 201, r.text
+            return int(r.json()["seq"])
+
+        with ThreadPoolExecutor(8) as pool:
+            seqs = list(pool.map(roll, range(80)))
+        log = table.log("gm")
+        assert [e["seq"] for e in log] == list(range(len(log)))  # gapless, unique
+        assert sorted(seqs) == [e["seq"] for e in log if e["kind"] == "roll"]
+        assert min(seqs) > start
+        last = log[-1]["seq"]
+        for key, w in watchers.items():
+            assert w.wait_for(last), (key, w.top, last)
+            assert w.seqs() == list(range(0, last + 1)), key  # in order, no gap, no duplicate
+            assert w.error is None
+        # Each member got their own view, whichever server they were on.
+        secret = {e["seq"] for e in table.log("gm") if e.get("visibility") == "gm"}
+        for (who, _), w in watchers.items():
+            for frame in w.frames:
+                if frame["seq"] in secret and frame["roller"] != table.ids[who] and who != "gm":
+                    assert frame.get("redacted") is True and "result" not in frame
+    finally:
+        for w in watchers.values():
+            w.stop()
+
+
+def test_a_roll_on_one_server_reaches_the_other_within_a_second(
+    pair: tuple[Server, Server],
+) -> None:
+    a, b = pair
+    table = make_table(a, "Latency")
+    top = max(e["seq"] for e in table.log("gm"))
+    watcher = Watcher(a, table.room, table.tokens["alice"])
+    try:
+        assert watcher.wait_for(top)
+        delays = []
+        for _ in range(10):
+            sent = time.monotonic()
+            seq = on(table, b).roll("bob", "1d20").json()["seq"]
+            assert watcher.wait_for(seq, timeout=5)
+            delays.append(time.monotonic() - sent)
+        assert max(delays) < 1.0, delays
+    finally:
+        watcher.stop()
+
+
+def test_a_dropped_notice_connection_reconnects_and_catches_up(
+    pair: tuple[Server, Server],
+) -> None:
+    a, b = pair
+    table = make_table(a, "Dropped")
+    before = listeners(a.db)
+    assert len(before) == 2
+    watcher = Watcher(a, table.room, table.tokens["alice"])
+    stop = threading.Event()
+    killed: list[int] = []
+
+    def drop_listeners() -> None:  # again and again while B takes rolls
+        while not stop.is_set():
+            rows = query(
+                a.db,
+                "SELECT pid, pg_terminate_backend(pid) FROM pg_stat_activity"
+                " WHERE application_name LIKE 'referee-listen:%'",
+            )
+            killed.extend(r[0] for r in rows if r[1])
+            time.sleep(0.15)
+
+    dropper = threading.Thread(target=drop_listeners)
+    dropper.start()
+    try:
+        seqs = []
+        for _ in range(40):
+            r = on(table, b).roll("bob", "2d6")
+            assert r.status_code == 201, r.text
+            seqs.append(r.json()["seq"])
+            time.sleep(0.01)
+    finally:
+        stop.set()
+        dropper.join()
+    try:
+        assert len(set(killed)) >= 4  # both servers' listeners, dropped more than once
+        assert watcher.wait_for(max(seqs), timeout=20), (watcher.top, max(seqs))
+        assert watcher.seqs() == list(range(0, max(seqs) + 1))
+        deadline = time.monotonic() + 20
+        while len(listeners(a.db)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        after = listeners(a.db)
+        assert len(after) == 2 and not set(after) & set(killed)  # both reconnected
+        # A roll after the storm arrives as usual.
+        seq = on(table, b).roll("bob", "1d6").json()["seq"]
+        assert watcher.wait_for(seq, timeout=5)
+    finally:
+        watcher.stop()
+
+
+def test_two_servers_and_more_rooms_keep_each_log_gapless(
+    pair: tuple[Server, Server], tmp_path: Path
+) -> None:
+    a, b = pair
+    tables = [make_table(a, f"Room {i}") for i in range(4)]
+
+    def roll(i: int) -> tuple[str, int]:
+        t = tables[i % 4]
+        t = t if i % 2 else on(t, b)
+        r = t.roll("alice", "1d6")
+        assert r.status_code == 201, r.text
+        return t.room, int(r.json()["seq"])
+
+    with ThreadPoolExecutor(8) as pool:
+        got = list(pool.map(roll, range(120)))
+    with ExitStack():
+        for t in tables:
+            log = t.log("gm")
+            assert [e["seq"] for e in log] == list(range(len(log)))
+            mine = sorted(s for room, s in got if room == t.room)
+            assert mine == [e["seq"] for e in log if e["kind"] == "roll"]
