@@ -13,54 +13,78 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-__all__ = ["running"]
+__all__ = ["Child", "running"]
+
+
+class Child:
+    """A rooms server in a child process, on a loopback socket this process keeps:
+    it may be killed (:meth:`kill`) and started again on the same port (:meth:`start`)."""
+
+    def __init__(self, db_url: str, rate: float | None = None, burst: float | None = None) -> None:
+        from .state import RoomsLimits
+
+        self.db_url = db_url
+        self.rate = RoomsLimits.rate if rate is None else rate
+        self.burst = RoomsLimits.burst if burst is None else burst
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(1024)
+        self.base = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self, timeout: float = 60) -> None:
+        """Start the server and wait until it answers ``/api/health``."""
+        import httpx
+
+        args = [str(self.sock.fileno()), self.db_url, str(self.rate), str(self.burst)]
+        self.process = child = subprocess.Popen(
+            [sys.executable, "-m", "referee.rooms.child", *args],
+            pass_fds=[self.sock.fileno()],
+            env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+        )
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                if httpx.get(self.base + "/api/health", timeout=2).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                pass
+            if child.poll() is not None or time.monotonic() > deadline:
+                self.kill()
+                raise RuntimeError("the rooms server did not start")
+            time.sleep(0.05)
+
+    def kill(self) -> None:
+        """SIGKILL: no shutdown, no flush, no goodbye."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+
+    def stop(self) -> None:
+        """SIGTERM, then SIGKILL after 15 seconds."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+    def close(self) -> None:
+        self.stop()
+        self.sock.close()
 
 
 @contextmanager
 def running(db_url: str, rate: float | None = None, burst: float | None = None) -> Iterator[str]:
     """Serve the rooms' app on 127.0.0.1 (a free port) in a child process until the
     block ends; yields the base URL (``http://127.0.0.1:PORT``)."""
-    import httpx
-
-    from .state import RoomsLimits
-
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
-    sock.listen(1024)
-    port = sock.getsockname()[1]
-    args = [
-        str(sock.fileno()),
-        db_url,
-        str(RoomsLimits.rate if rate is None else rate),
-        str(RoomsLimits.burst if burst is None else burst),
-    ]
-    child = subprocess.Popen(
-        [sys.executable, "-m", "referee.rooms.child", *args],
-        pass_fds=[sock.fileno()],
-        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
-    )
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
+    server = Child(db_url, rate, burst)
     try:
-        while True:
-            try:
-                if httpx.get(base + "/api/health", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if child.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError("the rooms server did not start")
-            time.sleep(0.05)
-        yield base
+        server.start()
+        yield server.base
     finally:
-        child.send_signal(signal.SIGTERM)
-        try:
-            child.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            child.kill()
-            child.wait()
-        sock.close()
+        server.close()
 
 
 def main(argv: list[str]) -> None:
