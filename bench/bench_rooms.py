@@ -154,7 +154,7 @@ def main() -> None:
     row("case", "rolls/s", "p50", "p99", "target")
     with tempfile.TemporaryDirectory() as tmp:
         db = sqlite_url(Path(tmp) / "bench.sqlite3")
-        with running(db, rate=1e9, burst=1e9) as base:
+        with running(db, rate=1e9, burst=1e9, address_rate=1e9, address_burst=1e9) as base:
             for name, rooms, posters in (
                 ("1 room, 8 posters", 1, 8),
                 ("20 rooms, 2 posters each", 20, 2),

@@ -96,7 +96,7 @@ class Load:
 
 
 def test_acknowledged_rolls_survive_sigkill(crash_db: str) -> None:
-    server = Child(crash_db, rate=1000, burst=1000)
+    server = Child(crash_db, rate=1000, burst=1000, address_rate=1e6, address_burst=1e6)
     chance = random.Random(f"crash:{crash_db.split(':')[0]}")  # reproducible moments
     acknowledged: dict[int, str] = {}
     try:

@@ -16,7 +16,7 @@ import pytest
 
 from referee.rooms.log import GENESIS, canon, chain_link, check_digestible, digest, view
 from referee.rooms.state import RoomsLimits
-from rooms_server import Server, Table, fresh_db, live, make_table, query, running
+from rooms_server import Loopback, Server, Table, fresh_db, live, make_table, query, running
 
 WHOLE = {
     "room", "seq", "kind", "time", "salt", "roller", "visibility", "epoch",
@@ -260,7 +260,7 @@ def test_errors_are_json_with_the_contracts_codes(table: Table, server: Server) 
 
 
 def test_each_member_is_rate_limited(db_url: str, tmp_path: Path) -> None:
-    class Tight(RoomsLimits):
+    class Tight(Loopback):
         rate = 2.0
         burst = 5.0
 

@@ -7,6 +7,7 @@ notation, and parsing that text gives an equal node.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from enum import StrEnum
 from fractions import Fraction
@@ -68,6 +69,23 @@ class Compare:
             return face > self.value
         return face >= self.value
 
+    def span(self) -> tuple[float, float]:
+        """The integers that meet the condition, as an inclusive range (ends may be infinite)."""
+        op, v = self.op, self.value
+        if op is CompareOp.EQ:
+            return v, v
+        if op is CompareOp.LT:
+            return -math.inf, v - 1
+        if op is CompareOp.LE:
+            return -math.inf, v
+        if op is CompareOp.GT:
+            return v + 1, math.inf
+        return v, math.inf
+
+    def count(self, lo: int, hi: int) -> int:
+        """How many of the faces ``lo..hi`` meet the condition (without testing each)."""
+        return _count_union([self.span()], lo, hi)
+
 
 @dataclass(frozen=True, slots=True)
 class AnyOf:
@@ -79,6 +97,23 @@ class AnyOf:
     def test(self, face: int | Fraction) -> bool:
         """Whether ``face`` meets any of the conditions."""
         return any(c.test(face) for c in self.conds)
+
+    def count(self, lo: int, hi: int) -> int:
+        """How many of the faces ``lo..hi`` meet any of the conditions (without testing each)."""
+        return _count_union([c.span() for c in self.conds], lo, hi)
+
+
+def _count_union(spans: list[tuple[float, float]], lo: int, hi: int) -> int:
+    """How many integers of ``lo..hi`` lie in any of the inclusive ``spans``."""
+    clipped = sorted((max(a, lo), min(b, hi)) for a, b in spans)
+    total = 0
+    reached = lo - 1  # the highest integer counted so far
+    for a, b in clipped:
+        start = max(a, reached + 1)
+        if b >= start:
+            total += int(b - start) + 1
+            reached = int(b)
+    return total
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,6 +220,12 @@ class Dice:
         if self.sides == FUDGE:
             return (-1, 0, 1)
         return tuple(range(1, self.sides + 1))
+
+    def matching(self, cond: Compare | AnyOf) -> int:
+        """How many faces of one die meet ``cond`` (counted, not tested one by one)."""
+        if self.sides == FUDGE:
+            return cond.count(-1, 1)
+        return cond.count(1, self.sides)
 
     def score(self, value: int) -> int:
         """What one (kept) die of value ``value`` adds to the pool: the value itself, or in

@@ -88,15 +88,15 @@ def worst_case_dice(node: Node, limits: Limits | None = None) -> int:
     limits = DEFAULT_LIMITS if limits is None else limits
     total = 0
     for dice in _dice_nodes(node):
-        faces = dice.faces
+        faces = 3 if dice.sides == FUDGE else dice.sides
         per_roll = 1
-        matched = 0 if dice.reroll is None else sum(1 for f in faces if dice.reroll.cond.test(f))
+        matched = 0 if dice.reroll is None else dice.matching(dice.reroll.cond)
         if matched and dice.reroll is not None:
-            standing = len(faces) - matched
-            per_roll = 2 if dice.reroll.once else -(-len(faces) // max(standing, 1))
+            standing = faces - matched
+            per_roll = 2 if dice.reroll.once else -(-faces // max(standing, 1))
         chain = 1
         cond = dice.explode_cond
-        if cond is not None and any(cond.test(f) for f in faces):
+        if cond is not None and dice.matching(cond):
             chain = limits.explosions + 1
         total += dice.count * per_roll * chain
     return total
@@ -112,21 +112,21 @@ def check_dice(root: Node, columns: tuple[int, ...], text: str, limits: Limits) 
             raise DiceLimitError(
                 f"{dice.count:,} dice in one pool; the limit is {limits.dice:,}", text, column
             )
-        faces = dice.faces
+        faces = 3 if dice.sides == FUDGE else dice.sides
         cond = dice.explode_cond
-        grows = dice.adds_dice and cond is not None and any(cond.test(f) for f in faces)
+        grows = dice.adds_dice and cond is not None and dice.matching(cond) > 0
         problem = keep_problem(dice.keep, dice.count, grows=grows)
         if problem is not None:
             raise DiceSyntaxError(f"{format_expr(dice)}: {problem}", text, column)
         # A compounding die's value is the sum of its chain: any target above its faces
         # can be met ({5d6!!}>8, Shadowrun).
-        compounds = cond is not None and not dice.adds_dice and any(cond.test(f) for f in faces)
+        compounds = cond is not None and not dice.adds_dice and dice.matching(cond) > 0
         for what, c in (
             ("reroll", dice.reroll.cond if dice.reroll is not None else None),
             ("explode", dice.explode_cond),
             ("count as a success", None if compounds else dice.success),
         ):
-            if c is not None and not any(c.test(f) for f in faces):
+            if c is not None and not dice.matching(c):
                 shown = "-1 to 1" if dice.sides == FUDGE else f"1 to {dice.sides}"
                 raise DiceSyntaxError(
                     f"{format_expr(dice)}: no face ({shown}) can {what}, so the condition "
@@ -134,14 +134,14 @@ def check_dice(root: Node, columns: tuple[int, ...], text: str, limits: Limits) 
                     text,
                     column,
                 )
-        if dice.reroll is not None and all(dice.reroll.cond.test(f) for f in faces):
+        if dice.reroll is not None and dice.matching(dice.reroll.cond) == faces:
             raise DiceSyntaxError(
                 f"{format_expr(dice)} rerolls every face, so the die could never settle",
                 text,
                 column,
             )
         cond = dice.explode_cond
-        if cond is not None and all(cond.test(f) for f in faces):
+        if cond is not None and dice.matching(cond) == faces:
             raise DiceSyntaxError(
                 f"{format_expr(dice)} explodes on every face, so the die would never stop",
                 text,

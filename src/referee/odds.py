@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from .ast import Dice, Expression, Func, Group, Literal, Neg, Node, window
+from .ast import FUDGE, Dice, Expression, Func, Group, Literal, Neg, Node, window
 from .errors import DiceEvalError, DiceLimitError
 from .limits import DEFAULT_LIMITS, Limits
 from .parser import format_expr, parse
@@ -347,20 +347,19 @@ def _func_bounds(node: Func, limits: Limits, exact: bool) -> tuple[Bound, Bound]
 
 
 def _dice_bounds(node: Dice, limits: Limits) -> tuple[int, int]:
-    faces = node.faces
     cond = node.explode_cond
-    grows = cond is not None and node.adds_dice and any(cond.test(f) for f in node.faces)
+    grows = cond is not None and node.adds_dice and node.matching(cond) > 0
     most = node.count * (limits.explosions + 1) if grows else node.count  # dice in the pool
     # How many dice are kept grows with the pool (each rule keeps no fewer of more dice).
     kept_lo, kept_hi = (hi - lo for lo, hi in (window(node.keep, n) for n in (node.count, most)))
     if node.success is not None:
         return (-kept_hi if node.failure is not None else 0), kept_hi
-    fmin, fmax = faces[0], faces[-1]
+    fmin, fmax = (-1, 1) if node.sides == FUDGE else (1, node.sides)
     if grows:  # each die of a chain counts on its own (less the penalty, for !p)
         fmin = min(fmin, fmin - node.penalty)
         ends = [k * f for k in (kept_lo, kept_hi) for f in (fmin, fmax)]
         return min(ends), max(ends)
-    if cond is not None and any(cond.test(f) for f in faces):
+    if cond is not None and node.matching(cond):
         chain = limits.explosions + 1
         fmin = min(fmin, fmin * chain)
         fmax = max(fmax, fmax * chain)

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from .ast import Dice, window
+from .ast import FUDGE, Dice, window
 from .errors import DiceLimitError
 from .limits import DEFAULT_LIMITS, Limits
 
@@ -195,12 +195,17 @@ def _die_cached(
 
 def _pool(dice: Dice, limits: Limits) -> _Dist:
     """A pool whose dice compound (or do not explode); ``!``/``!p`` are in :mod:`.explode`."""
-    die, denom, capped = die_distribution(dice, limits)
     n = dice.count
-    contribution = dice.score
-
     lo, hi = window(dice.keep, n)
+    plain = (lo, hi) == (0, n) and dice.success is None and n > 1
+    if plain and dice.explode_cond is None and dice.reroll is None:
+        # A plain sum of plain dice: refuse a costly one before building the die.
+        _check_size(n * (3 - 1 if dice.sides == FUDGE else dice.sides - 1) + 1, 1, limits)
+    die, denom, capped = die_distribution(dice, limits)
+    contribution = dice.score
     if (lo, hi) == (0, n):
+        if plain:
+            _check_size(n * (max(die) - min(die)) + 1, 1, limits)
         single: Counts = {}
         for v, c in die.items():
             g = contribution(v)

@@ -6,15 +6,18 @@ import asyncio
 import re
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from fastapi import Depends, FastAPI, Query, Request
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, Field
 
 from .log import canon, check_digestible, view
-from .state import ApiError, State
+from .state import ApiError, RoomsLimits, State
 from .store import Conflict, Epoch, Member
+
+if TYPE_CHECKING:
+    from ..rng import RandomSource
 
 __all__ = ["LOGIN_SECONDS", "authenticate", "install", "roll_maker"]
 
@@ -75,15 +78,24 @@ def cookie_name(room: str) -> str:
 _ROOM_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 
-async def authenticate(st: State, room: str, token: str | None) -> Member:
+async def authenticate(st: State, room: str, token: str | None, address: str = "") -> Member:
     """The member ``token`` names in ``room``: 404 for an unknown room, 401 for a
-    missing or unknown token, 403 for a token of another room."""
-    if not _ROOM_ID.fullmatch(room) or await st.room(room) is None:
+    missing or unknown token, 403 for a token of another room. A client ``address``
+    that keeps naming unknown rooms or tokens gets 429 before the database is asked."""
+    if not _ROOM_ID.fullmatch(room):
         raise ApiError(404, f"no room {room!r}")
+    if not st.knows_room(room):
+        st.guard(address)
+        if await st.room(room) is None:
+            st.failed(address)
+            raise ApiError(404, f"no room {room!r}")
     if not token:
         raise ApiError(401, "this call needs your token (Authorization: Bearer TOKEN)")
+    if not st.knows_token(token):
+        st.guard(address)
     member = await st.member(token)
     if member is None:
+        st.failed(address)
         raise ApiError(401, "unknown token")
     if member.room != room:
         raise ApiError(403, "this token belongs to another room")
@@ -101,7 +113,7 @@ async def caller(request: Request, room: str) -> Member:
     else:
         token = request.cookies.get(cookie_name(room))
     st = state(request)
-    member = await authenticate(st, room, token)
+    member = await authenticate(st, room, token, _address(request))
     st.spend(member)
     return member
 
@@ -117,23 +129,46 @@ def normalise(command: str) -> str:
     return " ".join(command.split())
 
 
+class _Budget:
+    """A random source that refuses to draw more than ``most`` times: a room's roll
+    runs while its room is locked, so its work is bounded far below the engine's."""
+
+    __slots__ = ("_inner", "_left", "most")
+
+    def __init__(self, inner: RandomSource, most: int) -> None:
+        self._inner, self._left, self.most = inner, most, most
+
+    def randbelow(self, n: int) -> int:
+        self._left -= 1
+        if self._left < 0:
+            raise ApiError(
+                422, f"a roll in a room may draw at most {self.most:,} dice; this one draws more"
+            )
+        return self._inner.randbelow(n)
+
+
 def roll_maker(
-    member: Member, command: str, visibility: str
+    member: Member, command: str, visibility: str, most_draws: int = RoomsLimits.draws
 ) -> Callable[[int, Epoch], dict[str, Any]]:
     """Read a rolling command now (a bad one gets 422 at once); return the function
     that rolls it once its seq and epoch are known, on the epoch's stream for its
-    visibility, and makes the fields of its ``roll`` entry.
+    visibility, and makes the fields of its ``roll`` entry. A roll that would draw
+    more than ``most_draws`` dice is refused (422) when it reaches that many.
 
     Raises:
         ApiError: 422 with the engine's own message for a bad command.
     """
     from .. import commands
     from ..errors import RefereeError
-    from ..rng import RecordingSource
+    from ..rng import RecordingSource, seeded
     from ..stream import HmacStream
 
     try:
         shown, plan = commands.plan(command, only_rolls=True)
+        # A dry run, here in the caller's thread rather than in the room's transaction:
+        # it refuses most oversized rolls before any lock is taken, and it leaves the
+        # engine's caches (a roll's exact odds) warm for the real roll.
+        plan(_Budget(seeded(command), most_draws))
     except RefereeError as exc:
         raise ApiError(422, str(exc)) from None
 
@@ -142,7 +177,7 @@ def roll_maker(
         stream = HmacStream(
             epoch.seed(visibility), member.room, epoch.number, seq, member.id, epoch.mix
         )
-        recorder = RecordingSource(stream)
+        recorder = RecordingSource(_Budget(stream, most_draws))
         try:
             reply = plan(recorder)
         except RefereeError as exc:
@@ -165,6 +200,10 @@ def roll_maker(
     return make
 
 
+def _address(request: Request) -> str:
+    return request.client.host if request.client else ""
+
+
 _SEED = re.compile(r"[\x20-\x7e]{16,128}")
 
 
@@ -176,6 +215,7 @@ def install(app: FastAPI) -> None:
     @app.post("/api/rooms", status_code=201)
     async def create_room(body: NewRoom, request: Request) -> dict[str, Any]:
         st = state(request)
+        st.spend_anonymous(_address(request))
         room, token, invite, made = await st.store.create_room(body.name, body.system)
         for entry in made:
             st.published(room, entry)
@@ -191,6 +231,7 @@ def install(app: FastAPI) -> None:
     @app.post("/api/rooms/{room}/members", status_code=201)
     async def join(room: str, body: NewMember, request: Request) -> dict[str, Any]:
         st = state(request)
+        st.spend_anonymous(_address(request))
         if not _ROOM_ID.fullmatch(room) or (row := await st.room(room)) is None:
             raise ApiError(404, f"no room {room!r}")
         from .log import hash_token
@@ -212,8 +253,11 @@ def install(app: FastAPI) -> None:
             raise ApiError(422, f"the command is over {st.limits.command:,} characters")
         if not command:
             raise ApiError(422, "the command is empty: type a roll such as 3d6+2")
-        make = await asyncio.to_thread(roll_maker, member, command, body.visibility)
+        make = await asyncio.to_thread(
+            roll_maker, member, command, body.visibility, st.limits.draws
+        )
         entry = await st.append(room, "roll", make)
+        st.charge(member, len(entry["draws"]) / st.limits.draws_per_request)
         return view(entry, member.id)
 
     @app.post("/api/rooms/{room}/seed", status_code=201)

@@ -8,6 +8,7 @@ Errors are JSON ``{"error": message}`` and never a traceback.
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -52,12 +53,56 @@ class _BodyLimit:
         await self.app(scope, counted, send)
 
 
+class _AddressLimit:
+    """Each client address may make ``rate`` requests (and socket handshakes) a second,
+    in bursts of ``burst``; more get 429 here, before any routing or parsing, so that
+    one flooding address cannot starve the others."""
+
+    def __init__(self, app: ASGIApp, rate: float, burst: float) -> None:
+        self.app = app
+        self.rate, self.burst = rate, burst
+        self._buckets: dict[str, list[float]] = {}
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if (
+            scope["type"] in ("http", "websocket")
+            and scope.get("path") != "/api/health"  # load balancers poll it
+            and not self._allowed(scope)
+        ):
+            if scope["type"] == "http":
+                await _refuse(send, 429, "too many requests from your address: slow down")
+            else:
+                await send({"type": "websocket.close", "code": 4429, "reason": "slow down"})
+            return
+        await self.app(scope, receive, send)
+
+    def _allowed(self, scope: Scope) -> bool:
+        client = scope.get("client")
+        address = client[0] if client else ""
+        now = time.monotonic()
+        bucket = self._buckets.get(address)
+        if bucket is None:
+            if len(self._buckets) > 100_000:
+                self._buckets.clear()
+            bucket = self._buckets[address] = [self.burst, now]
+        bucket[0] = min(self.burst, bucket[0] + (now - bucket[1]) * self.rate)
+        bucket[1] = now
+        if bucket[0] < 1:
+            return False
+        bucket[0] -= 1
+        return True
+
+
 async def _too_large(send: Send) -> None:
-    body = json.dumps({"error": f"the body is over {MAX_BODY // 1024} KiB"}).encode()
+    await _refuse(send, 413, f"the body is over {MAX_BODY // 1024} KiB")
+
+
+async def _refuse(send: Send, status: int, message: str) -> None:
+    body = json.dumps({"error": message}).encode()
     await send(
         {
             "type": "http.response.start",
-            "status": 413,
+            "status": status,
             "headers": [
                 (b"content-type", b"application/json"),
                 (b"content-length", str(len(body)).encode()),
@@ -117,6 +162,7 @@ def create_app(db_url: str, limits: type[RoomsLimits] = RoomsLimits) -> FastAPI:
     live.install(app)
     pages.install(app)
     app.add_middleware(_BodyLimit, limit=limits.body)
+    app.add_middleware(_AddressLimit, rate=limits.address_rate, burst=limits.address_burst)
     return app
 
 

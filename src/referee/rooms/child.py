@@ -4,6 +4,7 @@ benchmarks, with no port race (``running``), and for ``python -m referee.rooms.c
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
@@ -20,12 +21,10 @@ class Child:
     """A rooms server in a child process, on a loopback socket this process keeps:
     it may be killed (:meth:`kill`) and started again on the same port (:meth:`start`)."""
 
-    def __init__(self, db_url: str, rate: float | None = None, burst: float | None = None) -> None:
-        from .state import RoomsLimits
-
+    def __init__(self, db_url: str, **limits: float) -> None:
         self.db_url = db_url
-        self.rate = RoomsLimits.rate if rate is None else rate
-        self.burst = RoomsLimits.burst if burst is None else burst
+        self.limits = limits
+        """Overrides of :class:`.state.RoomsLimits` (``rate=1000``...)."""
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self.sock.bind(("127.0.0.1", 0))
@@ -37,7 +36,7 @@ class Child:
         """Start the server and wait until it answers ``/api/health``."""
         import httpx
 
-        args = [str(self.sock.fileno()), self.db_url, str(self.rate), str(self.burst)]
+        args = [str(self.sock.fileno()), self.db_url, json.dumps(self.limits)]
         self.process = child = subprocess.Popen(
             [sys.executable, "-m", "referee.rooms.child", *args],
             pass_fds=[self.sock.fileno()],
@@ -76,10 +75,10 @@ class Child:
 
 
 @contextmanager
-def running(db_url: str, rate: float | None = None, burst: float | None = None) -> Iterator[str]:
+def running(db_url: str, **limits: float) -> Iterator[str]:
     """Serve the rooms' app on 127.0.0.1 (a free port) in a child process until the
     block ends; yields the base URL (``http://127.0.0.1:PORT``)."""
-    server = Child(db_url, rate, burst)
+    server = Child(db_url, **limits)
     try:
         server.start()
         yield server.base
@@ -93,12 +92,15 @@ def main(argv: list[str]) -> None:
     from .app import create_app
     from .state import RoomsLimits
 
-    fd, url, rate, burst = int(argv[0]), argv[1], float(argv[2]), float(argv[3])
+    fd, url, overrides = int(argv[0]), argv[1], json.loads(argv[2])
 
     class Limits(RoomsLimits):
         pass
 
-    Limits.rate, Limits.burst = rate, burst
+    for name, value in overrides.items():
+        if not hasattr(RoomsLimits, name):
+            raise SystemExit(f"no such limit: {name}")
+        setattr(Limits, name, value)
     config = uvicorn.Config(
         create_app(url, Limits),
         log_level="warning",

@@ -25,6 +25,10 @@ __all__ = ["install"]
 
 BAD_TOKEN = 4401
 FOREIGN_ORIGIN = 4403
+TOO_MANY = 4429
+"""Close code for a socket over :attr:`.state.RoomsLimits.sockets`, or over the member's rate."""
+TOO_SLOW = 4408
+"""Close code for a socket that did not take a frame within ``send_wait`` seconds."""
 TOKEN_WAIT = 10.0
 """Seconds a socket may take to send its token."""
 
@@ -54,31 +58,43 @@ async def _member(ws: WebSocket, st: State, room: str) -> Member | None:
         if not isinstance(token, str):
             return None
     try:
-        return await authenticate(st, room, token)
+        return await authenticate(st, room, token, ws.client.host if ws.client else "")
     except ApiError:
         return None
 
 
 async def _send(ws: WebSocket, st: State, member: Member, entry: dict[str, Any]) -> None:
-    """One entry as the member may see it; after a ``reveal``, the revealed roll again."""
+    """One entry as the member may see it; after a ``reveal``, the revealed roll again.
+
+    Raises:
+        TimeoutError: the client took no frame for ``send_wait`` seconds.
+    """
     room = entry["room"]
     revealed = await st.revealed(room)
-    await ws.send_text(json.dumps(view(entry, member.id, revealed)))
+    wait = st.limits.send_wait
+    text = json.dumps(view(entry, member.id, revealed))
+    await asyncio.wait_for(ws.send_text(text), wait)
     if entry["kind"] == "reveal":
         again = await st.store.entry(room, entry["of"])
         if again is not None:
-            await ws.send_text(json.dumps(view(again, member.id, revealed)))
+            text = json.dumps(view(again, member.id, revealed))
+            await asyncio.wait_for(ws.send_text(text), wait)
 
 
 async def _send_after(ws: WebSocket, st: State, member: Member, room: str, after: int) -> int:
-    """Send every stored entry after ``after``; return the last seq sent."""
+    """Send every stored entry after ``after`` (from the store, a page at a time), charging
+    the member for what was read; return the last seq sent."""
+    size = 10  # a small first page: a client that leaves at once costs little
     while True:
-        page = await st.store.entries(room, after, 500)
+        await st.pace(member)  # a long replay goes at the member's rate
+        page, chars = await st.store.read(room, after, size)
+        st.charge(member, chars / st.limits.replay_per_request)
         if not page:
             return after
         for entry in page:
             await _send(ws, st, member, entry)
             after = entry["seq"]
+        size = 50
 
 
 def install(app: FastAPI) -> None:
@@ -91,34 +107,60 @@ def install(app: FastAPI) -> None:
         await ws.accept()
         member = await _member(ws, st, room)
         if member is None:
-            with contextlib.suppress(WebSocketDisconnect, RuntimeError):  # it may be gone
-                await ws.close(code=BAD_TOKEN, reason="bad token")
+            await _close(ws, BAD_TOKEN, "bad token")
             return
-        sub = st.broker.subscribe(room)
-        reader = asyncio.create_task(_drain(ws, st))
+        key = (room, member.id)
+        if st.sockets[key] >= st.limits.sockets:
+            await _close(ws, TOO_MANY, f"at most {st.limits.sockets} sockets a member")
+            return
         try:
-            last = await _send_after(ws, st, member, room, max(after, -1))
-            while not reader.done():
-                waiter = asyncio.create_task(sub.wait())
-                done, _ = await asyncio.wait({waiter, reader}, return_when=asyncio.FIRST_COMPLETED)
-                if reader in done:
-                    waiter.cancel()
-                    break
-                for entry in waiter.result():
-                    if entry["seq"] == last + 1:  # the usual case: straight from the broker
-                        await _send(ws, st, member, entry)
-                        last = entry["seq"]
-                    elif entry["seq"] > last:  # a gap: the store fills it
-                        last = await _send_after(ws, st, member, room, last)
-                if sub.latest > last:  # more than the broker kept
-                    last = await _send_after(ws, st, member, room, last)
-        except WebSocketDisconnect:
-            pass
+            st.spend(member)
+        except ApiError:
+            await _close(ws, TOO_MANY, "too many requests: slow down")
+            return
+        st.sockets[key] += 1
+        try:
+            await _follow(ws, st, member, room, after)
         finally:
-            st.broker.unsubscribe(room, sub)
-            reader.cancel()
-            with contextlib.suppress(Exception):
-                await ws.close()
+            st.sockets[key] -= 1
+            if not st.sockets[key]:
+                del st.sockets[key]
+
+
+async def _close(ws: WebSocket, code: int, reason: str) -> None:
+    """Close, unless the client is gone (or will not take the close frame either)."""
+    with contextlib.suppress(WebSocketDisconnect, RuntimeError, TimeoutError):
+        await asyncio.wait_for(ws.close(code=code, reason=reason), 1.0)
+
+
+async def _follow(ws: WebSocket, st: State, member: Member, room: str, after: int) -> None:
+    """Send the log after ``after``, then each new entry, until the client goes."""
+    sub = st.broker.subscribe(room)
+    reader = asyncio.create_task(_drain(ws, st))
+    try:
+        last = await _send_after(ws, st, member, room, max(after, -1))
+        while not reader.done():
+            waiter = asyncio.create_task(sub.wait())
+            done, _ = await asyncio.wait({waiter, reader}, return_when=asyncio.FIRST_COMPLETED)
+            if reader in done:
+                waiter.cancel()
+                break
+            for entry in waiter.result():
+                if entry["seq"] == last + 1:  # the usual case: straight from the broker
+                    await _send(ws, st, member, entry)
+                    last = entry["seq"]
+                elif entry["seq"] > last:  # a gap: the store fills it
+                    last = await _send_after(ws, st, member, room, last)
+            if sub.latest > last:  # more than the broker kept
+                last = await _send_after(ws, st, member, room, last)
+    except (WebSocketDisconnect, RuntimeError):
+        pass  # it went, or the server closed it (a keepalive ping unanswered)
+    except TimeoutError:  # it stopped reading: let it go
+        await _close(ws, TOO_SLOW, "not reading")
+    finally:
+        st.broker.unsubscribe(room, sub)
+        reader.cancel()
+        await _close(ws, 1000, "")
 
 
 async def _drain(ws: WebSocket, st: State) -> Any:

@@ -4,8 +4,10 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
+from collections import Counter
 from typing import Any
 
 from .broker import Broker
@@ -28,6 +30,30 @@ class RoomsLimits:
     rate = 40.0
     """Requests a second each member may make, sustained (the contract asks for at least 20)."""
     burst = 80.0
+    draws = 200
+    """Most dice one roll in a room may draw (rerolls and explosions count): far below
+    the engine's 20,000, since a roll is made while its room's log is locked, and each
+    die adds about 180 bytes to the entry that every member receives."""
+    draws_per_request = 20
+    """Each this many dice a roll draws cost its member one more request."""
+    replay_per_request = 64 * 1024
+    """Each this many characters of the log read for a live socket cost its member one
+    more request (opening a socket costs one)."""
+    sockets = 16
+    """Most live sockets one member may hold open (more close with 4429)."""
+    send_wait = 30.0
+    """Seconds a live socket may leave a frame unread before it is closed (4408)."""
+    anonymous_rate = 20.0
+    """Calls a second that need no token (creating and joining rooms), per client address."""
+    anonymous_burst = 200.0
+    address_rate = 100.0
+    """Requests and socket handshakes a second from one client address, of every kind
+    (more get 429 before any work): a table behind one address rolls far less."""
+    address_burst = 200.0
+    failures_rate = 10.0
+    """Unknown rooms and tokens a second per client address before it gets 429 (the
+    database is not asked for them then)."""
+    failures_burst = 100.0
 
 
 class ApiError(Exception):
@@ -72,6 +98,8 @@ class State:
         self.broker = Broker()
         self.limits = limits
         self._buckets: dict[tuple[str, str], _Bucket] = {}
+        self.sockets: Counter[tuple[str, str]] = Counter()
+        """Open live sockets by (room, member)."""
         # Caches of what never changes once written: a room's row (its name, system and
         # invite), a token's member.
         self._rooms: dict[str, dict[str, Any]] = {}
@@ -162,18 +190,62 @@ class State:
 
     def spend(self, member: Member) -> None:
         """Take one request from the member's bucket, or raise 429."""
-        key = (member.room, member.id)
+        self._take((member.room, member.id), self.limits.rate, self.limits.burst)
+
+    def knows_room(self, room: str) -> bool:
+        return room in self._rooms
+
+    def knows_token(self, token: str) -> bool:
+        return token in self._members
+
+    def guard(self, address: str) -> None:
+        """Raise 429 if ``address`` has named too many unknown rooms or tokens lately."""
+        bucket = self._buckets.get(("!", address))
+        if bucket is not None:
+            now = time.monotonic()
+            tokens = bucket.tokens + (now - bucket.stamp) * self.limits.failures_rate
+            if tokens < 1:
+                raise ApiError(429, "too many unknown rooms or tokens: slow down")
+
+    def failed(self, address: str) -> None:
+        """``address`` named an unknown room or token."""
+        with contextlib.suppress(ApiError):
+            self._take(("!", address), self.limits.failures_rate, self.limits.failures_burst)
+
+    def spend_anonymous(self, address: str) -> None:
+        """Take one tokenless call (creating or joining a room) from the address's bucket,
+        or raise 429."""
+        if len(self._buckets) > 100_000:  # forget idle buckets (they refill anyway)
+            self._buckets.clear()
+        self._take(("", address), self.limits.anonymous_rate, self.limits.anonymous_burst)
+
+    def _take(self, key: tuple[str, str], rate: float, burst: float) -> None:
         bucket = self._buckets.get(key)
         if bucket is None:
-            bucket = self._buckets[key] = _Bucket(self.limits.burst)
+            bucket = self._buckets[key] = _Bucket(burst)
         now = time.monotonic()
-        bucket.tokens = min(
-            self.limits.burst, bucket.tokens + (now - bucket.stamp) * self.limits.rate
-        )
+        bucket.tokens = min(burst, bucket.tokens + (now - bucket.stamp) * rate)
         bucket.stamp = now
         if bucket.tokens < 1:
             raise ApiError(429, "too many requests: slow down")
         bucket.tokens -= 1
+
+    def charge(self, member: Member, requests: float) -> None:
+        """Charge costly work (a big roll's dice, a long replay) to the member's bucket,
+        as so many more requests; it may go below zero, and the member then waits."""
+        bucket = self._buckets.get((member.room, member.id))
+        if bucket is not None:
+            bucket.tokens -= requests
+
+    async def pace(self, member: Member) -> None:
+        """Wait until the member's bucket is above zero again (after costly work)."""
+        bucket = self._buckets.get((member.room, member.id))
+        while bucket is not None:
+            now = time.monotonic()
+            tokens = bucket.tokens + (now - bucket.stamp) * self.limits.rate
+            if tokens > 0:
+                return
+            await asyncio.sleep(min(1.0, -tokens / self.limits.rate + 0.01))
 
     async def append(self, room: str, kind: str, fields: Fields) -> dict[str, Any]:
         entry = await self.store.append(room, kind, fields)

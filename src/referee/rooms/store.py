@@ -354,6 +354,12 @@ class Store(EpochWrites):
         self, room: str, after: int = -1, limit: int | None = None
     ) -> list[dict[str, Any]]:
         """The entries after seq ``after``, in seq order."""
+        return (await self.read(room, after, limit))[0]
+
+    async def read(
+        self, room: str, after: int = -1, limit: int | None = None
+    ) -> tuple[list[dict[str, Any]], int]:
+        """The entries after seq ``after``, in seq order, and their stored size in characters."""
         query = (
             sa.select(entries.c.body)
             .where(entries.c.room_id == room, entries.c.seq > after)
@@ -363,7 +369,7 @@ class Store(EpochWrites):
             query = query.limit(limit)
         async with self.engine.connect() as conn:
             rows = (await conn.execute(query)).scalars().all()
-        return [json.loads(b) for b in rows]
+        return [json.loads(b) for b in rows], sum(map(len, rows))
 
     async def entry(self, room: str, seq: int) -> dict[str, Any] | None:
         async with self.engine.connect() as conn:
