@@ -6,13 +6,28 @@ import asyncio
 import re
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any
 
-from fastapi import Depends, FastAPI, Query, Request
-from fastapi.responses import StreamingResponse
-from pydantic import BaseModel, Field
+from fastapi import Depends, FastAPI, Query, Request, Security
+from fastapi.responses import Response, StreamingResponse
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from .log import canon, check_digestible, view
+from .models import (
+    MAX_SEQ,
+    Close,
+    Declassify,
+    Entry,
+    Health,
+    Joined,
+    Log,
+    NewMember,
+    NewRoll,
+    NewRoom,
+    NewSeed,
+    Reveal,
+    RoomCreated,
+)
 from .state import ApiError, RoomsLimits, State
 from .store import Conflict, Epoch, Member
 
@@ -25,37 +40,6 @@ LOGIN_SECONDS = 600
 """How long a one-time page link stays good."""
 
 SYSTEMS = ("gurps", "fudge", "swn")
-
-
-class NewRoom(BaseModel):
-    name: str = Field(min_length=1, max_length=100)
-    system: Literal["gurps", "fudge", "swn"] | None = None
-
-
-class NewMember(BaseModel):
-    name: str = Field(min_length=1, max_length=100)
-    invite: str = Field(min_length=1, max_length=200)
-
-
-class NewRoll(BaseModel):
-    command: str = Field(max_length=100_000)
-    visibility: Literal["public", "gm", "blind"] = "public"
-
-
-class Reveal(BaseModel):
-    seq: int
-
-
-class NewSeed(BaseModel):
-    seed: str = Field(max_length=10_000)
-
-
-class Close(BaseModel):
-    declassify: bool = False
-
-
-class Declassify(BaseModel):
-    epoch: int
 
 
 async def _conflicts(pending: Awaitable[dict[str, Any]]) -> dict[str, Any]:
@@ -102,8 +86,18 @@ async def authenticate(st: State, room: str, token: str | None, address: str = "
     return member
 
 
-async def caller(request: Request, room: str) -> Member:
-    """The member making this request, by Bearer token or by the page's cookie."""
+_BEARER = HTTPBearer(
+    auto_error=False, description="A member's token (the room page sends a cookie instead)."
+)
+
+
+async def caller(
+    request: Request,
+    room: str,
+    _declared: Annotated[HTTPAuthorizationCredentials | None, Security(_BEARER)] = None,
+) -> Member:
+    """The member making this request, by Bearer token or by the page's cookie. (The
+    ``Security`` parameter only declares the scheme in the OpenAPI schema.)"""
     header = request.headers.get("authorization", "")
     token: str | None = None
     if header.lower().startswith("bearer "):
@@ -208,11 +202,11 @@ _SEED = re.compile(r"[\x20-\x7e]{16,128}")
 
 
 def install(app: FastAPI) -> None:
-    @app.get("/api/health")
+    @app.get("/api/health", response_model=Health)
     async def health() -> dict[str, bool]:
         return {"ok": True}
 
-    @app.post("/api/rooms", status_code=201)
+    @app.post("/api/rooms", status_code=201, response_model=RoomCreated)
     async def create_room(body: NewRoom, request: Request) -> dict[str, Any]:
         st = state(request)
         st.spend_anonymous(_address(request))
@@ -228,7 +222,7 @@ def install(app: FastAPI) -> None:
             "url": _page_url(request, room, code),
         }
 
-    @app.post("/api/rooms/{room}/members", status_code=201)
+    @app.post("/api/rooms/{room}/members", status_code=201, response_model=Joined)
     async def join(room: str, body: NewMember, request: Request) -> dict[str, Any]:
         st = state(request)
         st.spend_anonymous(_address(request))
@@ -243,7 +237,7 @@ def install(app: FastAPI) -> None:
         code = await st.store.add_login(room, member, time.time() + LOGIN_SECONDS)
         return {"member": member, "token": token, "url": _page_url(request, room, code)}
 
-    @app.post("/api/rooms/{room}/rolls", status_code=201)
+    @app.post("/api/rooms/{room}/rolls", status_code=201, response_model=Entry)
     async def make_roll(
         room: str, body: NewRoll, member: Caller, request: Request
     ) -> dict[str, Any]:
@@ -260,7 +254,7 @@ def install(app: FastAPI) -> None:
         st.charge(member, len(entry["draws"]) / st.limits.draws_per_request)
         return view(entry, member.id)
 
-    @app.post("/api/rooms/{room}/seed", status_code=201)
+    @app.post("/api/rooms/{room}/seed", status_code=201, response_model=Entry)
     async def seed(room: str, body: NewSeed, member: Caller, request: Request) -> dict[str, Any]:
         st = state(request)
         if member.is_gm:
@@ -271,7 +265,7 @@ def install(app: FastAPI) -> None:
         st.published(room, entry)
         return entry
 
-    @app.post("/api/rooms/{room}/close", status_code=201)
+    @app.post("/api/rooms/{room}/close", status_code=201, response_model=Entry)
     async def close(room: str, body: Close, member: Caller, request: Request) -> dict[str, Any]:
         st = state(request)
         if not member.is_gm:
@@ -281,7 +275,7 @@ def install(app: FastAPI) -> None:
             st.published(room, entry)
         return made[0]
 
-    @app.post("/api/rooms/{room}/declassify", status_code=201)
+    @app.post("/api/rooms/{room}/declassify", status_code=201, response_model=Entry)
     async def declassify(
         room: str, body: Declassify, member: Caller, request: Request
     ) -> dict[str, Any]:
@@ -292,7 +286,7 @@ def install(app: FastAPI) -> None:
         st.published(room, entry)
         return entry
 
-    @app.post("/api/rooms/{room}/reveal", status_code=201)
+    @app.post("/api/rooms/{room}/reveal", status_code=201, response_model=Entry)
     async def reveal(room: str, body: Reveal, member: Caller, request: Request) -> dict[str, Any]:
         st = state(request)
         if not member.is_gm:
@@ -304,12 +298,12 @@ def install(app: FastAPI) -> None:
             raise ApiError(409, f"seq {body.seq} is revealed already")
         return await st.append(room, "reveal", {"of": body.seq})
 
-    @app.get("/api/rooms/{room}/log")
+    @app.get("/api/rooms/{room}/log", response_model=Log)
     async def log(
         room: str,
         member: Caller,
         request: Request,
-        after: Annotated[int, Query(ge=-1)] = -1,
+        after: Annotated[int, Query(ge=-1, le=MAX_SEQ)] = -1,
         limit: Annotated[int, Query(ge=1, le=1000)] = 100,
     ) -> dict[str, Any]:
         st = state(request)
@@ -317,7 +311,16 @@ def install(app: FastAPI) -> None:
         revealed = await st.revealed(room)
         return {"entries": [view(e, member.id, revealed) for e in found]}
 
-    @app.get("/api/rooms/{room}/export")
+    @app.get(
+        "/api/rooms/{room}/export",
+        response_class=Response,
+        responses={
+            200: {
+                "description": "The log, one entry per line, as the caller may see it",
+                "content": {"application/x-ndjson": {"schema": {"type": "string"}}},
+            }
+        },
+    )
     async def export(room: str, member: Caller, request: Request) -> StreamingResponse:
         st = state(request)
         revealed = await st.revealed(room)

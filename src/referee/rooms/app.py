@@ -19,6 +19,7 @@ from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from . import api, live, pages
+from .models import ERRORS
 from .state import MAX_BODY, ApiError, RoomsLimits, State
 from .store import Store
 
@@ -140,6 +141,7 @@ def create_app(db_url: str, limits: type[RoomsLimits] = RoomsLimits) -> FastAPI:
         docs_url="/api/docs",
         openapi_url="/api/openapi.json",
         redoc_url=None,
+        responses=ERRORS,
     )
 
     @app.exception_handler(ApiError)
@@ -148,7 +150,9 @@ def create_app(db_url: str, limits: type[RoomsLimits] = RoomsLimits) -> FastAPI:
 
     @app.exception_handler(HTTPException)
     async def _http_error(request: Request, exc: HTTPException) -> JSONResponse:
-        return JSONResponse({"error": str(exc.detail)}, status_code=exc.status_code)
+        return JSONResponse(  # keeps its headers (a 405's Allow)
+            {"error": str(exc.detail)}, status_code=exc.status_code, headers=exc.headers
+        )
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:

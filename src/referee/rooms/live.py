@@ -120,7 +120,7 @@ def install(app: FastAPI) -> None:
             return
         st.sockets[key] += 1
         try:
-            await _follow(ws, st, member, room, after)
+            await _follow(ws, st, member, room, min(max(after, -1), 2**53 - 1))
         finally:
             st.sockets[key] -= 1
             if not st.sockets[key]:
