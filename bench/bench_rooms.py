@@ -1,12 +1,16 @@
-"""Game rooms under load (issue 11): acknowledged rolls per second, and the time from a
-POST to the last live subscriber's frame, on the SQLite default.
+"""Game rooms under load (issues 11 and 13): acknowledged rolls per second, and the time
+from a POST to the last live subscriber's frame, on the SQLite default and on
+PostgreSQL with one and with two server processes; and the memory of a connected
+socket.
 
-The server runs in a child process (``referee.rooms.child``) on loopback, with the
-rate limit lifted (this measures throughput, not the limiter). This process runs
-the load: posting clients and, per room, 5 subscribers on the live socket. Both
-share the machine's 2 cores, so the figures are for the whole system.
+Each server runs in a child process (``referee.rooms.child``) on loopback, with the
+rate limits lifted (this measures throughput, not the limiters). This process runs
+the load: posting clients and, per room, 5 subscribers on the live socket, spread
+over the servers. Everything shares the machine's 2 cores, so the figures are for
+the whole system.
 
-Target (issue 11): >= 1,000 rolls/s across rooms, p99 <= 50 ms.
+Targets: issue 11, >= 1,000 rolls/s across rooms with p99 <= 50 ms; issue 13, with
+2 servers on PostgreSQL more throughput than with 1, and >= 1,000 rolls/s.
 """
 
 from __future__ import annotations
@@ -23,8 +27,11 @@ import httpx
 from websockets.asyncio.client import connect
 
 from _timing import row
-from referee.rooms.child import running
+from referee.rooms.child import Child
+from referee.rooms.pgtemp import throwaway
 from referee.rooms.store import sqlite_url
+
+UNLIMITED = {"rate": 1e9, "burst": 1e9, "address_rate": 1e9, "address_burst": 1e9}
 
 SECONDS = 5.0
 SUBSCRIBERS = int(__import__("os").environ.get("SUBSCRIBERS", "5"))
@@ -102,7 +109,9 @@ async def _post(
     return done
 
 
-async def scenario(base: str, rooms: int, posters: int) -> dict[str, Any]:
+async def scenario(bases: list[str], rooms: int, posters: int) -> dict[str, Any]:
+    """Rooms made on the first server; sockets and posters spread over all of them."""
+    base = bases[0]
     limits = httpx.Limits(max_connections=rooms * posters + 10)
     async with httpx.AsyncClient(base_url=base, limits=limits, timeout=60) as client:
         tables = [await _room(client, posters) for _ in range(rooms)]
@@ -111,13 +120,14 @@ async def scenario(base: str, rooms: int, posters: int) -> dict[str, Any]:
         stop = asyncio.Event()
         readies = []
         subs = []
-        for room, tokens in tables:
+        for r, (room, tokens) in enumerate(tables):
             for i in range(SUBSCRIBERS):
                 ready = asyncio.Event()
                 readies.append(ready)
+                where = bases[(r + i) % len(bases)]
                 subs.append(
                     asyncio.create_task(
-                        _subscribe(base, room, tokens[i % len(tokens)], seen, ready, stop)
+                        _subscribe(where, room, tokens[i % len(tokens)], seen, ready, stop)
                     )
                 )
         for ready in readies:
@@ -125,8 +135,10 @@ async def scenario(base: str, rooms: int, posters: int) -> dict[str, Any]:
         await asyncio.sleep(0.5)  # let each socket send its backlog
         began = time.perf_counter()
         posts = [
-            asyncio.create_task(_post(base, room, tokens[1 + i], start, stop))
-            for room, tokens in tables
+            asyncio.create_task(
+                _post(bases[(r * posters + i) % len(bases)], room, tokens[1 + i], start, stop)
+            )
+            for r, (room, tokens) in enumerate(tables)
             for i in range(posters)
         ]
         await asyncio.sleep(SECONDS)
@@ -146,30 +158,97 @@ async def scenario(base: str, rooms: int, posters: int) -> dict[str, Any]:
     }
 
 
+def _rss(pid: int) -> int:
+    """A process's resident memory, in bytes."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+    raise RuntimeError("no VmRSS")
+
+
+async def socket_memory(server: Child, count: int = 390) -> float:
+    """Bytes of server memory per connected live socket (idle, in one room)."""
+    async with httpx.AsyncClient(base_url=server.base, timeout=60) as client:
+        room, tokens = await _room(client, 25)  # at most 16 sockets a member
+    assert server.process is not None
+    await asyncio.sleep(0.5)
+    before = _rss(server.process.pid)
+    url = server.base.replace("http", "ws", 1) + f"/api/rooms/{room}/live"
+    sockets = []
+    for i in range(count):
+        ws = await connect(url, compression=None)
+        await ws.send(json.dumps({"token": tokens[i % len(tokens)]}))
+        sockets.append(ws)
+    for ws in sockets:
+        await ws.recv()  # the first entry: the socket is following the room
+    await asyncio.sleep(0.5)
+    after = _rss(server.process.pid)
+    for ws in sockets:
+        await ws.close()
+    return (after - before) / count
+
+
+def servers(db: str, count: int) -> list[Child]:
+    """``count`` servers on one database, started one after the other."""
+    made = []
+    for _ in range(count):
+        child = Child(db, **UNLIMITED)
+        child.start()
+        made.append(child)
+    return made
+
+
+def run_case(label: str, bases: list[str], rooms: int, posters: int, target: str) -> float:
+    got = asyncio.run(scenario(bases, rooms, posters))
+    ok = got["rate"] >= 1000 and got["p99"] <= 0.050
+    row(
+        label,
+        f"{got['rate']:.0f}",
+        f"{got['p50'] * 1000:.1f} ms",
+        f"{got['p99'] * 1000:.1f} ms",
+        f"{target}  {'PASS' if ok else 'MISS'}",
+    )
+    if got["complete"] < 0.99:
+        print(f"  only {got['complete']:.1%} of rolls reached every subscriber")
+    return float(got["rate"])
+
+
 def main() -> None:
     print(
-        f"== rooms: rolls into the SQLite default, {SECONDS:.0f} s per case, "
+        f"== rooms: rolls per second, {SECONDS:.0f} s per case, "
         f"{SUBSCRIBERS} live subscribers a room =="
     )
     row("case", "rolls/s", "p50", "p99", "target")
+    goal = ">= 1000/s, p99 <= 50 ms"
     with tempfile.TemporaryDirectory() as tmp:
-        db = sqlite_url(Path(tmp) / "bench.sqlite3")
-        with running(db, rate=1e9, burst=1e9, address_rate=1e9, address_burst=1e9) as base:
-            for name, rooms, posters in (
-                ("1 room, 8 posters", 1, 8),
-                ("20 rooms, 2 posters each", 20, 2),
-            ):
-                got = asyncio.run(scenario(base, rooms, posters))
-                ok = got["rate"] >= 1000 and got["p99"] <= 0.050
-                row(
-                    name,
-                    f"{got['rate']:.0f}",
-                    f"{got['p50'] * 1000:.1f} ms",
-                    f"{got['p99'] * 1000:.1f} ms",
-                    f">= 1000/s, p99 <= 50 ms  {'PASS' if ok else 'MISS'}",
-                )
-                if got["complete"] < 0.99:
-                    print(f"  only {got['complete']:.1%} of rolls reached every subscriber")
+        (one,) = servers(sqlite_url(Path(tmp) / "bench.sqlite3"), 1)
+        try:
+            run_case("SQLite, 1 room, 8 posters", [one.base], 1, 8, goal)
+            run_case("SQLite, 20 rooms, 2 posters each", [one.base], 20, 2, goal)
+            per_socket = asyncio.run(socket_memory(one))
+        finally:
+            one.close()
+    with throwaway() as pg:
+        single = servers(pg, 1)
+        try:
+            rate1 = run_case("PostgreSQL, 1 server, 20 rooms", [single[0].base], 20, 2, goal)
+        finally:
+            for c in single:
+                c.close()
+        pair = servers(pg, 2)
+        try:
+            rate2 = run_case("PostgreSQL, 2 servers, 20 rooms", [c.base for c in pair], 20, 2, goal)
+        finally:
+            for c in pair:
+                c.close()
+    print(
+        f"2 servers / 1 server on PostgreSQL: {rate2 / rate1:.2f}x  "
+        f"(target: > 1x and >= 1000/s: {'PASS' if rate2 > rate1 and rate2 >= 1000 else 'MISS'})"
+    )
+    print(
+        f"memory per connected live socket (SQLite server, 390 idle sockets): "
+        f"{per_socket / 1024:.1f} KiB"
+    )
 
 
 if __name__ == "__main__":

@@ -177,7 +177,7 @@ class State:
                 got = await self.store.entries(room, f.through, page)
                 for entry in got:
                     self.published(room, entry)
-                    f.through = entry["seq"]
+                    f.through = max(f.through, entry["seq"])
                 if len(got) < page and f.through >= f.target:
                     return
                 if not got:  # announced but not readable yet: try again shortly
@@ -255,6 +255,9 @@ class State:
     def published(self, room: str, entry: dict[str, Any]) -> None:
         """Tell this server's sockets (and caches) of a new entry."""
         f = self._followed.get(room)
-        if f is not None and entry["kind"] == "reveal":
-            f.revealed.add(entry["of"])
+        if f is not None:
+            if entry["kind"] == "reveal":
+                f.revealed.add(entry["of"])
+            if entry["seq"] == f.through + 1 and f.ready.is_set():
+                f.through += 1  # seen in order: its notice needs no read
         self.broker.publish(room, entry)

@@ -214,34 +214,50 @@ class Store(EpochWrites):
         return await future
 
     async def _flush(self) -> None:
-        """Write queued appends, a batch per transaction, until the queue is empty."""
+        """Write queued appends, a batch at a time, until the queue is empty: on SQLite
+        (one writer) each batch in one transaction; on PostgreSQL one transaction per
+        room of the batch, all at once (each locks only its room's row)."""
         while self._queue:
             batch, self._queue = self._queue[: self.BATCH], self._queue[self.BATCH :]
             by_room: dict[str, list[int]] = {}
             for i, (room, *_rest) in enumerate(batch):
                 by_room.setdefault(room, []).append(i)
-            try:
-                async with self._writing(), self.engine.begin() as conn:
-                    results: dict[int, dict[str, Any] | Exception] = {}
-                    # Rooms in one order everywhere: two servers' batches cannot deadlock.
-                    for room, idx in sorted(by_room.items()):
-                        sealed = await self._append_many(
-                            conn, room, [(batch[i][1], batch[i][2]) for i in idx]
-                        )
-                        results.update(zip(idx, sealed, strict=True))
-            except Exception as exc:  # the whole batch failed: say so to each caller
-                for *_rest, future in batch:
-                    if not future.done():
-                        future.set_exception(exc)
+            if self.sqlite:
+                await self._commit(batch, sorted(by_room.items()))
+            else:
+                await asyncio.gather(
+                    *(self._commit(batch, [(room, idx)]) for room, idx in by_room.items())
+                )
+
+    async def _commit(
+        self,
+        batch: list[tuple[str, str, Fields, asyncio.Future[dict[str, Any]]]],
+        rooms_: list[tuple[str, list[int]]],
+    ) -> None:
+        """One transaction for these rooms' appends (in one order everywhere, so two
+        servers' transactions cannot deadlock); each caller gets its entry or error."""
+        results: dict[int, dict[str, Any] | Exception] = {}
+        try:
+            async with self._writing(), self.engine.begin() as conn:
+                for room, idx in rooms_:
+                    sealed = await self._append_many(
+                        conn, room, [(batch[i][1], batch[i][2]) for i in idx]
+                    )
+                    results.update(zip(idx, sealed, strict=True))
+        except Exception as exc:  # the whole transaction failed: say so to each caller
+            for _room, idx in rooms_:
+                for i in idx:
+                    if not batch[i][3].done():
+                        batch[i][3].set_exception(exc)
+            return
+        for i, got in results.items():
+            future = batch[i][3]
+            if future.done():
                 continue
-            for i, (*_rest, future) in enumerate(batch):
-                if future.done():
-                    continue
-                got = results[i]
-                if isinstance(got, Exception):
-                    future.set_exception(got)
-                else:
-                    future.set_result(got)
+            if isinstance(got, Exception):
+                future.set_exception(got)
+            else:
+                future.set_result(got)
 
     async def create_room(
         self, name: str, system: str | None
