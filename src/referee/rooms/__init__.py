@@ -2,9 +2,14 @@
 
 The contract is ``shared/rooms/README.md``. :mod:`.log` holds its pure parts
 (canonical JSON, digests, the chain, and :func:`.log.view`, the one rule of
-who sees what); :mod:`.store` the database; :mod:`.app` the web app, with
-:mod:`.api`, :mod:`.live` and :mod:`.pages`. Nothing in the engine imports
-this package.
+who sees what); :mod:`.store` and :mod:`.epochs` the database (SQLite or
+PostgreSQL; :mod:`.schema`, and Alembic's ``migrations``); :mod:`.notices`
+the live updates between servers (PostgreSQL ``LISTEN/NOTIFY``);
+:mod:`.state` what the routes share (limits, caches, the rooms a server
+follows); :mod:`.app` the web app, with :mod:`.api` (and its :mod:`.models`),
+:mod:`.live` and :mod:`.pages`; :mod:`.verify` the checker of an export.
+:mod:`.child` and :mod:`.pgtemp` start a server and a throwaway PostgreSQL
+for tests and benchmarks. Nothing in the engine imports this package.
 """
 
 from __future__ import annotations
