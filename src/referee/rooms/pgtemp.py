@@ -145,7 +145,13 @@ def throwaway(durable: bool = True, timeout: float = 30.0) -> Iterator[str]:
         shutil.rmtree(top, ignore_errors=True)
 
 
+def _stop(_signum: int, _frame: object) -> None:
+    raise KeyboardInterrupt
+
+
 if __name__ == "__main__":
+    # Ctrl-C or SIGTERM (SIGINT is ignored by a job started in the background).
+    signal.signal(signal.SIGTERM, _stop)
     with throwaway() as url:
         print(url, flush=True)
         try:
