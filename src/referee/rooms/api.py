@@ -263,7 +263,7 @@ def install(app: FastAPI) -> None:
             raise ApiError(422, "a client seed is 16 to 128 printable ASCII characters")
         entry = await _conflicts(st.store.add_seed(room, member.id, body.seed))
         st.published(room, entry)
-        return entry
+        return view(entry, member.id)
 
     @app.post("/api/rooms/{room}/close", status_code=201, response_model=Entry)
     async def close(room: str, body: Close, member: Caller, request: Request) -> dict[str, Any]:
@@ -273,7 +273,7 @@ def install(app: FastAPI) -> None:
         made = await st.store.close_epoch(room, body.declassify)
         for entry in made:
             st.published(room, entry)
-        return made[0]
+        return view(made[0], member.id)
 
     @app.post("/api/rooms/{room}/declassify", status_code=201, response_model=Entry)
     async def declassify(
@@ -284,7 +284,7 @@ def install(app: FastAPI) -> None:
             raise ApiError(403, "only the GM declassifies")
         entry = await _conflicts(st.store.declassify(room, body.epoch))
         st.published(room, entry)
-        return entry
+        return view(entry, member.id)
 
     @app.post("/api/rooms/{room}/reveal", status_code=201, response_model=Entry)
     async def reveal(room: str, body: Reveal, member: Caller, request: Request) -> dict[str, Any]:
@@ -296,7 +296,7 @@ def install(app: FastAPI) -> None:
             raise ApiError(422, f"seq {body.seq} is not a secret roll")
         if body.seq in await st.revealed(room):
             raise ApiError(409, f"seq {body.seq} is revealed already")
-        return await st.append(room, "reveal", {"of": body.seq})
+        return view(await st.append(room, "reveal", {"of": body.seq}), member.id)
 
     @app.get("/api/rooms/{room}/log", response_model=Log)
     async def log(
