@@ -126,7 +126,6 @@ def create_app(db_url: str, limits: type[RoomsLimits] = RoomsLimits) -> FastAPI:
 
             listener = Listener(db_url, state.noticed, state.reconnected)
             await listener.start()
-        app.state.listener = listener
         try:
             yield
         finally:

@@ -62,8 +62,6 @@ class Listener:
         self.on_notice = on_notice
         self.on_connect = on_connect
         self.connected = asyncio.Event()
-        self.connections = 0
-        """How many times it has connected (tests watch this)."""
         self._task: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
@@ -95,7 +93,6 @@ class Listener:
                 lost = asyncio.Event()
                 conn.add_termination_listener(lambda _c, lost=lost: lost.set())
                 await conn.add_listener(CHANNEL, self._received)
-                self.connections += 1
                 failures = 0
                 self.on_connect()
                 self.connected.set()
