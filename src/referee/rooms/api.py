@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TYPE_CHECKING, Annotated, Any
 
 from fastapi import Depends, FastAPI, Query, Request, Security
-from fastapi.responses import Response, StreamingResponse
+from fastapi.responses import JSONResponse, Response, StreamingResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from .log import canon, check_digestible, view
@@ -32,9 +32,10 @@ from .state import ApiError, RoomsLimits, State
 from .store import Conflict, Epoch, Member
 
 if TYPE_CHECKING:
+    from ..commands import Plan
     from ..rng import RandomSource
 
-__all__ = ["LOGIN_SECONDS", "authenticate", "install", "roll_maker"]
+__all__ = ["LOGIN_SECONDS", "authenticate", "install", "read_command", "roll_maker"]
 
 LOGIN_SECONDS = 600
 """How long a one-time page link stays good."""
@@ -141,30 +142,45 @@ class _Budget:
         return self._inner.randbelow(n)
 
 
-def roll_maker(
-    member: Member, command: str, visibility: str, most_draws: int = RoomsLimits.draws
-) -> Callable[[int, Epoch], dict[str, Any]]:
-    """Read a rolling command now (a bad one gets 422 at once); return the function
-    that rolls it once its seq and epoch are known, on the epoch's stream for its
-    visibility, and makes the fields of its ``roll`` entry. A roll that would draw
-    more than ``most_draws`` dice is refused (422) when it reaches that many.
+def read_command(command: str, most_draws: int = RoomsLimits.draws) -> tuple[str, Plan]:
+    """Read a rolling command: ``(normalised command, plan)``, after a dry run that
+    refuses (422) a roll drawing more than ``most_draws`` dice on a source seeded by
+    the command (so the same command always gets the same answer).
 
     Raises:
         ApiError: 422 with the engine's own message for a bad command.
     """
     from .. import commands
     from ..errors import RefereeError
-    from ..rng import RecordingSource, seeded
-    from ..stream import HmacStream
+    from ..rng import seeded
 
     try:
         shown, plan = commands.plan(command, only_rolls=True)
-        # A dry run, here in the caller's thread rather than in the room's transaction:
+        # A dry run, in the caller's thread rather than in the room's transaction:
         # it refuses most oversized rolls before any lock is taken, and it leaves the
         # engine's caches (a roll's exact odds) warm for the real roll.
         plan(_Budget(seeded(command), most_draws))
     except RefereeError as exc:
         raise ApiError(422, str(exc)) from None
+    return shown, plan
+
+
+def roll_maker(
+    member: Member,
+    read: tuple[str, Plan],
+    visibility: str,
+    most_draws: int = RoomsLimits.draws,
+) -> Callable[[int, Epoch], dict[str, Any]]:
+    """The function that rolls a command :func:`read_command` read, once its seq and
+    epoch are known, on the epoch's stream for its visibility, and makes the fields
+    of its ``roll`` entry. A roll that would draw more than ``most_draws`` dice is
+    refused (422) when it reaches that many.
+    """
+    from ..errors import RefereeError
+    from ..rng import RecordingSource
+    from ..stream import HmacStream
+
+    shown, plan = read
 
     def make(seq: int, epoch: Epoch) -> dict[str, Any]:
         assert epoch.mix is not None
@@ -192,6 +208,13 @@ def roll_maker(
         return fields
 
     return make
+
+
+def _answer(entry: dict[str, Any]) -> JSONResponse:
+    """A new entry as the answer to its POST (201), encoded once, as is: the route's
+    ``response_model`` documents it; re-validating the log's own dict would only
+    cost time on the busiest path."""
+    return JSONResponse(entry, status_code=201)
 
 
 def _address(request: Request) -> str:
@@ -238,21 +261,21 @@ def install(app: FastAPI) -> None:
         return {"member": member, "token": token, "url": _page_url(request, room, code)}
 
     @app.post("/api/rooms/{room}/rolls", status_code=201, response_model=Entry)
-    async def make_roll(
-        room: str, body: NewRoll, member: Caller, request: Request
-    ) -> dict[str, Any]:
+    async def make_roll(room: str, body: NewRoll, member: Caller, request: Request) -> Response:
         st = state(request)
         command = normalise(body.command)
         if len(command) > st.limits.command:
             raise ApiError(422, f"the command is over {st.limits.command:,} characters")
         if not command:
             raise ApiError(422, "the command is empty: type a roll such as 3d6+2")
-        make = await asyncio.to_thread(
-            roll_maker, member, command, body.visibility, st.limits.draws
-        )
+        read = st.plans.get(command, st.limits.draws)
+        if read is None:  # a new command: read it in a worker thread
+            read = await asyncio.to_thread(read_command, command, st.limits.draws)
+            st.plans.put(command, st.limits.draws, read)
+        make = roll_maker(member, read, body.visibility, st.limits.draws)
         entry = await st.append(room, "roll", make)
         st.charge(member, len(entry["draws"]) / st.limits.draws_per_request)
-        return view(entry, member.id)
+        return _answer(view(entry, member.id))
 
     @app.post("/api/rooms/{room}/seed", status_code=201, response_model=Entry)
     async def seed(room: str, body: NewSeed, member: Caller, request: Request) -> dict[str, Any]:

@@ -26,7 +26,13 @@ class Subscription:
     def __init__(self) -> None:
         self.latest = -1
         self.pending: list[dict[str, Any]] = []
+        self.closed = False
         self._event = asyncio.Event()
+
+    def close(self) -> None:
+        """Its socket went: wake the waiter, which then sees :attr:`closed`."""
+        self.closed = True
+        self._event.set()
 
     def notify(self, entry: dict[str, Any]) -> None:
         self.latest = max(self.latest, entry["seq"])

@@ -18,7 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from ..stream import commitment, mix
 from .schema import client_seeds, epochs, rooms
 
-__all__ = ["Conflict", "Epoch", "EpochWrites", "lock_epoch", "new_epoch", "read_epoch"]
+__all__ = ["Conflict", "Epoch", "EpochWrites", "lock_epoch", "new_epoch", "read_epochs"]
 
 
 @dataclass(slots=True)
@@ -36,14 +36,22 @@ class Epoch:
         return self.public if visibility == "public" else self.secret
 
 
-async def read_epoch(conn: AsyncConnection, room: str, number: int) -> Epoch:
-    """Epoch ``number`` of ``room``, as a roll needs it."""
-    row = (
-        await conn.execute(
-            sa.select(epochs).where(epochs.c.room_id == room, epochs.c.epoch == number)
+async def read_epochs(conn: AsyncConnection, names: list[str]) -> dict[str, Epoch]:
+    """The current epoch of each room in ``names``, as a roll needs it."""
+    return {
+        row.room_id: Epoch(
+            row.epoch, bytes.fromhex(row.public_seed), bytes.fromhex(row.secret_seed), row.mix
         )
-    ).one()
-    return Epoch(number, bytes.fromhex(row.public_seed), bytes.fromhex(row.secret_seed), row.mix)
+        for row in await conn.execute(_CURRENT, {"rooms": names})
+    }
+
+
+_CURRENT = (
+    sa.select(epochs)
+    .join(rooms, sa.and_(rooms.c.id == epochs.c.room_id, rooms.c.epoch == epochs.c.epoch))
+    .where(rooms.c.id.in_(sa.bindparam("rooms", expanding=True)))
+)
+"""Rooms' current epochs."""
 
 
 async def lock_epoch(
@@ -118,8 +126,8 @@ class EpochWrites:
         """A player's client seed: it counts for the current epoch, or for the next one
         once the current one is locked. A second seed for the same epoch is a Conflict."""
         async with self._writing(), self.engine.begin() as conn:
-            row = await self._take(conn, room)
-            epoch = await read_epoch(conn, room, row.epoch)
+            await self._take(conn, room)
+            epoch = (await read_epochs(conn, [room]))[room]
             counts_for = epoch.number + (1 if epoch.mix is not None else 0)
             taken = await conn.scalar(
                 sa.select(sa.func.count())
@@ -145,8 +153,8 @@ class EpochWrites:
         """Close the current epoch: its ``close`` entry (the public seed; the secret one if
         ``declassify``), then the next epoch's ``epoch`` entry, in one transaction."""
         async with self._writing(), self.engine.begin() as conn:
-            row = await self._take(conn, room)
-            epoch = await read_epoch(conn, room, row.epoch)
+            await self._take(conn, room)
+            epoch = (await read_epochs(conn, [room]))[room]
             await conn.execute(
                 sa.update(epochs)
                 .where(epochs.c.room_id == room, epochs.c.epoch == epoch.number)

@@ -17,7 +17,6 @@ from urllib.parse import urlsplit
 from fastapi import FastAPI, WebSocket, WebSocketDisconnect
 
 from .api import authenticate, cookie_name
-from .log import view
 from .state import ApiError, State
 from .store import Member
 
@@ -71,14 +70,13 @@ async def _send(ws: WebSocket, st: State, member: Member, entry: dict[str, Any])
     """
     room = entry["room"]
     revealed = await st.revealed(room)
-    wait = st.limits.send_wait
-    text = json.dumps(view(entry, member.id, revealed))
-    await asyncio.wait_for(ws.send_text(text), wait)
+    async with asyncio.timeout(st.limits.send_wait):
+        await ws.send_text(st.frames.text(entry, member.id, revealed))
     if entry["kind"] == "reveal":
         again = await st.store.entry(room, entry["of"])
         if again is not None:
-            text = json.dumps(view(again, member.id, revealed))
-            await asyncio.wait_for(ws.send_text(text), wait)
+            async with asyncio.timeout(st.limits.send_wait):
+                await ws.send_text(st.frames.text(again, member.id, revealed))
 
 
 async def _send_after(ws: WebSocket, st: State, member: Member, room: str, after: int) -> int:
@@ -137,15 +135,14 @@ async def _follow(ws: WebSocket, st: State, member: Member, room: str, after: in
     """Send the log after ``after``, then each new entry, until the client goes."""
     sub = st.broker.subscribe(room)
     reader = asyncio.create_task(_drain(ws, st))
+    reader.add_done_callback(lambda _: sub.close())  # the client went: stop waiting
     try:
         last = await _send_after(ws, st, member, room, max(after, -1))
-        while not reader.done():
-            waiter = asyncio.create_task(sub.wait())
-            done, _ = await asyncio.wait({waiter, reader}, return_when=asyncio.FIRST_COMPLETED)
-            if reader in done:
-                waiter.cancel()
+        while True:
+            news = await sub.wait()
+            if sub.closed:
                 break
-            for entry in waiter.result():
+            for entry in news:
                 if entry["seq"] == last + 1:  # the usual case: straight from the broker
                     await _send(ws, st, member, entry)
                     last = entry["seq"]

@@ -30,6 +30,7 @@ __all__ = [
     "new_token",
     "now",
     "seal",
+    "sees_whole",
     "view",
 ]
 
@@ -126,15 +127,23 @@ def view(entry: Mapping[str, Any], member: str, revealed: Collection[int] = ()) 
     >>> view(e, "gm") == e and view(e, "p:alice", revealed={3}) == e
     True
     """
-    if entry.get("kind") != "roll" or entry.get("seq") in revealed:
-        return dict(entry)
-    visibility = entry.get("visibility")
-    roller = entry.get("roller")
-    if visibility == "public" or member == "gm" or (visibility == "gm" and member == roller):
+    if sees_whole(entry, member, revealed):
         return dict(entry)
     out = {k: entry[k] for k in REDACTED_KEYS if k in entry}
     out["redacted"] = True
     return out
+
+
+def sees_whole(entry: Mapping[str, Any], member: str, revealed: Collection[int] = ()) -> bool:
+    """Whether :func:`view` gives ``member`` the whole ``entry`` (else, its redacted form)."""
+    if entry.get("kind") != "roll" or entry.get("seq") in revealed:
+        return True
+    visibility = entry.get("visibility")
+    return (
+        visibility == "public"
+        or member == "gm"
+        or (visibility == "gm" and member == entry.get("roller"))
+    )
 
 
 def now() -> str:

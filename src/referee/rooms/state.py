@@ -5,15 +5,21 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import time
-from collections import Counter
-from typing import Any
+from collections import Counter, OrderedDict
+from collections.abc import Collection
+from typing import TYPE_CHECKING, Any
 
 from .broker import Broker
+from .log import sees_whole, view
 from .store import Fields, Member, Store
 
-__all__ = ["MAX_BODY", "ApiError", "RoomsLimits", "State"]
+if TYPE_CHECKING:
+    from ..commands import Plan
+
+__all__ = ["MAX_BODY", "ApiError", "Frames", "Plans", "RoomsLimits", "State"]
 
 log = logging.getLogger(__name__)
 
@@ -87,6 +93,53 @@ class _Followed:
         self.task: asyncio.Task[None] | None = None
 
 
+class Plans:
+    """Rolling commands already read, by their text: ``(normalised command, plan)``.
+
+    Reading a command (the command layer's parser, then a dry run on a seeded source
+    that refuses an oversized roll before any lock is taken) costs far more than
+    rolling it, and a table rolls the same few commands again and again. A plan is
+    a pure function of its random source, so one plan serves every roll of its
+    command. Commands that fail to read are not kept: they fail again, the same way.
+    """
+
+    def __init__(self, most: int = 4096) -> None:
+        self.most = most
+        self._plans: OrderedDict[tuple[str, int], tuple[str, Plan]] = OrderedDict()
+
+    def get(self, command: str, most_draws: int) -> tuple[str, Plan] | None:
+        key = (command, most_draws)
+        found = self._plans.get(key)
+        if found is not None:
+            self._plans.move_to_end(key)
+        return found
+
+    def put(self, command: str, most_draws: int, read: tuple[str, Plan]) -> None:
+        self._plans[(command, most_draws)] = read
+        if len(self._plans) > self.most:
+            self._plans.popitem(last=False)
+
+
+class Frames:
+    """Live frames already encoded: a room's entry as its members see it, whole or
+    redacted (:func:`.log.view` gives every member one of these two), encoded once
+    for every socket that sends it. Entries never change, so neither do their frames."""
+
+    def __init__(self, most: int = 4096) -> None:
+        self.most = most
+        self._texts: dict[tuple[str, int, bool], str] = {}
+
+    def text(self, entry: dict[str, Any], member: str, revealed: Collection[int]) -> str:
+        """``json.dumps(view(entry, member, revealed))``, encoded once per form."""
+        key = (entry["room"], entry["seq"], sees_whole(entry, member, revealed))
+        found = self._texts.get(key)
+        if found is None:
+            found = self._texts[key] = json.dumps(view(entry, member, revealed))
+            if len(self._texts) > self.most:
+                del self._texts[next(iter(self._texts))]  # the oldest
+        return found
+
+
 class State:
     """What the routes share: the store, the broker, the rate buckets."""
 
@@ -108,6 +161,10 @@ class State:
         # to date by this server's appends and, on PostgreSQL, by the other servers'
         # notices (:mod:`.notices`), read from the log.
         self._followed: dict[str, _Followed] = {}
+        self.frames = Frames()
+        """Live frames already encoded."""
+        self.plans = Plans()
+        """Rolling commands already read (:func:`.api.read_command`)."""
 
     async def room(self, room: str) -> dict[str, Any] | None:
         row = self._rooms.get(room)

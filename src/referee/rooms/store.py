@@ -27,7 +27,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
-from .epochs import Conflict, Epoch, EpochWrites, lock_epoch, new_epoch, read_epoch
+from .epochs import Conflict, Epoch, EpochWrites, lock_epoch, new_epoch, read_epochs
 from .log import GENESIS, hash_token, new_id, new_salt, new_token, now, seal
 from .notices import notify
 from .schema import entries, logins, members, rooms, tokens
@@ -74,6 +74,22 @@ Fields = Mapping[str, Any] | Callable[[int, Epoch], Mapping[str, Any]]
 """An entry's fields, or (for a roll) a function of its seq and epoch that makes them."""
 
 
+_TAKE = (
+    sa.update(rooms)
+    .where(rooms.c.id.in_(sa.bindparam("ids", expanding=True)))
+    .values(next_seq=rooms.c.next_seq)
+    .returning(rooms.c.id, rooms.c.next_seq, rooms.c.last_chain, rooms.c.epoch)
+)
+"""Lock rooms' rows for this transaction; their ``next_seq``, ``last_chain`` and ``epoch``."""
+
+_MOVE = (
+    sa.update(rooms)
+    .where(rooms.c.id == sa.bindparam("b_id"))
+    .values(next_seq=sa.bindparam("b_next"), last_chain=sa.bindparam("b_chain"))
+)
+"""A room's next seq and last chain link, after its appends."""
+
+
 class Store(EpochWrites):
     """The rooms' database. Create with :meth:`open`; close with :meth:`close`."""
 
@@ -118,59 +134,54 @@ class Store(EpochWrites):
 
     async def _take(self, conn: AsyncConnection, room: str) -> Any:
         """Lock ``room``'s row for this transaction; its ``next_seq``, ``last_chain``, ``epoch``."""
-        return (
-            await conn.execute(
-                sa.update(rooms)
-                .where(rooms.c.id == room)
-                .values(next_seq=rooms.c.next_seq)
-                .returning(rooms.c.next_seq, rooms.c.last_chain, rooms.c.epoch)
-            )
-        ).one()
+        return (await conn.execute(_TAKE, {"ids": [room]})).one()
 
     async def _append_many(
-        self, conn: AsyncConnection, room: str, items: list[tuple[str, Fields]]
-    ) -> list[dict[str, Any] | Exception]:
-        """Append entries to one room inside the caller's transaction: each sealed entry,
-        or the exception that its fields' function raised (that item is left out).
+        self, conn: AsyncConnection, groups: list[tuple[str, list[tuple[str, Fields]]]]
+    ) -> list[list[dict[str, Any] | Exception]]:
+        """Append entries to rooms inside the caller's transaction: for each room, each
+        sealed entry, or the exception that its fields' function raised (that item is
+        left out).
 
-        The room's row is locked first, so the seqs are the room's next ones with no
-        gaps. Before the first roll of an epoch, its ``lock`` entry is written."""
-        row = await self._take(conn, room)
-        seq, chain = row.next_seq, row.last_chain
-        epoch = None
-        if any(callable(f) for _, f in items):
-            epoch = await read_epoch(conn, room, row.epoch)
-        out: list[dict[str, Any] | Exception] = []
+        Each room's row is locked first, so the seqs are the room's next ones with no
+        gaps. Before the first roll of an epoch, its ``lock`` entry is written. However
+        many rooms and entries, this takes four statements: lock the rooms, read their
+        epochs (if a roll needs them), insert the entries, move the rooms on."""
+        names = [room for room, _ in groups]
+        rows = {r.id: r for r in await conn.execute(_TAKE, {"ids": names})}
+        current: dict[str, Epoch] = {}
+        if any(callable(f) for _, items in groups for _, f in items):
+            current = await read_epochs(conn, names)
+        out: list[list[dict[str, Any] | Exception]] = []
         sealed_all: list[dict[str, Any]] = []
-
-        def add(kind: str, fields: Mapping[str, Any]) -> dict[str, Any]:
-            nonlocal seq, chain
-            entry = {"room": room, "seq": seq, "kind": kind, "time": now(), "salt": new_salt()}
-            entry.update(fields)
-            sealed = seal(entry, chain)
-            sealed_all.append(sealed)
-            seq, chain = seq + 1, sealed["chain"]
-            return sealed
-
-        for kind, fields in items:
-            if callable(fields):
-                assert epoch is not None
-                if epoch.mix is None:
-                    await lock_epoch(conn, room, epoch, add)
-                try:
-                    made = fields(seq, epoch)
-                except Exception as exc:  # this roll fails alone: its caller is told
-                    out.append(exc)
-                    continue
-                out.append(add(kind, made))
-            else:
-                out.append(add(kind, fields))
+        moved: list[dict[str, Any]] = []
+        for room, items in groups:
+            row = rows[room]
+            log = _Sealer(room, row.next_seq, row.last_chain, sealed_all)
+            epoch = current.get(room)
+            got: list[dict[str, Any] | Exception] = []
+            for kind, fields in items:
+                if callable(fields):
+                    assert epoch is not None
+                    if epoch.mix is None:
+                        await lock_epoch(conn, room, epoch, log.add)
+                    try:
+                        made = fields(log.seq, epoch)
+                    except Exception as exc:  # this roll fails alone: its caller is told
+                        got.append(exc)
+                        continue
+                    got.append(log.add(kind, made))
+                else:
+                    got.append(log.add(kind, fields))
+            out.append(got)
+            if log.seq != row.next_seq:
+                moved.append({"b_id": room, "b_next": log.seq, "b_chain": log.chain})
         if sealed_all:
             await conn.execute(
                 sa.insert(entries),
                 [
                     {
-                        "room_id": room,
+                        "room_id": e["room"],
                         "seq": e["seq"],
                         "kind": e["kind"],
                         "ref": e.get("of") if e["kind"] == "reveal" else None,
@@ -179,17 +190,18 @@ class Store(EpochWrites):
                     for e in sealed_all
                 ],
             )
-            await conn.execute(
-                sa.update(rooms).where(rooms.c.id == room).values(next_seq=seq, last_chain=chain)
-            )
+            await conn.execute(_MOVE, moved)
             if not self.sqlite:  # the other servers read these when this commits
-                await notify(conn, room, [e["seq"] for e in sealed_all])
+                for room, _ in groups:
+                    seqs = [e["seq"] for e in sealed_all if e["room"] == room]
+                    if seqs:
+                        await notify(conn, room, seqs)
         return out
 
     async def _one(
         self, conn: AsyncConnection, room: str, kind: str, fields: Mapping[str, Any]
     ) -> dict[str, Any]:
-        (sealed,) = await self._append_many(conn, room, [(kind, fields)])
+        ((sealed,),) = await self._append_many(conn, [(room, [(kind, fields)])])
         assert isinstance(sealed, dict)
         return sealed
 
@@ -239,10 +251,11 @@ class Store(EpochWrites):
         results: dict[int, dict[str, Any] | Exception] = {}
         try:
             async with self._writing(), self.engine.begin() as conn:
-                for room, idx in rooms_:
-                    sealed = await self._append_many(
-                        conn, room, [(batch[i][1], batch[i][2]) for i in idx]
-                    )
+                made = await self._append_many(
+                    conn,
+                    [(room, [(batch[i][1], batch[i][2]) for i in idx]) for room, idx in rooms_],
+                )
+                for (_room, idx), sealed in zip(rooms_, made, strict=True):
                     results.update(zip(idx, sealed, strict=True))
         except Exception as exc:  # the whole transaction failed: say so to each caller
             for _room, idx in rooms_:
@@ -406,6 +419,29 @@ class Store(EpochWrites):
                 )
             )
             return {r for (r,) in rows if r is not None}, (last or 0) - 1
+
+
+class _Sealer:
+    """Seals one room's new entries in turn: each gets the next seq and extends the chain."""
+
+    __slots__ = ("chain", "room", "seq", "sealed")
+
+    def __init__(self, room: str, seq: int, chain: str, sealed: list[dict[str, Any]]) -> None:
+        self.room, self.seq, self.chain, self.sealed = room, seq, chain, sealed
+
+    def add(self, kind: str, fields: Mapping[str, Any]) -> dict[str, Any]:
+        entry = {
+            "room": self.room,
+            "seq": self.seq,
+            "kind": kind,
+            "time": now(),
+            "salt": new_salt(),
+        }
+        entry.update(fields)
+        sealed = seal(entry, self.chain)
+        self.sealed.append(sealed)
+        self.seq, self.chain = self.seq + 1, sealed["chain"]
+        return sealed
 
 
 class _NoLock:
