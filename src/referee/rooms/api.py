@@ -35,7 +35,15 @@ if TYPE_CHECKING:
     from ..commands import Plan
     from ..rng import RandomSource
 
-__all__ = ["LOGIN_SECONDS", "authenticate", "install", "read_command", "roll_maker"]
+__all__ = [
+    "LOGIN_SECONDS",
+    "authenticate",
+    "caller",
+    "roll",
+    "install",
+    "read_command",
+    "roll_maker",
+]
 
 LOGIN_SECONDS = 600
 """How long a one-time page link stays good."""
@@ -210,6 +218,23 @@ def roll_maker(
     return make
 
 
+async def roll(st: State, room: str, member: Member, body: NewRoll) -> JSONResponse:
+    """``POST /api/rooms/{room}/rolls`` once its caller is known: roll, log, answer."""
+    command = normalise(body.command)
+    if len(command) > st.limits.command:
+        raise ApiError(422, f"the command is over {st.limits.command:,} characters")
+    if not command:
+        raise ApiError(422, "the command is empty: type a roll such as 3d6+2")
+    read = st.plans.get(command, st.limits.draws)
+    if read is None:  # a new command: read it in a worker thread
+        read = await asyncio.to_thread(read_command, command, st.limits.draws)
+        st.plans.put(command, st.limits.draws, read)
+    make = roll_maker(member, read, body.visibility, st.limits.draws)
+    entry = await st.append(room, "roll", make)
+    st.charge(member, len(entry["draws"]) / st.limits.draws_per_request)
+    return _answer(view(entry, member.id))
+
+
 def _answer(entry: dict[str, Any]) -> JSONResponse:
     """A new entry as the answer to its POST (201), encoded once, as is: the route's
     ``response_model`` documents it; re-validating the log's own dict would only
@@ -262,20 +287,7 @@ def install(app: FastAPI) -> None:
 
     @app.post("/api/rooms/{room}/rolls", status_code=201, response_model=Entry)
     async def make_roll(room: str, body: NewRoll, member: Caller, request: Request) -> Response:
-        st = state(request)
-        command = normalise(body.command)
-        if len(command) > st.limits.command:
-            raise ApiError(422, f"the command is over {st.limits.command:,} characters")
-        if not command:
-            raise ApiError(422, "the command is empty: type a roll such as 3d6+2")
-        read = st.plans.get(command, st.limits.draws)
-        if read is None:  # a new command: read it in a worker thread
-            read = await asyncio.to_thread(read_command, command, st.limits.draws)
-            st.plans.put(command, st.limits.draws, read)
-        make = roll_maker(member, read, body.visibility, st.limits.draws)
-        entry = await st.append(room, "roll", make)
-        st.charge(member, len(entry["draws"]) / st.limits.draws_per_request)
-        return _answer(view(entry, member.id))
+        return await roll(state(request), room, member, body)
 
     @app.post("/api/rooms/{room}/seed", status_code=201, response_model=Entry)
     async def seed(room: str, body: NewSeed, member: Caller, request: Request) -> dict[str, Any]:

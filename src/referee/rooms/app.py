@@ -19,6 +19,7 @@ from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from . import api, live, pages
+from .hot import Hot
 from .models import ERRORS
 from .state import MAX_BODY, ApiError, RoomsLimits, State
 from .store import Store
@@ -164,6 +165,7 @@ def create_app(db_url: str, limits: type[RoomsLimits] = RoomsLimits) -> FastAPI:
     api.install(app)
     live.install(app)
     pages.install(app)
+    app.add_middleware(Hot)  # innermost: inside the limits below
     app.add_middleware(_BodyLimit, limit=limits.body)
     app.add_middleware(_AddressLimit, rate=limits.address_rate, burst=limits.address_burst)
     return app

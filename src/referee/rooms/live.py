@@ -20,7 +20,7 @@ from .api import authenticate, cookie_name
 from .state import ApiError, State
 from .store import Member
 
-__all__ = ["install"]
+__all__ = ["install", "serve"]
 
 BAD_TOKEN = 4401
 FOREIGN_ORIGIN = 4403
@@ -98,31 +98,36 @@ async def _send_after(ws: WebSocket, st: State, member: Member, room: str, after
 def install(app: FastAPI) -> None:
     @app.websocket("/api/rooms/{room}/live")
     async def live(ws: WebSocket, room: str, after: int = -1) -> None:
-        st: State = ws.app.state.rooms
-        if not _same_origin(ws):
-            await ws.close(code=FOREIGN_ORIGIN)
-            return
-        await ws.accept()
-        member = await _member(ws, st, room)
-        if member is None:
-            await _close(ws, BAD_TOKEN, "bad token")
-            return
-        key = (room, member.id)
-        if st.sockets[key] >= st.limits.sockets:
-            await _close(ws, TOO_MANY, f"at most {st.limits.sockets} sockets a member")
-            return
-        try:
-            st.spend(member)
-        except ApiError:
-            await _close(ws, TOO_MANY, "too many requests: slow down")
-            return
-        st.sockets[key] += 1
-        try:
-            await _follow(ws, st, member, room, min(max(after, -1), 2**53 - 1))
-        finally:
-            st.sockets[key] -= 1
-            if not st.sockets[key]:
-                del st.sockets[key]
+        await serve(ws, room, after)
+
+
+async def serve(ws: WebSocket, room: str, after: int = -1) -> None:
+    """One live socket, from its handshake until it closes."""
+    st: State = ws.app.state.rooms
+    if not _same_origin(ws):
+        await ws.close(code=FOREIGN_ORIGIN)
+        return
+    await ws.accept()
+    member = await _member(ws, st, room)
+    if member is None:
+        await _close(ws, BAD_TOKEN, "bad token")
+        return
+    key = (room, member.id)
+    if st.sockets[key] >= st.limits.sockets:
+        await _close(ws, TOO_MANY, f"at most {st.limits.sockets} sockets a member")
+        return
+    try:
+        st.spend(member)
+    except ApiError:
+        await _close(ws, TOO_MANY, "too many requests: slow down")
+        return
+    st.sockets[key] += 1
+    try:
+        await _follow(ws, st, member, room, min(max(after, -1), 2**53 - 1))
+    finally:
+        st.sockets[key] -= 1
+        if not st.sockets[key]:
+            del st.sockets[key]
 
 
 async def _close(ws: WebSocket, code: int, reason: str) -> None:
