@@ -18,7 +18,9 @@ serialises writers; on PostgreSQL the row lock does).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,6 +35,8 @@ from .notices import notify
 from .schema import entries, logins, members, rooms, tokens
 
 __all__ = ["DEFAULT_DB", "Conflict", "Epoch", "Fields", "Member", "Store", "migrate", "sqlite_url"]
+
+log = logging.getLogger(__name__)
 
 DEFAULT_DB = "referee-rooms.sqlite3"
 """The SQLite file used when no URL is given (in the working directory)."""
@@ -103,6 +107,7 @@ class Store(EpochWrites):
         self._write = asyncio.Lock()
         self._queue: list[tuple[str, str, Fields, asyncio.Future[dict[str, Any]]]] = []
         self._flusher: asyncio.Task[None] | None = None
+        self._checkpoints: asyncio.Task[None] | None = None
 
     @classmethod
     async def open(cls, url: str) -> Store:
@@ -123,11 +128,36 @@ class Store(EpochWrites):
                 cur.execute("PRAGMA journal_mode=WAL")
                 cur.execute("PRAGMA synchronous=NORMAL")
                 cur.execute("PRAGMA foreign_keys=ON")
+                # Writers never checkpoint: a checkpoint syncs the file to disk, and that
+                # would stall every room's writes behind it. A task of its own does it.
+                cur.execute("PRAGMA wal_autocheckpoint=0")
                 cur.close()
 
-        return cls(engine)
+        store = cls(engine)
+        if store.sqlite:
+            store._checkpoints = asyncio.create_task(store._checkpoint())
+        return store
+
+    CHECKPOINT_SECONDS = 1.0
+    """How often the SQLite log (the WAL) is copied into the database file."""
+
+    async def _checkpoint(self) -> None:
+        """Copy the SQLite WAL into the database file now and then, on a connection of
+        its own, beside the writers (a passive checkpoint waits for no one and makes no
+        one wait), so that the WAL stays small without a writer ever syncing the disk."""
+        while True:
+            await asyncio.sleep(self.CHECKPOINT_SECONDS)
+            try:
+                async with self.engine.connect() as conn:
+                    await conn.exec_driver_sql("PRAGMA wal_checkpoint(PASSIVE)")
+            except Exception as exc:  # a busy or closing database: next time
+                log.warning("referee rooms: checkpoint failed: %s", exc)
 
     async def close(self) -> None:
+        if self._checkpoints is not None:
+            self._checkpoints.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._checkpoints
         await self.engine.dispose()
 
     # ------------------------------------------------------------------ writing
