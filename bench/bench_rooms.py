@@ -169,7 +169,7 @@ async def scenario(
         posts = [
             asyncio.create_task(
                 _post(
-                    bases[(r * posters + i) % len(bases)], room, tokens[1 + i], start, stop, every
+                    bases[r % len(bases)], room, tokens[1 + i], start, stop, every
                 )
             )
             for r, (room, tokens) in enumerate(tables)

@@ -36,9 +36,9 @@ _NOTIFY = sa.text(f"SELECT pg_notify('{CHANNEL}', p) FROM unnest(CAST(:ps AS tex
 log = logging.getLogger(__name__)
 
 
-async def notify(conn: AsyncConnection, room: str, seqs: Sequence[int]) -> None:
-    """Announce ``room``'s new ``seqs`` when the caller's transaction commits."""
-    await conn.execute(_NOTIFY, {"ps": [f"{room}:{s}" for s in seqs]})
+async def notify(conn: AsyncConnection, written: Sequence[tuple[str, int]]) -> None:
+    """Announce new entries, ``(room, seq)`` pairs, when the caller's transaction commits."""
+    await conn.execute(_NOTIFY, {"ps": [f"{room}:{seq}" for room, seq in written]})
 
 
 class Listener:

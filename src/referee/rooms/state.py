@@ -148,6 +148,7 @@ class State:
 
     def __init__(self, store: Store, limits: type[RoomsLimits] = RoomsLimits) -> None:
         self.store = store
+        store.on_commit = self._committed
         self.broker = Broker()
         self.limits = limits
         self._buckets: dict[tuple[str, str], _Bucket] = {}
@@ -212,6 +213,9 @@ class State:
 
     def noticed(self, room: str, seq: int) -> None:
         """Another server (or this one) wrote ``seq`` to ``room``: read it if followed."""
+        first, last = self.store.writing.get(room, (0, -1))
+        if first <= seq <= last:
+            return  # this server's own write, published once its commit returns
         f = self._followed.get(room)
         if f is not None:
             f.target = max(f.target, seq)
@@ -305,9 +309,13 @@ class State:
             await asyncio.sleep(min(1.0, -tokens / self.limits.rate + 0.01))
 
     async def append(self, room: str, kind: str, fields: Fields) -> dict[str, Any]:
-        entry = await self.store.append(room, kind, fields)
-        self.published(room, entry)
-        return entry
+        """Append to ``room``'s log; the entry is published (with any ``lock`` entry
+        written before it) as soon as its batch commits (:meth:`_committed`)."""
+        return await self.store.append(room, kind, fields)
+
+    def _committed(self, entries: list[dict[str, Any]]) -> None:
+        for entry in entries:
+            self.published(entry["room"], entry)
 
     def published(self, room: str, entry: dict[str, Any]) -> None:
         """Tell this server's sockets (and caches) of a new entry."""

@@ -32,7 +32,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_en
 from .epochs import Conflict, Epoch, EpochWrites, lock_epoch, new_epoch, read_epochs
 from .log import GENESIS, hash_token, new_id, new_salt, new_token, now, seal
 from .notices import notify
-from .schema import entries, logins, members, rooms, tokens
+from .schema import entries, epochs, logins, members, rooms, tokens
 
 __all__ = ["DEFAULT_DB", "Conflict", "Epoch", "Fields", "Member", "Store", "migrate", "sqlite_url"]
 
@@ -86,6 +86,26 @@ _TAKE = (
 )
 """Lock rooms' rows for this transaction; their ``next_seq``, ``last_chain`` and ``epoch``."""
 
+_TAKE_IN_ORDER = (
+    sa.select(
+        rooms.c.id,
+        rooms.c.next_seq,
+        rooms.c.last_chain,
+        rooms.c.epoch,
+        epochs.c.public_seed,
+        epochs.c.secret_seed,
+        epochs.c.mix,
+    )
+    .outerjoin(  # a room's first entry comes before its first epoch
+        epochs, sa.and_(epochs.c.room_id == rooms.c.id, epochs.c.epoch == rooms.c.epoch)
+    )
+    .where(rooms.c.id.in_(sa.bindparam("ids", expanding=True)))
+    .order_by(rooms.c.id)
+    .with_for_update(of=rooms)
+)
+"""PostgreSQL: lock rooms' rows in id order (the lock follows the sort, so two servers'
+batches never deadlock); with their ``next_seq``, ``last_chain`` and current epoch."""
+
 _MOVE = (
     sa.update(rooms)
     .where(rooms.c.id == sa.bindparam("b_id"))
@@ -108,6 +128,12 @@ class Store(EpochWrites):
         self._queue: list[tuple[str, str, Fields, asyncio.Future[dict[str, Any]]]] = []
         self._flusher: asyncio.Task[None] | None = None
         self._checkpoints: asyncio.Task[None] | None = None
+        self.on_commit: Callable[[list[dict[str, Any]]], None] | None = None
+        """Told of the entries of each batch of appends (:meth:`append`) once they are
+        committed, in seq order within each room, before their callers are answered."""
+        self.writing: dict[str, tuple[int, int]] = {}
+        """Rooms whose appends are being committed now, and the first and last seqs
+        written: a notice of these announces this server's own writes (:mod:`.notices`)."""
 
     @classmethod
     async def open(cls, url: str) -> Store:
@@ -118,7 +144,7 @@ class Store(EpochWrites):
             kwargs["connect_args"] = {"timeout": 30}
         else:  # a server restarted or a dropped connection: test each before use
             kwargs["pool_pre_ping"] = True
-            kwargs["pool_size"] = 10
+            kwargs["pool_size"] = 20
         engine = create_async_engine(url, **kwargs)
         if url.startswith("sqlite"):
 
@@ -167,23 +193,37 @@ class Store(EpochWrites):
         return (await conn.execute(_TAKE, {"ids": [room]})).one()
 
     async def _append_many(
-        self, conn: AsyncConnection, groups: list[tuple[str, list[tuple[str, Fields]]]]
+        self,
+        conn: AsyncConnection,
+        groups: list[tuple[str, list[tuple[str, Fields]]]],
+        written: list[dict[str, Any]] | None = None,
     ) -> list[list[dict[str, Any] | Exception]]:
         """Append entries to rooms inside the caller's transaction: for each room, each
         sealed entry, or the exception that its fields' function raised (that item is
-        left out).
+        left out). Every entry written (the ``lock`` entries too) is added to ``written``.
 
         Each room's row is locked first, so the seqs are the room's next ones with no
         gaps. Before the first roll of an epoch, its ``lock`` entry is written. However
-        many rooms and entries, this takes four statements: lock the rooms, read their
-        epochs (if a roll needs them), insert the entries, move the rooms on."""
+        many rooms and entries, this takes four statements: lock the rooms and read
+        their epochs (one statement on PostgreSQL, two on SQLite), insert the entries,
+        move the rooms on; on PostgreSQL a fifth announces the entries."""
         names = [room for room, _ in groups]
-        rows = {r.id: r for r in await conn.execute(_TAKE, {"ids": names})}
         current: dict[str, Epoch] = {}
-        if any(callable(f) for _, items in groups for _, f in items):
-            current = await read_epochs(conn, names)
+        if self.sqlite:  # the UPDATE takes the database's write lock at once
+            rows = {r.id: r for r in await conn.execute(_TAKE, {"ids": names})}
+            if any(callable(f) for _, items in groups for _, f in items):
+                current = await read_epochs(conn, names)
+        else:  # row locks, taken in one order by every server: no deadlock
+            rows = {r.id: r for r in await conn.execute(_TAKE_IN_ORDER, {"ids": names})}
+            current = {
+                r.id: Epoch(
+                    r.epoch, bytes.fromhex(r.public_seed), bytes.fromhex(r.secret_seed), r.mix
+                )
+                for r in rows.values()
+                if r.public_seed is not None
+            }
         out: list[list[dict[str, Any] | Exception]] = []
-        sealed_all: list[dict[str, Any]] = []
+        sealed_all: list[dict[str, Any]] = [] if written is None else written
         moved: list[dict[str, Any]] = []
         for room, items in groups:
             row = rows[room]
@@ -222,10 +262,7 @@ class Store(EpochWrites):
             )
             await conn.execute(_MOVE, moved)
             if not self.sqlite:  # the other servers read these when this commits
-                for room, _ in groups:
-                    seqs = [e["seq"] for e in sealed_all if e["room"] == room]
-                    if seqs:
-                        await notify(conn, room, seqs)
+                await notify(conn, [(e["room"], e["seq"]) for e in sealed_all])
         return out
 
     async def _one(
@@ -256,20 +293,16 @@ class Store(EpochWrites):
         return await future
 
     async def _flush(self) -> None:
-        """Write queued appends, a batch at a time, until the queue is empty: on SQLite
-        (one writer) each batch in one transaction; on PostgreSQL one transaction per
-        room of the batch, all at once (each locks only its room's row)."""
+        """Write queued appends, a batch at a time, each batch in one transaction, until
+        the queue is empty. (Every statement waits for a turn of the event loop, which
+        under load is the dearest part of a write: a batch's statements are as few as
+        its rooms' are, see :meth:`_append_many`.)"""
         while self._queue:
             batch, self._queue = self._queue[: self.BATCH], self._queue[self.BATCH :]
             by_room: dict[str, list[int]] = {}
             for i, (room, *_rest) in enumerate(batch):
                 by_room.setdefault(room, []).append(i)
-            if self.sqlite:
-                await self._commit(batch, sorted(by_room.items()))
-            else:
-                await asyncio.gather(
-                    *(self._commit(batch, [(room, idx)]) for room, idx in by_room.items())
-                )
+            await self._commit(batch, sorted(by_room.items()))
 
     async def _commit(
         self,
@@ -279,20 +312,30 @@ class Store(EpochWrites):
         """One transaction for these rooms' appends (in one order everywhere, so two
         servers' transactions cannot deadlock); each caller gets its entry or error."""
         results: dict[int, dict[str, Any] | Exception] = {}
+        written: list[dict[str, Any]] = []
         try:
             async with self._writing(), self.engine.begin() as conn:
                 made = await self._append_many(
                     conn,
                     [(room, [(batch[i][1], batch[i][2]) for i in idx]) for room, idx in rooms_],
+                    written,
                 )
                 for (_room, idx), sealed in zip(rooms_, made, strict=True):
                     results.update(zip(idx, sealed, strict=True))
+                for e in written:
+                    first, _last = self.writing.get(e["room"], (e["seq"], 0))
+                    self.writing[e["room"]] = (first, e["seq"])
         except Exception as exc:  # the whole transaction failed: say so to each caller
             for _room, idx in rooms_:
                 for i in idx:
                     if not batch[i][3].done():
                         batch[i][3].set_exception(exc)
             return
+        finally:
+            for room, _idx in rooms_:
+                self.writing.pop(room, None)
+        if self.on_commit is not None:
+            self.on_commit(written)
         for i, got in results.items():
             future = batch[i][3]
             if future.done():
