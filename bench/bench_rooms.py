@@ -168,9 +168,7 @@ async def scenario(
         every = rooms * posters / rate if rate else None
         posts = [
             asyncio.create_task(
-                _post(
-                    bases[r % len(bases)], room, tokens[1 + i], start, stop, every
-                )
+                _post(bases[r % len(bases)], room, tokens[1 + i], start, stop, every)
             )
             for r, (room, tokens) in enumerate(tables)
             for i in range(posters)

@@ -316,3 +316,87 @@ def test_health_and_pages(server: Server) -> None:
         assert c.get(f"/rooms/{t.room}").status_code == 401  # no cookie
         join = c.get(f"/rooms/{t.room}/join")
         assert join.status_code == 200 and "Join the table" in join.text
+
+
+# ------------------------------------------------------- the fast paths, the caches
+
+
+def test_the_fast_paths_answer_as_the_routes_do(table: Table) -> None:
+    """A roll's POST and the live socket are served straight from ASGI in the common
+    case (referee.rooms.hot); anything else goes to the routes. Both answer alike."""
+    from websockets.exceptions import InvalidStatus
+    from websockets.sync.client import connect
+
+    room, body = table.room, json.dumps({"command": "3d6"}).encode()
+    with table.client("alice") as alice:
+        rolls = f"/api/rooms/{room}/rolls"
+        fast = alice.post(rolls, content=body, headers={"content-type": "application/json"})
+        charset = alice.post(
+            rolls, content=body, headers={"content-type": "Application/JSON; charset=utf-8"}
+        )
+        routed = alice.post(  # not plain JSON: the route reads it
+            rolls, content=body, headers={"content-type": "application/vnd.referee+json"}
+        )
+        untyped = alice.post(rolls, content=body)  # the route wants a content type
+        plain = alice.post(rolls, content=body, headers={"content-type": "text/plain"})
+        missing = alice.post(rolls, json={"visibility": "gm"})
+    for answer in (fast, charset, routed):
+        assert answer.status_code == 201, answer.text
+        assert set(answer.json()) == WHOLE
+    assert [fast.json()["seq"] + i for i in (1, 2)] == [
+        charset.json()["seq"],
+        routed.json()["seq"],
+    ]
+    for answer in (untyped, plain):
+        assert answer.status_code == 400 and set(answer.json()) == {"error"}
+    assert missing.status_code == 400 and "command" in missing.json()["error"]
+    # The live socket: a plain `after` is served fast; another query goes to the route.
+    base = f"{table.server.ws_base}/api/rooms/{room}/live"
+    last = routed.json()["seq"]
+    for asked in (f"?after={last - 1}", f"?after={last - 1}&x=1"):
+        with connect(base + asked, open_timeout=10) as ws:
+            ws.send(json.dumps({"token": table.tokens["bob"]}))
+            frame = json.loads(ws.recv(timeout=10))
+        assert frame["seq"] == last and set(frame) == WHOLE, asked
+    with pytest.raises(InvalidStatus) as refused:  # the route refuses a bad `after`
+        connect(base + "?after=soon", open_timeout=10)
+    assert refused.value.response.status_code == 403
+
+
+ROOM_COMMANDS = (
+    "3d6+2",
+    "4d6kh3",
+    "2d10!",
+    "gurps check 14-4",
+    "gurps reaction +2",
+    "fudge roll Good --vs Great",
+    "swn save physical --level 3 --con 14",
+)
+
+
+@pytest.mark.parametrize("command", ROOM_COMMANDS)
+def test_a_kept_plan_rolls_as_a_freshly_read_one(command: str) -> None:
+    """A room keeps each command's plan and rolls it again and again: it must roll
+    exactly as the command read anew would, on the same draws."""
+    from referee import commands, seeded
+    from referee.rooms.api import read_command
+
+    _shown, kept = read_command(command)
+    for seed in range(25):
+        again = kept(seeded(seed))
+        _, fresh = commands.plan(command, only_rolls=True)
+        reply = fresh(seeded(seed))
+        assert (again.data, again.text) == (reply.data, reply.text), seed
+
+
+def test_the_plan_cache_keeps_the_newest_commands() -> None:
+    from referee.rooms.api import read_command
+    from referee.rooms.state import Plans
+
+    plans = Plans(most=2)
+    for command in ("1d4", "1d6", "1d8"):
+        plans.put(command, 200, read_command(command))
+    assert plans.get("1d4", 200) is None  # the oldest went
+    assert plans.get("1d6", 200) is not None and plans.get("1d6", 100) is None
+    plans.put("1d10", 200, read_command("1d10"))  # 1d6 was used last: 1d8 goes
+    assert plans.get("1d8", 200) is None and plans.get("1d6", 200) is not None

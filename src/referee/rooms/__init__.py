@@ -7,7 +7,8 @@ PostgreSQL; :mod:`.schema`, and Alembic's ``migrations``); :mod:`.notices`
 the live updates between servers (PostgreSQL ``LISTEN/NOTIFY``);
 :mod:`.state` what the routes share (limits, caches, the rooms a server
 follows); :mod:`.app` the web app, with :mod:`.api` (and its :mod:`.models`),
-:mod:`.live` and :mod:`.pages`; :mod:`.verify` the checker of an export.
+:mod:`.live` and :mod:`.pages` (:mod:`.hot` serves the two busiest paths
+straight from ASGI); :mod:`.verify` the checker of an export.
 :mod:`.child` and :mod:`.pgtemp` start a server and a throwaway PostgreSQL
 for tests and benchmarks. Nothing in the engine imports this package.
 """
