@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -24,6 +25,8 @@ from .notices import notify
 from .schema import entries, epochs, rooms
 
 __all__ = ["Appends", "Fields"]
+
+log = logging.getLogger(__name__)
 
 Fields = Mapping[str, Any] | Callable[[int, Epoch], Mapping[str, Any]]
 """An entry's fields, or (for a roll) a function of its seq and epoch that makes them."""
@@ -231,7 +234,10 @@ class Appends:
             for room, _idx in rooms_:
                 self.writing.pop(room, None)
         if self.on_commit is not None:
-            self.on_commit(written)
+            try:
+                self.on_commit(written)
+            except Exception:  # the entries are committed: their callers must hear so
+                log.exception("referee rooms: publishing committed entries failed")
         for i, got in results.items():
             future = batch[i][3]
             if future.done():
