@@ -203,7 +203,9 @@ def test_under_attack_a_bystander_room_keeps_rolling(server: Server) -> None:
     p99 = sorted(latencies)[int(0.99 * len(latencies)) - 1]
     print(f"bystander under attack: p50 {p50 * 1000:.0f} ms, p99 {p99 * 1000:.0f} ms")
     print(f"answers to the attackers: {codes}")
-    assert not [c for c in codes if c >= 500], codes
+    # No server error: no HTTP 5xx, no socket closed with 1011. (Sockets closed with
+    # 4403 or 4429, a foreign origin or a member over their rate, are the limits.)
+    assert not [c for c in codes if 500 <= c < 600 or c == 1011], codes
     # Every attack was answered, and the flood from one address met its limit.
     assert {413, 400, 401, 403, 422, 429} <= set(codes), codes
     assert p99 < 1.0, latencies  # responsive (bench/bench_rooms.py measures it properly)
