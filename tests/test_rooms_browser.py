@@ -137,6 +137,9 @@ async def test_verify_in_the_browser_passes_and_catches_tampering(server: Server
         await player.fill("input[name=command]", "2d10!>=9")
         await player.press("input[name=command]", "Enter")
         await expect(player.locator("#mix")).not_to_have_text("not locked yet")
+        # The player's roll is logged (in epoch 1) before the GM closes the epoch.
+        await expect(player.locator("#log li[data-kind=roll]")).to_have_count(3)
+        await expect(gm.locator("#log li[data-kind=roll]")).to_have_count(3)
         # The GM closes the epoch from the page, revealing the secret seed too.
         await gm.check("#declassify")
         await gm.click("#close-epoch")
