@@ -22,7 +22,9 @@ from when it was due, so a slow answer is charged to every roll queued behind it
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
+import os
 import random
 import statistics
 import tempfile
@@ -31,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import orjson
 import uvloop
 from websockets.asyncio.client import connect
 
@@ -42,7 +45,7 @@ from referee.rooms.store import sqlite_url
 UNLIMITED = {"rate": 1e9, "burst": 1e9, "address_rate": 1e9, "address_burst": 1e9}
 
 SECONDS = 5.0
-SUBSCRIBERS = int(__import__("os").environ.get("SUBSCRIBERS", "5"))
+SUBSCRIBERS = int(os.environ.get("SUBSCRIBERS", "5"))
 
 
 async def _room(client: httpx.AsyncClient, players: int) -> tuple[str, list[str]]:
@@ -62,20 +65,57 @@ async def _subscribe(
     token: str,
     seen: dict[tuple[str, int], list[float]],
     ready: asyncio.Event,
-    done: asyncio.Event,
 ) -> None:
-    url = base.replace("http", "ws", 1) + f"/api/rooms/{room}/live"
-    async with connect(url, max_queue=None, compression=None) as ws:
-        await ws.send(json.dumps({"token": token}))
-        ready.set()
-        while not done.is_set():
-            try:
-                raw = await asyncio.wait_for(ws.recv(), 0.5)
-            except TimeoutError:
+    """Follow a room's live socket, noting when each roll's frame arrives, until
+    cancelled. A minimal WebSocket client (RFC 6455: the handshake, one masked
+    message, then the server's unmasked frames), like the posters' HTTP: the load
+    generator shares the machine with the servers, so it should cost them little."""
+    host, port = base.removeprefix("http://").split(":")
+    reader, writer = await asyncio.open_connection(host, int(port))
+    key = base64.b64encode(os.urandom(16)).decode()
+    writer.write(
+        f"GET /api/rooms/{room}/live HTTP/1.1\r\nHost: {host}:{port}\r\n"
+        "Upgrade: websocket\r\nConnection: Upgrade\r\n"
+        f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n".encode()
+    )
+    head = await reader.readuntil(b"\r\n\r\n")
+    if b" 101 " not in head.split(b"\r\n", 1)[0]:
+        raise RuntimeError(head.decode(errors="replace"))
+    writer.write(_masked(1, json.dumps({"token": token}).encode()))
+    ready.set()
+    try:
+        message = b""
+        while True:
+            b0, b1 = await reader.readexactly(2)
+            size = b1 & 0x7F
+            if size == 126:
+                size = int.from_bytes(await reader.readexactly(2))
+            elif size == 127:
+                size = int.from_bytes(await reader.readexactly(8))
+            payload = await reader.readexactly(size)
+            opcode = b0 & 0x0F
+            if opcode == 8:  # close
+                return
+            if opcode == 9:  # ping: pong
+                writer.write(_masked(10, payload))
                 continue
-            entry = json.loads(raw)
+            message += payload
+            if not b0 & 0x80:  # more fragments to come
+                continue
+            entry, message = orjson.loads(message), b""
             if entry.get("kind") == "roll":
                 seen.setdefault((room, entry["seq"]), []).append(time.perf_counter())
+    finally:
+        writer.close()
+
+
+def _masked(opcode: int, payload: bytes) -> bytes:
+    """One client frame (masked, as RFC 6455 asks of clients), under 64 KiB."""
+    mask = os.urandom(4)
+    size = len(payload)
+    head = bytes([0x80 | opcode])
+    head += bytes([0x80 | size]) if size < 126 else bytes([0x80 | 126]) + size.to_bytes(2)
+    return head + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
 
 
 async def _post(
@@ -121,7 +161,7 @@ async def _post(
             answer = await reader.readexactly(length)
             if status != 201:
                 raise RuntimeError(answer.decode())
-            start[(room, json.loads(answer)["seq"])] = t0
+            start[(room, orjson.loads(answer)["seq"])] = t0
             done += 1
     finally:
         writer.close()
@@ -148,7 +188,7 @@ async def scenario(
                 assert got.status_code == 201, got.text
         seen: dict[tuple[str, int], list[float]] = {}
         start: dict[tuple[str, int], float] = {}
-        stop, done = asyncio.Event(), asyncio.Event()
+        stop = asyncio.Event()
         readies = []
         subs = []
         for r, (room, tokens) in enumerate(tables):
@@ -158,7 +198,7 @@ async def scenario(
                 where = bases[(r + i) % len(bases)]
                 subs.append(
                     asyncio.create_task(
-                        _subscribe(where, room, tokens[i % len(tokens)], seen, ready, done)
+                        _subscribe(where, room, tokens[i % len(tokens)], seen, ready)
                     )
                 )
         for ready in readies:
@@ -178,8 +218,11 @@ async def scenario(
         total = sum(await asyncio.gather(*posts))
         elapsed = time.perf_counter() - began
         await asyncio.sleep(1.0)  # frames in flight
-        done.set()
-        await asyncio.gather(*subs)
+        for sub in subs:
+            sub.cancel()
+        for ended in await asyncio.gather(*subs, return_exceptions=True):
+            if not isinstance(ended, asyncio.CancelledError):  # closed, or failed
+                raise RuntimeError(f"a live socket ended early: {ended!r}")
     lat = sorted(
         max(seen[key]) - t0 for key, t0 in start.items() if len(seen.get(key, ())) == SUBSCRIBERS
     )

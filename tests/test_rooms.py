@@ -13,8 +13,19 @@ from typing import Any
 
 import httpx
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from referee.rooms.log import GENESIS, canon, chain_link, check_digestible, digest, view
+from referee.rooms.log import (
+    GENESIS,
+    canon,
+    chain_link,
+    check_digestible,
+    decode,
+    digest,
+    encode,
+    view,
+)
 from referee.rooms.state import RoomsLimits
 from rooms_server import Loopback, Server, Table, fresh_db, live, make_table, query, running
 
@@ -54,6 +65,30 @@ def test_digest_and_chain_vectors() -> None:
         "336e5701582b0d0d4106b26eff7c2b9d647f073d46f44d14d1c4943dc283b292"
     )
     assert canon({"b": 1, "a": [1, "x"]}) == b'{"a":[1,"x"],"b":1}'
+
+
+_ASCII_KEYS = st.text(st.characters(max_codepoint=127), max_size=8)
+_DIGESTIBLE = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**53 - 1), 2**53 - 1)
+    | st.text(st.characters(blacklist_categories=["Cs"])),  # no lone surrogates: not text
+    lambda inner: st.lists(inner, max_size=5) | st.dictionaries(_ASCII_KEYS, inner, max_size=5),
+    max_leaves=30,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_DIGESTIBLE)
+def test_canon_is_the_standard_librarys_canonical_json(value: Any) -> None:
+    """canon (orjson) is byte for byte the standard library's sorted, compact, UTF-8
+    JSON for every value a digested entry may hold: control characters, quotes,
+    backslashes, non-ASCII text and U+2028 included."""
+    check_digestible(value)
+    expected = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    assert canon(value) == expected.encode()
+    assert encode(value) == expected
+    assert decode(encode(value)) == value
 
 
 def test_digestible_values_hold_no_floats_or_big_ints() -> None:

@@ -266,11 +266,18 @@ def serve(
             help="Database URL or SQLite file (default: $REFEREE_DB, else referee-rooms.sqlite3)."
         ),
     ] = None,
+    telemetry: Annotated[
+        bool,
+        typer.Option(
+            help="Send FastAPI's OpenTelemetry spans, metrics and logs to the providers "
+            "the process sets up (for example under opentelemetry-instrument)."
+        ),
+    ] = False,
 ) -> None:
     """Run the game rooms' web server: a shared table with secret GM rolls."""
     from ..rooms import serve as run
 
-    run(host, port, db)
+    run(host, port, db, telemetry)
 
 
 app = build()

@@ -18,8 +18,11 @@ from __future__ import annotations
 __all__ = ["serve"]
 
 
-def serve(host: str = "127.0.0.1", port: int = 8000, db: str | None = None) -> None:
-    """Run the rooms' server until interrupted (``referee serve``)."""
+def serve(
+    host: str = "127.0.0.1", port: int = 8000, db: str | None = None, telemetry: bool = False
+) -> None:
+    """Run the rooms' server until interrupted (``referee serve``); ``telemetry`` turns
+    on FastAPI's OpenTelemetry (:func:`.app.create_app`)."""
     import os
 
     import uvicorn
@@ -33,7 +36,7 @@ def serve(host: str = "127.0.0.1", port: int = 8000, db: str | None = None) -> N
     shown = "localhost" if host in ("127.0.0.1", "::1") else host
     print(f"referee rooms: open http://{shown}:{port}/  (database: {_safe(url)})", flush=True)
     uvicorn.run(
-        create_app(url),
+        create_app(url, telemetry=telemetry),
         host=host,
         port=port,
         log_level="warning",

@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TYPE_CHECKING, Annotated, Any
 
 from fastapi import Depends, FastAPI, Query, Request, Security
-from fastapi.responses import JSONResponse, Response, StreamingResponse
+from fastapi.responses import Response, StreamingResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from .log import canon, check_digestible, view
@@ -218,7 +218,7 @@ def roll_maker(
     return make
 
 
-async def roll(st: State, room: str, member: Member, body: NewRoll) -> JSONResponse:
+async def roll(st: State, room: str, member: Member, body: NewRoll) -> Response:
     """``POST /api/rooms/{room}/rolls`` once its caller is known: roll, log, answer."""
     command = normalise(body.command)
     if len(command) > st.limits.command:
@@ -232,14 +232,15 @@ async def roll(st: State, room: str, member: Member, body: NewRoll) -> JSONRespo
     make = roll_maker(member, read, body.visibility, st.limits.draws)
     entry = await st.append(room, "roll", make)
     st.charge(member, len(entry["draws"]) / st.limits.draws_per_request)
-    return _answer(view(entry, member.id))
+    return _answer(st.frames.text(entry, member.id, ()))
 
 
-def _answer(entry: dict[str, Any]) -> JSONResponse:
-    """A new entry as the answer to its POST (201), encoded once, as is: the route's
+def _answer(text: str) -> Response:
+    """A new entry, as its roller may see it, as the answer to its POST (201): the
+    frame its live sockets send (encoded once for both). The route's
     ``response_model`` documents it; re-validating the log's own dict would only
     cost time on the busiest path."""
-    return JSONResponse(entry, status_code=201)
+    return Response(text, status_code=201, media_type="application/json")
 
 
 def _address(request: Request) -> str:

@@ -6,21 +6,30 @@ turn of the event loop, which under load is the dearest part of a write). Each
 room's row is locked first, so its seqs are its next ones, with no gaps; on
 PostgreSQL the rows are locked in id order, so two servers' batches never
 deadlock. :class:`.store.Store` mixes this in.
+
+On PostgreSQL a server also remembers each room's head after its own writes
+(:class:`Head`: the next seq, the last link, the locked epoch). While the heads it
+remembers are current, a batch is one statement, with no transaction around it
+(:data:`_WRITE_IF_HEADS`): it locks the rooms' rows in id order, writes only the
+rooms whose ``next_seq`` is still the one remembered, and announces what it wrote.
+Every change to a room appends to its log, so an unchanged ``next_seq`` means an
+unchanged room. A room that another server wrote meanwhile is left out; its
+appends are written again the usual way (their rolls made again with their new seqs).
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from .epochs import Epoch, lock_epoch, read_epochs
-from .log import new_salt, now, seal
+from .log import encode, new_salt, now, seal
 from .notices import notify
 from .schema import entries, epochs, rooms
 
@@ -59,6 +68,40 @@ _TAKE_IN_ORDER = (
 """PostgreSQL: lock rooms' rows in id order (the lock follows the sort, so two servers'
 batches never deadlock); with their ``next_seq``, ``last_chain`` and current epoch."""
 
+_WRITE_IF_HEADS = sa.text(
+    """
+    WITH locked AS MATERIALIZED (
+        SELECT r.id, r.next_seq FROM rooms AS r
+        WHERE r.id = ANY(CAST(:ids AS varchar[])) ORDER BY r.id FOR UPDATE
+    ), heads AS (
+        SELECT h.id, h.next, h.chain
+        FROM unnest(
+            CAST(:ids AS varchar[]), CAST(:seen AS bigint[]),
+            CAST(:nexts AS bigint[]), CAST(:chains AS varchar[])
+        ) AS h(id, seen, next, chain)
+        JOIN locked ON locked.id = h.id AND locked.next_seq = h.seen
+    ), moved AS (
+        UPDATE rooms SET next_seq = heads.next, last_chain = heads.chain
+        FROM heads WHERE rooms.id = heads.id
+        RETURNING rooms.id
+    ), added AS (
+        INSERT INTO entries (room_id, seq, kind, ref, body)
+        SELECT e.room, e.seq, e.kind, e.ref, e.body
+        FROM unnest(
+            CAST(:rooms AS varchar[]), CAST(:seqs AS bigint[]), CAST(:kinds AS varchar[]),
+            CAST(:refs AS bigint[]), CAST(:bodies AS text[])
+        ) AS e(room, seq, kind, ref, body)
+        WHERE e.room IN (SELECT id FROM heads)
+    )
+    SELECT e.room, pg_notify('referee_rooms', e.room || ':' || e.seq)
+    FROM unnest(CAST(:rooms AS varchar[]), CAST(:seqs AS bigint[])) AS e(room, seq)
+    WHERE e.room IN (SELECT id FROM moved)
+    """
+)
+"""PostgreSQL: one batch of appends in one statement, for the rooms (``ids``) whose
+``next_seq`` is still ``seen``: lock the rows in id order, move them on, insert
+their entries, and announce each (:mod:`.notices`); one row back per entry written."""
+
 _MOVE = (
     sa.update(rooms)
     .where(rooms.c.id == sa.bindparam("b_id"))
@@ -67,15 +110,39 @@ _MOVE = (
 """A room's next seq and last chain link, after its appends."""
 
 
+@dataclass(frozen=True, slots=True)
+class Head:
+    """What a room's next append needs, as this server last wrote it: the next seq,
+    the last chain link, and the current epoch (locked: its mix is known)."""
+
+    seq: int
+    chain: str
+    epoch: Epoch
+
+
+_Batch = list[tuple[str, str, Fields, asyncio.Future[dict[str, Any]]]]
+_Rooms = list[tuple[str, list[int]]]
+_Results = dict[int, dict[str, Any] | Exception]
+
+
 class Appends:
     """The store's appends (mixed into :class:`.store.Store`, which makes the engine)."""
 
     BATCH = 256
     """Most appends written in one transaction."""
+    HEADS = 10_000
+    """Most rooms' heads remembered (then they are forgotten, and read again)."""
 
     def __init__(self, engine: AsyncEngine) -> None:
         self.engine = engine
         self.sqlite = engine.dialect.name == "sqlite"
+        # One statement reads and writes need no transaction: on PostgreSQL, none is
+        # begun for them (a BEGIN and a ROLLBACK or COMMIT fewer, each a round trip).
+        self.reads = (
+            engine if self.sqlite else engine.execution_options(isolation_level="AUTOCOMMIT")
+        )
+        self.heads: dict[str, Head] = {}
+        """Rooms' heads after this server's last write to them (PostgreSQL)."""
         # SQLite has one writer at a time: queue writers here rather than on its lock.
         self._write = asyncio.Lock()
         self._queue: list[tuple[str, str, Fields, asyncio.Future[dict[str, Any]]]] = []
@@ -83,9 +150,6 @@ class Appends:
         self.on_commit: Callable[[list[dict[str, Any]]], None] | None = None
         """Told of the entries of each batch of appends (:meth:`append`) once they are
         committed, in seq order within each room, before their callers are answered."""
-        self.writing: dict[str, tuple[int, int]] = {}
-        """Rooms whose appends are being committed now, and the first and last seqs
-        written: a notice of these announces this server's own writes (:mod:`.notices`)."""
 
     async def _take(self, conn: AsyncConnection, room: str) -> Any:
         """Lock ``room``'s row for this transaction; its ``next_seq``, ``last_chain``, ``epoch``."""
@@ -96,10 +160,13 @@ class Appends:
         conn: AsyncConnection,
         groups: list[tuple[str, list[tuple[str, Fields]]]],
         written: list[dict[str, Any]] | None = None,
+        heads: dict[str, Head] | None = None,
     ) -> list[list[dict[str, Any] | Exception]]:
         """Append entries to rooms inside the caller's transaction: for each room, each
         sealed entry, or the exception that its fields' function raised (that item is
-        left out). Every entry written (the ``lock`` entries too) is added to ``written``.
+        left out). Every entry written (the ``lock`` entries too) is added to ``written``;
+        each room's head after them to ``heads`` (if its epoch is locked), for the caller
+        to remember once the transaction commits.
 
         Each room's row is locked first, so the seqs are the room's next ones with no
         gaps. Before the first roll of an epoch, its ``lock`` entry is written. However
@@ -107,6 +174,8 @@ class Appends:
         their epochs (one statement on PostgreSQL, two on SQLite), insert the entries,
         move the rooms on; on PostgreSQL a fifth announces the entries."""
         names = [room for room, _ in groups]
+        for room in names:  # this transaction moves them on: their heads are stale
+            self.heads.pop(room, None)
         current: dict[str, Epoch] = {}
         if self.sqlite:  # the UPDATE takes the database's write lock at once
             rows = {r.id: r for r in await conn.execute(_TAKE, {"ids": names})}
@@ -145,6 +214,8 @@ class Appends:
             out.append(got)
             if log.seq != row.next_seq:
                 moved.append({"b_id": room, "b_next": log.seq, "b_chain": log.chain})
+            if heads is not None and epoch is not None and epoch.mix is not None:
+                heads[room] = Head(log.seq, log.chain, epoch)
         if sealed_all:
             await conn.execute(
                 sa.insert(entries),
@@ -154,7 +225,7 @@ class Appends:
                         "seq": e["seq"],
                         "kind": e["kind"],
                         "ref": e.get("of") if e["kind"] == "reveal" else None,
-                        "body": json.dumps(e, sort_keys=True),
+                        "body": encode(e),
                     }
                     for e in sealed_all
                 ],
@@ -203,37 +274,37 @@ class Appends:
                 by_room.setdefault(room, []).append(i)
             await self._commit(batch, sorted(by_room.items()))
 
-    async def _commit(
-        self,
-        batch: list[tuple[str, str, Fields, asyncio.Future[dict[str, Any]]]],
-        rooms_: list[tuple[str, list[int]]],
-    ) -> None:
-        """One transaction for these rooms' appends (in one order everywhere, so two
+    async def _commit(self, batch: _Batch, rooms_: _Rooms) -> None:
+        """Write these rooms' appends (on PostgreSQL, in one statement if this server
+        knows their heads, :meth:`_write_if_heads`; else, or for the rooms another
+        server moved on meanwhile, in one transaction, in one order everywhere, so two
         servers' transactions cannot deadlock); each caller gets its entry or error."""
-        results: dict[int, dict[str, Any] | Exception] = {}
+        results: _Results = {}
         written: list[dict[str, Any]] = []
+        heads: dict[str, Head] = {}
         try:
-            async with self._writing(), self.engine.begin() as conn:
-                made = await self._append_many(
-                    conn,
-                    [(room, [(batch[i][1], batch[i][2]) for i in idx]) for room, idx in rooms_],
-                    written,
-                )
-                for (_room, idx), sealed in zip(rooms_, made, strict=True):
-                    results.update(zip(idx, sealed, strict=True))
-                for e in written:
-                    first, _last = self.writing.get(e["room"], (e["seq"], 0))
-                    self.writing[e["room"]] = (first, e["seq"])
-        except Exception as exc:  # the whole transaction failed: say so to each caller
-            for _room, idx in rooms_:
-                for i in idx:
-                    if not batch[i][3].done():
-                        batch[i][3].set_exception(exc)
-            return
-        finally:
-            for room, _idx in rooms_:
-                self.writing.pop(room, None)
-        if self.on_commit is not None:
+            if not self.sqlite and all(room in self.heads for room, _ in rooms_):
+                rooms_ = await self._write_if_heads(batch, rooms_, results, written, heads)
+            if rooms_:
+                async with self._writing(), self.engine.begin() as conn:
+                    made = await self._append_many(
+                        conn,
+                        [(room, [(batch[i][1], batch[i][2]) for i in idx]) for room, idx in rooms_],
+                        written,
+                        heads,
+                    )
+                    for (_room, idx), sealed in zip(rooms_, made, strict=True):
+                        results.update(zip(idx, sealed, strict=True))
+        except Exception as exc:  # the statement or the transaction failed: say so
+            failed = {room for room, _ in rooms_}
+            written[:] = [e for e in written if e["room"] not in failed]
+            for room, idx in rooms_:
+                heads.pop(room, None)
+                results.update((i, exc) for i in idx)
+        if len(self.heads) + len(heads) > self.HEADS:
+            self.heads.clear()
+        self.heads.update(heads)
+        if self.on_commit is not None and written:
             try:
                 self.on_commit(written)
             except Exception:  # the entries are committed: their callers must hear so
@@ -246,6 +317,67 @@ class Appends:
                 future.set_exception(got)
             else:
                 future.set_result(got)
+
+    async def _write_if_heads(
+        self,
+        batch: _Batch,
+        rooms_: _Rooms,
+        results: _Results,
+        written: list[dict[str, Any]],
+        heads: dict[str, Head],
+    ) -> _Rooms:
+        """PostgreSQL: write these rooms' appends after the heads this server knows, in
+        one statement (:data:`_WRITE_IF_HEADS`); return the rooms it left out, because
+        another server moved them on (they are written again, the usual way)."""
+        sealed: list[dict[str, Any]] = []
+        tried: list[tuple[str, list[int], list[dict[str, Any] | Exception], Head, Head]] = []
+        ids, seen, nexts, chains = [], [], [], []
+        for room, idx in rooms_:
+            head = self.heads[room]
+            log = _Sealer(room, head.seq, head.chain, sealed)
+            got: list[dict[str, Any] | Exception] = []
+            for i in idx:
+                _room, kind, fields, _future = batch[i]
+                if callable(fields):
+                    try:
+                        made = fields(log.seq, head.epoch)
+                    except Exception as exc:  # this roll fails alone: its caller is told
+                        got.append(exc)
+                        continue
+                    got.append(log.add(kind, made))
+                else:
+                    got.append(log.add(kind, fields))
+            tried.append((room, idx, got, head, Head(log.seq, log.chain, head.epoch)))
+            if log.seq != head.seq:
+                ids.append(room)
+                seen.append(head.seq)
+                nexts.append(log.seq)
+                chains.append(log.chain)
+        done: set[str] = set()
+        if sealed:
+            params = {
+                "ids": ids,
+                "seen": seen,
+                "nexts": nexts,
+                "chains": chains,
+                "rooms": [e["room"] for e in sealed],
+                "seqs": [e["seq"] for e in sealed],
+                "kinds": [e["kind"] for e in sealed],
+                "refs": [e.get("of") if e["kind"] == "reveal" else None for e in sealed],
+                "bodies": [encode(e) for e in sealed],
+            }
+            async with self.reads.connect() as conn:
+                done = {room for room, _ in await conn.execute(_WRITE_IF_HEADS, params)}
+        written.extend(e for e in sealed if e["room"] in done)
+        left: _Rooms = []
+        for room, idx, got, before, after in tried:
+            if room in done or after.seq == before.seq:  # written, or nothing to write
+                results.update(zip(idx, got, strict=True))
+                heads[room] = after
+            else:  # another server wrote to it: its head is stale
+                self.heads.pop(room, None)
+                left.append((room, idx))
+        return left
 
 
 class _Sealer:

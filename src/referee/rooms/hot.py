@@ -20,7 +20,7 @@ from urllib.parse import parse_qsl
 
 from pydantic import ValidationError
 from starlette.requests import Request
-from starlette.responses import JSONResponse
+from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket
 
@@ -75,7 +75,7 @@ class Hot:
             await self.app(scope, _replay(messages, receive), send)
             return
         request = Request(scope, receive)
-        response: JSONResponse
+        response: Response
         try:
             member = await api.caller(request, room)
             response = await api.roll(api.state(request), room, member, body)

@@ -9,11 +9,12 @@ integers within ±(2⁵³ − 1), ASCII keys).
 from __future__ import annotations
 
 import hashlib
-import json
 import secrets
 from collections.abc import Collection, Mapping
 from datetime import UTC, datetime
 from typing import Any
+
+import orjson
 
 __all__ = [
     "GENESIS",
@@ -23,7 +24,9 @@ __all__ = [
     "canon",
     "chain_link",
     "check_digestible",
+    "decode",
     "digest",
+    "encode",
     "hash_token",
     "new_id",
     "new_salt",
@@ -51,9 +54,26 @@ MAX_SAFE = 2**53 - 1
 
 
 def canon(value: Any) -> bytes:
-    """The canonical bytes of a JSON value: sorted keys, no spaces (RFC 8785 for the
-    values a digested entry may hold)."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+    """The canonical bytes of a JSON value: sorted keys, no spaces, UTF-8 (RFC 8785 for
+    the values a digested entry may hold). Made by orjson, byte for byte what
+    ``json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)``
+    gives for them (a property test holds it to that), at a tenth of the time.
+
+    >>> canon({"b": [1, None, True], "a": "é"}).decode()
+    '{"a":"é","b":[1,null,true]}'
+    """
+    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+
+
+def encode(value: Any) -> str:
+    """An entry, or a member's view of one, as JSON text: its canonical form. It is
+    what the store keeps, what a live socket sends and what a POST answers."""
+    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode()
+
+
+def decode(text: str | bytes) -> Any:
+    """JSON text (a stored entry) back to its value."""
+    return orjson.loads(text)
 
 
 def digest(entry: Mapping[str, Any]) -> str:

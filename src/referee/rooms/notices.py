@@ -42,8 +42,9 @@ async def notify(conn: AsyncConnection, written: Sequence[tuple[str, int]]) -> N
 
 
 class Listener:
-    """One process's listening connection: ``on_notice(room, seq)`` for each
-    notification, and ``on_connect()`` each time it (re)connects, before any notice."""
+    """One process's listening connection: ``on_notice(room, seq, pid)`` for each
+    notification (``pid``: the database process that sent it), and ``on_connect()``
+    each time it (re)connects, before any notice."""
 
     PING = 5.0
     """Seconds between checks that the connection still answers."""
@@ -52,7 +53,7 @@ class Listener:
     def __init__(
         self,
         url: str,
-        on_notice: Callable[[str, int], None],
+        on_notice: Callable[[str, int, int], None],
         on_connect: Callable[[], None],
     ) -> None:
         from sqlalchemy.engine import make_url
@@ -75,10 +76,10 @@ class Listener:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
 
-    def _received(self, _conn: Any, _pid: int, _channel: str, payload: str) -> None:
+    def _received(self, _conn: Any, pid: int, _channel: str, payload: str) -> None:
         room, _, seq = payload.rpartition(":")
         if room and seq.isdigit():
-            self.on_notice(room, int(seq))
+            self.on_notice(room, int(seq), pid)
 
     async def _run(self) -> None:
         import asyncpg

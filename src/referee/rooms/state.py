@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import time
 from collections import Counter, OrderedDict
@@ -13,7 +12,7 @@ from collections.abc import Collection
 from typing import TYPE_CHECKING, Any
 
 from .broker import Broker
-from .log import sees_whole, view
+from .log import encode, sees_whole, view
 from .store import Fields, Member, Store
 
 if TYPE_CHECKING:
@@ -130,11 +129,11 @@ class Frames:
         self._texts: dict[tuple[str, int, bool], str] = {}
 
     def text(self, entry: dict[str, Any], member: str, revealed: Collection[int]) -> str:
-        """``json.dumps(view(entry, member, revealed))``, encoded once per form."""
+        """``encode(view(entry, member, revealed))``, encoded once per form."""
         key = (entry["room"], entry["seq"], sees_whole(entry, member, revealed))
         found = self._texts.get(key)
         if found is None:
-            found = self._texts[key] = json.dumps(view(entry, member, revealed))
+            found = self._texts[key] = encode(view(entry, member, revealed))
             if len(self._texts) > self.most:
                 del self._texts[next(iter(self._texts))]  # the oldest
         return found
@@ -162,6 +161,9 @@ class State:
         # to date by this server's appends and, on PostgreSQL, by the other servers'
         # notices (:mod:`.notices`), read from the log.
         self._followed: dict[str, _Followed] = {}
+        self._news: dict[str, _Followed] = {}
+        """Followed rooms behind what other servers announced."""
+        self._reader: asyncio.Task[None] | None = None
         self.frames = Frames()
         """Live frames already encoded."""
         self.plans = Plans()
@@ -211,14 +213,15 @@ class State:
             if not self.broker.subscribers(room):
                 del self._followed[room]
 
-    def noticed(self, room: str, seq: int) -> None:
-        """Another server (or this one) wrote ``seq`` to ``room``: read it if followed."""
-        first, last = self.store.writing.get(room, (0, -1))
-        if first <= seq <= last:
-            return  # this server's own write, published once its commit returns
+    def noticed(self, room: str, seq: int, by: int | None = None) -> None:
+        """The database process ``by`` wrote ``seq`` to ``room``: read it if followed,
+        unless ``by`` is one of this server's connections (its writes are published
+        once their commit returns, by the route or :meth:`_committed`)."""
+        if by in self.store.own_pids:
+            return
         f = self._followed.get(room)
-        if f is not None:
-            f.target = max(f.target, seq)
+        if f is not None and seq > f.target:
+            f.target = seq
             self._catch_up(room, f)
 
     def reconnected(self) -> None:
@@ -227,27 +230,70 @@ class State:
             self._catch_up(room, f, force=True)
 
     def _catch_up(self, room: str, f: _Followed, force: bool = False) -> None:
-        if f.ready.is_set() and f.task is None and (force or f.target > f.through):
-            f.task = asyncio.create_task(self._read_on(room, f))
+        if not f.ready.is_set():
+            return  # its first read is under way, and catches up when done
+        if force:
+            if f.task is None:
+                f.task = asyncio.create_task(self._read_on(room, f))
+        elif f.target > f.through:
+            self._news[room] = f
+            if self._reader is None:
+                self._reader = asyncio.create_task(self._read_news())
 
-    async def _read_on(self, room: str, f: _Followed, page: int = 500) -> None:
-        """Read ``room``'s entries after ``f.through`` and publish them, until the
-        target is reached and a page comes back short."""
+    PAGE = 500
+    """Most entries of one room read at once."""
+
+    async def _read_news(self) -> None:
+        """Read what other servers announced, for every room at once, until no room is
+        behind: one query a round, however many rooms (under load notices come faster
+        than reads, and each read gathers all of them)."""
+        stalled = 0
         try:
-            for _ in range(1000):
-                got = await self.store.entries(room, f.through, page)
+            while self._news and stalled < 1000:
+                behind = list(self._news.items())
+                self._news.clear()
+                try:
+                    got = await self.store.spans(
+                        [(r, f.through, min(f.target, f.through + self.PAGE)) for r, f in behind]
+                    )
+                except Exception as exc:  # the database is away: try again shortly
+                    log.warning("referee rooms: could not read the rooms' news: %s", exc)
+                    got = {}
+                moved = False
+                for room, f in behind:
+                    for entry in got.get(room, ()):
+                        if entry["seq"] > f.through:
+                            self.published(room, entry)
+                            f.through = max(f.through, entry["seq"])
+                            moved = True
+                    if f.target > f.through:
+                        self._news[room] = f
+                stalled = 0 if moved else stalled + 1
+                if not moved:  # announced but not readable yet, or an error: shortly
+                    await asyncio.sleep(0.01 if stalled < 100 else 0.1)
+            if self._news:
+                log.warning("referee rooms: news of %s announced, never read", list(self._news))
+                self._news.clear()
+        finally:
+            self._reader = None
+
+    async def _read_on(self, room: str, f: _Followed) -> None:
+        """Read ``room``'s entries after ``f.through`` and publish them, a page at a
+        time, until a page comes back short (after a reconnect: notices may be lost)."""
+        try:
+            while True:
+                got = await self.store.entries(room, f.through, self.PAGE)
                 for entry in got:
-                    self.published(room, entry)
-                    f.through = max(f.through, entry["seq"])
-                if len(got) < page and f.through >= f.target:
+                    if entry["seq"] > f.through:
+                        self.published(room, entry)
+                        f.through = max(f.through, entry["seq"])
+                if len(got) < self.PAGE:
                     return
-                if not got:  # announced but not readable yet: try again shortly
-                    await asyncio.sleep(0.01)
-            log.warning("referee rooms: room %s: seq %d announced, never read", room, f.target)
         except Exception as exc:  # the database is away: the reconnect catches up
             log.warning("referee rooms: could not read room %s: %s", room, exc)
         finally:
             f.task = None
+            self._catch_up(room, f)
 
     def spend(self, member: Member) -> None:
         """Take one request from the member's bucket, or raise 429."""

@@ -19,23 +19,34 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
+import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import sqlalchemy as sa
-from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
 from .appends import Appends, Fields
 from .epochs import Conflict, Epoch, EpochWrites, new_epoch
-from .log import GENESIS, hash_token, new_id, new_token
+from .log import GENESIS, decode, hash_token, new_id, new_token
 from .schema import entries, logins, members, rooms, tokens
 
 __all__ = ["DEFAULT_DB", "Conflict", "Epoch", "Fields", "Member", "Store", "migrate", "sqlite_url"]
 
 log = logging.getLogger(__name__)
+
+_T = TypeVar("_T")
+
+_SPANS = sa.text(
+    "SELECT e.room_id, e.body FROM entries AS e JOIN unnest("
+    "CAST(:rooms AS varchar[]), CAST(:afters AS bigint[]), CAST(:uptos AS bigint[])"
+    ") AS w(room, after, upto) ON e.room_id = w.room AND e.seq > w.after AND e.seq <= w.upto"
+    " ORDER BY e.room_id, e.seq"
+)
+"""PostgreSQL: spans of several rooms' logs in one query (:meth:`Store.spans`)."""
 
 DEFAULT_DB = "referee-rooms.sqlite3"
 """The SQLite file used when no URL is given (in the working directory)."""
@@ -73,12 +84,31 @@ class Member:
         return self.id == "gm"
 
 
+IDLE_PING = 0.5
+"""Seconds a pooled PostgreSQL connection may rest before it is tested on checkout."""
+
+
 class Store(Appends, EpochWrites):
     """The rooms' database. Create with :meth:`open`; close with :meth:`close`."""
 
     def __init__(self, engine: AsyncEngine) -> None:
         super().__init__(engine)
         self._checkpoints: asyncio.Task[None] | None = None
+        self.own_pids: set[int] = set()
+        """PostgreSQL: the server processes of this store's connections (a notice from
+        one of them announces this server's own write, which it publishes itself)."""
+
+    async def _read(self, work: Callable[[AsyncConnection], Awaitable[_T]]) -> _T:
+        """``work`` on a connection of its own; again, once, if the connection broke
+        (the database restarted, or dropped it), on a fresh one."""
+        try:
+            async with self.reads.connect() as conn:
+                return await work(conn)
+        except sa.exc.DBAPIError as exc:
+            if not exc.connection_invalidated:
+                raise
+        async with self.reads.connect() as conn:
+            return await work(conn)
 
     @classmethod
     async def open(cls, url: str) -> Store:
@@ -87,9 +117,9 @@ class Store(Appends, EpochWrites):
         kwargs: dict[str, Any] = {}
         if url.startswith("sqlite"):
             kwargs["connect_args"] = {"timeout": 30}
-        else:  # a server restarted or a dropped connection: test each before use
-            kwargs["pool_pre_ping"] = True
+        else:  # the newest connection first: under load a few stay busy, and warm
             kwargs["pool_size"] = 20
+            kwargs["pool_use_lifo"] = True
         engine = create_async_engine(url, **kwargs)
         if url.startswith("sqlite"):
 
@@ -107,7 +137,42 @@ class Store(Appends, EpochWrites):
         store = cls(engine)
         if store.sqlite:
             store._checkpoints = asyncio.create_task(store._checkpoint())
+        else:
+            store._watch_pool()
         return store
+
+    def _watch_pool(self) -> None:
+        """PostgreSQL: keep :attr:`own_pids`, and test a pooled connection before use if
+        it has rested over :data:`IDLE_PING` seconds: a database that restarted, or a
+        connection dropped meanwhile, costs no request, and a busy server pays no round
+        trip per query for it (as SQLAlchemy's ``pool_pre_ping`` would). A connection
+        that breaks in use invalidates the pool; reads are tried again once
+        (:meth:`_read`)."""
+        pool = self.engine.sync_engine
+
+        @sa.event.listens_for(pool, "connect")
+        def _born(_dbapi: Any, record: Any) -> None:
+            record.info["rested"] = time.monotonic()
+            record.info["pid"] = pid = record.driver_connection.get_server_pid()
+            self.own_pids.add(pid)
+
+        @sa.event.listens_for(pool, "checkin")
+        def _rests(_dbapi: Any, record: Any) -> None:
+            record.info["rested"] = time.monotonic()
+
+        @sa.event.listens_for(pool, "checkout")
+        def _test(dbapi: Any, record: Any, _proxy: Any) -> None:
+            if time.monotonic() - record.info.get("rested", 0.0) > IDLE_PING:
+                try:
+                    dbapi.ping()
+                except Exception as exc:  # the pool drops it and connects afresh
+                    raise sa.exc.DisconnectionError(str(exc)) from exc
+
+        def _gone(_dbapi: Any, record: Any, *_exc: Any) -> None:
+            self.own_pids.discard(record.info.pop("pid", None))
+
+        for event in ("close", "detach", "invalidate", "soft_invalidate"):
+            sa.event.listen(pool, event, _gone)
 
     CHECKPOINT_SECONDS = 1.0
     """How often the SQLite log (the WAL) is copied into the database file."""
@@ -218,26 +283,24 @@ class Store(Appends, EpochWrites):
     # ------------------------------------------------------------------ reading
 
     async def room(self, room: str) -> dict[str, Any] | None:
-        async with self.engine.connect() as conn:
-            row = (await conn.execute(sa.select(rooms).where(rooms.c.id == room))).first()
+        query = sa.select(rooms).where(rooms.c.id == room)
+        row = await self._read(lambda conn: _first(conn, query))
         return None if row is None else dict(row._mapping)
 
     async def member(self, token: str) -> Member | None:
         """The member a token belongs to, or None."""
-        async with self.engine.connect() as conn:
-            row = (
-                await conn.execute(
-                    sa.select(members.c.room_id, members.c.member_id, members.c.name)
-                    .join(
-                        tokens,
-                        sa.and_(
-                            tokens.c.room_id == members.c.room_id,
-                            tokens.c.member_id == members.c.member_id,
-                        ),
-                    )
-                    .where(tokens.c.token_hash == hash_token(token))
-                )
-            ).first()
+        query = (
+            sa.select(members.c.room_id, members.c.member_id, members.c.name)
+            .join(
+                tokens,
+                sa.and_(
+                    tokens.c.room_id == members.c.room_id,
+                    tokens.c.member_id == members.c.member_id,
+                ),
+            )
+            .where(tokens.c.token_hash == hash_token(token))
+        )
+        row = await self._read(lambda conn: _first(conn, query))
         return None if row is None else Member(row.room_id, row.member_id, row.name)
 
     async def entries(
@@ -257,16 +320,29 @@ class Store(Appends, EpochWrites):
         )
         if limit is not None:
             query = query.limit(limit)
-        async with self.engine.connect() as conn:
-            rows = (await conn.execute(query)).scalars().all()
-        return [json.loads(b) for b in rows], sum(map(len, rows))
+        rows = await self._read(lambda conn: _scalars(conn, query))
+        return [decode(b) for b in rows], sum(map(len, rows))
+
+    async def spans(self, wanted: list[tuple[str, int, int]]) -> dict[str, list[dict[str, Any]]]:
+        """For each ``(room, after, upto)``, the room's entries with ``after < seq <= upto``,
+        in seq order: on PostgreSQL in one query, however many rooms."""
+        if self.sqlite:
+            return {room: await self.entries(room, a, upto - a) for room, a, upto in wanted}
+        params = {
+            "rooms": [w[0] for w in wanted],
+            "afters": [w[1] for w in wanted],
+            "uptos": [w[2] for w in wanted],
+        }
+        rows = await self._read(lambda conn: _all(conn, _SPANS, params))
+        out: dict[str, list[dict[str, Any]]] = {}
+        for room, body in rows:
+            out.setdefault(room, []).append(decode(body))
+        return out
 
     async def entry(self, room: str, seq: int) -> dict[str, Any] | None:
-        async with self.engine.connect() as conn:
-            body = await conn.scalar(
-                sa.select(entries.c.body).where(entries.c.room_id == room, entries.c.seq == seq)
-            )
-        return None if body is None else json.loads(body)
+        query = sa.select(entries.c.body).where(entries.c.room_id == room, entries.c.seq == seq)
+        body = (await self._read(lambda conn: _scalars(conn, query)) or [None])[0]
+        return None if body is None else decode(body)
 
     async def revealed_through(self, room: str) -> tuple[set[int], int]:
         """The seqs of the rolls revealed so far, and the last seq they were read through."""
@@ -280,3 +356,16 @@ class Store(Appends, EpochWrites):
                 )
             )
             return {r for (r,) in rows if r is not None}, (last or 0) - 1
+
+
+async def _first(conn: AsyncConnection, query: sa.Select[Any]) -> sa.Row[Any] | None:
+    row: sa.Row[Any] | None = (await conn.execute(query)).first()
+    return row
+
+
+async def _scalars(conn: AsyncConnection, query: sa.Select[Any]) -> list[Any]:
+    return list((await conn.execute(query)).scalars().all())
+
+
+async def _all(conn: AsyncConnection, query: sa.TextClause, params: dict[str, Any]) -> list[Any]:
+    return list(await conn.execute(query, params))
