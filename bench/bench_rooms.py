@@ -169,7 +169,7 @@ async def _post(
 
 
 async def scenario(
-    bases: list[str], rooms: int, posters: int, rate: float | None = None
+    bases: list[str], rooms: int, posters: int, rate: float | None = None, spread: bool = True
 ) -> dict[str, Any]:
     """Rooms made on the first server; sockets and posters spread over all of them.
     Posters go as fast as they are answered or, with ``rate``, at that many rolls a
@@ -195,7 +195,7 @@ async def scenario(
             for i in range(SUBSCRIBERS):
                 ready = asyncio.Event()
                 readies.append(ready)
-                where = bases[(r + i) % len(bases)]
+                where = bases[(r + (i if spread else 0)) % len(bases)]
                 subs.append(
                     asyncio.create_task(
                         _subscribe(where, room, tokens[i % len(tokens)], seen, ready)
@@ -275,10 +275,15 @@ def servers(db: str, count: int) -> list[Child]:
 
 
 def run_case(
-    label: str, bases: list[str], rooms: int, posters: int, rate: float | None = None
+    label: str,
+    bases: list[str],
+    rooms: int,
+    posters: int,
+    rate: float | None = None,
+    spread: bool = True,
 ) -> dict[str, Any]:
     """One case, printed as a row: as fast as it goes, or paced at ``rate`` rolls/s."""
-    got = uvloop.run(scenario(bases, rooms, posters, rate))
+    got = uvloop.run(scenario(bases, rooms, posters, rate, spread))
     if rate:
         verdict = "p99 <= 50 ms: " + ("PASS" if got["p99"] <= 0.050 else "MISS")
     else:

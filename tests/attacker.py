@@ -70,13 +70,16 @@ class NeverReads:
         mask = os.urandom(4)
         masked = bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
         self.sock.sendall(bytes([0x81, 0x80 | len(payload)]) + mask + masked)
+        self.tail = b""
 
     def closed_by_server(self, timeout: float) -> bool:
-        """Read everything now: True if the server ended the connection."""
+        """Read everything now: True if the server ended the connection (its last
+        bytes are kept in ``tail``)."""
         self.sock.settimeout(timeout)
+        self.tail = b""
         try:
-            while self.sock.recv(65536):
-                pass
+            while got := self.sock.recv(65536):
+                self.tail = (self.tail + got)[-256:]
             return True
         except ConnectionResetError:
             return True

@@ -94,10 +94,10 @@ class Loopback(RoomsLimits):
 def running(db: str, limits: type[RoomsLimits] = Loopback) -> Iterator[Server]:
     """Serve the rooms' app on the database at URL ``db``, in a child process
     (:func:`referee.rooms.child.running`)."""
-    overrides = {
-        k: v
-        for k, v in vars(limits).items()
-        if not k.startswith("_") and getattr(RoomsLimits, k, None) != v
+    overrides = {  # every limit the class or its bases change (not only its own)
+        k: getattr(limits, k)
+        for k in vars(RoomsLimits)
+        if not k.startswith("_") and getattr(limits, k) != getattr(RoomsLimits, k)
     }
     with child.running(db, **overrides) as base:
         yield Server(base, db)

@@ -29,7 +29,7 @@ import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from .epochs import Epoch, lock_epoch, read_epochs
-from .log import encode, new_salt, now, seal
+from .log import Frames, encode, new_salt, now, seal
 from .notices import notify
 from .schema import entries, epochs, rooms
 
@@ -143,6 +143,8 @@ class Appends:
         )
         self.heads: dict[str, Head] = {}
         """Rooms' heads after this server's last write to them (PostgreSQL)."""
+        self.frames = Frames()
+        """Entries already encoded (their whole form kept as they are written and read)."""
         # SQLite has one writer at a time: queue writers here rather than on its lock.
         self._write = asyncio.Lock()
         self._queue: list[tuple[str, str, Fields, asyncio.Future[dict[str, Any]]]] = []
@@ -354,6 +356,7 @@ class Appends:
                 nexts.append(log.seq)
                 chains.append(log.chain)
         done: set[str] = set()
+        bodies = [encode(e) for e in sealed]
         if sealed:
             params = {
                 "ids": ids,
@@ -364,11 +367,14 @@ class Appends:
                 "seqs": [e["seq"] for e in sealed],
                 "kinds": [e["kind"] for e in sealed],
                 "refs": [e.get("of") if e["kind"] == "reveal" else None for e in sealed],
-                "bodies": [encode(e) for e in sealed],
+                "bodies": bodies,
             }
             async with self.reads.connect() as conn:
                 done = {room for room, _ in await conn.execute(_WRITE_IF_HEADS, params)}
-        written.extend(e for e in sealed if e["room"] in done)
+        for e, text in zip(sealed, bodies, strict=True):
+            if e["room"] in done:
+                written.append(e)
+                self.frames.whole(e, text)
         left: _Rooms = []
         for room, idx, got, before, after in tried:
             if room in done or after.seq == before.seq:  # written, or nothing to write

@@ -62,24 +62,74 @@ async def _member(ws: WebSocket, st: State, room: str) -> Member | None:
         return None
 
 
-async def _send(ws: WebSocket, st: State, member: Member, entry: dict[str, Any]) -> None:
-    """One entry as the member may see it; after a ``reveal``, the revealed roll again.
+class _Watch:
+    """One socket's send under way (``since``: the loop's time when it began)."""
 
-    Raises:
-        TimeoutError: the client took no frame for ``send_wait`` seconds.
-    """
+    __slots__ = ("late", "since", "task")
+
+    def __init__(self, task: asyncio.Task[Any]) -> None:
+        self.task = task
+        self.since: float | None = None
+        self.late = False
+
+
+class Stalls:
+    """Closes the live sockets that leave a frame unread for ``wait`` seconds: one
+    check a second for every socket of the server, rather than a timer per frame
+    (which cost a few percent of a roll). A stalled socket's task is cancelled,
+    marked ``late``; :func:`_follow` then closes it with 4408."""
+
+    def __init__(self, wait: float) -> None:
+        self.wait = wait
+        self._watches: set[_Watch] = set()
+        self._task: asyncio.Task[None] | None = None
+
+    def watch(self) -> _Watch:
+        found = _Watch(asyncio.current_task())  # type: ignore[arg-type]
+        self._watches.add(found)
+        if self._task is None:
+            self._task = asyncio.create_task(self._check())
+        return found
+
+    def forget(self, watch: _Watch) -> None:
+        self._watches.discard(watch)
+
+    async def _check(self) -> None:
+        loop = asyncio.get_running_loop()
+        try:
+            while self._watches:
+                await asyncio.sleep(min(1.0, self.wait / 4))
+                now = loop.time()
+                for w in list(self._watches):
+                    if w.since is not None and now - w.since > self.wait and not w.late:
+                        w.late = True
+                        w.task.cancel()
+        finally:
+            self._task = None
+
+
+async def _send(
+    ws: WebSocket, st: State, member: Member, entry: dict[str, Any], watch: _Watch
+) -> None:
+    """One entry as the member may see it; after a ``reveal``, the revealed roll again.
+    While a frame waits for the client to take it, ``watch`` says since when."""
     room = entry["room"]
     revealed = await st.revealed(room)
-    async with asyncio.timeout(st.limits.send_wait):
-        await ws.send_text(st.frames.text(entry, member.id, revealed))
+    loop = asyncio.get_running_loop()
+    watch.since = loop.time()
+    await ws.send_text(st.frames.text(entry, member.id, revealed))
+    watch.since = None
     if entry["kind"] == "reveal":
         again = await st.store.entry(room, entry["of"])
         if again is not None:
-            async with asyncio.timeout(st.limits.send_wait):
-                await ws.send_text(st.frames.text(again, member.id, revealed))
+            watch.since = loop.time()
+            await ws.send_text(st.frames.text(again, member.id, revealed))
+            watch.since = None
 
 
-async def _send_after(ws: WebSocket, st: State, member: Member, room: str, after: int) -> int:
+async def _send_after(
+    ws: WebSocket, st: State, member: Member, room: str, after: int, watch: _Watch
+) -> int:
     """Send every stored entry after ``after`` (from the store, a page at a time), charging
     the member for what was read; return the last seq sent."""
     size = 10  # a small first page: a client that leaves at once costs little
@@ -90,7 +140,7 @@ async def _send_after(ws: WebSocket, st: State, member: Member, room: str, after
         if not page:
             return after
         for entry in page:
-            await _send(ws, st, member, entry)
+            await _send(ws, st, member, entry, watch)
             after = entry["seq"]
         size = 50
 
@@ -141,25 +191,30 @@ async def _follow(ws: WebSocket, st: State, member: Member, room: str, after: in
     sub = st.broker.subscribe(room)
     reader = asyncio.create_task(_drain(ws, st))
     reader.add_done_callback(lambda _: sub.close())  # the client went: stop waiting
+    watch = st.stalls.watch()
     try:
-        last = await _send_after(ws, st, member, room, max(after, -1))
+        last = await _send_after(ws, st, member, room, max(after, -1), watch)
         while True:
             news = await sub.wait()
             if sub.closed:
                 break
             for entry in news:
                 if entry["seq"] == last + 1:  # the usual case: straight from the broker
-                    await _send(ws, st, member, entry)
+                    await _send(ws, st, member, entry, watch)
                     last = entry["seq"]
                 elif entry["seq"] > last:  # a gap: the store fills it
-                    last = await _send_after(ws, st, member, room, last)
+                    last = await _send_after(ws, st, member, room, last, watch)
             if sub.latest > last:  # more than the broker kept
-                last = await _send_after(ws, st, member, room, last)
+                last = await _send_after(ws, st, member, room, last, watch)
     except (WebSocketDisconnect, RuntimeError):
         pass  # it went, or the server closed it (a keepalive ping unanswered)
-    except TimeoutError:  # it stopped reading: let it go
+    except asyncio.CancelledError:
+        if not watch.late:
+            raise
+        watch.task.uncancel()  # it stopped reading (:class:`Stalls`): let it go
         await _close(ws, TOO_SLOW, "not reading")
     finally:
+        st.stalls.forget(watch)
         st.broker.unsubscribe(room, sub)
         reader.cancel()
         await _close(ws, 1000, "")

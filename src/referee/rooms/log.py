@@ -18,6 +18,7 @@ import orjson
 
 __all__ = [
     "GENESIS",
+    "Frames",
     "KINDS",
     "REDACTED_KEYS",
     "VISIBILITIES",
@@ -190,3 +191,33 @@ def hash_token(token: str) -> str:
     """What the server stores of a token: its sha256, as hex. Tokens are 256 random
     bits, so a fast hash is enough: there is nothing to guess from."""
     return hashlib.sha256(token.encode()).hexdigest()
+
+
+class Frames:
+    """Entries already encoded, as members see them: whole or redacted (:func:`view`
+    gives every member one of these two), encoded once for every socket that sends
+    them and every answer. Entries never change, so neither do their texts; the whole
+    form of a stored entry is its stored text (:func:`encode`), kept here by the store
+    as it writes and reads them (:meth:`whole`)."""
+
+    def __init__(self, most: int = 4096) -> None:
+        self.most = most
+        self._texts: dict[tuple[str, int, bool], str] = {}
+
+    def text(self, entry: Mapping[str, Any], member: str, revealed: Collection[int]) -> str:
+        """``encode(view(entry, member, revealed))``, encoded once per form."""
+        key = (entry["room"], entry["seq"], sees_whole(entry, member, revealed))
+        found = self._texts.get(key)
+        if found is None:
+            found = encode(view(entry, member, revealed))
+            self._keep(key, found)
+        return found
+
+    def whole(self, entry: Mapping[str, Any], text: str) -> None:
+        """``text`` is ``encode(entry)`` (a committed entry's stored text)."""
+        self._keep((entry["room"], entry["seq"], True), text)
+
+    def _keep(self, key: tuple[str, int, bool], text: str) -> None:
+        self._texts[key] = text
+        if len(self._texts) > self.most:
+            del self._texts[next(iter(self._texts))]  # the oldest

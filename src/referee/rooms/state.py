@@ -8,17 +8,15 @@ import contextlib
 import logging
 import time
 from collections import Counter, OrderedDict
-from collections.abc import Collection
 from typing import TYPE_CHECKING, Any
 
 from .broker import Broker
-from .log import encode, sees_whole, view
 from .store import Fields, Member, Store
 
 if TYPE_CHECKING:
     from ..commands import Plan
 
-__all__ = ["MAX_BODY", "ApiError", "Frames", "Plans", "RoomsLimits", "State"]
+__all__ = ["MAX_BODY", "ApiError", "Plans", "RoomsLimits", "State"]
 
 log = logging.getLogger(__name__)
 
@@ -119,26 +117,6 @@ class Plans:
             self._plans.popitem(last=False)
 
 
-class Frames:
-    """Live frames already encoded: a room's entry as its members see it, whole or
-    redacted (:func:`.log.view` gives every member one of these two), encoded once
-    for every socket that sends it. Entries never change, so neither do their frames."""
-
-    def __init__(self, most: int = 4096) -> None:
-        self.most = most
-        self._texts: dict[tuple[str, int, bool], str] = {}
-
-    def text(self, entry: dict[str, Any], member: str, revealed: Collection[int]) -> str:
-        """``encode(view(entry, member, revealed))``, encoded once per form."""
-        key = (entry["room"], entry["seq"], sees_whole(entry, member, revealed))
-        found = self._texts.get(key)
-        if found is None:
-            found = self._texts[key] = encode(view(entry, member, revealed))
-            if len(self._texts) > self.most:
-                del self._texts[next(iter(self._texts))]  # the oldest
-        return found
-
-
 class State:
     """What the routes share: the store, the broker, the rate buckets."""
 
@@ -164,8 +142,12 @@ class State:
         self._news: dict[str, _Followed] = {}
         """Followed rooms behind what other servers announced."""
         self._reader: asyncio.Task[None] | None = None
-        self.frames = Frames()
-        """Live frames already encoded."""
+        from .live import Stalls
+
+        self.stalls = Stalls(limits.send_wait)
+        """Live sockets' sends under way (closes those that stall)."""
+        self.frames = store.frames
+        """Entries already encoded, as members see them (the store's)."""
         self.plans = Plans()
         """Rolling commands already read (:func:`.api.read_command`)."""
 

@@ -321,7 +321,10 @@ class Store(Appends, EpochWrites):
         if limit is not None:
             query = query.limit(limit)
         rows = await self._read(lambda conn: _scalars(conn, query))
-        return [decode(b) for b in rows], sum(map(len, rows))
+        got = [decode(b) for b in rows]
+        for entry, text in zip(got, rows, strict=True):
+            self.frames.whole(entry, text)
+        return got, sum(map(len, rows))
 
     async def spans(self, wanted: list[tuple[str, int, int]]) -> dict[str, list[dict[str, Any]]]:
         """For each ``(room, after, upto)``, the room's entries with ``after < seq <= upto``,
@@ -336,7 +339,9 @@ class Store(Appends, EpochWrites):
         rows = await self._read(lambda conn: _all(conn, _SPANS, params))
         out: dict[str, list[dict[str, Any]]] = {}
         for room, body in rows:
-            out.setdefault(room, []).append(decode(body))
+            entry = decode(body)
+            self.frames.whole(entry, body)
+            out.setdefault(room, []).append(entry)
         return out
 
     async def entry(self, room: str, seq: int) -> dict[str, Any] | None:
