@@ -151,6 +151,30 @@ def test_a_dropped_notice_connection_reconnects_and_catches_up(
         watcher.stop()
 
 
+def test_dropped_pool_connections_cost_no_request(pair: tuple[Server, Server]) -> None:
+    """Both servers' pooled connections are dropped (as by a database restart); once
+    they have rested, each is tested before use, and no roll or read fails."""
+    a, b = pair
+    table = make_table(a, "Pool")
+    for t in (table, on(table, b)):  # each server knows the room (and its head)
+        assert t.roll("alice", "1d6").status_code == 201
+    rows = query(
+        a.db,
+        "SELECT pid, pg_terminate_backend(pid) FROM pg_stat_activity"
+        " WHERE application_name LIKE 'referee:%'",
+    )
+    assert len(rows) >= 2 and all(killed for _pid, killed in rows), rows
+    time.sleep(1.0)
+    for t in (table, on(table, b)):
+        for who in ("gm", "alice", "bob"):
+            r = t.roll(who, "2d6")
+            assert r.status_code == 201, r.text
+        assert len(t.log("gm")) >= 7
+    assert not set(r[0] for r in rows) & set(
+        r[0] for r in query(a.db, "SELECT pid FROM pg_stat_activity")
+    )
+
+
 def test_two_servers_and_more_rooms_keep_each_log_gapless(
     pair: tuple[Server, Server], tmp_path: Path
 ) -> None:

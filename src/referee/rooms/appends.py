@@ -5,16 +5,8 @@ it, in a few statements however many rooms and entries (every statement costs a
 turn of the event loop, which under load is the dearest part of a write). Each
 room's row is locked first, so its seqs are its next ones, with no gaps; on
 PostgreSQL the rows are locked in id order, so two servers' batches never
-deadlock. :class:`.store.Store` mixes this in.
-
-On PostgreSQL a server also remembers each room's head after its own writes
-(:class:`Head`: the next seq, the last link, the locked epoch). While the heads it
-remembers are current, a batch is one statement, with no transaction around it
-(:data:`_WRITE_IF_HEADS`): it locks the rooms' rows in id order, writes only the
-rooms whose ``next_seq`` is still the one remembered, and announces what it wrote.
-Every change to a room appends to its log, so an unchanged ``next_seq`` means an
-unchanged room. A room that another server wrote meanwhile is left out; its
-appends are written again the usual way (their rolls made again with their new seqs).
+deadlock. :class:`.store.Store` mixes this in. On PostgreSQL, while a server
+knows the rooms' heads, a batch is a single statement (:mod:`.heads`).
 """
 
 from __future__ import annotations
@@ -22,23 +14,20 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from .epochs import Epoch, lock_epoch, read_epochs
-from .log import Frames, encode, new_salt, now, seal
+from .heads import Batch, Fields, Head, HeadWrites, Results, Rooms, Sealer
+from .log import Frames, encode
 from .notices import notify
 from .schema import entries, epochs, rooms
 
 __all__ = ["Appends", "Fields"]
 
 log = logging.getLogger(__name__)
-
-Fields = Mapping[str, Any] | Callable[[int, Epoch], Mapping[str, Any]]
-"""An entry's fields, or (for a roll) a function of its seq and epoch that makes them."""
 
 _TAKE = (
     sa.update(rooms)
@@ -68,40 +57,6 @@ _TAKE_IN_ORDER = (
 """PostgreSQL: lock rooms' rows in id order (the lock follows the sort, so two servers'
 batches never deadlock); with their ``next_seq``, ``last_chain`` and current epoch."""
 
-_WRITE_IF_HEADS = sa.text(
-    """
-    WITH locked AS MATERIALIZED (
-        SELECT r.id, r.next_seq FROM rooms AS r
-        WHERE r.id = ANY(CAST(:ids AS varchar[])) ORDER BY r.id FOR UPDATE
-    ), heads AS (
-        SELECT h.id, h.next, h.chain
-        FROM unnest(
-            CAST(:ids AS varchar[]), CAST(:seen AS bigint[]),
-            CAST(:nexts AS bigint[]), CAST(:chains AS varchar[])
-        ) AS h(id, seen, next, chain)
-        JOIN locked ON locked.id = h.id AND locked.next_seq = h.seen
-    ), moved AS (
-        UPDATE rooms SET next_seq = heads.next, last_chain = heads.chain
-        FROM heads WHERE rooms.id = heads.id
-        RETURNING rooms.id
-    ), added AS (
-        INSERT INTO entries (room_id, seq, kind, ref, body)
-        SELECT e.room, e.seq, e.kind, e.ref, e.body
-        FROM unnest(
-            CAST(:rooms AS varchar[]), CAST(:seqs AS bigint[]), CAST(:kinds AS varchar[]),
-            CAST(:refs AS bigint[]), CAST(:bodies AS text[])
-        ) AS e(room, seq, kind, ref, body)
-        WHERE e.room IN (SELECT id FROM heads)
-    )
-    SELECT e.room, pg_notify('referee_rooms', e.room || ':' || e.seq)
-    FROM unnest(CAST(:rooms AS varchar[]), CAST(:seqs AS bigint[])) AS e(room, seq)
-    WHERE e.room IN (SELECT id FROM moved)
-    """
-)
-"""PostgreSQL: one batch of appends in one statement, for the rooms (``ids``) whose
-``next_seq`` is still ``seen``: lock the rows in id order, move them on, insert
-their entries, and announce each (:mod:`.notices`); one row back per entry written."""
-
 _MOVE = (
     sa.update(rooms)
     .where(rooms.c.id == sa.bindparam("b_id"))
@@ -110,22 +65,7 @@ _MOVE = (
 """A room's next seq and last chain link, after its appends."""
 
 
-@dataclass(frozen=True, slots=True)
-class Head:
-    """What a room's next append needs, as this server last wrote it: the next seq,
-    the last chain link, and the current epoch (locked: its mix is known)."""
-
-    seq: int
-    chain: str
-    epoch: Epoch
-
-
-_Batch = list[tuple[str, str, Fields, asyncio.Future[dict[str, Any]]]]
-_Rooms = list[tuple[str, list[int]]]
-_Results = dict[int, dict[str, Any] | Exception]
-
-
-class Appends:
+class Appends(HeadWrites):
     """The store's appends (mixed into :class:`.store.Store`, which makes the engine)."""
 
     BATCH = 256
@@ -197,7 +137,7 @@ class Appends:
         moved: list[dict[str, Any]] = []
         for room, items in groups:
             row = rows[room]
-            log = _Sealer(room, row.next_seq, row.last_chain, sealed_all)
+            log = Sealer(room, row.next_seq, row.last_chain, sealed_all)
             epoch = current.get(room)
             got: list[dict[str, Any] | Exception] = []
             for kind, fields in items:
@@ -276,12 +216,12 @@ class Appends:
                 by_room.setdefault(room, []).append(i)
             await self._commit(batch, sorted(by_room.items()))
 
-    async def _commit(self, batch: _Batch, rooms_: _Rooms) -> None:
+    async def _commit(self, batch: Batch, rooms_: Rooms) -> None:
         """Write these rooms' appends (on PostgreSQL, in one statement if this server
         knows their heads, :meth:`_write_if_heads`; else, or for the rooms another
         server moved on meanwhile, in one transaction, in one order everywhere, so two
         servers' transactions cannot deadlock); each caller gets its entry or error."""
-        results: _Results = {}
+        results: Results = {}
         written: list[dict[str, Any]] = []
         heads: dict[str, Head] = {}
         try:
@@ -319,94 +259,6 @@ class Appends:
                 future.set_exception(got)
             else:
                 future.set_result(got)
-
-    async def _write_if_heads(
-        self,
-        batch: _Batch,
-        rooms_: _Rooms,
-        results: _Results,
-        written: list[dict[str, Any]],
-        heads: dict[str, Head],
-    ) -> _Rooms:
-        """PostgreSQL: write these rooms' appends after the heads this server knows, in
-        one statement (:data:`_WRITE_IF_HEADS`); return the rooms it left out, because
-        another server moved them on (they are written again, the usual way)."""
-        sealed: list[dict[str, Any]] = []
-        tried: list[tuple[str, list[int], list[dict[str, Any] | Exception], Head, Head]] = []
-        ids, seen, nexts, chains = [], [], [], []
-        for room, idx in rooms_:
-            head = self.heads[room]
-            log = _Sealer(room, head.seq, head.chain, sealed)
-            got: list[dict[str, Any] | Exception] = []
-            for i in idx:
-                _room, kind, fields, _future = batch[i]
-                if callable(fields):
-                    try:
-                        made = fields(log.seq, head.epoch)
-                    except Exception as exc:  # this roll fails alone: its caller is told
-                        got.append(exc)
-                        continue
-                    got.append(log.add(kind, made))
-                else:
-                    got.append(log.add(kind, fields))
-            tried.append((room, idx, got, head, Head(log.seq, log.chain, head.epoch)))
-            if log.seq != head.seq:
-                ids.append(room)
-                seen.append(head.seq)
-                nexts.append(log.seq)
-                chains.append(log.chain)
-        done: set[str] = set()
-        bodies = [encode(e) for e in sealed]
-        if sealed:
-            params = {
-                "ids": ids,
-                "seen": seen,
-                "nexts": nexts,
-                "chains": chains,
-                "rooms": [e["room"] for e in sealed],
-                "seqs": [e["seq"] for e in sealed],
-                "kinds": [e["kind"] for e in sealed],
-                "refs": [e.get("of") if e["kind"] == "reveal" else None for e in sealed],
-                "bodies": bodies,
-            }
-            async with self.reads.connect() as conn:
-                done = {room for room, _ in await conn.execute(_WRITE_IF_HEADS, params)}
-        for e, text in zip(sealed, bodies, strict=True):
-            if e["room"] in done:
-                written.append(e)
-                self.frames.whole(e, text)
-        left: _Rooms = []
-        for room, idx, got, before, after in tried:
-            if room in done or after.seq == before.seq:  # written, or nothing to write
-                results.update(zip(idx, got, strict=True))
-                heads[room] = after
-            else:  # another server wrote to it: its head is stale
-                self.heads.pop(room, None)
-                left.append((room, idx))
-        return left
-
-
-class _Sealer:
-    """Seals one room's new entries in turn: each gets the next seq and extends the chain."""
-
-    __slots__ = ("chain", "room", "seq", "sealed")
-
-    def __init__(self, room: str, seq: int, chain: str, sealed: list[dict[str, Any]]) -> None:
-        self.room, self.seq, self.chain, self.sealed = room, seq, chain, sealed
-
-    def add(self, kind: str, fields: Mapping[str, Any]) -> dict[str, Any]:
-        entry = {
-            "room": self.room,
-            "seq": self.seq,
-            "kind": kind,
-            "time": now(),
-            "salt": new_salt(),
-        }
-        entry.update(fields)
-        sealed = seal(entry, self.chain)
-        self.sealed.append(sealed)
-        self.seq, self.chain = self.seq + 1, sealed["chain"]
-        return sealed
 
 
 class _NoLock:

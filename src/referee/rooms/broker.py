@@ -5,6 +5,8 @@ their seqs, and sends each as its member may see it
 (:func:`referee.rooms.log.view`). If it ever sees a gap (a seq it was not
 given: another server wrote it, or it fell behind), it reads the missing
 entries from the store, which is the source of truth: nothing is lost.
+
+:class:`Stalls` lets go of the sockets whose client stopped taking frames.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import asyncio
 from collections import defaultdict
 from typing import Any
 
-__all__ = ["Broker", "Subscription"]
+__all__ = ["Broker", "Stalls", "Subscription", "Watch"]
 
 
 class Subscription:
@@ -73,3 +75,49 @@ class Broker:
 
     def subscribers(self, room: str) -> int:
         return len(self._rooms.get(room, ()))
+
+
+class Watch:
+    """One socket's send under way (``since``: the loop's time when it began)."""
+
+    __slots__ = ("late", "since", "task")
+
+    def __init__(self, task: asyncio.Task[Any]) -> None:
+        self.task = task
+        self.since: float | None = None
+        self.late = False
+
+
+class Stalls:
+    """Closes the live sockets that leave a frame unread for ``wait`` seconds: one
+    check a second for every socket of the server, rather than a timer per frame
+    (which cost a few percent of a roll). A stalled socket's task is cancelled,
+    marked ``late``; :func:`.live._follow` then closes it with 4408."""
+
+    def __init__(self, wait: float) -> None:
+        self.wait = wait
+        self._watches: set[Watch] = set()
+        self._task: asyncio.Task[None] | None = None
+
+    def watch(self) -> Watch:
+        found = Watch(asyncio.current_task())  # type: ignore[arg-type]
+        self._watches.add(found)
+        if self._task is None:
+            self._task = asyncio.create_task(self._check())
+        return found
+
+    def forget(self, watch: Watch) -> None:
+        self._watches.discard(watch)
+
+    async def _check(self) -> None:
+        loop = asyncio.get_running_loop()
+        try:
+            while self._watches:
+                await asyncio.sleep(min(1.0, self.wait / 4))
+                now = loop.time()
+                for w in list(self._watches):
+                    if w.since is not None and now - w.since > self.wait and not w.late:
+                        w.late = True
+                        w.task.cancel()
+        finally:
+            self._task = None

@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 from fastapi import FastAPI, WebSocket, WebSocketDisconnect
 
 from .api import authenticate, cookie_name
+from .broker import Watch
 from .state import ApiError, State
 from .store import Member
 
@@ -62,54 +63,8 @@ async def _member(ws: WebSocket, st: State, room: str) -> Member | None:
         return None
 
 
-class _Watch:
-    """One socket's send under way (``since``: the loop's time when it began)."""
-
-    __slots__ = ("late", "since", "task")
-
-    def __init__(self, task: asyncio.Task[Any]) -> None:
-        self.task = task
-        self.since: float | None = None
-        self.late = False
-
-
-class Stalls:
-    """Closes the live sockets that leave a frame unread for ``wait`` seconds: one
-    check a second for every socket of the server, rather than a timer per frame
-    (which cost a few percent of a roll). A stalled socket's task is cancelled,
-    marked ``late``; :func:`_follow` then closes it with 4408."""
-
-    def __init__(self, wait: float) -> None:
-        self.wait = wait
-        self._watches: set[_Watch] = set()
-        self._task: asyncio.Task[None] | None = None
-
-    def watch(self) -> _Watch:
-        found = _Watch(asyncio.current_task())  # type: ignore[arg-type]
-        self._watches.add(found)
-        if self._task is None:
-            self._task = asyncio.create_task(self._check())
-        return found
-
-    def forget(self, watch: _Watch) -> None:
-        self._watches.discard(watch)
-
-    async def _check(self) -> None:
-        loop = asyncio.get_running_loop()
-        try:
-            while self._watches:
-                await asyncio.sleep(min(1.0, self.wait / 4))
-                now = loop.time()
-                for w in list(self._watches):
-                    if w.since is not None and now - w.since > self.wait and not w.late:
-                        w.late = True
-                        w.task.cancel()
-        finally:
-            self._task = None
-
-
 async def _send(
-    ws: WebSocket, st: State, member: Member, entry: dict[str, Any], watch: _Watch
+    ws: WebSocket, st: State, member: Member, entry: dict[str, Any], watch: Watch
 ) -> None:
     """One entry as the member may see it; after a ``reveal``, the revealed roll again.
     While a frame waits for the client to take it, ``watch`` says since when."""
@@ -128,7 +83,7 @@ async def _send(
 
 
 async def _send_after(
-    ws: WebSocket, st: State, member: Member, room: str, after: int, watch: _Watch
+    ws: WebSocket, st: State, member: Member, room: str, after: int, watch: Watch
 ) -> int:
     """Send every stored entry after ``after`` (from the store, a page at a time), charging
     the member for what was read; return the last seq sent."""

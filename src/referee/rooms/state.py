@@ -10,7 +10,7 @@ import time
 from collections import Counter, OrderedDict
 from typing import TYPE_CHECKING, Any
 
-from .broker import Broker
+from .broker import Broker, Stalls
 from .store import Fields, Member, Store
 
 if TYPE_CHECKING:
@@ -142,8 +142,6 @@ class State:
         self._news: dict[str, _Followed] = {}
         """Followed rooms behind what other servers announced."""
         self._reader: asyncio.Task[None] | None = None
-        from .live import Stalls
-
         self.stalls = Stalls(limits.send_wait)
         """Live sockets' sends under way (closes those that stall)."""
         self.frames = store.frames

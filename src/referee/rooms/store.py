@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -120,6 +121,9 @@ class Store(Appends, EpochWrites):
         else:  # the newest connection first: under load a few stay busy, and warm
             kwargs["pool_size"] = 20
             kwargs["pool_use_lifo"] = True
+            # Named, so that pg_stat_activity tells each server's connections apart.
+            name = f"referee:{os.getpid()}"
+            kwargs["connect_args"] = {"server_settings": {"application_name": name}}
         engine = create_async_engine(url, **kwargs)
         if url.startswith("sqlite"):
 
