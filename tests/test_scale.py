@@ -4,6 +4,7 @@ reconnects and catches up from the log."""
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from collections.abc import Iterator
@@ -13,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from referee.rooms.verify import verify
 from rooms_server import Server, Table, Watcher, fresh_db, make_table, query, running
 
 
@@ -173,6 +175,53 @@ def test_dropped_pool_connections_cost_no_request(pair: tuple[Server, Server]) -
     assert not set(r[0] for r in rows) & set(
         r[0] for r in query(a.db, "SELECT pid FROM pg_stat_activity")
     )
+
+
+def test_rolls_through_both_servers_while_epochs_close_all_verify(
+    pair: tuple[Server, Server],
+) -> None:
+    """Each server writes a room's rolls after the head it remembers, and the other
+    server keeps moving that head on (rolls, and epochs closed between them): every
+    roll must still be made on its own seq and the epoch current then, which the
+    export's verification checks, roll by roll, from the declassified seeds."""
+    a, b = pair
+    table = make_table(a, "Epochs on both")
+    via = [table, on(table, b)]
+    stop = threading.Event()
+    failures: list[str] = []
+
+    def roll_on(t: Table, who: str) -> None:
+        while not stop.is_set():
+            r = t.roll(who, "3d6", "public")
+            if r.status_code != 201:
+                failures.append(r.text)
+
+    rollers = [
+        threading.Thread(target=roll_on, args=(via[i % 2], ("alice", "bob")[i // 2]))
+        for i in range(4)
+    ]
+    for thread in rollers:
+        thread.start()
+    try:
+        for i in range(6):
+            time.sleep(0.15)
+            with via[i % 2].client("gm") as gm:
+                closed = gm.post(f"/api/rooms/{table.room}/close", json={"declassify": True})
+                assert closed.status_code == 201, closed.text
+    finally:
+        stop.set()
+        for thread in rollers:
+            thread.join()
+    assert failures == []
+    with via[1].client("gm") as gm:
+        assert gm.post(f"/api/rooms/{table.room}/close", json={"declassify": True}).is_success
+        lines = gm.get(f"/api/rooms/{table.room}/export").text.splitlines()
+    report = verify([json.loads(line) for line in lines])
+    assert report.ok, report.text()
+    assert len(report.epochs) == 8
+    rolled = [e for e in report.epochs.values() if e.rolls]
+    assert len(rolled) >= 5 and sum(e.rolls for e in rolled) >= 40
+    assert all(e.verified == e.rolls for e in report.epochs.values())
 
 
 def test_two_servers_and_more_rooms_keep_each_log_gapless(

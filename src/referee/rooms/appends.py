@@ -23,7 +23,7 @@ from .epochs import Epoch, lock_epoch, read_epochs
 from .heads import Batch, Fields, Head, HeadWrites, Results, Rooms, Sealer
 from .log import Frames, encode
 from .notices import notify
-from .schema import entries, epochs, rooms
+from .schema import entries, rooms
 
 __all__ = ["Appends", "Fields"]
 
@@ -38,24 +38,18 @@ _TAKE = (
 """Lock rooms' rows for this transaction; their ``next_seq``, ``last_chain`` and ``epoch``."""
 
 _TAKE_IN_ORDER = (
-    sa.select(
-        rooms.c.id,
-        rooms.c.next_seq,
-        rooms.c.last_chain,
-        rooms.c.epoch,
-        epochs.c.public_seed,
-        epochs.c.secret_seed,
-        epochs.c.mix,
-    )
-    .outerjoin(  # a room's first entry comes before its first epoch
-        epochs, sa.and_(epochs.c.room_id == rooms.c.id, epochs.c.epoch == rooms.c.epoch)
-    )
+    sa.select(rooms.c.id, rooms.c.next_seq, rooms.c.last_chain, rooms.c.epoch)
     .where(rooms.c.id.in_(sa.bindparam("ids", expanding=True)))
     .order_by(rooms.c.id)
-    .with_for_update(of=rooms)
+    .with_for_update()
 )
 """PostgreSQL: lock rooms' rows in id order (the lock follows the sort, so two servers'
-batches never deadlock); with their ``next_seq``, ``last_chain`` and current epoch."""
+batches never deadlock); with their ``next_seq``, ``last_chain`` and ``epoch``.
+
+Their epochs are read after, in a statement of its own: a row lock that waited for
+another transaction (an epoch closed) returns the row as that one left it, but a
+table joined in the same statement as it was before (PostgreSQL's READ COMMITTED),
+so a join here could miss the new epoch, or see the old one unlocked."""
 
 _MOVE = (
     sa.update(rooms)
@@ -112,26 +106,19 @@ class Appends(HeadWrites):
 
         Each room's row is locked first, so the seqs are the room's next ones with no
         gaps. Before the first roll of an epoch, its ``lock`` entry is written. However
-        many rooms and entries, this takes four statements: lock the rooms and read
-        their epochs (one statement on PostgreSQL, two on SQLite), insert the entries,
-        move the rooms on; on PostgreSQL a fifth announces the entries."""
+        many rooms and entries, this takes four statements: lock the rooms, read their
+        epochs, insert the entries, move the rooms on; on PostgreSQL a fifth announces
+        the entries."""
         names = [room for room, _ in groups]
         for room in names:  # this transaction moves them on: their heads are stale
             self.heads.pop(room, None)
+        # On SQLite the UPDATE takes the database's write lock at once; on PostgreSQL,
+        # row locks, taken in one order by every server: no deadlock.
+        take = _TAKE if self.sqlite else _TAKE_IN_ORDER
+        rows = {r.id: r for r in await conn.execute(take, {"ids": names})}
         current: dict[str, Epoch] = {}
-        if self.sqlite:  # the UPDATE takes the database's write lock at once
-            rows = {r.id: r for r in await conn.execute(_TAKE, {"ids": names})}
-            if any(callable(f) for _, items in groups for _, f in items):
-                current = await read_epochs(conn, names)
-        else:  # row locks, taken in one order by every server: no deadlock
-            rows = {r.id: r for r in await conn.execute(_TAKE_IN_ORDER, {"ids": names})}
-            current = {
-                r.id: Epoch(
-                    r.epoch, bytes.fromhex(r.public_seed), bytes.fromhex(r.secret_seed), r.mix
-                )
-                for r in rows.values()
-                if r.public_seed is not None
-            }
+        if any(callable(f) for _, items in groups for _, f in items):
+            current = await read_epochs(conn, names)
         out: list[list[dict[str, Any] | Exception]] = []
         sealed_all: list[dict[str, Any]] = [] if written is None else written
         moved: list[dict[str, Any]] = []
