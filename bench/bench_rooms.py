@@ -314,7 +314,7 @@ def row(*cells: str) -> None:
 PACE = 1000.0
 """The paced cases' offered load, rolls/s: the target's."""
 
-ROUNDS = int(os.environ.get("ROUNDS", "3"))
+ROUNDS = int(os.environ.get("ROUNDS", "5"))
 """PostgreSQL rounds: each runs 1 server, then 2, back to back; the rows are medians.
 The machine's speed drifts by tens of percent over a minute (it is a shared virtual
 machine), so 1 and 2 servers are compared round by round, not once each."""

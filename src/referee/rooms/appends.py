@@ -161,7 +161,7 @@ class Appends(HeadWrites):
             )
             await conn.execute(_MOVE, moved)
             if not self.sqlite:  # the other servers read these when this commits
-                await notify(conn, [(e["room"], e["seq"]) for e in sealed_all])
+                await notify(conn, list({e["room"]: e["seq"] for e in sealed_all}.items()))
         return out
 
     async def _one(

@@ -52,7 +52,7 @@ _WRITE_IF_HEADS = sa.text(
     ), moved AS (
         UPDATE rooms SET next_seq = heads.next, last_chain = heads.chain
         FROM heads WHERE rooms.id = heads.id
-        RETURNING rooms.id
+        RETURNING rooms.id, rooms.next_seq
     ), added AS (
         INSERT INTO entries (room_id, seq, kind, ref, body)
         SELECT e.room, e.seq, e.kind, e.ref, e.body
@@ -62,14 +62,13 @@ _WRITE_IF_HEADS = sa.text(
         ) AS e(room, seq, kind, ref, body)
         WHERE e.room IN (SELECT id FROM heads)
     )
-    SELECT e.room, pg_notify('referee_rooms', e.room || ':' || e.seq)
-    FROM unnest(CAST(:rooms AS varchar[]), CAST(:seqs AS bigint[])) AS e(room, seq)
-    WHERE e.room IN (SELECT id FROM moved)
+    SELECT m.id, pg_notify('referee_rooms', m.id || ':' || (m.next_seq - 1)) FROM moved AS m
     """
 )
 """PostgreSQL: one batch of appends in one statement, for the rooms (``ids``) whose
 ``next_seq`` is still ``seen``: lock the rows in id order, move them on, insert
-their entries, and announce each (:mod:`.notices`); one row back per entry written."""
+their entries, and announce each room's last one (:mod:`.notices`); one row back per
+room written."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,7 +1,9 @@
 """Live updates across server processes, through PostgreSQL ``LISTEN/NOTIFY``.
 
-Each append's transaction notifies ``room:seq`` for every entry it writes,
-on the channel ``referee_rooms`` (:func:`notify`). PostgreSQL delivers a
+Each batch of appends notifies ``room:seq`` for the last entry it writes to
+each room, on the channel ``referee_rooms`` (:func:`notify`): a server reads a
+room's log up to the seq announced, so the entries before it need no notice
+of their own. PostgreSQL delivers a
 notification only when its transaction commits, and only its few bytes: no
 entry, however public, passes through the channel, since its payloads are
 capped at 8000 bytes and any database user may listen. Each server process
@@ -37,7 +39,8 @@ log = logging.getLogger(__name__)
 
 
 async def notify(conn: AsyncConnection, written: Sequence[tuple[str, int]]) -> None:
-    """Announce new entries, ``(room, seq)`` pairs, when the caller's transaction commits."""
+    """Announce new entries, ``(room, last seq)`` pairs, when the caller's transaction
+    commits."""
     await conn.execute(_NOTIFY, {"ps": [f"{room}:{seq}" for room, seq in written]})
 
 

@@ -222,14 +222,18 @@ class State:
 
     PAGE = 500
     """Most entries of one room read at once."""
+    GATHER = 0.003
+    """Seconds a read of other servers' entries waits for more notices to read with."""
 
     async def _read_news(self) -> None:
         """Read what other servers announced, for every room at once, until no room is
         behind: one query a round, however many rooms (under load notices come faster
-        than reads, and each read gathers all of them)."""
+        than reads, and each read gathers all of them). A round waits :attr:`GATHER`
+        seconds first, for the notices of other rooms' batches."""
         stalled = 0
         try:
             while self._news and stalled < 1000:
+                await asyncio.sleep(self.GATHER)
                 behind = list(self._news.items())
                 self._news.clear()
                 try:
