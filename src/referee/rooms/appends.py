@@ -128,18 +128,9 @@ class Appends(HeadWrites):
             epoch = current.get(room)
             got: list[dict[str, Any] | Exception] = []
             for kind, fields in items:
-                if callable(fields):
-                    assert epoch is not None
-                    if epoch.mix is None:
-                        await lock_epoch(conn, room, epoch, log.add)
-                    try:
-                        made = fields(log.seq, epoch)
-                    except Exception as exc:  # this roll fails alone: its caller is told
-                        got.append(exc)
-                        continue
-                    got.append(log.add(kind, made))
-                else:
-                    got.append(log.add(kind, fields))
+                if callable(fields) and epoch is not None and epoch.mix is None:
+                    await lock_epoch(conn, room, epoch, log.add)
+                got.append(log.make(kind, fields, epoch))
             out.append(got)
             if log.seq != row.next_seq:
                 moved.append({"b_id": room, "b_next": log.seq, "b_chain": log.chain})

@@ -109,15 +109,7 @@ class HeadWrites:
             got: list[dict[str, Any] | Exception] = []
             for i in idx:
                 _room, kind, fields, _future = batch[i]
-                if callable(fields):
-                    try:
-                        made = fields(log.seq, head.epoch)
-                    except Exception as exc:  # this roll fails alone: its caller is told
-                        got.append(exc)
-                        continue
-                    got.append(log.add(kind, made))
-                else:
-                    got.append(log.add(kind, fields))
+                got.append(log.make(kind, fields, head.epoch))
             tried.append((room, idx, got, head, Head(log.seq, log.chain, head.epoch)))
             if log.seq != head.seq:
                 ids.append(room)
@@ -162,6 +154,19 @@ class Sealer:
 
     def __init__(self, room: str, seq: int, chain: str, sealed: list[dict[str, Any]]) -> None:
         self.room, self.seq, self.chain, self.sealed = room, seq, chain, sealed
+
+    def make(self, kind: str, fields: Fields, epoch: Epoch | None) -> dict[str, Any] | Exception:
+        """Seal one append: its fields, or those its function makes on the next seq in
+        ``epoch``; or the exception that function raised (that roll fails alone: its
+        caller is told, and the seq goes to the next append)."""
+        if not callable(fields):
+            return self.add(kind, fields)
+        assert epoch is not None, "a roll needs its room's epoch"
+        try:
+            made = fields(self.seq, epoch)
+        except Exception as exc:
+            return exc
+        return self.add(kind, made)
 
     def add(self, kind: str, fields: Mapping[str, Any]) -> dict[str, Any]:
         entry = {
