@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from referee.rooms.log import (
     GENESIS,
+    Frames,
     canon,
     chain_link,
     check_digestible,
@@ -89,6 +90,20 @@ def test_canon_is_the_standard_librarys_canonical_json(value: Any) -> None:
     assert canon(value) == expected.encode()
     assert encode(value) == expected
     assert decode(encode(value)) == value
+
+
+def test_frames_are_the_view_encoded_whether_primed_or_not() -> None:
+    """The store primes an entry's whole frame with its stored text: every member
+    still gets exactly encode(view(...)), whole or redacted, as the contract's rule says."""
+    entry = {k: k for k in WHOLE} | {"room": "r", "seq": 5, "kind": "roll", "visibility": "gm"}
+    entry["roller"] = "p:a"
+    primed, fresh = Frames(), Frames()
+    primed.whole(entry, encode(entry))
+    for viewer, revealed in itertools.product(("gm", "p:a", "p:b"), ((), (5,))):
+        expected = encode(view(entry, viewer, revealed))
+        assert primed.text(entry, viewer, revealed) == expected
+        assert fresh.text(entry, viewer, revealed) == expected
+    assert decode(primed.text(entry, "p:b", ()))["redacted"] is True
 
 
 def test_digestible_values_hold_no_floats_or_big_ints() -> None:
