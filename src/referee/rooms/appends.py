@@ -162,11 +162,6 @@ class Appends(HeadWrites):
         assert isinstance(sealed, dict)
         return sealed
 
-    async def _append(
-        self, conn: AsyncConnection, room: str, kind: str, fields: Mapping[str, Any]
-    ) -> dict[str, Any]:
-        return await self._one(conn, room, kind, fields)
-
     def _writing(self) -> asyncio.Lock | _NoLock:
         return self._write if self.sqlite else _NoLock()
 

@@ -245,11 +245,7 @@ class State:
                     got = {}
                 moved = False
                 for room, f in behind:
-                    for entry in got.get(room, ()):
-                        if entry["seq"] > f.through:
-                            self.published(room, entry)
-                            f.through = max(f.through, entry["seq"])
-                            moved = True
+                    moved |= self._read(room, f, got.get(room, []))
                     if f.target > f.through:
                         self._news[room] = f
                 stalled = 0 if moved else stalled + 1
@@ -261,16 +257,22 @@ class State:
         finally:
             self._reader = None
 
+    def _read(self, room: str, f: _Followed, got: list[dict[str, Any]]) -> bool:
+        """Publish the entries read from the log past ``f.through`` (in seq order);
+        whether there were any."""
+        fresh = [entry for entry in got if entry["seq"] > f.through]
+        for entry in fresh:
+            self.published(room, entry)
+            f.through = max(f.through, entry["seq"])
+        return bool(fresh)
+
     async def _read_on(self, room: str, f: _Followed) -> None:
         """Read ``room``'s entries after ``f.through`` and publish them, a page at a
         time, until a page comes back short (after a reconnect: notices may be lost)."""
         try:
             while True:
                 got = await self.store.entries(room, f.through, self.PAGE)
-                for entry in got:
-                    if entry["seq"] > f.through:
-                        self.published(room, entry)
-                        f.through = max(f.through, entry["seq"])
+                self._read(room, f, got)
                 if len(got) < self.PAGE:
                     return
         except Exception as exc:  # the database is away: the reconnect catches up

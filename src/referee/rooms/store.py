@@ -224,9 +224,9 @@ class Store(Appends, EpochWrites):
             await conn.execute(
                 sa.insert(tokens).values(token_hash=hash_token(token), room_id=room, member_id="gm")
             )
-            entry = await self._append(conn, room, "room", {"name": name, "system": system})
+            entry = await self._one(conn, room, "room", {"name": name, "system": system})
             first = await new_epoch(conn, room, 1)
-            epoch_entry = await self._append(conn, room, "epoch", first)
+            epoch_entry = await self._one(conn, room, "epoch", first)
         return room, token, invite, [entry, epoch_entry]
 
     async def join(self, room: str, name: str) -> tuple[str, str, dict[str, Any]]:
@@ -249,7 +249,7 @@ class Store(Appends, EpochWrites):
                     token_hash=hash_token(token), room_id=room, member_id=member
                 )
             )
-            entry = await self._append(conn, room, "join", {"member": member, "name": name})
+            entry = await self._one(conn, room, "join", {"member": member, "name": name})
         return member, token, entry
 
     async def add_login(self, room: str, member: str, expires: float) -> str:
