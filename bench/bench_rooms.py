@@ -177,10 +177,12 @@ async def scenario(
     limits = httpx.Limits(max_connections=rooms * posters + 10)
     async with httpx.AsyncClient(base_url=base, limits=limits, timeout=60) as client:
         tables = [await _room(client, posters) for _ in range(rooms)]
-        for room, tokens in tables:  # warm up: each room's first roll writes its epoch's lock
+        # Warm up, through the server each room's posters use: a room's first roll
+        # writes its epoch's lock, and a server's first roll reads the command.
+        for r, (room, tokens) in enumerate(tables):
             for token in tokens[1:]:
                 got = await client.post(
-                    f"/api/rooms/{room}/rolls",
+                    f"{bases[r % len(bases)]}/api/rooms/{room}/rolls",
                     json={"command": "3d6"},
                     headers={"Authorization": f"Bearer {token}"},
                 )

@@ -21,6 +21,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from .epochs import Epoch, lock_epoch, read_epochs
 from .heads import Batch, Fields, Head, HeadWrites, Results, Rooms, Sealer
+from .held import Held
 from .log import Frames, encode
 from .notices import notify
 from .schema import entries, rooms
@@ -77,6 +78,8 @@ class Appends(HeadWrites):
         )
         self.heads: dict[str, Head] = {}
         """Rooms' heads after this server's last write to them (PostgreSQL)."""
+        self.writer = Held(self.reads)
+        """PostgreSQL: the connection of the one-statement batches (:mod:`.held`)."""
         self.frames = Frames()
         """Entries already encoded (their whole form kept as they are written and read)."""
         # SQLite has one writer at a time: queue writers here rather than on its lock.

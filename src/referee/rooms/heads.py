@@ -19,10 +19,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import sqlalchemy as sa
-from sqlalchemy.ext.asyncio import AsyncEngine
-
 from .epochs import Epoch
+from .held import Held
 from .log import Frames, encode, new_salt, now, seal
 
 __all__ = ["Batch", "Fields", "Head", "HeadWrites", "Results", "Rooms", "Sealer"]
@@ -37,16 +35,15 @@ Rooms = list[tuple[str, list[int]]]
 Results = dict[int, dict[str, Any] | Exception]
 """Each append's sealed entry, or its error, by index."""
 
-_WRITE_IF_HEADS = sa.text(
-    """
+_WRITE_IF_HEADS = """
     WITH locked AS MATERIALIZED (
         SELECT r.id, r.next_seq FROM rooms AS r
-        WHERE r.id = ANY(CAST(:ids AS varchar[])) ORDER BY r.id FOR UPDATE
+        WHERE r.id = ANY(CAST($1 AS varchar[])) ORDER BY r.id FOR UPDATE
     ), heads AS (
         SELECT h.id, h.next, h.chain
         FROM unnest(
-            CAST(:ids AS varchar[]), CAST(:seen AS bigint[]),
-            CAST(:nexts AS bigint[]), CAST(:chains AS varchar[])
+            CAST($1 AS varchar[]), CAST($2 AS bigint[]),
+            CAST($3 AS bigint[]), CAST($4 AS varchar[])
         ) AS h(id, seen, next, chain)
         JOIN locked ON locked.id = h.id AND locked.next_seq = h.seen
     ), moved AS (
@@ -57,14 +54,13 @@ _WRITE_IF_HEADS = sa.text(
         INSERT INTO entries (room_id, seq, kind, ref, body)
         SELECT e.room, e.seq, e.kind, e.ref, e.body
         FROM unnest(
-            CAST(:rooms AS varchar[]), CAST(:seqs AS bigint[]), CAST(:kinds AS varchar[]),
-            CAST(:refs AS bigint[]), CAST(:bodies AS text[])
+            CAST($5 AS varchar[]), CAST($6 AS bigint[]), CAST($7 AS varchar[]),
+            CAST($8 AS bigint[]), CAST($9 AS text[])
         ) AS e(room, seq, kind, ref, body)
         WHERE e.room IN (SELECT id FROM heads)
     )
     SELECT m.id, pg_notify('referee_rooms', m.id || ':' || (m.next_seq - 1)) FROM moved AS m
-    """
-)
+"""
 """PostgreSQL: one batch of appends in one statement, for the rooms (``ids``) whose
 ``next_seq`` is still ``seen``: lock the rows in id order, move them on, insert
 their entries, and announce each room's last one (:mod:`.notices`); one row back per
@@ -83,10 +79,10 @@ class Head:
 
 class HeadWrites:
     """The one-statement batch (mixed into :class:`.appends.Appends`, which provides
-    the heads, the autocommit engine and the frames)."""
+    the heads, the writer's held connection and the frames)."""
 
     heads: dict[str, Head]
-    reads: AsyncEngine
+    writer: Held
     frames: Frames
 
     async def _write_if_heads(
@@ -119,19 +115,19 @@ class HeadWrites:
         done: set[str] = set()
         bodies = [encode(e) for e in sealed]
         if sealed:
-            params = {
-                "ids": ids,
-                "seen": seen,
-                "nexts": nexts,
-                "chains": chains,
-                "rooms": [e["room"] for e in sealed],
-                "seqs": [e["seq"] for e in sealed],
-                "kinds": [e["kind"] for e in sealed],
-                "refs": [e.get("of") if e["kind"] == "reveal" else None for e in sealed],
-                "bodies": bodies,
-            }
-            async with self.reads.connect() as conn:
-                done = {room for room, _ in await conn.execute(_WRITE_IF_HEADS, params)}
+            rows = await self.writer.fetch(
+                _WRITE_IF_HEADS,
+                ids,
+                seen,
+                nexts,
+                chains,
+                [e["room"] for e in sealed],
+                [e["seq"] for e in sealed],
+                [e["kind"] for e in sealed],
+                [e.get("of") if e["kind"] == "reveal" else None for e in sealed],
+                bodies,
+            )
+            done = {row[0] for row in rows}
         for e, text in zip(sealed, bodies, strict=True):
             if e["room"] in done:
                 written.append(e)

@@ -32,6 +32,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_en
 
 from .appends import Appends, Fields
 from .epochs import Conflict, Epoch, EpochWrites, new_epoch
+from .held import Held
 from .log import GENESIS, decode, hash_token, new_id, new_token
 from .schema import entries, logins, members, rooms, tokens
 
@@ -41,9 +42,9 @@ log = logging.getLogger(__name__)
 
 _T = TypeVar("_T")
 
-_SPANS = sa.text(
+_SPANS = (
     "SELECT e.room_id, e.body FROM entries AS e JOIN unnest("
-    "CAST(:rooms AS varchar[]), CAST(:afters AS bigint[]), CAST(:uptos AS bigint[])"
+    "CAST($1 AS varchar[]), CAST($2 AS bigint[]), CAST($3 AS bigint[])"
     ") AS w(room, after, upto) ON e.room_id = w.room AND e.seq > w.after AND e.seq <= w.upto"
     " ORDER BY e.room_id, e.seq"
 )
@@ -95,6 +96,8 @@ class Store(Appends, EpochWrites):
     def __init__(self, engine: AsyncEngine) -> None:
         super().__init__(engine)
         self._checkpoints: asyncio.Task[None] | None = None
+        self.news = Held(self.reads)
+        """PostgreSQL: the connection of the other servers' news (:meth:`spans`)."""
         self.own_pids: set[int] = set()
         """PostgreSQL: the server processes of this store's connections (a notice from
         one of them announces this server's own write, which it publishes itself)."""
@@ -198,6 +201,8 @@ class Store(Appends, EpochWrites):
             self._checkpoints.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._checkpoints
+        await self.writer.close()
+        await self.news.close()
         await self.engine.dispose()
 
     # ------------------------------------------------------------------ writing
@@ -335,12 +340,8 @@ class Store(Appends, EpochWrites):
         in seq order: on PostgreSQL in one query, however many rooms."""
         if self.sqlite:
             return {room: await self.entries(room, a, upto - a) for room, a, upto in wanted}
-        params = {
-            "rooms": [w[0] for w in wanted],
-            "afters": [w[1] for w in wanted],
-            "uptos": [w[2] for w in wanted],
-        }
-        rows = await self._read(lambda conn: _all(conn, _SPANS, params))
+        rooms_, afters, uptos = zip(*wanted, strict=True) if wanted else ((), (), ())
+        rows = await self.news.fetch(_SPANS, list(rooms_), list(afters), list(uptos), again=True)
         out: dict[str, list[dict[str, Any]]] = {}
         for room, body in rows:
             entry = decode(body)
@@ -374,7 +375,3 @@ async def _first(conn: AsyncConnection, query: sa.Select[Any]) -> sa.Row[Any] | 
 
 async def _scalars(conn: AsyncConnection, query: sa.Select[Any]) -> list[Any]:
     return list((await conn.execute(query)).scalars().all())
-
-
-async def _all(conn: AsyncConnection, query: sa.TextClause, params: dict[str, Any]) -> list[Any]:
-    return list(await conn.execute(query, params))
