@@ -67,8 +67,9 @@ async def _subscribe(
 ) -> None:
     """Follow a room's live socket, noting when each roll's frame arrives, until
     cancelled. A minimal WebSocket client (RFC 6455: the handshake, one masked
-    message, then the server's unmasked frames), like the posters' HTTP: the load
-    generator shares the machine with the servers, so it should cost them little."""
+    message, then the server's unmasked frames, as many as each read brings), like
+    the posters' HTTP: the load generator shares the machine with the servers, so it
+    should cost them little."""
     host, port = base.removeprefix("http://").split(":")
     reader, writer = await asyncio.open_connection(host, int(port))
     key = base64.b64encode(os.urandom(16)).decode()
@@ -82,30 +83,45 @@ async def _subscribe(
         raise RuntimeError(head.decode(errors="replace"))
     writer.write(_masked(1, json.dumps({"token": token}).encode()))
     ready.set()
+    buffer, message = bytearray(), b""
     try:
-        message = b""
-        while True:
-            b0, b1 = await reader.readexactly(2)
-            size = b1 & 0x7F
-            if size == 126:
-                size = int.from_bytes(await reader.readexactly(2))
-            elif size == 127:
-                size = int.from_bytes(await reader.readexactly(8))
-            payload = await reader.readexactly(size)
-            opcode = b0 & 0x0F
-            if opcode == 8:  # close
-                return
-            if opcode == 9:  # ping: pong
-                writer.write(_masked(10, payload))
-                continue
-            message += payload
-            if not b0 & 0x80:  # more fragments to come
-                continue
-            entry, message = orjson.loads(message), b""
-            if entry.get("kind") == "roll":
-                seen.setdefault((room, entry["seq"]), []).append(time.perf_counter())
+        while chunk := await reader.read(1 << 16):
+            buffer += chunk
+            at = 0
+            while (frame := _frame(buffer, at)) is not None:
+                b0, payload, at = frame
+                opcode = b0 & 0x0F
+                if opcode == 8:  # close
+                    return
+                if opcode == 9:  # ping: pong
+                    writer.write(_masked(10, payload))
+                    continue
+                message += payload
+                if not b0 & 0x80:  # more fragments to come
+                    continue
+                entry, message = orjson.loads(message), b""
+                if entry.get("kind") == "roll":
+                    seen.setdefault((room, entry["seq"]), []).append(time.perf_counter())
+            del buffer[:at]
     finally:
         writer.close()
+
+
+def _frame(buffer: bytearray, at: int) -> tuple[int, bytes, int] | None:
+    """The server frame at ``at`` in ``buffer`` (unmasked, as RFC 6455 has servers
+    send): its first byte, its payload, and where the next one starts; or None if it
+    has not all arrived yet. Each read of the socket takes every frame that came."""
+    if len(buffer) < at + 2:
+        return None
+    size, start = buffer[at + 1] & 0x7F, at + 2
+    if size >= 126:
+        width = 2 if size == 126 else 8
+        if len(buffer) < start + width:
+            return None
+        size, start = int.from_bytes(buffer[start : start + width]), start + width
+    if len(buffer) < start + size:
+        return None
+    return buffer[at], bytes(buffer[start : start + size]), start + size
 
 
 def _masked(opcode: int, payload: bytes) -> bytes:
