@@ -2,8 +2,8 @@
 
 The contract is ``shared/rooms/README.md``. :mod:`.log` holds its pure parts
 (canonical JSON, digests, the chain, and :func:`.log.view`, the one rule of
-who sees what); :mod:`.store`, :mod:`.appends` (and :mod:`.heads`) and
-:mod:`.epochs` the database (SQLite or PostgreSQL; :mod:`.schema`, and
+who sees what); :mod:`.store`, :mod:`.appends` (and :mod:`.heads`, :mod:`.held`)
+and :mod:`.epochs` the database (SQLite or PostgreSQL; :mod:`.schema`, and
 Alembic's ``migrations``); :mod:`.notices`
 the live updates between servers (PostgreSQL ``LISTEN/NOTIFY``);
 :mod:`.state` what the routes share (limits, caches, the rooms a server
