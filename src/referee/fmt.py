@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from fractions import Fraction
 
-__all__ = ["fraction", "percent", "rolled"]
+__all__ = ["SHORT_DIGITS", "fraction", "percent", "readable", "rolled", "short_fraction"]
 
 
 def fraction(p: Fraction) -> str:
@@ -20,6 +20,32 @@ def fraction(p: Fraction) -> str:
     '5/12'
     """
     return f"{p.numerator}/{p.denominator}"
+
+
+SHORT_DIGITS = 12
+"""A fraction is shown in text only while its numerator and denominator each have at
+most this many digits; the JSON always has the exact fraction."""
+
+
+def short_fraction(p: Fraction) -> str | None:
+    """``"p/q"`` when both parts are short enough to read, else None.
+
+    >>> short_fraction(Fraction(20, 27)), short_fraction(Fraction(1, 6**20))
+    ('20/27', None)
+    """
+    if len(str(abs(p.numerator))) > SHORT_DIGITS or len(str(p.denominator)) > SHORT_DIGITS:
+        return None
+    return fraction(p)
+
+
+def readable(p: Fraction) -> str:
+    """A probability for people: the percentage, then the fraction while it is short.
+
+    >>> readable(Fraction(20, 27)), readable(Fraction(174074868515, 152339935002624 * 10))
+    ('74.1% (20/27)', '<0.1%')
+    """
+    short = short_fraction(p)
+    return percent(p) if short is None else f"{percent(p)} ({short})"
 
 
 def percent(p: Fraction) -> str:
