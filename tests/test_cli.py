@@ -7,6 +7,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
+from referee import commands, seeded
 from referee.cli.app import app
 from referee.cli.repl import handle, run_repl
 
@@ -157,7 +158,9 @@ def test_repl_commands() -> None:
     assert "to succeed" in handle("gurps check 12") and "save" in handle("swn save physical")
     assert "Usage: gurps check" in handle("help gurps check")
     assert "gurps check" in handle("help commands")
-    assert "--seed has no meaning here" in handle("gurps check 12 --seed 1")
+    # the command line's own options work in the prompt too (issue 25)
+    seeded_text = commands.run("gurps check 12", seeded(1)).text
+    assert handle("gurps check 12 --seed 1") == seeded_text
 
 
 def test_long_tables_say_what_they_leave_out() -> None:

@@ -13,7 +13,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .ast import Expression
-from .errors import DiceEvalError, DiceLimitError, DiceSyntaxError, RefereeError, RuleError
+from .errors import (
+    CommandError,
+    DiceEvalError,
+    DiceLimitError,
+    DiceSyntaxError,
+    RefereeError,
+    RuleError,
+)
 from .limits import DEFAULT_LIMITS, Limits
 from .odds import Odds, odds
 from .parser import format_expr, parse
@@ -26,6 +33,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_LIMITS",
+    "CommandError",
     "DiceEvalError",
     "DiceGroup",
     "DiceLimitError",
@@ -46,7 +54,21 @@ __all__ = [
     "roll",
     "sample",
     "seeded",
+    "__version__",
 ]
+
+
+def __getattr__(name: str) -> str:
+    """``referee.__version__``: the installed package's version, read from its metadata
+    only when asked for (so that ``referee roll 3d6`` starts fast)."""
+    if name == "__version__":
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            return version("referee")
+        except PackageNotFoundError:  # pragma: no cover - run from a bare source tree
+            return "0+unknown"
+    raise AttributeError(f"module 'referee' has no attribute {name!r}")
 
 
 def sample(

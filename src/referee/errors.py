@@ -66,4 +66,14 @@ class RuleError(RefereeError):
 
 
 class CommandError(RefereeError):
-    """A command line that is malformed, unknown, or not allowed where it was given."""
+    """A command line that is malformed, unknown, or not allowed where it was given.
+
+    The message makes sense on its own, in a terminal or in a chat; a front end
+    adds its own hint (``see 'help roll'``, ``see 'referee roll --help'``) from
+    :attr:`command`.
+    """
+
+    def __init__(self, message: str, command: str | None = None) -> None:
+        super().__init__(message)
+        self.command = command
+        """The command the line named (``gurps check``), if it named one."""

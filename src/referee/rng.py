@@ -23,6 +23,7 @@ from collections.abc import Iterable, Sequence
 from typing import Protocol, runtime_checkable
 
 __all__ = [
+    "CappedSource",
     "RandomSource",
     "RecordingSource",
     "ReplaySource",
@@ -213,6 +214,39 @@ class RecordingSource:
     def draws(self) -> tuple[tuple[int, int], ...]:
         """Every draw so far, as ``(n, value)`` with value in 1..n."""
         return tuple(self._draws)
+
+
+class CappedSource:
+    """A source that refuses to draw more than ``most`` times from another.
+
+    Rerolls and explosions count, as every draw does: a bot or a game room caps
+    what one command may cost with it (see :class:`referee.commands.CommandLimits`).
+
+    >>> from referee import roll
+    >>> roll("3d6", rng=CappedSource(seeded(1), 2))
+    Traceback (most recent call last):
+    referee.errors.DiceLimitError: a command here may draw at most 2 dice; this one draws more
+    """
+
+    __slots__ = ("_left", "_source", "most")
+
+    def __init__(self, source: RandomSource | None, most: int) -> None:
+        self._source = resolve(source)
+        self._left = most
+        self.most = most
+        """The most draws allowed."""
+
+    def randbelow(self, n: int) -> int:
+        """A draw from the wrapped source, or :class:`~referee.errors.DiceLimitError`
+        once ``most`` draws were made."""
+        self._left -= 1
+        if self._left < 0:
+            from .errors import DiceLimitError
+
+            raise DiceLimitError(
+                f"a command here may draw at most {self.most:,} dice; this one draws more"
+            )
+        return self._source.randbelow(n)
 
 
 class ReplaySource:

@@ -19,15 +19,15 @@ from typer.core import TyperCommand, TyperGroup
 from typer.exceptions import TyperException
 
 from ..commands.line import arrange
-from ..commands.reader import is_word, load, player_words, valued_options
+from ..commands.reader import is_word, load, option_names, player_words, valued_options
 from ..commands.registry import ALIASES, COMMANDS, DEFAULTS, GROUP_HELP, Command
 from ..commands.result import Reply
-from ..errors import RefereeError
+from ..errors import CommandError, RefereeError
 from ..rng import resolve, seeded
 from .local import LOCAL
 from .output import emit, error_text
 
-__all__ = ["app", "arrange_argv", "build"]
+__all__ = ["app", "arrange_argv", "build", "cli_hint"]
 
 _CLI_PARAMS = ("cli_json", "cli_seed", "cli_n", "cli_secret", "cli_open")
 
@@ -106,7 +106,7 @@ def _wrap(meta: Command) -> Callable[..., None]:
             rng = resolve(None if seed is None else seeded(seed))
             replies: list[Reply] = [plan(rng) for _ in range(n)]
         except RefereeError as exc:
-            typer.echo(error_text(exc), err=True)
+            typer.echo(error_text(exc, cli_hint(exc)), err=True)
             raise typer.Exit(2) from None
         emit(replies, as_json, secret if meta.rolls else None)
 
@@ -130,12 +130,17 @@ class RefereeGroup(TyperGroup):
         self, args: Sequence[str] | None = None, prog_name: str | None = None, **extra: Any
     ) -> Any:
         words = list(sys.argv[1:] if args is None else args)
+        if words in (["--version"], ["-V"]):
+            from .. import __version__
+
+            print(f"referee {__version__}")
+            sys.exit(0)
         extra.setdefault("obj", LOCAL)
         extra["standalone_mode"] = False
         try:
             code = super().main(arrange_argv(self, words), prog_name or "referee", **extra)
         except RefereeError as exc:
-            print(error_text(exc), file=sys.stderr)
+            print(error_text(exc, cli_hint(exc)), file=sys.stderr)
             sys.exit(2)
         except typer.Abort:
             print("", file=sys.stderr)
@@ -151,6 +156,12 @@ class RefereeGroup(TyperGroup):
         if isinstance(code, int) and code:
             sys.exit(code)  # typer.Exit(2) from a command, returned when not standalone
         return code
+
+
+def cli_hint(exc: RefereeError) -> str:
+    """The command line's hint for a command's error: where its help is."""
+    command = getattr(exc, "command", None) if isinstance(exc, CommandError) else None
+    return f"see 'referee {command} --help'" if command else ""
 
 
 def arrange_argv(group: TyperGroup, words: list[str]) -> list[str]:
@@ -184,7 +195,11 @@ def arrange_argv(group: TyperGroup, words: list[str]) -> list[str]:
     meta = COMMANDS.get(key)
     joins = meta.joins if meta is not None else False
     assert isinstance(node, TyperCommand)
-    return words[:i] + arrange(words[i:], valued_options(node), joins=joins)
+    try:
+        rest = arrange(words[i:], valued_options(node), joins=joins, options=option_names(node))
+    except CommandError as exc:
+        raise CommandError(str(exc), " ".join(key)) from None
+    return words[:i] + rest
 
 
 def build() -> typer.Typer:

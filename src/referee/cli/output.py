@@ -10,10 +10,10 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from ..commands.result import Reply
+from ..commands.result import Reply, mark_secret
 from ..errors import RefereeError
 
-__all__ = ["color_wanted", "emit", "error_text", "styled"]
+__all__ = ["color_wanted", "emit", "error_text", "replies_text", "styled"]
 
 _STYLES = (
     (r"(?<!to )\b(success|succeed|hit|holds|penetrates|certain success)\b", "green"),
@@ -44,11 +44,12 @@ def styled(text: str) -> Any:
     return out
 
 
-def error_text(exc: RefereeError) -> str:
-    """One line naming the problem, plus the expression and a caret under its column."""
+def error_text(exc: RefereeError, hint: str = "") -> str:
+    """One line naming the problem (and the front end's ``hint``, in parentheses), plus
+    the expression and a caret under its column."""
     text = getattr(exc, "text", "")
     column = getattr(exc, "column", None)
-    line = f"error: {exc}"
+    line = f"error: {exc}" + (f" ({hint})" if hint else "")
     if text and column is not None and len(text) <= 200:
         shown = text.replace("\r", " ").replace("\n", " ").replace("\t", " ")
         line += f"\n  {shown}\n  {' ' * (column - 1)}^"
@@ -59,26 +60,29 @@ def _items(data: Any) -> list[Any]:
     return list(data) if isinstance(data, list) else [data]
 
 
-def emit(replies: Sequence[Reply], as_json: bool, secret: bool | None = None) -> None:
-    """Print replies: their text, or their JSON (one object, or a list of several).
+def replies_text(replies: Sequence[Reply], as_json: bool, secret: bool | None = None) -> str:
+    """Replies as one text: their lines, or their JSON (one object, or a list of several).
 
-    ``secret`` (for rolling commands) marks a GM's secret roll: the text says so,
-    and each JSON object carries ``"secret"``.
+    ``secret`` (for rolling commands) says whether they are a GM's secret roll: the
+    text of a secret one says so, and each JSON object carries ``"secret"``.
     """
+    if secret is not None:
+        replies = [mark_secret(r, secret) for r in replies]
     if as_json:
         items = [item for r in replies for item in _items(r.data)]
-        if secret is not None:
-            items = [{**item, "secret": secret} for item in items]
         out = items[0] if len(items) == 1 else items
-        sys.stdout.write(json.dumps(out, ensure_ascii=False) + "\n")
-        return
-    texts = [f"(secret) {r.text}" if secret else r.text for r in replies]
-    if color_wanted():
-        from rich.console import Console
+        return json.dumps(out, ensure_ascii=False)
+    return "\n".join(r.text for r in replies)
 
-        console = Console(highlight=False, soft_wrap=True)
-        for text in texts:
-            console.print(styled(text))
-        return
-    for text in texts:
+
+def emit(replies: Sequence[Reply], as_json: bool, secret: bool | None = None) -> None:
+    """Print replies (see :func:`replies_text`), in colour on a terminal."""
+    text = replies_text(replies, as_json, secret)
+    if as_json or not color_wanted():
         sys.stdout.write(text + "\n")
+        return
+    from rich.console import Console
+
+    console = Console(highlight=False, soft_wrap=True)
+    for line in text.split("\n"):
+        console.print(styled(line))

@@ -3,9 +3,11 @@
 Every command works here as on the command line, without the word ``referee``:
 a dice expression rolls it (``4d6kh3``, ``3d6 + 2``), and so do ``gurps check
 14-4``, ``fudge roll Good --vs Great``, ``swn save --level 2``, ``odds 3d6``
-and ``sample 3d6 -n 1000``. The arrow keys recall history (readline); ``help``
-lists the commands and ``help COMMAND`` shows one; ``quit`` (or ``exit``,
-``q``) leaves.
+and ``sample 3d6 -n 1000``, with the command line's own options: ``-n 6``
+(six rolls), ``--seed 7``, ``--json``, ``--secret`` and ``--open``. A GURPS
+reaction roll is the GM's secret, as on the command line. The arrow keys
+recall history (readline); ``help`` lists the commands and ``help COMMAND``
+(or ``COMMAND --help``) shows one; ``quit`` (or ``exit``, ``q``) leaves.
 """
 
 from __future__ import annotations
@@ -14,9 +16,9 @@ from collections.abc import Callable
 
 from .. import commands
 from ..commands.dice import NOTATION
-from ..errors import RefereeError
+from ..errors import CommandError, RefereeError
 from .local import LOCAL
-from .output import error_text
+from .output import error_text, replies_text
 
 __all__ = ["HELP", "handle", "run_repl"]
 
@@ -25,7 +27,8 @@ HELP = (
     + """
 Commands: every 'referee' command, without the word referee, e.g.
   gurps check 14-4    fudge roll Good --vs Great    swn save physical --level 2
-  odds 3d6    sample 3d6 -n 100000
+  odds 3d6    sample 3d6 -n 100000    4d6kh3 -n 6 --seed 7    gurps reaction +2 --open
+Options as on the command line: -n N (roll N times), --seed S, --json, --secret, --open.
 help COMMAND shows one command's options (help gurps check); help commands lists them all;
 quit (or exit, q) leaves."""
 )
@@ -33,6 +36,10 @@ quit (or exit, q) leaves."""
 
 def handle(line: str, rng: object = None) -> str:
     """Answer one line of input (errors are answered, never raised)."""
+    from ..commands.line import split_line
+    from ..commands.reader import front_options, plan_line
+    from ..rng import RandomSource, resolve, seeded
+
     line = line.strip()
     if not line:
         return ""
@@ -42,10 +49,19 @@ def handle(line: str, rng: object = None) -> str:
     try:
         if word == "help":
             return commands.help_text("" if rest.strip() == "commands" else rest.strip())
-        result = commands.run(line, rng, resources=LOCAL)  # type: ignore[arg-type]
+        words = split_line(line)
+        if words[-1] in ("--help", "-h"):
+            return commands.help_text(" ".join(words[:-1]))
+        words, front = front_options(words)
+        source = resolve(seeded(front.seed) if front.seed is not None else rng)  # type: ignore[arg-type]
+        assert isinstance(source, RandomSource)
+        _, meta, plan = plan_line(words, resources=LOCAL)
+        replies = [plan(source) for _ in range(front.n)]
     except RefereeError as exc:
-        return error_text(exc)
-    return result.text
+        command = exc.command if isinstance(exc, CommandError) else None
+        return error_text(exc, f"see 'help {command}'" if command else "")
+    secret = (meta.secret if front.secret is None else front.secret) if meta.rolls else None
+    return replies_text(replies, front.as_json, secret)
 
 
 def run_repl(read: Callable[[str], str] = input) -> None:

@@ -27,14 +27,26 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ..errors import CommandError
-from .result import BUILTIN, CommandResult, Plan, Reply, Resources
+from .result import (
+    BUILTIN,
+    SHARED_TABLE,
+    UNLIMITED,
+    CommandLimits,
+    CommandResult,
+    Plan,
+    Reply,
+    Resources,
+)
 
 if TYPE_CHECKING:
     from ..rng import RandomSource
 
 __all__ = [
     "BUILTIN",
+    "SHARED_TABLE",
+    "UNLIMITED",
     "CommandError",
+    "CommandLimits",
     "CommandResult",
     "Plan",
     "Reply",
@@ -52,22 +64,49 @@ def run(
     *,
     only_rolls: bool = False,
     resources: Resources = BUILTIN,
+    limits: CommandLimits | None = None,
+    secret: bool | None = None,
 ) -> CommandResult:
-    """Run one command line; see :func:`.reader.run`."""
+    """Run one command line and return its result with every draw it made.
+
+    Args:
+        line: what follows ``referee`` on the command line (``gurps check 14-4``),
+            as a string or as words; a bare dice expression means ``roll``.
+        rng: the random source (the secure system source by default).
+        only_rolls: refuse commands that do not roll dice (``odds``, ``sample``,
+            ``swn simulate``, tables): the way to serve strangers only rolls.
+        resources: what the command may reach (:data:`BUILTIN`: no files).
+        limits: what one command may cost (:data:`SHARED_TABLE` for a chat bot or a
+            shared table; by default only the engine's own limits).
+        secret: whether a rolling command is the GM's secret roll (by default the
+            rule's own default: GURPS reaction rolls are secret). The result's
+            ``secret`` and its JSON's ``"secret"`` say which.
+
+    Raises:
+        CommandError: a malformed or unknown command, or one that does not roll
+            when ``only_rolls``. Its message reads on its own (no front end's
+            hint); its ``command`` names the command the line named, if any.
+        RefereeError: what the rules or the limits refuse, with the engine's message.
+    """
     from .reader import run as _run
 
-    return _run(line, rng, only_rolls=only_rolls, resources=resources)
+    return _run(line, rng, only_rolls=only_rolls, resources=resources, limits=limits, secret=secret)
 
 
 def plan(
-    line: str | Sequence[str], *, only_rolls: bool = False, resources: Resources = BUILTIN
+    line: str | Sequence[str],
+    *,
+    only_rolls: bool = False,
+    resources: Resources = BUILTIN,
+    limits: CommandLimits | None = None,
 ) -> tuple[str, Plan]:
     """Read a command line without running it: ``(normalised command, plan)``; the
     plan rolls when called with a random source (a game room reads a command before
-    its seq, and so its random stream, is known). See :func:`.reader.plan_line`."""
+    its seq, and so its random stream, is known), within ``limits``. See
+    :func:`.reader.plan_line`."""
     from .reader import plan_line
 
-    shown, _meta, made = plan_line(line, only_rolls=only_rolls, resources=resources)
+    shown, _meta, made = plan_line(line, only_rolls=only_rolls, resources=resources, limits=limits)
     return shown, made
 
 

@@ -7,9 +7,9 @@ from typing import Annotated
 import typer
 
 from ..errors import CommandError
-from .registry import command
+from .registry import LabelOpt, command
 from .result import Plan, Reply, Resources
-from .rolling import roll_reply
+from .rolling import engine_limits, roll_reply
 
 __all__ = ["NOTATION"]
 
@@ -36,16 +36,22 @@ Dice notation:
     examples=[
         "roll 4d6kh3",
         "roll '1d20+5 # attack' -n 3 --seed 7",
+        "roll 1d20+5 --label 'Sneak attack'",
         "roll 3d-3 '6d10>=8' --json",
         "roll '{5d6!!}>8' 'floor(2d6/2)'",
     ],
     notes=NOTATION,
 )
 def roll_cmd(
+    ctx: typer.Context,
     exprs: Annotated[list[str], typer.Argument(metavar="EXPR...", help="Dice expressions.")],
+    label: LabelOpt = None,
 ) -> Plan:
     """Roll dice: the breakdown, and the chance of that total or better."""
-    return lambda rng: roll_reply(exprs, rng)
+    caps = _resources(ctx).limits
+    if not exprs or any(not e.strip() for e in exprs):
+        raise CommandError("no dice expression given: type one, like 3d6", "roll")
+    return lambda rng: roll_reply(exprs, rng, caps, label)
 
 
 @command(
@@ -61,6 +67,7 @@ def roll_cmd(
     notes=NOTATION,
 )
 def odds_cmd(
+    ctx: typer.Context,
     expr: Annotated[list[str], typer.Argument(metavar="EXPR", help="A dice expression.")],
     at_least: Annotated[int | None, typer.Option("--at-least", help="P(total >= X).")] = None,
     at_most: Annotated[int | None, typer.Option("--at-most", help="P(total <= X).")] = None,
@@ -73,7 +80,7 @@ def odds_cmd(
     if at_least is not None and at_most is not None:
         raise CommandError("give --at-least or --at-most, not both")
     op, value = (">=", at_least) if at_least is not None else ("<=", at_most)
-    o = odds(text)
+    o = odds(text, engine_limits(_resources(ctx).limits))
     shown = op if value is not None else None
     reply = Reply(odds_json(o, shown, value), odds_text(o, shown, value))
     return lambda rng: reply
@@ -99,14 +106,31 @@ def sample_cmd(
     from ..sampling import summarize
 
     text = _one(expr)
-    resources: Resources = ctx.obj
+    resources = _resources(ctx)
+    limits = engine_limits(resources.limits)
+    work = resources.limits.work
+    if work is not None:
+        from ..limits import worst_case_dice
+        from ..parser import parse
+
+        dice = worst_case_dice(parse(text, limits).root, limits)
+        if n * max(dice, 1) > work:
+            raise CommandError(
+                f"-n {n:,} would simulate {n * dice:,} dice; the limit here is {work:,}", "sample"
+            )
 
     def go(rng: object) -> Reply:
         with resources.progress(n) as tick:
-            summary = summarize(text, n, seed=seed, progress=tick)
+            summary = summarize(text, n, seed=seed, progress=tick, limits=limits)
         return Reply(summary, sample_text(summary))
 
     return go
+
+
+def _resources(ctx: typer.Context) -> Resources:
+    """What the command may reach and cost (the reader passes it as the context's object)."""
+    found = ctx.obj
+    return found if isinstance(found, Resources) else Resources()
 
 
 def _one(words: list[str]) -> str:

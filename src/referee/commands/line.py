@@ -17,6 +17,8 @@ import re
 import shlex
 from collections.abc import Collection, Sequence
 
+from ..errors import CommandError
+
 __all__ = ["NEGATIVE", "arrange", "join_expressions", "normalise", "split_line"]
 
 NEGATIVE = re.compile(r"^-[\d(dD.]")
@@ -83,7 +85,13 @@ def join_expressions(words: Sequence[str]) -> list[str]:
     return out
 
 
-def arrange(words: Sequence[str], valued: Collection[str], *, joins: bool) -> list[str]:
+def arrange(
+    words: Sequence[str],
+    valued: Collection[str],
+    *,
+    joins: bool,
+    options: Collection[str] = (),
+) -> list[str]:
     """A command's words in the order its option parser reads them.
 
     Options (and the values of ``valued`` options) come first; then ``--``
@@ -95,8 +103,21 @@ def arrange(words: Sequence[str], valued: Collection[str], *, joins: bool) -> li
     ['--label', 'x', '--', '-4']
     >>> arrange(["14", "-4"], set(), joins=True)
     ['--', '14-4']
+
+    A valued option needs its value: it is never taken from the next option
+    (any of ``options``, the command's option names) or from ``--``.
+
+    >>> arrange(["12", "--label"], {"--label"}, joins=True)
+    Traceback (most recent call last):
+    referee.errors.CommandError: --label needs a value
+    >>> arrange(["12", "--label", "--defense"], {"--label"}, joins=True, options={"--defense"})
+    Traceback (most recent call last):
+    referee.errors.CommandError: --label needs a value
+
+    Raises:
+        CommandError: a valued option with no value.
     """
-    options: list[str] = []
+    taken: list[str] = []
     arguments: list[str] = []
     rest = iter(words)
     for word in rest:
@@ -105,19 +126,19 @@ def arrange(words: Sequence[str], valued: Collection[str], *, joins: bool) -> li
             break
         name = word.split("=", 1)[0]
         if word in valued:
-            options.append(word)
             value = next(rest, None)
-            if value is not None:
-                options.append(value)
+            if value is None or value == "--" or value in valued or value in options:
+                raise CommandError(f"{word} needs a value")
+            taken += [word, value]
         elif name in valued or (
             word.startswith("-") and len(word) > 1 and not NEGATIVE.match(word)
         ):
-            options.append(word)
+            taken.append(word)
         else:
             arguments.append(word)
     if joins:
         arguments = join_expressions(arguments)
-    return options + (["--", *arguments] if arguments else [])
+    return taken + (["--", *arguments] if arguments else [])
 
 
 def normalise(line: str) -> str:

@@ -9,6 +9,7 @@ and (through :func:`build_group`) the CLI.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import typer
@@ -16,11 +17,20 @@ from typer.core import TyperCommand, TyperGroup, TyperOption
 from typer.exceptions import TyperException
 
 from ..errors import CommandError
-from ..rng import RandomSource, RecordingSource, resolve
+from ..rng import CappedSource, RandomSource, RecordingSource, resolve
 from . import dice, fudge, gurps, swn  # noqa: F401  (each declares its commands)
 from .line import arrange, normalise, split_line
 from .registry import ALIASES, COMMANDS, DEFAULTS, Command, root_app
-from .result import BUILTIN, CommandResult, Plan, Resources
+from .result import (
+    BUILTIN,
+    CommandLimits,
+    CommandResult,
+    FrontOptions,
+    Plan,
+    Reply,
+    Resources,
+    mark_secret,
+)
 
 __all__ = [
     "CLI_ONLY",
@@ -28,7 +38,10 @@ __all__ = [
     "find",
     "help_text",
     "is_word",
+    "front_options",
     "load",
+    "option_names",
+    "plan_line",
     "prepare",
     "run",
     "player_words",
@@ -94,16 +107,35 @@ def find(
         if not words:
             raise CommandError("no command given: type a dice expression like 3d6, or 'help'")
         if is_word(words[0]):
-            known = ", ".join(sorted(_group().commands))
+            known = sorted(_group().commands)
             raise CommandError(
-                f"unknown command {words[0]!r} (commands: {known}, or dice like 3d6)"
+                f"unknown command {words[0]!r}{_did_you_mean(words[0], known)} "
+                f"(commands: {', '.join(known)}, or dice like 3d6)"
             )
         node, path = _group().commands["roll"], ["roll"]
     if isinstance(node, TyperGroup):
-        subs = ", ".join(sorted(node.commands))
-        raise CommandError(f"'{' '.join(path)}' needs a command: {subs}")
+        subs = sorted(node.commands)
+        where = " ".join(path)
+        if i < len(words):
+            raise CommandError(
+                f"unknown command '{where} {words[i]}'{_did_you_mean(words[i], subs)} "
+                f"('{where}' has: {', '.join(subs)})"
+            )
+        raise CommandError(f"'{where}' needs a command: {', '.join(subs)}")
     assert isinstance(node, TyperCommand)
     return COMMANDS[tuple(path)], node, list(words[i:])
+
+
+def _did_you_mean(word: str, known: Sequence[str]) -> str:
+    """``: did you mean 'check'?`` for a close misspelling of one of ``known``, else ``""``.
+
+    >>> _did_you_mean("chek", ["check", "contest", "damage"]), _did_you_mean("xyz", ["check"])
+    (": did you mean 'check'?", '')
+    """
+    import difflib
+
+    close = difflib.get_close_matches(word.casefold(), known, n=1, cutoff=0.6)
+    return f": did you mean {close[0]!r}?" if close else ""
 
 
 def player_words(message: str) -> str:
@@ -121,19 +153,31 @@ def valued_options(cmd: TyperCommand) -> set[str]:
     }
 
 
+def option_names(cmd: TyperCommand) -> set[str]:
+    """Every option name of ``cmd`` (flags and valued options)."""
+    return {name for p in cmd.params if isinstance(p, TyperOption) for name in p.opts}
+
+
 def prepare(line: str | Sequence[str], *, resources: Resources = BUILTIN) -> tuple[Command, Plan]:
     """Read a command line (a string, or words as the shell split them) into a plan.
 
     Raises:
         CommandError: the line is malformed or unknown; the message names the
-            problem and shows no traceback.
+            problem and shows no traceback, and names no front end's hint (its
+            ``command`` says which command the line named).
         RefereeError: a value the rules refuse (the engine's own message).
     """
     words = split_line(line) if isinstance(line, str) else list(line)
     meta, cmd, args = find(words)
     if "--help" in args or "-h" in args:
-        raise CommandError(f"'{meta.name} --help' is for the command line; try 'help {meta.name}'")
-    args = arrange(args, valued_options(cmd), joins=meta.joins)
+        raise CommandError(
+            f"--help is not part of a command: ask for the help of '{meta.name}' instead",
+            meta.name,
+        )
+    try:
+        args = arrange(args, valued_options(cmd), joins=meta.joins, options=option_names(cmd))
+    except CommandError as exc:
+        raise CommandError(str(exc), meta.name) from None
     try:
         ctx = cmd.make_context(meta.name, args, obj=resources)
         with ctx:
@@ -141,19 +185,87 @@ def prepare(line: str | Sequence[str], *, resources: Resources = BUILTIN) -> tup
     except TyperException as exc:  # click's usage errors, as typer vendors them
         option = getattr(exc, "option_name", None)
         if option in CLI_ONLY:
-            raise CommandError(
-                f"{option} has no meaning here: it belongs to the referee command line"
-            ) from None
-        raise CommandError(
-            f"{player_words(exc.format_message())} (see 'help {meta.name}')"
-        ) from None
+            raise CommandError(f"{option} is not an option of '{meta.name}'", meta.name) from None
+        raise CommandError(player_words(exc.format_message()), meta.name) from None
     except typer.Exit:
-        raise CommandError(f"try 'help {meta.name}'") from None
-    return meta, plan
+        raise CommandError(f"'{meta.name}' could not be read", meta.name) from None
+    return meta, _bounded(meta, plan, resources.limits)
+
+
+def front_options(words: Sequence[str]) -> tuple[list[str], FrontOptions]:
+    """Take out of a line's words the options that a front end answers rather than the
+    command (:class:`~.result.FrontOptions`): ``--json`` for every command; ``--seed``,
+    ``-n``, ``--secret`` and ``--open`` for rolling ones. A command's own option of the
+    same name (``sample -n``) stays the command's.
+
+    >>> front_options(["4d6kh3", "-n", "6", "--seed", "7"])
+    (['4d6kh3'], FrontOptions(as_json=False, seed=7, n=6, secret=None))
+    >>> front_options(["sample", "3d6", "-n", "1000", "--json"])[0]
+    ['sample', '3d6', '-n', '1000']
+
+    Raises:
+        CommandError: an unknown command, or a front-end option without a good value.
+    """
+    meta, cmd, args = find(words)
+    head = list(words[: len(words) - len(args)])
+    own, valued = option_names(cmd), valued_options(cmd)
+    kept: list[str] = []
+    found: dict[str, Any] = {}
+    rest = iter(args)
+    for word in rest:
+        name, eq, inline = word.partition("=")
+        if word == "--":
+            kept += [word, *rest]
+            break
+        if word in valued:
+            kept.append(word)
+            value = next(rest, None)
+            kept += [] if value is None else [value]
+        elif name in own:
+            kept.append(word)
+        elif word == "--json":
+            found["as_json"] = True
+        elif meta.rolls and word in ("--secret", "--open"):
+            found["secret"] = word == "--secret"
+        elif meta.rolls and name in ("--seed", "-n"):
+            value = inline if eq else next(rest, None)
+            if value is None or not value.strip().lstrip("+-").isdigit():
+                raise CommandError(f"{name} needs a whole number", meta.name)
+            number = int(value)
+            if name == "-n" and not 1 <= number <= FrontOptions.MOST:
+                raise CommandError(f"-n must be 1 to {FrontOptions.MOST:,}", meta.name)
+            found["seed" if name == "--seed" else "n"] = number
+        else:
+            kept.append(word)
+    return head + kept, FrontOptions(**found)
+
+
+def _bounded(meta: Command, plan: Plan, limits: CommandLimits) -> Plan:
+    """``plan`` under ``limits``: at most ``dice`` draws, and no longer text than
+    ``characters``."""
+    if limits.dice is None and limits.characters is None:
+        return plan
+    most, longest = limits.dice, limits.characters
+
+    def go(rng: RandomSource) -> Reply:
+        reply = plan(rng if most is None else CappedSource(rng, most))
+        if longest is not None and len(reply.text) > longest:
+            raise CommandError(
+                f"the answer would be {len(reply.text):,} characters long; "
+                f"the limit here is {longest:,}",
+                meta.name,
+            )
+        return reply
+
+    return go
 
 
 def plan_line(
-    line: str | Sequence[str], *, only_rolls: bool = False, resources: Resources = BUILTIN
+    line: str | Sequence[str],
+    *,
+    only_rolls: bool = False,
+    resources: Resources = BUILTIN,
+    limits: CommandLimits | None = None,
 ) -> tuple[str, Command, Plan]:
     """Read a command line into ``(normalised command, command, plan)`` without
     running it: the normalised text is trimmed, with runs of whitespace made one
@@ -162,11 +274,17 @@ def plan_line(
     Raises:
         CommandError, RefereeError: as :func:`run`.
     """
-    meta, plan = prepare(line, resources=resources)
-    if only_rolls and not meta.rolls:
-        raise CommandError(
-            f"'{meta.name}' does not roll dice: only rolling commands are allowed here"
-        )
+    if limits is not None:
+        resources = replace(resources, limits=limits)
+    words = split_line(line) if isinstance(line, str) else list(line)
+    if only_rolls:
+        meta = find(words)[0]
+        if not meta.rolls:
+            raise CommandError(
+                f"'{meta.name}' does not roll dice: only rolling commands are allowed here",
+                meta.name,
+            )
+    meta, plan = prepare(words, resources=resources)
     text = line if isinstance(line, str) else " ".join(line)
     shown = normalise(text)
     if meta.path == ("roll",) and not shown.startswith("roll"):
@@ -180,6 +298,8 @@ def run(
     *,
     only_rolls: bool = False,
     resources: Resources = BUILTIN,
+    limits: CommandLimits | None = None,
+    secret: bool | None = None,
 ) -> CommandResult:
     """Run one command line and return its result with every draw it made.
 
@@ -187,18 +307,29 @@ def run(
         line: what follows ``referee`` on the command line (``gurps check 14-4``),
             as a string or as words; a bare dice expression means ``roll``.
         rng: the random source (the secure system source by default).
-        only_rolls: refuse commands that do not roll dice (a game room's rule).
+        only_rolls: refuse commands that do not roll dice (``odds``, ``sample``,
+            ``swn simulate``, tables): the way to serve strangers only rolls.
         resources: what the command may reach (:data:`~.result.BUILTIN`: no files).
+        limits: what the command may cost (:data:`~.result.SHARED_TABLE` for a
+            shared table; default: the engine's own limits).
+        secret: whether a rolling command is the GM's secret roll (default: the
+            rule's own default, as GURPS reaction rolls are secret).
 
     Raises:
         CommandError: a malformed or unknown command, or one that does not
             roll when ``only_rolls``.
         RefereeError: what the rules refuse, with the engine's message.
     """
-    shown, meta, plan = plan_line(line, only_rolls=only_rolls, resources=resources)
+    shown, meta, plan = plan_line(line, only_rolls=only_rolls, resources=resources, limits=limits)
     recorder = RecordingSource(resolve(rng))
     reply = plan(recorder)
-    return CommandResult(shown, meta.name, meta.rolls, reply.data, reply.text, recorder.draws)
+    hidden = None
+    if meta.rolls:
+        hidden = meta.secret if secret is None else secret
+        reply = mark_secret(reply, hidden, in_text=False)  # the front end shows it its way
+    return CommandResult(
+        shown, meta.name, meta.rolls, reply.data, reply.text, recorder.draws, hidden
+    )
 
 
 def help_text(name: str = "") -> str:

@@ -67,7 +67,8 @@ COMMANDS: dict[tuple[str, ...], Command] = {}
 
 _APPS: dict[tuple[str, ...], typer.Typer] = {}
 GROUP_HELP = {
-    (): "Resolve tabletop RPG dice: fair rolls, exact odds, bulk simulation.",
+    (): "Resolve tabletop RPG dice: fair rolls, exact odds, bulk simulation.\n\n"
+    "'referee --version' prints the version; 'referee' alone opens the prompt.",
     ("gurps",): "GURPS success rolls, contests, reactions and damage, with exact odds.",
     ("fudge",): "Fudge dice (4dF) on a trait ladder, as Psi-punk uses them, with exact odds.\n\n"
     "Levels are ladder names or unique prefixes (Good, gr, Great+1) or numbers (+2, 0, -1).",

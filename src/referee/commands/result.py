@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..errors import CommandError
 from ..rng import RandomSource
@@ -14,7 +14,19 @@ if TYPE_CHECKING:
     from ..systems.fudge import Ladder
     from ..systems.swn import Encounter
 
-__all__ = ["BUILTIN", "CommandError", "CommandResult", "Plan", "Reply", "Resources"]
+__all__ = [
+    "BUILTIN",
+    "SHARED_TABLE",
+    "UNLIMITED",
+    "CommandError",
+    "CommandLimits",
+    "CommandResult",
+    "FrontOptions",
+    "Plan",
+    "Reply",
+    "Resources",
+    "mark_secret",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,6 +37,39 @@ class Reply:
     """A JSON-ready dict (a list for several rolls)."""
     text: str
     """The line (or lines) a person reads."""
+
+
+def mark_secret(reply: Reply, secret: bool, *, in_text: bool = True) -> Reply:
+    """``reply`` saying whether it is secret: ``"secret"`` in each JSON object, and
+    (``in_text``) ``(secret)`` before a secret roll's text.
+
+    >>> mark_secret(Reply({"total": 3}, "rolled 3"), True)
+    Reply(data={'total': 3, 'secret': True}, text='(secret) rolled 3')
+    """
+    data = reply.data
+    if isinstance(data, list):
+        data = [{**item, "secret": secret} for item in data]
+    else:
+        data = {**data, "secret": secret}
+    return Reply(data, f"(secret) {reply.text}" if secret and in_text else reply.text)
+
+
+@dataclass(frozen=True, slots=True)
+class FrontOptions:
+    """The options a front end answers itself, around any command: the CLI and the
+    interactive prompt read them (:func:`.reader.front_options`)."""
+
+    MOST: ClassVar[int] = 10_000
+    """Most rolls one ``-n`` may ask for."""
+
+    as_json: bool = False
+    """``--json``: print the JSON rather than the text."""
+    seed: int | None = None
+    """``--seed``: reproducible rolls."""
+    n: int = 1
+    """``-n``: roll this many times."""
+    secret: bool | None = None
+    """``--secret`` (True) or ``--open`` (False); None for the rule's default."""
 
 
 Plan = Callable[[RandomSource], Reply]
@@ -49,6 +94,37 @@ class CommandResult:
     draws: tuple[tuple[int, int], ...] = field(default=())
     """Every draw, in order, as ``(n, value)`` with value in 1..n: replaying these
     through :class:`referee.rng.ReplaySource` gives the same result."""
+    secret: bool | None = None
+    """For a rolling command, whether it is the GM's secret roll (the rule's default,
+    as GURPS reaction rolls are, unless the caller said otherwise); None for a
+    command that does not roll. The JSON (:attr:`data`) carries it as ``"secret"``."""
+
+
+@dataclass(frozen=True, slots=True)
+class CommandLimits:
+    """What one command may cost, beyond the engine's own limits (a bot's cap on one
+    message from a stranger). ``None`` leaves a bound at the engine's default.
+
+    Checked before the work where it can be: a dice expression over ``dice`` is
+    refused when it is read; any other draw past ``dice`` stops the command.
+    """
+
+    dice: int | None = None
+    """Most dice one command may draw (rerolls and explosions count; several rolls
+    of one command count together)."""
+    characters: int | None = None
+    """Longest text a command may answer with."""
+    work: int | None = None
+    """Most steps of exact odds (``roll``'s chance, ``odds``) or simulated dice
+    (``sample``) one command may take."""
+
+
+UNLIMITED = CommandLimits()
+"""No caps beyond the engine's own limits: a local user's command line."""
+
+SHARED_TABLE = CommandLimits(dice=200, characters=50_000, work=5_000_000)
+"""Caps for a shared table (a game room, a chat bot): 200 dice a roll, 50,000
+characters of text, and a tenth of the engine's budget for exact odds."""
 
 
 def _builtin_ladder(name: str | None) -> Ladder:
@@ -96,6 +172,8 @@ class Resources:
     """``(name, Dex modifier, is a PC)`` of each combatant, by name, for initiative."""
     progress: Callable[[int], AbstractContextManager[Callable[[int], None] | None]] = _no_progress
     """For long runs: a context giving a callback for the work done so far, or None."""
+    limits: CommandLimits = UNLIMITED
+    """What one command may cost (:func:`referee.commands.run` sets it from ``limits=``)."""
 
 
 BUILTIN = Resources()

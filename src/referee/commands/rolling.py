@@ -6,13 +6,13 @@ from collections.abc import Sequence
 from dataclasses import replace
 from fractions import Fraction
 
-from ..errors import RefereeError
+from ..errors import CommandError, RefereeError
 from ..fmt import fraction, percent
-from ..limits import DEFAULT_LIMITS
+from ..limits import DEFAULT_LIMITS, Limits
 from ..rng import RandomSource
-from .result import Reply
+from .result import UNLIMITED, CommandLimits, Reply
 
-__all__ = ["ROLL_ODDS_LIMITS", "chance", "roll_reply"]
+__all__ = ["ROLL_ODDS_LIMITS", "chance", "engine_limits", "roll_reply"]
 
 ROLL_ODDS_LIMITS = replace(
     DEFAULT_LIMITS,
@@ -22,7 +22,17 @@ ROLL_ODDS_LIMITS = replace(
 """The budget for the "% to roll this or better" beside a roll: a tenth of the default."""
 
 
-def chance(expr: str, total: int) -> Fraction | None:
+def engine_limits(caps: CommandLimits, base: Limits = DEFAULT_LIMITS) -> Limits:
+    """The engine's limits for one command under ``caps``: the lower budget for exact
+    odds. ``caps.dice`` is not the engine's worst case (that would refuse ``3d6!``,
+    whose chains could add 300 dice): it counts the dice really drawn, through
+    :class:`referee.rng.CappedSource`, which stops the command at the first die too many."""
+    if caps.work is None:
+        return base
+    return replace(base, odds_work=min(base.odds_work, caps.work))
+
+
+def chance(expr: str, total: int, limits: Limits = ROLL_ODDS_LIMITS) -> Fraction | None:
     """P(rolling ``total`` or more), or None when exact odds would be costly.
 
     The figure beside a roll is a nicety, so a roll never waits long for it.
@@ -30,24 +40,39 @@ def chance(expr: str, total: int) -> Fraction | None:
     from ..odds import odds
 
     try:
-        return odds(expr, ROLL_ODDS_LIMITS).at_least(total)
+        return odds(expr, limits).at_least(total)
     except RefereeError:
         return None  # too large for exact odds, or a possible division by zero
 
 
-def roll_reply(exprs: Sequence[str], rng: RandomSource) -> Reply:
+def roll_reply(
+    exprs: Sequence[str],
+    rng: RandomSource,
+    caps: CommandLimits = UNLIMITED,
+    label: str | None = None,
+) -> Reply:
     """Roll each expression once, left to right: its breakdown and its odds.
 
     The JSON is one roll object, or a list of them for several expressions.
+    ``label`` (``--label``) labels each expression that has no ``# label`` of its own.
+
+    Raises:
+        CommandError: no expression, or an empty one.
     """
     from ..render import roll_json
     from ..roller import roll
 
+    if not exprs or any(not e.strip() for e in exprs):
+        raise CommandError("no dice expression given: type one, like 3d6", "roll")
+    limits = engine_limits(caps)
+    odds_limits = engine_limits(caps, ROLL_ODDS_LIMITS)
+    if label:
+        exprs = [e if "#" in e else f"{e} # {label}" for e in exprs]
     data = []
     lines = []
     for expr in exprs:
-        result = roll(expr, rng=rng)
-        at_least = chance(expr, result.total)
+        result = roll(expr, rng=rng, limits=limits)
+        at_least = chance(expr, result.total, odds_limits)
         item = roll_json(result)
         item["at_least"] = None if at_least is None else fraction(at_least)
         data.append(item)

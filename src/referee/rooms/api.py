@@ -32,8 +32,7 @@ from .state import ApiError, RoomsLimits, State
 from .store import Conflict, Epoch, Member
 
 if TYPE_CHECKING:
-    from ..commands import Plan
-    from ..rng import RandomSource
+    from ..commands import CommandLimits, Plan
 
 __all__ = [
     "LOGIN_SECONDS",
@@ -43,6 +42,7 @@ __all__ = [
     "install",
     "read_command",
     "roll_maker",
+    "room_limits",
 ]
 
 LOGIN_SECONDS = 600
@@ -132,28 +132,21 @@ def normalise(command: str) -> str:
     return " ".join(command.split())
 
 
-class _Budget:
-    """A random source that refuses to draw more than ``most`` times: a room's roll
-    runs while its room is locked, so its work is bounded far below the engine's."""
+def room_limits(most_draws: int = RoomsLimits.draws) -> CommandLimits:
+    """What one roll in a room may cost: the shared table's caps
+    (:data:`referee.commands.SHARED_TABLE`), with the room's own cap on dice."""
+    from dataclasses import replace
 
-    __slots__ = ("_inner", "_left", "most")
+    from ..commands import SHARED_TABLE
 
-    def __init__(self, inner: RandomSource, most: int) -> None:
-        self._inner, self._left, self.most = inner, most, most
-
-    def randbelow(self, n: int) -> int:
-        self._left -= 1
-        if self._left < 0:
-            raise ApiError(
-                422, f"a roll in a room may draw at most {self.most:,} dice; this one draws more"
-            )
-        return self._inner.randbelow(n)
+    return replace(SHARED_TABLE, dice=most_draws)
 
 
 def read_command(command: str, most_draws: int = RoomsLimits.draws) -> tuple[str, Plan]:
     """Read a rolling command: ``(normalised command, plan)``, after a dry run that
     refuses (422) a roll drawing more than ``most_draws`` dice on a source seeded by
-    the command (so the same command always gets the same answer).
+    the command (so the same command always gets the same answer). The plan keeps
+    that cap (:func:`room_limits`) when it rolls for real.
 
     Raises:
         ApiError: 422 with the engine's own message for a bad command.
@@ -163,11 +156,11 @@ def read_command(command: str, most_draws: int = RoomsLimits.draws) -> tuple[str
     from ..rng import seeded
 
     try:
-        shown, plan = commands.plan(command, only_rolls=True)
+        shown, plan = commands.plan(command, only_rolls=True, limits=room_limits(most_draws))
         # A dry run, in the caller's thread rather than in the room's transaction:
         # it refuses most oversized rolls before any lock is taken, and it leaves the
         # engine's caches (a roll's exact odds) warm for the real roll.
-        plan(_Budget(seeded(command), most_draws))
+        plan(seeded(command))
     except RefereeError as exc:
         raise ApiError(422, str(exc)) from None
     return shown, plan
@@ -177,12 +170,11 @@ def roll_maker(
     member: Member,
     read: tuple[str, Plan],
     visibility: str,
-    most_draws: int = RoomsLimits.draws,
 ) -> Callable[[int, Epoch], dict[str, Any]]:
     """The function that rolls a command :func:`read_command` read, once its seq and
     epoch are known, on the epoch's stream for its visibility, and makes the fields
-    of its ``roll`` entry. A roll that would draw more than ``most_draws`` dice is
-    refused (422) when it reaches that many.
+    of its ``roll`` entry. The plan keeps the room's caps: a roll that would draw
+    more dice than they allow is refused (422) when it reaches that many.
     """
     from ..errors import RefereeError
     from ..rng import RecordingSource
@@ -195,7 +187,7 @@ def roll_maker(
         stream = HmacStream(
             epoch.seed(visibility), member.room, epoch.number, seq, member.id, epoch.mix
         )
-        recorder = RecordingSource(_Budget(stream, most_draws))
+        recorder = RecordingSource(stream)
         try:
             reply = plan(recorder)
         except RefereeError as exc:
@@ -229,7 +221,7 @@ async def roll(st: State, room: str, member: Member, body: NewRoll) -> Response:
     if read is None:  # a new command: read it in a worker thread
         read = await asyncio.to_thread(read_command, command, st.limits.draws)
         st.plans.put(command, st.limits.draws, read)
-    make = roll_maker(member, read, body.visibility, st.limits.draws)
+    make = roll_maker(member, read, body.visibility)
     entry = await st.append(room, "roll", make)
     st.charge(member, len(entry["draws"]) / st.limits.draws_per_request)
     return _answer(st.frames.text(entry, member.id, ()))

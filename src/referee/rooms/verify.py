@@ -236,7 +236,8 @@ def _check_roll(entry: dict[str, Any], seed: bytes, the_mix: str, problems: list
             problems.append(Problem(seq, "draws", f"draw {k + 1} (from {n}) is not the stream's"))
             return False
     try:
-        again = commands.run(entry["command"], ReplaySource([tuple(d) for d in entry["draws"]]))
+        _, plan = commands.plan(entry["command"], only_rolls=True)
+        again = plan(ReplaySource([tuple(d) for d in entry["draws"]]))
     except (RefereeError, ValueError) as exc:
         problems.append(Problem(seq, "replay", f"the command does not replay: {exc}"))
         return False

@@ -119,8 +119,16 @@ class Ladder:
 
         >>> PSI_PUNK.degree_name(2), FATE_CORE.degree_name(3), FATE_CORE.degree_name(0)
         ('Great', 'succeed with style', 'tie')
+
+        On a ladder that names degrees, a degree beyond either end of the ladder has
+        no name (``Abysmal-7`` would read as a level, not a difference): only its number.
+
+        >>> PSI_PUNK.degree_name(-10) is None, PSI_PUNK.degree_name(-3)
+        (True, 'Abysmal')
         """
         if self.degrees is Degrees.LADDER:
+            if not self.bottom.value <= degree <= self.top.value:
+                return None
             return self.name_of(degree)
         if self.degrees is Degrees.FATE:
             if degree < 0:

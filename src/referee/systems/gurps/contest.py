@@ -188,6 +188,9 @@ class ContestResult(Contest):
     """How a very low skill was treated."""
     names: tuple[str, str] = ("side 1", "side 2")
     """What the text calls the two sides."""
+    resistance: bool = False
+    """A Quick Contest as a resistance roll: the first side must succeed and win; a tie
+    goes to the second, the resisting side (``000``, "Quick Contest")."""
 
     system = "gurps"
 
@@ -209,9 +212,11 @@ class ContestResult(Contest):
             who = f"nobody wins: stopped at the cap of {len(self.rounds)} rounds"
         elif self.winner is None:
             who = "a tie: nobody wins"
+        elif self.resistance and self.winner == 2:
+            who = f"{second} resists ({self._why_resisted()})"
         else:
             who = f"{self.names[self.winner - 1]} wins"
-        if self.margin_of_victory is not None:
+        if self.margin_of_victory is not None and not (self.resistance and self.winner == 2):
             who += f" by {self.margin_of_victory}"
         last = self.rounds[-1]
         sides = "; ".join(
@@ -224,12 +229,22 @@ class ContestResult(Contest):
             marks = ", ".join(f"{_mark(a)}/{_mark(b)}" for a, b in self.rounds)
             rounds = f" ({n} rounds: {marks})" if n > 1 else " (1 round)"
         odds = f"{first} {percent(o.first)}, {second} {percent(o.second)}"
-        if self.kind == "quick_contest":
+        if self.kind == "quick_contest" and not self.resistance:
             odds += f", tie {percent(o.tie)}"
         return (
             f"{self.kind.replace('_', ' ').title()} {self._skills_text()}: {sides}{rounds}: "
             f"{who} — odds: {odds}"
         )
+
+    def _why_resisted(self) -> str:
+        """Why the resisting side won: the first failed, the second did better, or a tie."""
+        first, second = self.names
+        a, b = (_result(r) for r in self.rounds[-1])
+        if a is None or not a[0]:
+            return f"{first} failed"
+        if b is not None and b[0] and b[1] == a[1]:
+            return "a tie goes to the resisting side"
+        return f"by {self.margin_of_victory}" if self.margin_of_victory else "it did better"
 
     def _skills_text(self) -> str:
         a, b = self.skills
@@ -289,12 +304,18 @@ def quick_contest(
     Source: ``000``, "Quick Contest" and "Margin of Victory"; ``001``,
     "Contests" for :attr:`Floor.AUTO_FAIL`. The winner and the margin of victory
     come from the margins the rolls show (see :func:`_winner`); a tie means
-    nobody wins.
+    nobody wins. With ``resistance`` (a resistance roll, ``000``, "Quick Contest":
+    the subject resists), the first side must succeed and do better than the
+    second; otherwise the second resists, with no margin of victory unless it did
+    better.
     """
     floor = Floor(floor)
     sa, sb = _contestant(a, floor), _contestant(b, floor)
     ra, rb = _roll(sa, rng), _roll(sb, rng)
     winner = _winner(_result(ra), _result(rb), resistance)
+    victory = _victory(winner, _result(ra), _result(rb))
+    if resistance and winner == 2 and (victory is None or victory <= 0):
+        victory = None  # the first side failed, or tied: no margin to speak of
     return ContestResult(
         "quick_contest",
         (a, b),
@@ -302,10 +323,11 @@ def quick_contest(
         (sa, sb),
         ((ra, rb),),
         winner,
-        _victory(winner, _result(ra), _result(rb)),
+        victory,
         quick_contest_odds(a, b, resistance, floor),
         floor=floor,
         names=names,
+        resistance=resistance,
     )
 
 

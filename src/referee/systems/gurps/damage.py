@@ -25,7 +25,15 @@ from ...results import Chances
 from ...rng import RandomSource
 from ...roller import roll
 
-__all__ = ["DAMAGE_TYPES", "WOUNDING", "DamageRoll", "damage", "damage_odds", "injury_odds"]
+__all__ = [
+    "DAMAGE_TYPES",
+    "WOUNDING",
+    "DamageRoll",
+    "damage",
+    "damage_odds",
+    "damage_type_name",
+    "injury_odds",
+]
 
 DAMAGE_TYPES = {
     "cr": "crushing",
@@ -67,7 +75,7 @@ def wound(penetrating: int, damage_type: str) -> int:
     """
     if penetrating <= 0:
         return 0
-    return max(1, int(penetrating * WOUNDING[damage_type]))
+    return max(1, int(penetrating * WOUNDING[damage_type_name(damage_type)]))
 
 
 def _dice_adds(expression: str) -> tuple[int, int]:
@@ -90,11 +98,22 @@ def _minimum(damage_type: str) -> int:
     return 0 if damage_type == "cr" else 1
 
 
-def _check_type(damage_type: str) -> None:
-    if damage_type not in DAMAGE_TYPES:
+def damage_type_name(damage_type: str) -> str:
+    """A damage type as the tables name it: case and surrounding spaces do not matter
+    (``CUT`` is ``cut``), as with dice suffixes.
+
+    >>> damage_type_name(" CUT "), damage_type_name("Pi++")
+    ('cut', 'pi++')
+
+    Raises:
+        RuleError: no such damage type.
+    """
+    name = damage_type.strip().lower()
+    if name not in DAMAGE_TYPES:
         raise RuleError(
             f"unknown damage type {damage_type!r}; use one of {', '.join(DAMAGE_TYPES)}"
         )
+    return name
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,7 +188,7 @@ def damage(
     damage. (An attack that penetrates does at least 1 injury, which holds
     because penetrating damage is a whole number above 0.)
     """
-    _check_type(damage_type)
+    damage_type = damage_type_name(damage_type)
     if not 0 <= dr <= 1000:
         raise RuleError(f"DR {dr} is out of range (0 to 1000)")
     count, adds = _dice_adds(expression)
@@ -185,7 +204,7 @@ def damage(
 @functools.lru_cache(maxsize=1024)
 def damage_odds(expression: str, *, dr: int = 0, damage_type: str = "cr") -> dict[int, Fraction]:
     """The exact distribution of penetrating damage (before the wounding multiplier)."""
-    _check_type(damage_type)
+    damage_type = damage_type_name(damage_type)
     count, adds = _dice_adds(expression)
     out: dict[int, Fraction] = {}
     for total, p in odds(f"{count}d6").distribution.items():
@@ -197,6 +216,7 @@ def damage_odds(expression: str, *, dr: int = 0, damage_type: str = "cr") -> dic
 @functools.lru_cache(maxsize=1024)
 def injury_odds(expression: str, *, dr: int = 0, damage_type: str = "cr") -> dict[int, Fraction]:
     """The exact distribution of injury: penetrating damage through :func:`wound`."""
+    damage_type = damage_type_name(damage_type)
     out: dict[int, Fraction] = {}
     for through, p in damage_odds(expression, dr=dr, damage_type=damage_type).items():
         hurt = wound(through, damage_type)
