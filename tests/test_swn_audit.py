@@ -59,8 +59,10 @@ def test_coinciding_triggers_give_one_morale_check_in_the_oracle() -> None:
 
 def test_morale_text_is_true_and_names_what_breaking_means() -> None:
     # 003 "Morale": "Greater = flee/withdraw/surrender"; the comparison shown must hold.
-    r = swn.morale(1, rng=Fixed([1, 3]))  # 2 + 4 = 6 > 1
+    r = swn.morale(1, roll_anyway=True, rng=Fixed([1, 3]))  # 2 + 4 = 6 > 1
     assert "rolled 6 (2, 4) > 1: breaks (flees, withdraws or surrenders)" in r.text
+    sure = swn.morale(1, rng=Fixed([]))  # certain: no die drawn, and the text still says so
+    assert "certain to break (flees, withdraws or surrenders), no roll needed" in sure.text
     assert "≤" in swn.morale(8, rng=Fixed([1, 3])).text
 
 

@@ -40,7 +40,12 @@ SHOWN = r"rolled (-?\d+)(?: \([^)]*\))?(?: [^=:]*= (-?\d+))? ([≤>≥<]) (-?\d+
 @pytest.mark.parametrize("seed", range(40))
 def test_every_comparison_shown_holds(seed: int) -> None:
     # "swn morale 1" printed "rolled [2, 4] = 6 ≤ 1: breaks".
-    for line in ("swn morale 1", "swn morale 12", "swn save physical --level 9", "swn check"):
+    for line in (
+        "swn morale 1 --roll-anyway",
+        "swn morale 12 --roll-anyway",
+        "swn save physical --level 9",
+        "swn check",
+    ):
         text = commands.run(line, seeded(seed)).text
         found = re.search(
             r"rolled (-?\d+)(?: \([^)]*\))?(?: [^=:]*= (-?\d+))? ([≤>≥<]) (-?\d+):", text
@@ -145,8 +150,10 @@ def test_every_rolling_system_command_has_odds_without_rolling() -> None:
 def test_no_silent_defaults() -> None:
     # "swn attack --damage 1d8 with no --ac rolls against AC 10 and says nothing".
     a = commands.run("swn attack --damage 1d8", seeded(1))
-    assert "assumed AC 10 (not given)" in a.text and a.data["assumed"] == ["AC 10 (not given)"]
-    assert "assumed" not in commands.run("swn attack --damage 1d8 --ac 12", seeded(1)).text
+    assert "assumed AC 10 (not given)" in a.text
+    assert a.data["assumed"] == ["AC 10 (not given)", "skill 0 (not given; --untrained for none: -2)"]
+    plain = commands.run("swn attack --damage 1d8 --ac 12 --skill 0", seeded(1)).text
+    assert "assumed" not in plain
     assert "(assumed: no --ac given)" in commands.run("swn odds attack", None).text
     for line in ("swn save physical", "swn check --skill 1", "swn stabilize --rounds 1"):
         assert "+0, no attribute given" in commands.run(line, seeded(1)).text, line

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
-from dataclasses import replace
 from typing import Annotated, Any
 
 import typer
@@ -22,8 +21,16 @@ from .result import Plan, Reply, Resources
 
 __all__: list[str] = []
 
-SkillOpt = Annotated[int, typer.Option("--skill", help="Skill level 0-4.")]
+SkillOpt = Annotated[
+    int | None, typer.Option("--skill", help="Skill level 0-4 (0, and said so, if not given).")
+]
 UntrainedOpt = Annotated[bool, typer.Option("--untrained", help="Not even level 0.")]
+DIFFICULTY_HELP = """easy 6, normal 8 (if not given, and said so), hard 10, very-hard 12,
+impossible 14, or a number."""
+ANYWAY_HELP = "Roll even when the result is certain (2d6 + mod is 2 + mod to 12 + mod)."
+HELPER_HELP = """One person aiding, as SKILL[/MOD]: skill 0-4 or untrained, then their
+attribute modifier (1/+2, 0, untrained/-1). Repeat for each helper."""
+HELPERS_HELP = "N helpers alike: the shorthand of N --helper, with --helper-skill/--helper-mod."
 
 
 def _attr_params() -> list[inspect.Parameter]:
@@ -56,11 +63,13 @@ def _gather_attrs(kwargs: dict[str, Any]) -> None:
     kwargs["attrs"] = attrs
 
 
-def _assume_attr(check: swn.Check, attrs: dict[str, int]) -> swn.Check:
+def _attr_assumed(attrs: dict[str, int]) -> tuple[str, ...]:
     """A check made with no attribute given says so: ``+0, no attribute given``."""
-    if attrs:
-        return check
-    return replace(check, assumed=(*check.assumed, "+0, no attribute given"))
+    return () if attrs else ("+0, no attribute given",)
+
+
+def _known(*items: str | None) -> tuple[str, ...]:
+    return tuple(i for i in items if i)
 
 
 def _twins(name: str, examples: list[str]) -> Callable[[Callable[..., Twin]], Callable[..., Twin]]:
@@ -100,7 +109,9 @@ def save(
 
     def chances() -> Reply:
         p = swn.save_odds(target, mod)
-        data = render.odds_json("save", p, f"{kind.value.title()} save vs {target}", target=target)
+        data = render.odds_json(
+            "save", p, f"{kind.value.title()} save vs {target}", target=target, assumed=assumed
+        )
         return Reply(data, data["text"])
 
     return go, chances
@@ -110,51 +121,65 @@ def save(
     "check",
     [
         "swn check --skill 1 --int 14 --difficulty hard",
+        "swn check --skill 1 --int 14 --difficulty 8 --helper 1/+1 --helper untrained/-1",
         "swn check --untrained --dex-mod 1 --difficulty 8 --peripheral --helpers 2",
+        "swn check --skill 2 --difficulty hard --helpers 3 --helper-skill 1 --helper-mod -1",
     ],
 )
 def check(
     attrs: dict[str, int],
-    skill: SkillOpt = 0,
+    skill: SkillOpt = None,
     untrained: UntrainedOpt = False,
-    difficulty: Annotated[
-        str,
-        typer.Option(
-            "--difficulty",
-            help="easy 6, normal 8, hard 10, very-hard 12, impossible 14, or a number.",
-        ),
-    ] = "normal",  # fmt: skip
+    difficulty: Annotated[str | None, typer.Option("--difficulty", help=DIFFICULTY_HELP)] = None,
     peripheral: Annotated[bool, typer.Option("--peripheral", help="+2 difficulty.")] = False,
     mod: Annotated[int, typer.Option("--mod", help="Situational modifier (±2).")] = 0,
     force: Annotated[bool, typer.Option("--force", help="Allow a modifier beyond ±2.")] = False,
-    helpers: Annotated[int, typer.Option("--helpers", min=0, max=20, help="People aiding.")] = 0,
-    helper_skill: Annotated[int, typer.Option("--helper-skill", help="Their skill.")] = 0,
-    helper_mod: Annotated[int, typer.Option("--helper-mod", help="Their attribute mod.")] = 0,
+    helper: Annotated[
+        list[str] | None, typer.Option("--helper", metavar="SKILL[/MOD]", help=HELPER_HELP)
+    ] = None,
+    helpers: Annotated[
+        int, typer.Option("--helpers", min=0, max=swn.MAX_HELPERS, help=HELPERS_HELP)
+    ] = 0,
+    helper_skill: Annotated[
+        int | None, typer.Option("--helper-skill", help="With --helpers: their skill (0).")
+    ] = None,
+    helper_mod: Annotated[
+        int | None, typer.Option("--helper-mod", help="With --helpers: their attribute mod (0).")
+    ] = None,
     technical: Annotated[
         bool, typer.Option("--technical", help="A technical skill: refused untrained (003).")
     ] = False,
     label: LabelOpt = None,
 ) -> Twin:
-    """A skill check: 2d6 + skill + attribute modifier against a difficulty, with aid."""
+    """A skill check: 2d6 + skill + attribute modifier against a difficulty, with aid.
+
+    Each helper rolls 2d6 + their skill + attribute modifier against the same
+    difficulty; if any succeeds the check gets +1 (003, "Aiding a Skill Check").
+    Whatever is not given is assumed and said so in the result.
+    """
+    level, skill_assumed = swn.assume_skill(skill, untrained)
+    team, team_assumed = swn.read_helpers(helper or [], helpers, helper_skill, helper_mod)
+    normal = f"difficulty {swn.DIFFICULTIES['normal']} (normal, not given)"
+    assumed = _known(
+        skill_assumed, *_attr_assumed(attrs), normal if difficulty is None else None, team_assumed
+    )
     kw: dict[str, Any] = dict(
-        skill=None if untrained else skill,
+        skill=level,
         attribute=swn.best_attribute(attrs, swn.ATTRIBUTES, "a skill check", single=True),
-        difficulty=difficulty, peripheral=peripheral, modifier=mod, force=force,
-        helpers=[swn.Helper(helper_skill, helper_mod)] * helpers, technical=technical,
+        difficulty="normal" if difficulty is None else difficulty, peripheral=peripheral,
+        modifier=mod, force=force, helpers=team, technical=technical,
     )  # fmt: skip
     o = swn.skill_check_odds(**kw)
     without = None if o.without_aid is None else fraction(o.without_aid)
 
     def go(rng: RandomSource) -> Reply:
-        r = _assume_attr(swn.skill_check(label=label, rng=rng, **kw), attrs)
+        r = swn.skill_check(label=label, rng=rng, assumed=assumed, **kw)
         data = render.check_json(r, aid=[render.check_json(a) for a in r.aid])
         data["odds"]["without_aid"] = without
         return Reply(data, r.text)
 
     def chances() -> Reply:
-        data = render.odds_json(
-            "skill", o.success, f"Skill check vs {o.target}", target=o.target, without_aid=without
-        )
+        data = render.skill_odds_json(o, len(team), assumed)
         return Reply(data, data["text"])
 
     return go, chances
@@ -173,7 +198,7 @@ def attack(
         int | None, typer.Option("--ac", help="The target's Armor Class (10 if not given).")
     ] = None,
     attack_bonus: Annotated[int, typer.Option("--attack-bonus", help="Attack bonus.")] = 0,
-    skill: SkillOpt = 0,
+    skill: SkillOpt = None,
     untrained: UntrainedOpt = False,
     damage: Annotated[str, typer.Option("--damage", help="Weapon damage dice.")] = "1d6",
     shock: Annotated[str | None, typer.Option("--shock", help="Shock as AMOUNT/AC: 2/15.")] = None,
@@ -197,32 +222,32 @@ def attack(
     ] = False,
     label: LabelOpt = None,
 ) -> Twin:
-    """An attack: 1d20 + attack bonus + skill + attribute vs AC, then damage or Shock."""
+    """An attack: 1d20 + attack bonus + skill + attribute vs AC, then damage or Shock.
+
+    An untrained combat skill counts as -2 (--untrained); with neither --skill nor
+    --untrained the skill is 0, and the result says so, as it does AC 10 without --ac.
+    """
+    level, skill_assumed = swn.assume_skill(skill, untrained, "; --untrained for none: -2")
     kw: dict[str, Any] = dict(
         ac=10 if ac is None else ac, weapon=swn.Weapon.make(damage, shock),
         naturals=naturals, shock_through_defense=shock_through_defense,
         attack_bonus=attack_bonus,
-        skill=None if untrained else skill,
+        skill=level,
         attribute=swn.best_attribute(attrs, swn.ATTRIBUTES, "an attack", single=True),
         damage_bonus=damage_bonus, snap=snap, total_defense=total_defense,
         shock_floor=shock_floor,
     )  # fmt: skip
     o = swn.attack_odds(**kw)
 
-    assumed = ("AC 10 (not given)",) if ac is None else ()
+    assumed = _known("AC 10 (not given)" if ac is None else None, skill_assumed)
 
     def go(rng: RandomSource) -> Reply:
         r = swn.attack(assumed=assumed, label=label, rng=rng, **kw)
         return Reply(render.attack_json(r), r.text)
 
     def chances() -> Reply:
-        dist = render.damage_distribution_json(o.distribution)
-        lines = [f"  {v:>4} damage  {percent(p):>6}  {fraction(p)}" for v, p in o.distribution]
-        vs = f"AC {o.target}" + (" (assumed: no --ac given)" if ac is None else "")
-        text = "\n".join([f"Attack vs {vs}: {percent(o.hit)} to hit", *lines])
-        data = {"system": "swn", "kind": "attack", "odds": {"success": fraction(o.hit)},
-                "damage_distribution": dist, "text": text}  # fmt: skip
-        return Reply(data, text)
+        data = render.attack_odds_json(o, assumed, ac is not None)
+        return Reply(data, data["text"])
 
     return go, chances
 
@@ -232,45 +257,55 @@ def stabilize(
     attrs: dict[str, int],
     rounds: Annotated[int, typer.Option("--rounds", help="Rounds since the victim fell.")] = 0,
     tools: Annotated[str, typer.Option("--tools", help="none, medkit or lazarus.")] = "none",
-    skill: SkillOpt = 0,
+    skill: SkillOpt = None,
     untrained: UntrainedOpt = False,
     label: LabelOpt = None,
 ) -> Twin:
     """Stabilize a mortally wounded ally: Int/Heal or Dex/Heal vs 10/8/6 + rounds."""
+    level, skill_assumed = swn.assume_skill(skill, untrained)
+    assumed = _known(skill_assumed, *_attr_assumed(attrs))
     kw: dict[str, Any] = dict(
-        rounds=rounds, tool=tools, skill=None if untrained else skill,
+        rounds=rounds, tool=tools, skill=level,
         attribute=swn.best_attribute(attrs, ("int", "dex"), "stabilizing"),
     )  # fmt: skip
     o = swn.stabilize_odds(**kw)
 
     def go(rng: RandomSource) -> Reply:
-        r = swn.stabilize(rng=rng, **kw)
-        r = replace(r, check=_assume_attr(r.check, attrs))
+        r = swn.stabilize(rng=rng, assumed=assumed, **kw)
         data = render.check_json(r.check, tool=r.tool, patch_used=r.patch_used)
         return label_reply(Reply({**data, "text": r.text}, r.text), label)
 
     def chances() -> Reply:
-        data = render.odds_json("stabilize", o.success, f"Stabilize vs {o.target}", target=o.target)
+        data = render.odds_json(
+            "stabilize", o.success, f"Stabilize vs {o.target}", target=o.target, assumed=assumed
+        )
         return Reply(data, data["text"])
 
     return go, chances
 
 
-@_twins("morale", ["swn morale 8"])
+@_twins("morale", ["swn morale 8", "swn morale 13 --roll-anyway"])
 def morale(
     score: Annotated[int, typer.Argument(help="The NPC's morale score.")],
     mod: Annotated[int, typer.Option("--mod", help="Situational modifier to the roll.")] = 0,
+    roll_anyway: Annotated[bool, typer.Option("--roll-anyway", help=ANYWAY_HELP)] = False,
     label: LabelOpt = None,
 ) -> Twin:
-    """A morale check: 2d6 at or under the score and the NPC fights on."""
+    """A morale check: 2d6 at or under the score and the NPC fights on.
+
+    2d6 is 2 to 12: when the score (with --mod) makes the result certain, no dice
+    are rolled and the result says so, unless --roll-anyway.
+    """
     p = swn.morale_odds(score, mod)
+    certain = swn.morale_certainty(score, mod)
 
     def go(rng: RandomSource) -> Reply:
-        r = swn.morale(score, modifier=mod, label=label, rng=rng)
+        r = swn.morale(score, modifier=mod, label=label, roll_anyway=roll_anyway, rng=rng)
         return Reply(render.check_json(r), r.text)
 
     def chances() -> Reply:
-        data = render.odds_json("morale", p, f"Morale {score} holds", target=score)
+        detail = "" if certain is None else f"; {certain}"
+        data = render.odds_json("morale", p, f"Morale {score} holds", detail=detail, target=score)
         return Reply(data, data["text"])
 
     return go, chances

@@ -11,29 +11,33 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
 
-from ..fmt import fraction, percent
+from ..fmt import fraction, percent, readable, short_fraction
 from ..systems import swn
 
 __all__ = [
     "attack_json",
+    "attack_odds_json",
     "damage_distribution_json",
     "check_json",
     "initiative_json",
     "odds_json",
     "simulation_json",
+    "skill_odds_json",
 ]
 
 
 def check_json(c: swn.Check, **extra: Any) -> dict[str, Any]:
-    """The JSON contract of every SWN check."""
+    """The JSON contract of every SWN check. A check that needed no roll (its outcome
+    was certain) has ``"rolled": false``, ``"dice": []`` and null ``natural`` and ``total``."""
     return {
         "system": "swn",
         "kind": c.kind.value,
         "label": c.label,
+        "rolled": c.rolled,
         "dice": list(c.dice),
-        "natural": c.natural,
+        "natural": c.natural if c.rolled else None,
         "modifiers": dict(c.modifiers),
-        "total": c.total,
+        "total": c.total if c.rolled else None,
         "target": c.target,
         "success": c.success,
         "outcome": c.outcome,
@@ -44,10 +48,49 @@ def check_json(c: swn.Check, **extra: Any) -> dict[str, Any]:
     }
 
 
-def odds_json(kind: str, p: Fraction, text: str, **extra: Any) -> dict[str, Any]:
-    """The odds of a roll, without rolling."""
+def odds_json(
+    kind: str,
+    p: Fraction,
+    text: str,
+    *,
+    detail: str = "",
+    assumed: Sequence[str] = (),
+    **extra: Any,
+) -> dict[str, Any]:
+    """The odds of a roll, without rolling: the exact fraction in the JSON, and in the
+    text the percentage with the fraction while it is short (:func:`referee.fmt.readable`),
+    then ``detail`` and what was assumed."""
     data = {"system": "swn", "kind": kind, "odds": {"success": fraction(p)}, **extra}
-    return {**data, "text": f"{text}: {percent(p)} ({fraction(p)})"}
+    shown = f"{text}: {readable(p)}{detail}"
+    shown += f"; assumed {', '.join(assumed)}" if assumed else ""
+    return {**data, "assumed": list(assumed), "text": shown}
+
+
+def skill_odds_json(o: swn.CheckOdds, helpers: int, assumed: Sequence[str]) -> dict[str, Any]:
+    """The odds of a skill check, with aid and without."""
+    head, detail = f"Skill check vs {o.target}", ""
+    without = None if o.without_aid is None else fraction(o.without_aid)
+    if o.without_aid is not None:
+        head += f" with {helpers} helper{'s' if helpers > 1 else ''}"
+        detail = f" (without aid {readable(o.without_aid)})"
+    return odds_json("skill", o.success, head, detail=detail, target=o.target,
+                     without_aid=without, assumed=assumed)  # fmt: skip
+
+
+def attack_odds_json(o: swn.AttackOdds, assumed: Sequence[str], ac_given: bool) -> dict[str, Any]:
+    """The odds of an attack: to hit, and the damage distribution (a fraction in the
+    text only while it is short; always in the JSON)."""
+    vs = f"AC {o.target}" + ("" if ac_given else " (assumed: no --ac given)")
+    head = f"Attack vs {vs}: {percent(o.hit)} to hit"
+    rest = [a for a in assumed if not a.startswith("AC ")]
+    head += f"; assumed {', '.join(rest)}" if rest else ""
+    lines = [
+        f"  {v:>4} damage  {percent(p):>6}  {short_fraction(p) or ''}".rstrip()
+        for v, p in o.distribution
+    ]
+    return {"system": "swn", "kind": "attack", "odds": {"success": fraction(o.hit)},
+            "damage_distribution": damage_distribution_json(o.distribution),
+            "assumed": list(assumed), "text": "\n".join([head, *lines])}  # fmt: skip
 
 
 def damage_distribution_json(dist: Sequence[tuple[int, Fraction]]) -> list[list[Any]]:

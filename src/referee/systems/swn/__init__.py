@@ -11,17 +11,7 @@ Stars Without Number section of that folder's ``README.md``.
 """
 
 from .attributes import ATTRIBUTES, attribute_modifier, best_attribute, resolve_modifier
-from .checks import (
-    DIFFICULTIES,
-    Check,
-    CheckOdds,
-    Helper,
-    Kind,
-    difficulty_value,
-    skill_check,
-    skill_check_odds,
-    skill_odds,
-)
+from .checks import Check, Kind
 from .combat import (
     Attack,
     AttackOdds,
@@ -54,18 +44,32 @@ from .opposed import (
     Opposed,
     TieRule,
     morale,
+    morale_certainty,
     morale_odds,
     morale_triggers,
     oppose,
     oppose_odds,
 )
 from .saves import SaveKind, save, save_attribute, save_odds, save_target
+from .skills import (
+    DIFFICULTIES,
+    MAX_HELPERS,
+    CheckOdds,
+    Helper,
+    assume_skill,
+    difficulty_value,
+    read_helpers,
+    skill_check,
+    skill_check_odds,
+    skill_odds,
+)
 from .turns import ACTIONS, Turn, plan_turn
 
 __all__ = [
     "ATTRIBUTES",
     "ACTIONS",
     "DIFFICULTIES",
+    "MAX_HELPERS",
     "TOOLS",
     "Attack",
     "AttackOdds",
@@ -91,6 +95,7 @@ __all__ = [
     "attack",
     "attack_odds",
     "attack_modifier",
+    "assume_skill",
     "attribute_modifier",
     "best_attribute",
     "damage_distribution",
@@ -101,11 +106,13 @@ __all__ = [
     "load_encounter",
     "load_party",
     "morale",
+    "morale_certainty",
     "morale_odds",
     "morale_triggers",
     "oppose",
     "oppose_odds",
     "plan_turn",
+    "read_helpers",
     "resolve_modifier",
     "rest_night",
     "save",

@@ -9,12 +9,14 @@ a function from one state to the next.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
 
 from ...errors import RuleError
 from ...rng import RandomSource
-from .checks import ByCheck, Check, CheckOdds, Kind, skill_check, skill_check_odds
+from .checks import ByCheck, Check, Kind
+from .skills import CheckOdds, skill_check, skill_check_odds
 
 __all__ = [
     "DEATH_ROUNDS",
@@ -220,6 +222,7 @@ def stabilize(
     tool: str = "none",
     skill: int | None = 0,
     attribute: int = 0,
+    assumed: Sequence[str] = (),
     rng: RandomSource | None = None,
 ) -> Stabilization:
     """Try to stabilize a mortally wounded character (a Main Action; failures may be retried).
@@ -228,6 +231,7 @@ def stabilize(
     plus rounds since downed; the victim dies after 6 rounds); rules README
     (the Lazarus patch is used up even on a failure). Give either the
     ``victim``'s :class:`Health` (its ``rounds_down`` is used) or ``rounds``.
+    ``assumed`` names what the caller took for granted (``skill 0 (not given)``).
 
     Raises:
         RuleError: an unknown tool, negative rounds, or a victim who is not
@@ -249,6 +253,7 @@ def stabilize(
         attribute=attribute,
         difficulty=stabilize_difficulty(key, rounds),
         label=f"Stabilize ({key}, round {rounds})",
+        assumed=assumed,
         rng=rng,
     )
     check = replace(check, kind=Kind.STABILIZE)

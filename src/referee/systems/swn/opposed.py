@@ -21,6 +21,7 @@ __all__ = [
     "Opposed",
     "TieRule",
     "morale",
+    "morale_certainty",
     "morale_odds",
     "morale_triggers",
     "oppose",
@@ -166,11 +167,43 @@ def morale_odds(score: int, modifier: int = 0) -> Fraction:
     return sum((p for v, p in _dist("2d6") if v + modifier <= score), Fraction(0))
 
 
+def _certain(score: int, modifier: int) -> tuple[bool, str] | None:
+    """(holds, why) when the outcome of a morale check is certain, else None."""
+    dice = f"2d6 {'-' if modifier < 0 else '+'} {abs(modifier)}"
+    if score >= 12 + modifier:
+        return True, f"{dice} is at most {12 + modifier}"
+    if score < 2 + modifier:
+        return False, f"{dice} is at least {2 + modifier}"
+    return None
+
+
+def morale_certainty(score: int, modifier: int = 0) -> str | None:
+    """Why a morale check needs no roll, or None when its outcome is uncertain.
+
+    2d6 runs from 2 to 12, so with ``modifier`` added a score at or above 12 +
+    modifier always holds and one below 2 + modifier always breaks (``003``,
+    "Morale": "Equal or less = keep fighting"; "Greater = flee/withdraw/surrender").
+
+    >>> morale_certainty(13)
+    'certain to hold, no roll needed (2d6 + 0 is at most 12)'
+    >>> morale_certainty(0)
+    'certain to break, no roll needed (2d6 + 0 is at least 2)'
+    >>> morale_certainty(10, -2), morale_certainty(8)
+    ('certain to hold, no roll needed (2d6 - 2 is at most 10)', None)
+    """
+    found = _certain(score, modifier)
+    if found is None:
+        return None
+    holds, why = found
+    return f"certain to {'hold' if holds else 'break'}, no roll needed ({why})"
+
+
 def morale(
     score: int,
     *,
     modifier: int = 0,
     label: str | None = None,
+    roll_anyway: bool = False,
     rng: RandomSource | None = None,
 ) -> Check:
     """A morale check: 2d6 at or below the morale score and the NPC fights on; above, it breaks.
@@ -178,23 +211,28 @@ def morale(
     A broken NPC flees, withdraws or surrenders (``003``, "Morale": "Greater =
     flee/withdraw/surrender"); which one is the GM's call, so the result says all three.
 
+    When the outcome is certain (:func:`morale_certainty`: a score of 12 or
+    more with no modifier always holds, one below 2 always breaks) no dice are
+    drawn and the check is not rolled (:attr:`.Check.rolled` is False), unless
+    ``roll_anyway``.
+
     Source: ``003``, "Morale" (NPCs check after the first casualty and at 50%
     losses; PCs never check: see :func:`morale_triggers`).
+
+    >>> print(morale(13).text)
+    Morale 13: certain to hold, no roll needed (2d6 + 0 is at most 12) — 100.0% to hold
     """
     _bounded("morale score", score, 0, LIMIT)
-    dice = _roll(rng, 2, 6)
     mods = (("situational", _bounded("modifier", modifier)),) if modifier else ()
+    odds = morale_odds(score, modifier)
+    certain = _certain(score, modifier)
+    if certain is not None and not roll_anyway:
+        holds, why = certain
+        return Check(Kind.MORALE, (), mods, score, holds, odds, roll_under=True, note=why,
+                     label=label, rolled=False)  # fmt: skip
+    dice = _roll(rng, 2, 6)
     ok = sum(dice) + modifier <= score
-    return Check(
-        Kind.MORALE,
-        dice,
-        mods,
-        score,
-        ok,
-        morale_odds(score, modifier),
-        roll_under=True,
-        label=label,
-    )
+    return Check(Kind.MORALE, dice, mods, score, ok, odds, roll_under=True, label=label)
 
 
 def morale_triggers(side_size: int, casualties_before: int, casualties_after: int) -> list[str]:
