@@ -153,7 +153,8 @@ def test_repl_commands() -> None:
     out = handle("sample 3d6 -n 2000")
     assert out.startswith("3d6: 2,000 rolls, mean ") and len(out.splitlines()) == 17
     assert handle("sample 3d6 -n 0").startswith("error: -n 0: sample at least one roll")
-    assert len(handle("odds d100").splitlines()) == 101  # every row: none is under 0.1%
+    d100 = handle("odds d100").splitlines()  # 100 totals: more than MAX_ROWS rows
+    assert len(d100) == 52 and d100[1].split() == ["1..2", "1/50", "2.0%", "█" * 40]
     # every rolling command, not only dice (issue 10)
     assert "to succeed" in handle("gurps check 12") and "save" in handle("swn save physical")
     assert "Usage: gurps check" in handle("help gurps check")
@@ -163,11 +164,14 @@ def test_repl_commands() -> None:
     assert handle("gurps check 12 --seed 1") == seeded_text
 
 
-def test_long_tables_say_what_they_leave_out() -> None:
+def test_long_tables_say_how_they_fold() -> None:
     res = runner.invoke(app, ["sample", "8d6!", "-n", "20000", "--seed", "1"])
     assert res.exit_code == 0
-    assert "rows under 0.1% not shown" in res.output.splitlines()[-1]
-    assert "of the probability in all" in handle("odds 20d20").splitlines()[-1]
+    lines = res.output.splitlines()
+    assert lines[-1] == "(totals under 0.1% joined into ranges)"
+    assert lines[1].split()[:2] == ["≤", "13"] and lines[-2].split()[:2] == ["≥", "74"]
+    table = handle("odds 20d20").splitlines()
+    assert table[-1] == "(totals in ranges of 5)" and table[1].split()[:2] == ["≤", "129"]
 
 
 @pytest.mark.parametrize(

@@ -151,7 +151,10 @@ def test_no_silent_defaults() -> None:
     # "swn attack --damage 1d8 with no --ac rolls against AC 10 and says nothing".
     a = commands.run("swn attack --damage 1d8", seeded(1))
     assert "assumed AC 10 (not given)" in a.text
-    assert a.data["assumed"] == ["AC 10 (not given)", "skill 0 (not given; --untrained for none: -2)"]
+    assert a.data["assumed"] == [
+        "AC 10 (not given)",
+        "skill 0 (not given; --untrained for none: -2)",
+    ]
     plain = commands.run("swn attack --damage 1d8 --ac 12 --skill 0", seeded(1)).text
     assert "assumed" not in plain
     assert "(assumed: no --ac given)" in commands.run("swn odds attack", None).text

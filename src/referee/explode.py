@@ -41,7 +41,7 @@ def added_dice_pool(dice: Dice, limits: Limits) -> _Dist:
     g = dice.score
     if not dice.keep:
         chain, chain_denom = _chain(counts, denom, cond.test, dice.penalty, g, cap, limits)
-        return _Dist(_power(chain, dice.count, limits), chain_denom**dice.count, cap > 0)
+        return _Dist(_power(chain, dice.count, limits, cap > 0), chain_denom**dice.count, cap > 0)
     return _Dist(
         _kept(dice, counts, denom, cond.test, g, cap, limits),
         denom ** ((cap + 1) * dice.count),
@@ -83,7 +83,7 @@ def _chain(
                 boom[value(f)] = boom.get(value(f), 0) + c
             else:
                 out[value(f)] = out.get(value(f), 0) + c * rest_denom
-        for v, c in _convolve(boom, rest_counts, limits).items():
+        for v, c in _convolve(boom, rest_counts, limits, True).items():
             out[v] = out.get(v, 0) + c
         return out, denom * rest_denom
 

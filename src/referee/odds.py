@@ -198,7 +198,7 @@ def _dist(node: Node, limits: Limits, exact: bool = False) -> _Dist:
         whole = not exact or all(type(o) is int for d in (acc, right) for o in d.counts)
         if op in "+-" and whole:
             b = right.counts if op == "+" else {-o: c for o, c in right.counts.items()}
-            counts = _convolve(acc.counts, b, limits)
+            counts = _convolve(acc.counts, b, limits, acc.capped or right.capped)
         elif op in "*/" and not exact:
             counts = _pairwise(acc.counts, right.counts, op, sub, limits)
         else:

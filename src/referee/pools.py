@@ -79,7 +79,15 @@ def _unpack(packed: Big, lo: int, width: int) -> Counts:
     return out
 
 
-def _check_size(slots: int, width: int, limits: Limits) -> None:
+def _try(explodes: bool) -> str:
+    """What to try instead of too much exact work; a lower explosion cap only helps
+    when something explodes."""
+    return "try sample, or a lower explosion cap" if explodes else "try sample instead"
+
+
+def _check_size(slots: int, width: int, limits: Limits, explodes: bool = False) -> None:
+    """Refuse packed arithmetic over more than the limits allow; ``explodes`` says
+    whether exploding dice are part of the work (and a lower cap would help)."""
     if slots > limits.odds_outcomes:
         raise DiceLimitError(
             f"exact odds would need {slots:,} outcomes; the limit is "
@@ -88,12 +96,13 @@ def _check_size(slots: int, width: int, limits: Limits) -> None:
     if slots * width * 8 > limits.odds_work:
         raise DiceLimitError(
             f"exact odds would need {slots * width * 8:,} bits of exact arithmetic; the limit is "
-            f"{limits.odds_work:,} (try sample, or a lower explosion cap)"
+            f"{limits.odds_work:,} ({_try(explodes)})"
         )
 
 
-def _convolve(a: Counts, b: Counts, limits: Limits) -> Counts:
-    """The distribution of the sum of two independent distributions."""
+def _convolve(a: Counts, b: Counts, limits: Limits, explodes: bool = False) -> Counts:
+    """The distribution of the sum of two independent distributions (``explodes``: either
+    holds exploding dice, for the advice if it is too large)."""
     if len(a) * len(b) <= _DIRECT:
         out: Counts = {}
         for x, cx in a.items():
@@ -103,14 +112,15 @@ def _convolve(a: Counts, b: Counts, limits: Limits) -> Counts:
     alo, ahi, blo, bhi = min(a), max(a), min(b), max(b)
     bound = sum(a.values()) * sum(b.values())
     width = _width(bound)
-    _check_size(ahi - alo + bhi - blo + 1, width, limits)
+    _check_size(ahi - alo + bhi - blo + 1, width, limits, explodes)
     pa = _pack(a, alo, ahi - alo + 1, width)
     pb = _pack(b, blo, bhi - blo + 1, width)
     return _unpack(pa * pb, alo + blo, width)
 
 
-def _power(d: Counts, n: int, limits: Limits) -> Counts:
-    """The distribution of the sum of ``n`` independent copies of ``d``."""
+def _power(d: Counts, n: int, limits: Limits, explodes: bool = False) -> Counts:
+    """The distribution of the sum of ``n`` independent copies of ``d`` (``explodes``: ``d``
+    holds exploding dice, for the advice if it is too large)."""
     if n == 0:
         return {0: 1}
     if len(d) == 1:
@@ -120,7 +130,7 @@ def _power(d: Counts, n: int, limits: Limits) -> Counts:
         return dict(d)
     lo, hi = min(d), max(d)
     width = _width(sum(d.values()) ** n)
-    _check_size(n * (hi - lo) + 1, width, limits)
+    _check_size(n * (hi - lo) + 1, width, limits, explodes)
     return _unpack(_pack(d, lo, hi - lo + 1, width) ** n, lo * n, width)
 
 
@@ -175,13 +185,13 @@ def _die_cached(
         if boom:
             rest = {f: c for f, c in counts.items() if f not in boom}
             span = max(abs(f) for f in counts) * (limits.explosions + 1)
-            _check_size(2 * span + 1, _width(denom ** (limits.explosions + 1)), limits)
+            _check_size(2 * span + 1, _width(denom ** (limits.explosions + 1)), limits, True)
             value = dict(counts)
             vden = denom
             for _ in range(limits.explosions):
                 # One more level of explosion: a non-exploding first face stands,
                 # an exploding one adds a whole (shorter-capped) chain.
-                new = _convolve(boom, value, limits)
+                new = _convolve(boom, value, limits, True)
                 for f, c in rest.items():
                     new[f] = new.get(f, 0) + c * vden
                 value, vden = new, vden * denom
@@ -205,17 +215,17 @@ def _pool(dice: Dice, limits: Limits) -> _Dist:
     contribution = dice.score
     if (lo, hi) == (0, n):
         if plain:
-            _check_size(n * (max(die) - min(die)) + 1, 1, limits)
+            _check_size(n * (max(die) - min(die)) + 1, 1, limits, capped)
         single: Counts = {}
         for v, c in die.items():
             g = contribution(v)
             single[g] = single.get(g, 0) + c
-        return _Dist(_power(single, n, limits), denom**n, capped)
+        return _Dist(_power(single, n, limits, capped), denom**n, capped)
     # Count ranks from whichever end the window is nearer: fewer dice to place.
     if hi <= n - lo:
-        counts = _keep(die, n, hi - lo, True, contribution, limits, skip=lo)
+        counts = _keep(die, n, hi - lo, True, contribution, limits, skip=lo, explodes=capped)
     else:
-        counts = _keep(die, n, hi - lo, False, contribution, limits, skip=n - hi)
+        counts = _keep(die, n, hi - lo, False, contribution, limits, skip=n - hi, explodes=capped)
     return _Dist(counts, denom**n, capped)
 
 
@@ -231,6 +241,7 @@ def _keep(
     g: Callable[[int], int],
     limits: Limits,
     skip: int = 0,
+    explodes: bool = False,
 ) -> Counts:
     """Sum of ``g`` over the ``k`` best of ``n`` dice after the ``skip`` best (a window of
     ranks, as ``kh2dl1`` keeps), as packed-integer dynamic programming.
@@ -241,7 +252,8 @@ def _keep(
     more dice on value ``v`` multiplies by ``C(n - m, c) * w_v**c`` and keeps
     those of ranks ``m .. m + c - 1`` that fall in the window; once ``skip + k``
     dice are placed, the other ``n - m - c`` dice all lie strictly below ``v``,
-    which multiplies by ``(weight below v) ** (n - m - c)``.
+    which multiplies by ``(weight below v) ** (n - m - c)``. ``explodes`` says the die
+    explodes, for the advice when the work is too large.
     """
     if k == 0:
         return {0: sum(die.values()) ** n}
@@ -256,14 +268,14 @@ def _keep(
     total_weight = sum(die.values())
     width = _width(total_weight**n)
     slots = k * span + 1
-    _check_size(slots, width, limits)
+    _check_size(slots, width, limits, explodes)
     # Each step multiplies and shifts a packed integer of up to slots * width bytes,
     # and costs at least as much as a couple of hundred bytes in Python overhead.
     cost = len(order) * end * n * max(slots * width, _STEP_OVERHEAD)
     if cost > limits.odds_work * 100:
         raise DiceLimitError(
             f"exact keep/drop odds would take about {cost:,} byte operations; the limit is "
-            f"{limits.odds_work * 100:,} (try sample, or a lower explosion cap)"
+            f"{limits.odds_work * 100:,} ({_try(explodes)})"
         )
     shift = width * 8
     size = slots * width

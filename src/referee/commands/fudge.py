@@ -10,8 +10,9 @@ from typing import Annotated, Any
 
 import typer
 
-from ..fmt import fraction, percent
+from ..fmt import fraction, percent, readable, short_fraction
 from ..render import fudge as render
+from ..results import Versus
 from ..rng import RandomSource
 from ..systems import fudge as f
 from .registry import (
@@ -158,11 +159,7 @@ def oppose(
         return label_reply(Reply(render.oppose_json(r), r.text), label)
 
     def chances() -> Reply:
-        text = (
-            f"{who[0]} ({first}) vs {who[1]} ({second}): {who[0]} wins {percent(versus.first)}"
-            f" ({fraction(versus.first)}), {who[1]} wins {percent(versus.second)}, "
-            f"tie {percent(versus.tie)}"
-        )
+        text = f"{who[0]} ({first}) vs {who[1]} ({second}): {_shares(who, versus, ties)}"
         data = {"system": "fudge", "kind": "oppose", "names": list(who),
                 "odds": render.versus_json(versus), "text": text}  # fmt: skip
         return label_reply(Reply(data, text), label)
@@ -201,7 +198,7 @@ def odds(
     diff = None if against else f.difficulty_level(lad, vs)
     head = lad.trait(trait).name + (f"{sum(mod or []):+d}" if mod and sum(mod) else "")
     lines = [
-        f"{lad.name_of(v):>16} {v:+4d}  {percent(p):>6}  {fraction(p)}"
+        f"{lad.name_of(v):>16} {v:+4d}  {percent(p):>6}  {short_fraction(p) or ''}".rstrip()
         for v, p in reversed(o.distribution)
     ]
     data: dict[str, Any] = {
@@ -213,20 +210,37 @@ def odds(
     if other is not None:
         data["against"] = render.level_json(lad.trait(against or ""))
         data["odds"] = render.versus_json(other)
-        summary = (
-            f"{head} vs {against}: 1 wins {percent(other.first)} ({fraction(other.first)}), "
-            f"2 wins {percent(other.second)}, tie {percent(other.tie)}"
-        )
+        rival = lad.trait(against or "").name
+        sides = (f"{head} (you)", f"{rival} (opponent)") if head == rival else (head, rival)
+        summary = f"{head} vs {rival}: {_shares(sides, other, ties)}"
     else:
         data["difficulty"] = render.level_json(diff)
         data["success"] = None if o.success is None else fraction(o.success)
         summary = f"{head}: distribution of the result"
         if o.success is not None and diff is not None:
-            summary = (
-                f"{head} vs {diff.name}: {percent(o.success)} to succeed ({fraction(o.success)})"
+            short = short_fraction(o.success)
+            summary = f"{head} vs {diff.name}: {percent(o.success)} to succeed" + (
+                f" ({short})" if short else ""
             )
     data["text"] = "\n".join([summary, *lines])
     return lambda rng: Reply(data, data["text"])
+
+
+def _shares(names: tuple[str, str], odds: Versus, ties: f.TieRule) -> str:
+    """Each side's chance of winning, by name, and the tie's unless ties go to the defender
+    (then the defender's share holds them, and there is no tie to show).
+
+    >>> from fractions import Fraction as F
+    >>> _shares(("Ron", "Bouncer"), Versus(F(1, 2), F(1, 3), F(1, 6)), f.TieRule.NOBODY)
+    'Ron wins 50.0% (1/2), Bouncer wins 33.3%, tie 16.7%'
+    >>> _shares(("Ron", "Bouncer"), Versus(F(1, 2), F(1, 2), F(0)), f.TieRule.DEFENDER)
+    'Ron wins 50.0% (1/2), Bouncer wins 50.0% (equal results go to the defender)'
+    """
+    first, second = names
+    text = f"{first} wins {readable(odds.first)}, {second} wins {percent(odds.second)}"
+    if f.TieRule(ties) is f.TieRule.DEFENDER:
+        return f"{text} (equal results go to the defender)"
+    return f"{text}, tie {percent(odds.tie)}"
 
 
 @command("fudge ladder", rolls=False, examples=["fudge ladder", "fudge ladder --ladder fate-core"])

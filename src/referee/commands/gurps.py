@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 
 from ..errors import RuleError
-from ..fmt import fraction, percent
+from ..fmt import fraction, percent, readable, short_fraction
 from ..render import gurps as render
 from ..rng import RandomSource
 from ..systems import gurps as g
@@ -73,17 +73,27 @@ def check(
 
     def chances() -> Reply:
         o = g.skill_odds(eff)
-        head = f"{label or name} " if (label or name) else ""
         text = (
-            f"{head}{skill}{''.join(f'{m:+d}' for m in mod or [])} = {eff}: success "
-            f"{percent(o.success)} ({fraction(o.success)}), critical success "
-            f"{percent(o.critical_success)}, critical failure {percent(o.critical_failure)}"
+            f"{_target(skill, mod, label, defense)}: success {readable(o.success)}, "
+            f"critical success {percent(o.critical_success)}, "
+            f"critical failure {percent(o.critical_failure)}"
         )
         data = {"system": "gurps", "kind": "odds", "effective_skill": eff,
                 "odds": render.skill_odds_json(o), "text": text}  # fmt: skip
         return Reply(data, text)
 
     return go, chances
+
+
+def _target(skill: str, mods: list[int] | None, label: str | None, defense: bool) -> str:
+    """What a success roll is against, for its odds: ``Broadsword 14-2 = 12``, ``Skill 12``,
+    ``Defense 9`` (the number alone when nothing modifies it)."""
+    name, base, own = g.read_skill(skill)
+    every = [*own, *(mods or [])]
+    what = label or name or ("Defense" if defense else "Skill")
+    if not every:
+        return f"{what} {base}"
+    return f"{what} {base}{''.join(f'{m:+d}' for m in every)} = {base + sum(every)}"
 
 
 @command("gurps table", rolls=False, examples=["gurps table"])
@@ -124,7 +134,7 @@ def retry(
     probs = [
         g.retry_odds(eff, k, stop_on_critical=not carry_on) for k in range(1, max_attempts + 1)
     ]
-    text = "\n".join(f"within {k}: {percent(p)} ({fraction(p)})" for k, p in enumerate(probs, 1))
+    text = _retry_text(eff, probs, stop_on_critical=not carry_on)
     data = {
         "system": "gurps",
         "kind": "retry",
@@ -134,6 +144,55 @@ def retry(
         "text": text,
     }
     return lambda rng: Reply(data, text)
+
+
+def _retry_text(eff: int, probs: list[Fraction], *, stop_on_critical: bool) -> str:
+    """What ``gurps retry`` says: the rule, then the chance to succeed within k attempts
+    for each k while the percentage shown still changes, then one line for the rest.
+
+    >>> print(_retry_text(5, [g.retry_odds(5, k) for k in range(1, 6)], stop_on_critical=True))
+    Repeated attempts at effective skill 5 (004, 'Repeated Attempts', case (c)):
+    each retry is at −1, cumulative; a critical failure ends the attempts.
+    Chance to succeed within k attempts (the skill of the last one):
+    within 1 (skill 5): 4.6% (5/108)
+    within 2 (skill 4): 6.2% (121/1944)
+    within 3 (skill 3): 7.5% (10541/139968)
+    within 4..5: 7.5% (10541/139968) for every k, because:
+      from attempt 4 on, the skill would be below 3, where no roll is allowed
+    """
+    ends = (
+        "a critical failure ends the attempts"
+        if stop_on_critical
+        else "a critical failure does not end them (--continue-after-critical)"
+    )
+    lines = [
+        f"Repeated attempts at effective skill {eff} (004, 'Repeated Attempts', case (c)):",
+        f"each retry is at −1, cumulative; {ends}.",
+        "Chance to succeed within k attempts (the skill of the last one):",
+    ]
+    shown = [percent(p) for p in probs]
+    # Every attempt up to the last that changes the percentage shown gets a line.
+    last = 1 + max((k for k in range(1, len(probs)) if shown[k] != shown[k - 1]), default=0)
+    if len(probs) - last < 2:
+        last = len(probs)
+    for k, p in enumerate(probs[:last], 1):
+        lines.append(f"within {k} (skill {eff - k + 1}): {readable(p)}")
+    if last == len(probs):
+        return "\n".join(lines)
+    first, end = last + 1, len(probs)
+    possible = eff - 2  # attempts at skill 3 or more
+    lines.append(f"within {first}..{end}: {readable(probs[-1])} for every k, because:")
+    if first <= possible:
+        upto = min(end, possible)
+        which = f"attempt {first} adds" if first == upto else f"attempts {first}..{upto} add"
+        added = percent(probs[upto - 1] - probs[last - 1])
+        lines.append(f"  {which} only {added} in all, less than the precision shown")
+    if end > possible:
+        lines.append(
+            f"  from attempt {max(first, possible + 1)} on, the skill would be below 3, "
+            "where no roll is allowed"
+        )
+    return "\n".join(lines)
 
 
 @twins(
@@ -228,7 +287,10 @@ def reaction(
         return label_reply(Reply(render.reaction_json(r), r.text), label)
 
     def chances() -> Reply:
-        rows = [f"  {band:<11} {percent(p):>6}  {fraction(p)}" for band, p in odds.items()]
+        rows = [
+            f"  {band:<11} {percent(p):>6}  {short_fraction(p) or ''}".rstrip()
+            for band, p in odds.items()
+        ]
         text = "\n".join([f"Reaction 3d6{total:+d}:", *rows])
         data = {"system": "gurps", "kind": "reaction", "modifier": total,
                 "odds": {k: fraction(v) for k, v in odds.items()}, "text": text}  # fmt: skip
@@ -261,7 +323,10 @@ def damage(
         return label_reply(Reply(render.damage_json(r, dist, injury), r.text), label)
 
     def chances() -> Reply:
-        rows = [f"  injury {v:>4}  {percent(p):>6}  {fraction(p)}" for v, p in injury.items()]
+        rows = [
+            f"  injury {v:>4}  {percent(p):>6}  {short_fraction(p) or ''}".rstrip()
+            for v, p in injury.items()
+        ]
         text = "\n".join([f"{expression} {damage_type} vs DR {dr}:", *rows])
         data = {"system": "gurps", "kind": "damage", "dr": dr, "damage_type": damage_type,
                 "distribution": [[k, fraction(v)] for k, v in dist.items()],

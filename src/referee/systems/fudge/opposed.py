@@ -83,10 +83,10 @@ class OpposedRoll(Contest):
             verdict = f"{self.names[self.winner - 1]} wins{how}, degree {abs(d):+d}" + (
                 f" ({name})" if name else ""
             )
-        lines.append(
-            f"{verdict} — odds: {first} wins {percent(o.first)}, {second} wins "
-            f"{percent(o.second)}, tie {percent(o.tie)}"
-        )
+        shares = f"{first} wins {percent(o.first)}, {second} wins {percent(o.second)}"
+        if self.ties is not TieRule.DEFENDER:  # with ties to the defender there is no tie
+            shares += f", tie {percent(o.tie)}"
+        lines.append(f"{verdict} — odds: {shares}")
         return "\n".join(lines)
 
 
