@@ -180,8 +180,8 @@ def test_skills_join_across_spaces_and_labels_stay_whole() -> None:
         ("gurps check 12 --seed 4", "--seed is not an option of 'gurps check'"),
         ("roll 3d6 -n 3", "-n is not an option of 'roll'"),
         ("gurps check 12 --bogus", "No such option: --bogus"),
-        ("gurps check", "Missing argument 'skill'"),
-        ("gurps check abc", "cannot read skill 'abc'"),
+        ("gurps check", "Missing argument 'SKILL'"),
+        ("gurps check abc", "given 'abc' to read from a character sheet, and there is no sheet"),
         ("swn save cosmic", "'cosmic' is not one of"),
     ],
 )

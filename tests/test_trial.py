@@ -295,3 +295,32 @@ def test_a_resistance_roll_reads_as_one() -> None:
     assert any("Wizard wins by" in t for t in texts)
     data = commands.run("gurps contest 14 12 --resistance", seeded(3)).data
     assert data["odds"]["tie"] == "0/1"
+
+
+def _examples() -> Iterator[str]:
+    import shlex
+
+    for meta in COMMANDS.values():
+        for line in (meta.epilog or "").splitlines():
+            line = line.strip()
+            if line.startswith("referee "):
+                yield " ".join(shlex.split(line)[1:2]) + "|" + line
+
+
+@pytest.mark.parametrize("example", sorted(_examples()))
+def test_every_help_example_runs(example: str) -> None:
+    """Each example under ``--help`` runs as shown, from the repository's root."""
+    import os
+    import shlex
+    from pathlib import Path
+
+    line = example.split("|", 1)[1]
+    root = Path(__file__).parent.parent
+    here = os.getcwd()
+    os.chdir(root)
+    try:
+        res = runner.invoke(app, shlex.split(line)[1:])
+    finally:
+        os.chdir(here)
+    assert res.exit_code == 0, (line, res.output)
+    assert "error" not in res.output.split("\n", 1)[0].lower(), (line, res.output)

@@ -14,6 +14,7 @@ __all__ = [
     "DiceSyntaxError",
     "RefereeError",
     "RuleError",
+    "SheetError",
 ]
 
 
@@ -77,3 +78,14 @@ class CommandError(RefereeError):
         super().__init__(message)
         self.command = command
         """The command the line named (``gurps check``), if it named one."""
+
+
+class SheetError(RefereeError):
+    """A character sheet that cannot be read, or a trait it does not have (or has
+    several of). The message names the file's problem in a player's words and, for
+    a malformed file, the line."""
+
+    def __init__(self, message: str, line: int | None = None) -> None:
+        super().__init__(message)
+        self.line = line
+        """1-based line of the problem in the file, when it has one."""

@@ -11,10 +11,11 @@ from typing import TYPE_CHECKING
 from ..commands.result import Resources
 
 if TYPE_CHECKING:
+    from ..sheets import Sheet
     from ..systems.fudge import Ladder
     from ..systems.swn import Encounter
 
-__all__ = ["LOCAL", "PROGRESS_FROM"]
+__all__ = ["LOCAL", "PROGRESS_FROM", "SHEET_VARIABLE", "read_sheet_file"]
 
 PROGRESS_FROM = 200_000
 """Runs from this many up show a progress bar (on a terminal, on standard error)."""
@@ -38,6 +39,49 @@ def _party(name: str) -> list[tuple[str, int, bool]]:
     return load_party(name)
 
 
+SHEET_VARIABLE = "REFEREE_SHEET"
+"""The environment variable naming the sheet a command reads when --sheet is not given."""
+
+
+def read_sheet_file(path: str) -> Sheet:
+    """The sheet in the file at ``path``: its size is checked before it is read, and any
+    error names the file.
+
+    Raises:
+        SheetError: no such file, not readable, too large, or not a sheet.
+    """
+    import os
+
+    from ..errors import SheetError
+    from ..sheets import MAX_BYTES, read_sheet
+
+    try:
+        size = os.path.getsize(path)
+        if size > MAX_BYTES:
+            raise SheetError(
+                f"{path}: the file is {size:,} bytes; a character sheet may be at most "
+                f"{MAX_BYTES:,}"
+            )
+        with open(path, "rb") as handle:
+            data = handle.read(MAX_BYTES + 1)
+    except FileNotFoundError:
+        raise SheetError(f"cannot read the sheet {path!r}: there is no such file") from None
+    except OSError as exc:
+        raise SheetError(f"cannot read the sheet {path!r}: {exc.strerror or exc}") from None
+    try:
+        return read_sheet(data)
+    except SheetError as exc:
+        raise SheetError(f"{path}: {exc}", exc.line) from None
+
+
+def _sheet(path: str | None) -> Sheet | None:
+    import os
+
+    if path is None:
+        path = os.environ.get(SHEET_VARIABLE) or None
+    return None if path is None else read_sheet_file(path)
+
+
 @contextmanager
 def _progress(total: int) -> Iterator[Callable[[int], None] | None]:
     if total < PROGRESS_FROM or not sys.stderr.isatty():
@@ -51,5 +95,8 @@ def _progress(total: int) -> Iterator[Callable[[int], None] | None]:
         yield lambda done: bar.update(task, completed=done)
 
 
-LOCAL = Resources(ladder=_ladder, encounter=_encounter, party=_party, progress=_progress)
-"""Ladder, encounter and party files by path, and progress bars: for local users only."""
+LOCAL = Resources(
+    ladder=_ladder, encounter=_encounter, party=_party, progress=_progress, sheet=_sheet
+)
+"""Ladder, encounter, party and sheet files by path (and ``REFEREE_SHEET``), and progress
+bars: for local users only."""

@@ -36,6 +36,7 @@ from .result import (
     Plan,
     Reply,
     Resources,
+    with_sheet,
 )
 
 if TYPE_CHECKING:
@@ -55,6 +56,7 @@ __all__ = [
     "is_rolling",
     "plan",
     "run",
+    "with_sheet",
 ]
 
 

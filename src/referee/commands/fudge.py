@@ -15,6 +15,7 @@ from ..render import fudge as render
 from ..results import Versus
 from ..rng import RandomSource
 from ..systems import fudge as f
+from .fudge_sheet import BY_NAME, Sheet2Opt, resolve
 from .registry import (
     DEFAULTS,
     LabelOpt,
@@ -26,6 +27,7 @@ from .registry import (
     twins,
 )
 from .result import Plan, Reply, Resources
+from .sheeted import SheetOpt
 
 __all__: list[str] = []
 
@@ -58,6 +60,9 @@ VsOpt = Annotated[
 ]
 
 
+TRAIT_HELP = "The trait: a level (Good, gr, Great+1, +2) or a name on the sheet ('Ranged Combat')."
+
+
 def _ladder(ctx: typer.Context, name: str | None) -> f.Ladder:
     resources: Resources = ctx.obj
     return resources.ladder(name)
@@ -72,11 +77,14 @@ def _ladder(ctx: typer.Context, name: str | None) -> f.Ladder:
         "fudge roll gr --vs none --seed 7 --json",
         "fudge roll Poor --vs Astonishing+2 --roll-anyway",
         "fudge roll Good --label 'Pick the lock'",
+        "fudge roll 'Ranged Combat' --vs Great --sheet examples/sheets/ron.toml",
+        "fudge roll Focus --ladder fate-core --sheet examples/sheets/ron.toml",
     ],
+    notes=BY_NAME,
 )
 def roll(
     ctx: typer.Context,
-    trait: Annotated[str, typer.Argument(help="The trait: Good, gr, Great+1, +2.")],
+    trait: Annotated[str, typer.Argument(help=TRAIT_HELP)],
     mod: ModOpt = None,
     vs: VsOpt = None,
     reroll: RerollOpt = None,
@@ -90,22 +98,25 @@ def roll(
     ] = False,
     ladder: LadderOpt = None,
     label: LabelOpt = None,
+    sheet: SheetOpt = None,
 ) -> Plan:
     """An unopposed action: trait + modifiers + 4dF against a difficulty, with exact odds.
 
     When success is certain or impossible, no dice are rolled (002, "Rolling the
-    Dice") unless --roll-anyway.
+    Dice") unless --roll-anyway. A trait's name is read from the character's sheet,
+    on the sheet's ladder; the text and JSON ("sheet_trait") name the trait.
     """
-    lad = _ladder(ctx, ladder)
+    read = resolve(ctx, [trait], [sheet], ladder, "fudge roll")
+    level = read.sides[0].text
     kw: dict[str, Any] = dict(
         modifier=mod or [], difficulty=vs, reroll=f.read_rerolls(reroll or []),
-        strategy=strategy, extreme=extreme, ladder=lad,
+        strategy=strategy, extreme=extreme, ladder=read.ladder,
     )  # fmt: skip
-    f.action_odds(trait, **kw)  # refused before any roll
+    f.action_odds(level, **kw)  # refused before any roll
 
     def go(rng: RandomSource) -> Reply:
-        r = f.action(trait, roll_anyway=roll_anyway, rng=rng, **kw)
-        return label_reply(Reply(render.action_json(r), r.text), label)
+        r = f.action(level, roll_anyway=roll_anyway, rng=rng, **kw)
+        return label_reply(read.action(Reply(render.action_json(r), r.text), r), label)
 
     return go
 
@@ -116,12 +127,17 @@ def roll(
     examples=[
         "fudge oppose Great Good",
         "fudge oppose Good Fair --mod +1 --reroll2 -1 --ties defender --names Ron,Bouncer",
+        "fudge oppose 'Ranged Combat' Notice --sheet examples/sheets/ron.toml "
+        "--sheet2 examples/sheets/bouncer.toml",
+        "fudge oppose Focus Mind --sheet examples/sheets/ron.toml",
     ],
 )
 def oppose(
     ctx: typer.Context,
-    first: Annotated[str, typer.Argument(help="The acting side's trait.")],
-    second: Annotated[str, typer.Argument(help="The opposing (defending) side's trait.")],
+    first: Annotated[str, typer.Argument(help="The acting side's trait: a level or a name.")],
+    second: Annotated[
+        str, typer.Argument(help="The opposing (defending) side's trait: a level or a name.")
+    ],
     mod: ModOpt = None,
     mod2: Annotated[
         list[int] | None, typer.Option("--mod2", help="A modifier for the second side.")
@@ -138,10 +154,21 @@ def oppose(
     ladder: LadderOpt = None,
     names: NamesOpt = None,
     label: LabelOpt = None,
+    sheet: SheetOpt = None,
+    sheet2: Sheet2Opt = None,
 ) -> Twin:
-    """An opposed action: both sides roll; the higher result wins, with exact odds."""
-    lad = _ladder(ctx, ladder)
-    who = read_names(names)
+    """An opposed action: both sides roll; the higher result wins, with exact odds.
+
+    Each side is a ladder level or a trait's name: the first side's is read from
+    --sheet (else $REFEREE_SHEET), the second's from --sheet2 (else the first's
+    sheet). Sides by name are called by the characters' names (by the traits' names
+    when both are one character's) unless --names. A trait that is a level keeps its
+    meaning unless the sheet given has a trait of exactly that name: see 'fudge roll'.
+    """
+    read = resolve(ctx, [first, second], [sheet, sheet2], ladder, "fudge oppose")
+    lad = read.ladder
+    who = read_names(names) if names is not None else read.names() or read_names(None)
+    one, two = (s.text for s in read.sides)
     kw: dict[str, Any] = dict(
         modifiers=(mod or [], mod2 or []),
         rerolls=(f.read_rerolls(reroll or []), f.read_rerolls(reroll2 or [])),
@@ -150,18 +177,23 @@ def oppose(
     sides = [
         f.action_odds(trait, modifier=m or [], reroll=f.read_rerolls(r or []), ladder=lad,
                       extreme=extreme, strategy=strategy, difficulty=f.NO_DIFFICULTY)
-        for trait, m, r in ((first, mod, reroll), (second, mod2, reroll2))
+        for trait, m, r in ((one, mod, reroll), (two, mod2, reroll2))
     ]  # fmt: skip
     versus = f.oppose_odds(sides[0], sides[1], ties)
 
     def go(rng: RandomSource) -> Reply:
-        r = f.oppose(first, second, names=who, rng=rng, **kw)
-        return label_reply(Reply(render.oppose_json(r), r.text), label)
+        r = f.oppose(one, two, names=who, rng=rng, **kw)
+        return label_reply(read.oppose(Reply(render.oppose_json(r), r.text), r), label)
 
     def chances() -> Reply:
-        text = f"{who[0]} ({first}) vs {who[1]} ({second}): {_shares(who, versus, ties)}"
-        data = {"system": "fudge", "kind": "oppose", "names": list(who),
+        text = read.noted(
+            f"{read.describe(0, who[0], first)} vs {read.describe(1, who[1], second)}: "
+            f"{_shares(who, versus, ties)}"
+        )
+        data: dict[str, Any] = {"system": "fudge", "kind": "oppose", "names": list(who),
                 "odds": render.versus_json(versus), "text": text}  # fmt: skip
+        if read.named:
+            data["traits"] = read.traits()
         return label_reply(Reply(data, text), label)
 
     return go, chances
@@ -170,11 +202,16 @@ def oppose(
 @command(
     "fudge odds roll",
     rolls=False,
-    examples=["fudge odds Good --vs Great --reroll +1", "fudge odds Good --against Great --json"],
+    examples=[
+        "fudge odds Good --vs Great --reroll +1",
+        "fudge odds Good --against Great --json",
+        "fudge odds 'Ranged Combat' --against Great --sheet examples/sheets/ron.toml",
+    ],
+    notes=BY_NAME,
 )
 def odds(
     ctx: typer.Context,
-    trait: Annotated[str, typer.Argument(help="The trait.")],
+    trait: Annotated[str, typer.Argument(help=TRAIT_HELP)],
     mod: ModOpt = None,
     vs: VsOpt = None,
     reroll: RerollOpt = None,
@@ -185,18 +222,29 @@ def odds(
     ties: Annotated[f.TieRule, typer.Option("--ties", help="With --against.")] = f.TieRule.NOBODY,
     extreme: ExtremeOpt = False,
     ladder: LadderOpt = None,
+    sheet: SheetOpt = None,
 ) -> Plan:
-    """Exact odds of an action without rolling: the result's distribution and P(success)."""
-    lad = _ladder(ctx, ladder)
+    """Exact odds of an action without rolling: the result's distribution and P(success).
+
+    A trait's name is read from the character's sheet, as 'fudge roll' reads it.
+    """
+    read = resolve(ctx, [trait], [sheet], ladder, "fudge odds roll")
+    lad, side = read.ladder, read.sides[0]
     kw: dict[str, Any] = {"modifier": mod or [], "extreme": extreme, "ladder": lad}
     kw.update(reroll=f.read_rerolls(reroll or []), strategy=strategy)
-    o = f.action_odds(trait, difficulty=f.NO_DIFFICULTY if against else vs, **kw)
+    o = f.action_odds(side.text, difficulty=f.NO_DIFFICULTY if against else vs, **kw)
     other = None
     if against is not None:
         opp = f.action_odds(against, difficulty=f.NO_DIFFICULTY, ladder=lad, extreme=extreme)
         other = f.oppose_odds(o, opp, ties)
     diff = None if against else f.difficulty_level(lad, vs)
-    head = lad.trait(trait).name + (f"{sum(mod or []):+d}" if mod and sum(mod) else "")
+    level = lad.trait(side.text)
+    total = sum(mod or [])
+    head = level.name + (f"{total:+d}" if total else "")
+    me = head
+    if side.trait is not None and side.sheet is not None:
+        head = side.called(None, level.name) + (f" {total:+d}" if total else "")
+        me = side.sheet.name
     lines = [
         f"{lad.name_of(v):>16} {v:+4d}  {percent(p):>6}  {short_fraction(p) or ''}".rstrip()
         for v, p in reversed(o.distribution)
@@ -204,14 +252,16 @@ def odds(
     data: dict[str, Any] = {
         "system": "fudge",
         "kind": "odds",
-        "trait": render.level_json(lad.trait(trait)),
+        "trait": render.level_json(level),
         "distribution": render.distribution_json(o),
     }
+    if side.trait is not None:
+        data["sheet_trait"] = side.json()
     if other is not None:
         data["against"] = render.level_json(lad.trait(against or ""))
         data["odds"] = render.versus_json(other)
         rival = lad.trait(against or "").name
-        sides = (f"{head} (you)", f"{rival} (opponent)") if head == rival else (head, rival)
+        sides = (f"{me} (you)", f"{rival} (opponent)") if me == rival else (me, rival)
         summary = f"{head} vs {rival}: {_shares(sides, other, ties)}"
     else:
         data["difficulty"] = render.level_json(diff)
@@ -222,7 +272,7 @@ def odds(
             summary = f"{head} vs {diff.name}: {percent(o.success)} to succeed" + (
                 f" ({short})" if short else ""
             )
-    data["text"] = "\n".join([summary, *lines])
+    data["text"] = "\n".join([read.noted(summary), *lines])
     return lambda rng: Reply(data, data["text"])
 
 

@@ -14,9 +14,12 @@ from ..fmt import fraction, percent, readable, short_fraction
 from ..render import gurps as render
 from ..rng import RandomSource
 from ..systems import gurps as g
+from ..systems.gurps.damage import armor_dr
 from ..systems.gurps.reaction import check_modifier
+from .gurps_traits import Skill, resolve_damage, resolve_skill
 from .registry import LabelOpt, NamesOpt, Twin, command, label_reply, read_names, twins
 from .result import Plan, Reply
+from .sheeted import SheetOpt
 
 __all__: list[str] = []
 
@@ -24,6 +27,22 @@ ModOpt = Annotated[
     list[int] | None,
     typer.Option("--mod", help="A modifier to the skill; repeat to add several (-2, +1)."),
 ]
+SkillArg = Annotated[
+    list[str],
+    typer.Argument(
+        metavar="SKILL",
+        help="Skill and modifiers: 12, 12-5, Broadsword-14; or a name on the sheet: "
+        "Stealth, 'Fast-Draw (Knife)' -2, DX, Per -2, Dodge.",
+    ),
+]
+
+
+def _with_trait(reply: Reply, skill: Skill) -> Reply:
+    """The reply of a roll made by name, with the trait it used in its JSON."""
+    found = skill.json()
+    if found is None:
+        return reply
+    return Reply({**reply.data, "trait": found}, reply.text)
 
 
 def _skill(text: str, mods: list[int] | None) -> tuple[str | None, int]:
@@ -47,19 +66,28 @@ def _skill(text: str, mods: list[int] | None) -> tuple[str | None, int]:
         "gurps check 14 --mod -2",
         "gurps check Broadsword-14-2",
         "gurps check 9-5+10 --label Lockpicking --json",
+        "gurps check Stealth -2 --sheet 'tests/data/gcs/Dai Blackthorn.gcs'",
+        "gurps check 'Fast-Draw (Knife)' --sheet examples/sheets/dai.toml",
     ],
 )
 def check(
-    skill: Annotated[
-        str, typer.Argument(help="Skill and modifiers: 12, 12-5, 9-5+10, Broadsword-14.")
-    ],
+    ctx: typer.Context,
+    words: SkillArg,
     mod: ModOpt = None,
     label: LabelOpt = None,
     defense: Annotated[
         bool, typer.Option("--defense", help="A defense roll (allowed below 3).")
     ] = False,
+    sheet: SheetOpt = None,
 ) -> Twin:
-    """A success roll: 3d6 at or under the effective skill, with criticals and exact odds."""
+    """A success roll: 3d6 at or under the effective skill, with criticals and exact odds.
+
+    A name is read from the character's sheet (--sheet, or $REFEREE_SHEET): its level
+    is the one the sheet records, and the text and JSON name the trait.
+    """
+    read = resolve_skill(ctx, " ".join(words), sheet, "gurps check")
+    skill, label = read.text, label or read.label
+    defense = defense or read.defense
     name, eff = _skill(skill, mod)
     if eff < 3 and not defense:
         raise RuleError(
@@ -69,7 +97,7 @@ def check(
 
     def go(rng: RandomSource) -> Reply:
         r = g.check(skill, modifiers=mod or [], label=label, defense=defense, rng=rng)
-        return Reply(render.check_json(r), r.text)
+        return _with_trait(Reply(render.check_json(r), r.text), read)
 
     def chances() -> Reply:
         o = g.skill_odds(eff)
@@ -80,7 +108,7 @@ def check(
         )
         data = {"system": "gurps", "kind": "odds", "effective_skill": eff,
                 "odds": render.skill_odds_json(o), "text": text}  # fmt: skip
-        return Reply(data, text)
+        return _with_trait(Reply(data, text), read)
 
     return go, chances
 
@@ -113,10 +141,17 @@ def table() -> Plan:
     return lambda rng: Reply(data, text)
 
 
-@command("gurps retry", rolls=False, joins=True, examples=["gurps retry 12 --max 5"])
+@command(
+    "gurps retry",
+    rolls=False,
+    joins=True,
+    examples=["gurps retry 12 --max 5", "gurps retry Lockpicking --sheet examples/sheets/dai.toml"],
+)
 def retry(
-    skill: Annotated[str, typer.Argument(help="Skill and modifiers.")],
+    ctx: typer.Context,
+    words: SkillArg,
     mod: ModOpt = None,
+    sheet: SheetOpt = None,
     max_attempts: Annotated[int, typer.Option("--max", min=1, max=1000)] = 5,
     carry_on: Annotated[
         bool,
@@ -130,11 +165,12 @@ def retry(
 
     A critical failure ends the attempts unless --continue-after-critical.
     """
-    _, eff = _skill(skill, mod)
+    read = resolve_skill(ctx, " ".join(words), sheet, "gurps retry")
+    _, eff = _skill(read.text, mod)
     probs = [
         g.retry_odds(eff, k, stop_on_critical=not carry_on) for k in range(1, max_attempts + 1)
     ]
-    text = _retry_text(eff, probs, stop_on_critical=not carry_on)
+    text = render.retry_text(eff, probs, stop_on_critical=not carry_on)
     data = {
         "system": "gurps",
         "kind": "retry",
@@ -143,56 +179,10 @@ def retry(
         "stop_on_critical": not carry_on,
         "text": text,
     }
-    return lambda rng: Reply(data, text)
-
-
-def _retry_text(eff: int, probs: list[Fraction], *, stop_on_critical: bool) -> str:
-    """What ``gurps retry`` says: the rule, then the chance to succeed within k attempts
-    for each k while the percentage shown still changes, then one line for the rest.
-
-    >>> print(_retry_text(5, [g.retry_odds(5, k) for k in range(1, 6)], stop_on_critical=True))
-    Repeated attempts at effective skill 5 (004, 'Repeated Attempts', case (c)):
-    each retry is at −1, cumulative; a critical failure ends the attempts.
-    Chance to succeed within k attempts (the skill of the last one):
-    within 1 (skill 5): 4.6% (5/108)
-    within 2 (skill 4): 6.2% (121/1944)
-    within 3 (skill 3): 7.5% (10541/139968)
-    within 4..5: 7.5% (10541/139968) for every k, because:
-      from attempt 4 on, the skill would be below 3, where no roll is allowed
-    """
-    ends = (
-        "a critical failure ends the attempts"
-        if stop_on_critical
-        else "a critical failure does not end them (--continue-after-critical)"
-    )
-    lines = [
-        f"Repeated attempts at effective skill {eff} (004, 'Repeated Attempts', case (c)):",
-        f"each retry is at −1, cumulative; {ends}.",
-        "Chance to succeed within k attempts (the skill of the last one):",
-    ]
-    shown = [percent(p) for p in probs]
-    # Every attempt up to the last that changes the percentage shown gets a line.
-    last = 1 + max((k for k in range(1, len(probs)) if shown[k] != shown[k - 1]), default=0)
-    if len(probs) - last < 2:
-        last = len(probs)
-    for k, p in enumerate(probs[:last], 1):
-        lines.append(f"within {k} (skill {eff - k + 1}): {readable(p)}")
-    if last == len(probs):
-        return "\n".join(lines)
-    first, end = last + 1, len(probs)
-    possible = eff - 2  # attempts at skill 3 or more
-    lines.append(f"within {first}..{end}: {readable(probs[-1])} for every k, because:")
-    if first <= possible:
-        upto = min(end, possible)
-        which = f"attempt {first} adds" if first == upto else f"attempts {first}..{upto} add"
-        added = percent(probs[upto - 1] - probs[last - 1])
-        lines.append(f"  {which} only {added} in all, less than the precision shown")
-    if end > possible:
-        lines.append(
-            f"  from attempt {max(first, possible + 1)} on, the skill would be below 3, "
-            "where no roll is allowed"
-        )
-    return "\n".join(lines)
+    if read.trait is not None:
+        data["text"] = text = f"{read.label} ({read.trait.level}): {text}"
+    reply = _with_trait(Reply(data, text), read)
+    return lambda rng: reply
 
 
 @twins(
@@ -207,8 +197,11 @@ def _retry_text(eff: int, probs: list[Fraction], *, stop_on_critical: bool) -> s
     ],
 )
 def contest(
-    first: Annotated[str, typer.Argument(help="First side's skill: 14, 14-2, Wrestling-14.")],
-    second: Annotated[str, typer.Argument(help="Second side's skill.")],
+    ctx: typer.Context,
+    first: Annotated[
+        str, typer.Argument(help="First side's skill: 14, 14-2, Wrestling-14, or a name.")
+    ],
+    second: Annotated[str, typer.Argument(help="Second side's skill, or a name.")],
     mod: ModOpt = None,
     mod2: Annotated[
         list[int] | None, typer.Option("--mod2", help="A modifier to the second side's skill.")
@@ -230,11 +223,19 @@ def contest(
     resistance: Annotated[
         bool, typer.Option("--resistance", help="First side must succeed; ties to the second.")
     ] = False,
+    sheet: SheetOpt = None,
 ) -> Twin:
-    """A Quick (default) or Regular Contest, with each side's exact chance of winning."""
-    _, a = _skill(first, mod)
-    _, b = _skill(second, mod2)
+    """A Quick (default) or Regular Contest, with each side's exact chance of winning.
+
+    A side given by name is read from the sheet; it is called by that name.
+    """
+    sides = [resolve_skill(ctx, side, sheet, "gurps contest") for side in (first, second)]
+    _, a = _skill(sides[0].text, mod)
+    _, b = _skill(sides[1].text, mod2)
     who = read_names(names)
+    if names is None:
+        who = (sides[0].label or who[0], sides[1].label or who[1])
+    traits = [s.json() for s in sides]
     if regular:
         versus, expected = g.regular_contest_odds(a, b, edition=edition, floor=floor)
     else:
@@ -245,7 +246,7 @@ def contest(
             r = g.regular_contest(a, b, edition=edition, floor=floor, names=who, rng=rng)
         else:
             r = g.quick_contest(a, b, resistance=resistance, floor=floor, names=who, rng=rng)
-        return label_reply(Reply(render.contest_json(r), r.text), label)
+        return label_reply(_traits(Reply(render.contest_json(r), r.text), traits), label)
 
     def chances() -> Reply:
         kind = "Regular Contest" if regular else "Quick Contest"
@@ -259,9 +260,16 @@ def contest(
                 "skills": [a, b], "odds": render.versus_json(versus), "text": text}  # fmt: skip
         if expected is not None:
             data["expected_rounds"] = fraction(expected)
-        return label_reply(Reply(data, text), label)
+        return label_reply(_traits(Reply(data, text), traits), label)
 
     return go, chances
+
+
+def _traits(reply: Reply, traits: list[dict[str, object] | None]) -> Reply:
+    """A contest's reply with ``traits``, each side's trait (None for a typed skill)."""
+    if not any(traits):
+        return reply
+    return Reply({**reply.data, "traits": traits}, reply.text)
 
 
 @twins(
@@ -303,35 +311,73 @@ def reaction(
     "gurps",
     "damage",
     joins=True,
-    examples=["gurps damage 3d-3 --dr 2 --type cut", "gurps damage 2d+1 --type imp --label Spear"],
+    examples=[
+        "gurps damage 3d-3 --dr 2 --type cut",
+        "gurps damage 2d+1 --type imp --label Spear",
+        "gurps damage '4d(3) burn' --dr 9",
+        "gurps damage Punch --sheet 'tests/data/gcs/Dai Blackthorn.gcs'",
+        "gurps damage sw+2 cut --dr 2 --sheet examples/sheets/dai.toml",
+    ],
 )
 def damage(
-    expression: Annotated[str, typer.Argument(help="Dice+adds: 2d, 3d-3, 4d+2.")],
+    ctx: typer.Context,
+    words: Annotated[
+        list[str],
+        typer.Argument(
+            metavar="DAMAGE",
+            help="Dice+adds (2d, 3d-3, 4d+2), with a type and armor divisor as a sheet "
+            "writes them (2d+1 cut, 4d(3) burn), the sheet's sw/thr plus adds (sw+2 cut), "
+            "or an attack's name (Punch, 'Natural Attacks (Bite)').",
+        ),
+    ],
     dr: Annotated[int, typer.Option("--dr", help="Damage Resistance.")] = 0,
     damage_type: Annotated[
-        str, typer.Option("--type", help="cr, cut, imp, pi-, pi, pi+, pi++, burn, cor, fat, tox.")
-    ] = "cr",
+        str | None,
+        typer.Option(
+            "--type",
+            help="cr (the default), cut, imp, pi-, pi, pi+, pi++, burn, cor, fat, tox.",
+        ),
+    ] = None,
     label: LabelOpt = None,
+    sheet: SheetOpt = None,
 ) -> Twin:
-    """A damage roll against DR, and the injury it does (wounding multiplier), with odds."""
-    dist = g.damage_odds(expression, dr=dr, damage_type=damage_type)
-    injury = g.injury_odds(expression, dr=dr, damage_type=damage_type)
+    """A damage roll against DR, and the injury it does (wounding multiplier), with odds.
+
+    An armor divisor divides DR first (Basic Set p. B378, rounded down).
+    """
+    read = resolve_damage(ctx, " ".join(words), damage_type, sheet, "gurps damage")
+    expression, kind, div = read.expression, read.damage_type, read.divisor
+    met = armor_dr(dr, div)
+    dist = g.damage_odds(expression, dr=met, damage_type=kind)
+    injury = g.injury_odds(expression, dr=met, damage_type=kind)
     through = sum((p for v, p in dist.items() if v > 0), Fraction(0))
+    head = read.source or None
+    label = label or head
+    tail = "".join(f"; {n}" for n in read.notes)
+    attack = read.json()
+
+    def done(reply: Reply) -> Reply:
+        data = reply.data if attack is None else {**reply.data, "attack": attack}
+        if div is not None:
+            data = {**data, "armor_divisor": fraction(div)}
+        return label_reply(Reply({**data, "text": reply.text + tail}, reply.text + tail), label)
 
     def go(rng: RandomSource) -> Reply:
-        r = g.damage(expression, dr=dr, damage_type=damage_type, rng=rng)
-        return label_reply(Reply(render.damage_json(r, dist, injury), r.text), label)
+        r = g.damage(expression, dr=dr, damage_type=kind, divisor=div, rng=rng)
+        return done(Reply(render.damage_json(r, dist, injury), r.text))
 
     def chances() -> Reply:
         rows = [
             f"  injury {v:>4}  {percent(p):>6}  {short_fraction(p) or ''}".rstrip()
             for v, p in injury.items()
         ]
-        text = "\n".join([f"{expression} {damage_type} vs DR {dr}:", *rows])
-        data = {"system": "gurps", "kind": "damage", "dr": dr, "damage_type": damage_type,
+        vs = f"DR {dr}" if div is None else f"DR {dr} ÷ {div} = {met}"
+        shown = expression if div is None else f"{expression}({div})"
+        text = "\n".join([f"{shown} {kind} vs {vs}:", *rows])
+        data = {"system": "gurps", "kind": "damage", "dr": dr, "damage_type": kind,
                 "distribution": [[k, fraction(v)] for k, v in dist.items()],
                 "injury_distribution": [[k, fraction(v)] for k, v in injury.items()],
                 "odds": {"penetrates": fraction(through)}, "text": text}  # fmt: skip
-        return label_reply(Reply(data, text), label)
+        return done(Reply(data, text))
 
     return go, chances

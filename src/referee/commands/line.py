@@ -69,6 +69,12 @@ def join_expressions(words: Sequence[str]) -> list[str]:
     (['14-4'], ['(2d6+1)*2'])
     >>> join_expressions(["1d20+5", "# sneak attack"])
     ['1d20+5 # sneak attack']
+
+    After a name, a modifier keeps its space: ``Stealth -2`` is a trait from a sheet
+    and a modifier, where ``Broadsword-14`` is skill Broadsword at 14.
+
+    >>> join_expressions(["Stealth", "-2"]), join_expressions(["Broadsword-14", "-2"])
+    (['Stealth -2'], ['Broadsword-14-2'])
     """
     out: list[str] = []
     for word in words:
@@ -79,10 +85,16 @@ def join_expressions(words: Sequence[str]) -> list[str]:
         elif out and word.startswith("#"):
             out[-1] += " " + word
         elif out and (_unclosed(out[-1]) or out[-1][-1] in _OPERATORS or word[0] in _OPERATORS):
-            out[-1] += word
+            out[-1] += (" " if _named(out[-1]) and word[0] in "+-" else "") + word
         else:
             out.append(word)
     return out
+
+
+def _named(word: str) -> bool:
+    """A word that ends a trait's name (``Stealth``, ``Fast-Draw (Knife)``): a modifier
+    after it keeps its space, so ``Stealth -2`` stays apart from ``Broadsword-14``."""
+    return word[:1].isalpha() and (word[-1].isalpha() or word[-1] == ")")
 
 
 def arrange(

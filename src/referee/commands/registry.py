@@ -187,7 +187,10 @@ def twins(
         command(f"{system} {name}", rolls=True, joins=joins, secret=secret, examples=examples)(
             rolling
         )
-        odds_examples = [e.replace(f"{system} {name}", f"{system} odds {name}") for e in examples]
+        odds_examples = [
+            _without_rolling(e.replace(f"{system} {name}", f"{system} odds {name}"))
+            for e in examples
+        ]
         command(f"{system} odds {name}", rolls=False, joins=joins, examples=odds_examples)(
             odds_only
         )
@@ -196,6 +199,18 @@ def twins(
         return fn
 
     return deco
+
+
+def _without_rolling(example: str) -> str:
+    """An example without the options only a rolling command has (``--open``,
+    ``--secret``, ``--seed N``, ``-n N``): its odds twin draws nothing.
+
+    >>> _without_rolling("gurps odds reaction -1 --open --seed 3 --json")
+    'gurps odds reaction -1 --json'
+    """
+    import re
+
+    return re.sub(r"\s+(--open|--secret|(--seed|-n)\s+\S+)(?=\s|$)", "", example)
 
 
 def label_reply(reply: Reply, label: str | None) -> Reply:

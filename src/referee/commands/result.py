@@ -11,6 +11,7 @@ from ..errors import CommandError
 from ..rng import RandomSource
 
 if TYPE_CHECKING:
+    from ..sheets import Sheet
     from ..systems.fudge import Ladder
     from ..systems.swn import Encounter
 
@@ -26,6 +27,7 @@ __all__ = [
     "Reply",
     "Resources",
     "mark_secret",
+    "with_sheet",
 ]
 
 
@@ -151,6 +153,12 @@ def _no_party(name: str) -> list[tuple[str, int, bool]]:
     raise CommandError(f"cannot read {name!r}: party files are read only on the command line")
 
 
+def _no_sheet(path: str | None) -> Sheet | None:
+    if path is None:
+        return None
+    raise CommandError(f"cannot read {path!r}: sheet files are read only on the command line")
+
+
 def _no_progress(total: int) -> AbstractContextManager[Callable[[int], None] | None]:
     return nullcontext(None)
 
@@ -174,7 +182,32 @@ class Resources:
     """For long runs: a context giving a callback for the work done so far, or None."""
     limits: CommandLimits = UNLIMITED
     """What one command may cost (:func:`referee.commands.run` sets it from ``limits=``)."""
+    sheet: Callable[[str | None], Sheet | None] = _no_sheet
+    """The character sheet a command's trait names are read from: by the name given
+    with ``--sheet``, or (None) the caller's default sheet, if it has one. A game
+    room passes the roller's sheet; the CLI reads files (and ``REFEREE_SHEET``)."""
 
 
 BUILTIN = Resources()
-"""Built-in ladders only, no files, no progress display."""
+"""Built-in ladders only, no files, no sheet, no progress display."""
+
+
+def with_sheet(sheet: Sheet, resources: Resources = BUILTIN) -> Resources:
+    """``resources`` whose default sheet is ``sheet`` (``--sheet`` names no file then):
+    how a bot or a game room lets a command roll by trait name.
+
+    >>> from referee.sheets import read_sheet
+    >>> ron = read_sheet(b'system = "fudge"\\nname = "Ron"\\n[traits]\\nNotice = "Fair"')
+    >>> with_sheet(ron).sheet(None).name
+    'Ron'
+    """
+    from dataclasses import replace
+
+    def only(path: str | None) -> Sheet | None:
+        if path is None:
+            return sheet
+        raise CommandError(
+            f"cannot read {path!r}: this command rolls as {sheet.name}, from the sheet given"
+        )
+
+    return replace(resources, sheet=only)

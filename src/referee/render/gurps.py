@@ -5,11 +5,12 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-from ..fmt import fraction
+from ..fmt import fraction, percent, readable
 from ..results import Versus
 from ..systems import gurps as g
 
 __all__ = [
+    "retry_text",
     "check_json",
     "contest_json",
     "damage_json",
@@ -121,3 +122,52 @@ def damage_json(
         "injury_distribution": [[k, fraction(v)] for k, v in injury.items()],
         "text": r.text,
     }
+
+
+def retry_text(eff: int, probs: list[Fraction], *, stop_on_critical: bool) -> str:
+    """What ``gurps retry`` says: the rule, then the chance to succeed within k attempts
+    for each k while the percentage shown still changes, then one line for the rest.
+
+    >>> print(retry_text(5, [g.retry_odds(5, k) for k in range(1, 6)], stop_on_critical=True))
+    Repeated attempts at effective skill 5 (004, 'Repeated Attempts', case (c)):
+    each retry is at −1, cumulative; a critical failure ends the attempts.
+    Chance to succeed within k attempts (the skill of the last one):
+    within 1 (skill 5): 4.6% (5/108)
+    within 2 (skill 4): 6.2% (121/1944)
+    within 3 (skill 3): 7.5% (10541/139968)
+    within 4..5: 7.5% (10541/139968) for every k, because:
+      from attempt 4 on, the skill would be below 3, where no roll is allowed
+    """
+    ends = (
+        "a critical failure ends the attempts"
+        if stop_on_critical
+        else "a critical failure does not end them (--continue-after-critical)"
+    )
+    lines = [
+        f"Repeated attempts at effective skill {eff} (004, 'Repeated Attempts', case (c)):",
+        f"each retry is at −1, cumulative; {ends}.",
+        "Chance to succeed within k attempts (the skill of the last one):",
+    ]
+    shown = [percent(p) for p in probs]
+    # Every attempt up to the last that changes the percentage shown gets a line.
+    last = 1 + max((k for k in range(1, len(probs)) if shown[k] != shown[k - 1]), default=0)
+    if len(probs) - last < 2:
+        last = len(probs)
+    for k, p in enumerate(probs[:last], 1):
+        lines.append(f"within {k} (skill {eff - k + 1}): {readable(p)}")
+    if last == len(probs):
+        return "\n".join(lines)
+    first, end = last + 1, len(probs)
+    possible = eff - 2  # attempts at skill 3 or more
+    lines.append(f"within {first}..{end}: {readable(probs[-1])} for every k, because:")
+    if first <= possible:
+        upto = min(end, possible)
+        which = f"attempt {first} adds" if first == upto else f"attempts {first}..{upto} add"
+        added = percent(probs[upto - 1] - probs[last - 1])
+        lines.append(f"  {which} only {added} in all, less than the precision shown")
+    if end > possible:
+        lines.append(
+            f"  from attempt {max(first, possible + 1)} on, the skill would be below 3, "
+            "where no roll is allowed"
+        )
+    return "\n".join(lines)

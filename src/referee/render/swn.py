@@ -66,9 +66,12 @@ def odds_json(
     return {**data, "assumed": list(assumed), "text": shown}
 
 
-def skill_odds_json(o: swn.CheckOdds, helpers: int, assumed: Sequence[str]) -> dict[str, Any]:
-    """The odds of a skill check, with aid and without."""
-    head, detail = f"Skill check vs {o.target}", ""
+def skill_odds_json(
+    o: swn.CheckOdds, helpers: int, assumed: Sequence[str], name: str = "Skill check"
+) -> dict[str, Any]:
+    """The odds of a skill check, with aid and without; ``name`` is what the text calls
+    it (``Dex/Shoot check`` when read from a sheet)."""
+    head, detail = f"{name} vs {o.target}", ""
     without = None if o.without_aid is None else fraction(o.without_aid)
     if o.without_aid is not None:
         head += f" with {helpers} helper{'s' if helpers > 1 else ''}"
@@ -77,11 +80,14 @@ def skill_odds_json(o: swn.CheckOdds, helpers: int, assumed: Sequence[str]) -> d
                      without_aid=without, assumed=assumed)  # fmt: skip
 
 
-def attack_odds_json(o: swn.AttackOdds, assumed: Sequence[str], ac_given: bool) -> dict[str, Any]:
+def attack_odds_json(
+    o: swn.AttackOdds, assumed: Sequence[str], ac_given: bool, name: str = "Attack"
+) -> dict[str, Any]:
     """The odds of an attack: to hit, and the damage distribution (a fraction in the
-    text only while it is short; always in the JSON)."""
+    text only while it is short; always in the JSON). ``name`` is what the text calls
+    the attack (the weapon's name when read from a sheet)."""
     vs = f"AC {o.target}" + ("" if ac_given else " (assumed: no --ac given)")
-    head = f"Attack vs {vs}: {percent(o.hit)} to hit"
+    head = f"{name} vs {vs}: {percent(o.hit)} to hit"
     rest = [a for a in assumed if not a.startswith("AC ")]
     head += f"; assumed {', '.join(rest)}" if rest else ""
     lines = [

@@ -13,6 +13,7 @@ injury's effects (shock, major wounds, knockdown).
 from __future__ import annotations
 
 import functools
+import re
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -33,6 +34,9 @@ __all__ = [
     "damage_odds",
     "damage_type_name",
     "injury_odds",
+    "read_damage",
+    "with_adds",
+    "DamageSpec",
 ]
 
 DAMAGE_TYPES = {
@@ -134,6 +138,13 @@ class DamageRoll:
     """Damage that gets through DR: basic damage minus DR, never below 0."""
     chance_through: Fraction = Fraction(0)
     """P(any damage gets through DR), before the roll."""
+    divisor: Fraction | None = None
+    """The attack's armor divisor (``4d(3) burn``): DR counts as DR ÷ divisor."""
+
+    @property
+    def effective_dr(self) -> int:
+        """The DR that counts: :func:`armor_dr` of :attr:`dr` and :attr:`divisor`."""
+        return armor_dr(self.dr, self.divisor)
 
     @property
     def injury(self) -> int:
@@ -162,8 +173,14 @@ class DamageRoll:
     def text(self) -> str:
         """``3d-3 cut vs DR 2: rolled 10 (2, 4, 4), basic damage 7, 5 penetrates: injury 7
         (×1.5)``."""
+        div = ""
+        if self.divisor is not None:
+            div = f"({self.divisor})"
+        vs = f"DR {self.dr}"
+        if self.divisor is not None:
+            vs += f" ÷ {self.divisor} = {self.effective_dr}"
         head = (
-            f"{self.expression} {self.damage_type} vs DR {self.dr}: "
+            f"{self.expression}{div} {self.damage_type} vs {vs}: "
             f"{rolled(sum(self.dice), self.dice)}, basic damage {self.basic_damage}"
         )
         if not self.penetrating:
@@ -178,27 +195,139 @@ def _apply(total: int, dr: int, damage_type: str) -> tuple[int, int]:
     return basic, max(basic - dr, 0)
 
 
+def armor_dr(dr: int, divisor: Fraction | int | None) -> int:
+    """The DR an attack with an armor divisor meets: DR divided by the divisor, rounded
+    down (a divisor under 1, such as (0.5), multiplies DR).
+
+    Source: *GURPS Basic Set*, p. B378, "Armor Divisors" (the seed texts leave armor
+    divisors out; GCS writes them after the dice, ``4d(3) burn``). 4th edition.
+
+    >>> armor_dr(10, 3), armor_dr(10, None), armor_dr(3, Fraction(1, 2)), armor_dr(1, 5)
+    (3, 10, 6, 0)
+    """
+    if divisor is None:
+        return dr
+    return int(Fraction(dr) / Fraction(divisor))
+
+
 def damage(
-    expression: str, *, dr: int = 0, damage_type: str = "cr", rng: RandomSource | None = None
+    expression: str,
+    *,
+    dr: int = 0,
+    damage_type: str = "cr",
+    divisor: Fraction | int | None = None,
+    rng: RandomSource | None = None,
 ) -> DamageRoll:
-    """Roll damage: dice+adds, the type's minimum, then DR.
+    """Roll damage: dice+adds, the type's minimum, then DR (divided by ``divisor``).
 
     Source: ``000``, "Damage Rolls"; rules README: after penalties damage is at
     least 0 for crushing and 1 for other types; DR is subtracted from basic
     damage. (An attack that penetrates does at least 1 injury, which holds
-    because penetrating damage is a whole number above 0.)
+    because penetrating damage is a whole number above 0.) An armor divisor
+    divides DR first (:func:`armor_dr`, Basic Set p. B378).
     """
     damage_type = damage_type_name(damage_type)
     if not 0 <= dr <= 1000:
         raise RuleError(f"DR {dr} is out of range (0 to 1000)")
+    div = _divisor(divisor)
+    met = armor_dr(dr, div)
     count, adds = _dice_adds(expression)
     result = roll(f"{count}d6", rng=rng)
-    basic, through = _apply(result.total + adds, dr, damage_type)
-    through_p = sum((p for v, p in damage_odds(expression, dr=dr, damage_type=damage_type).items()
+    basic, through = _apply(result.total + adds, met, damage_type)
+    through_p = sum((p for v, p in damage_odds(expression, dr=met, damage_type=damage_type).items()
                      if v > 0), Fraction(0))  # fmt: skip
     return DamageRoll(
-        expression, tuple(d.value for d in result.dice), basic, dr, damage_type, through, through_p
+        expression, tuple(d.value for d in result.dice), basic, dr, damage_type, through,
+        through_p, div,
+    )  # fmt: skip
+
+
+def _divisor(divisor: Fraction | int | None) -> Fraction | None:
+    if divisor is None:
+        return None
+    value = Fraction(divisor)
+    if not Fraction(1, 10) <= value <= 100:
+        raise RuleError(f"armor divisor {divisor} is out of range (0.1 to 100)")
+    return None if value == 1 else value
+
+
+@dataclass(frozen=True, slots=True)
+class DamageSpec:
+    """A weapon's damage as a sheet writes it (``2d+1(2) cut``), read for rolling."""
+
+    expression: str
+    """The dice+adds: ``2d+1``."""
+    damage_type: str
+    """``cut``."""
+    divisor: Fraction | None = None
+    """The armor divisor, if any: ``(2)``."""
+    notes: tuple[str, ...] = ()
+    """Markers shown but not resolved by referee: ``ex`` (explosive), ``inc``, ``nw``..."""
+
+
+_DAMAGE_TEXT = re.compile(
+    r"^\s*(\d+)d\s*([+-]\s*\d+)?\s*(?:\((\d+(?:\.\d+)?)\))?\s+([A-Za-z+-]+)((?:\s+\w+)*)\s*$"
+)
+MARKERS = {
+    "ex": "explosive",
+    "inc": "incendiary",
+    "sur": "surge",
+    "frag": "fragmentation",
+    "rad": "radiation",
+    "dkb": "double knockback",
+    "nkb": "no knockback",
+    "nw": "no wounding",
+    "lin": "linked",
+}
+"""Markers after a damage type (Basic Set, "Damage Modifiers") that referee shows and
+leaves to the GM."""
+
+
+def read_damage(text: str) -> DamageSpec:
+    """Read a weapon's damage as GCS computes it: dice+adds, an optional armor divisor
+    in parentheses, the damage type, and optional markers.
+
+    >>> read_damage("1d-4 cr")
+    DamageSpec(expression='1d-4', damage_type='cr', divisor=None, notes=())
+    >>> read_damage("4d(3) burn").divisor, read_damage("3d cr ex").notes
+    (Fraction(3, 1), ('ex',))
+
+    Raises:
+        RuleError: anything else (``1d burn/point``, ``R-HT-2 or KO``, ``Special``):
+            referee rolls only dice+adds with a damage type.
+    """
+    found = _DAMAGE_TEXT.match(text)
+    if found is None or found.group(4).lower() not in DAMAGE_TYPES:
+        raise RuleError(
+            f"cannot roll the damage {text!r}: referee rolls dice+adds with a damage type, "
+            "like 2d+1 cut or 4d(3) burn"
+        )
+    adds = (found.group(2) or "").replace(" ", "")
+    notes = tuple(found.group(5).split())
+    for note in notes:
+        if note.lower() not in MARKERS:
+            raise RuleError(
+                f"cannot roll the damage {text!r}: {note!r} is not a marker referee knows "
+                f"({', '.join(MARKERS)})"
+            )
+    div = found.group(3)
+    return DamageSpec(
+        f"{found.group(1)}d{adds if adds not in ('+0', '-0') else ''}",
+        damage_type_name(found.group(4)),
+        _divisor(Fraction(div)) if div else None,
+        notes,
     )
+
+
+def with_adds(dice: str, adds: int) -> str:
+    """Basic thrust or swing plus adds, as dice+adds: ``with_adds("1d-2", 2)`` is ``1d``.
+
+    >>> with_adds("1d-2", 2), with_adds("2d", -1), with_adds("1d+2", 3)
+    ('1d', '2d-1', '1d+5')
+    """
+    count, base = _dice_adds(dice)
+    total = base + adds
+    return f"{count}d" + (f"{total:+d}" if total else "")
 
 
 @functools.lru_cache(maxsize=1024)

@@ -54,6 +54,8 @@ from .saves import SaveKind, save, save_attribute, save_odds, save_target
 from .skills import (
     DIFFICULTIES,
     MAX_HELPERS,
+    PSYCHIC_SKILLS,
+    SKILLS,
     CheckOdds,
     Helper,
     assume_skill,
@@ -61,6 +63,7 @@ from .skills import (
     read_helpers,
     skill_check,
     skill_check_odds,
+    skill_name,
     skill_odds,
 )
 from .turns import ACTIONS, Turn, plan_turn
@@ -70,6 +73,8 @@ __all__ = [
     "ACTIONS",
     "DIFFICULTIES",
     "MAX_HELPERS",
+    "PSYCHIC_SKILLS",
+    "SKILLS",
     "TOOLS",
     "Attack",
     "AttackOdds",
@@ -121,6 +126,7 @@ __all__ = [
     "save_target",
     "skill_check",
     "skill_check_odds",
+    "skill_name",
     "skill_odds",
     "stabilize",
     "stabilize_difficulty",

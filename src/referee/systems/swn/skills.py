@@ -21,6 +21,8 @@ from .checks import Check, Kind, _at_least, _bounded, _roll
 __all__ = [
     "DIFFICULTIES",
     "MAX_HELPERS",
+    "PSYCHIC_SKILLS",
+    "SKILLS",
     "CheckOdds",
     "Helper",
     "assume_skill",
@@ -28,6 +30,7 @@ __all__ = [
     "read_helpers",
     "skill_check",
     "skill_check_odds",
+    "skill_name",
     "skill_odds",
 ]
 
@@ -39,6 +42,19 @@ SKILL_RANGE = (0, 4)
 """Skill levels run from 0 to 4; untrained is written as None."""
 MAX_HELPERS = 20
 """The most people who may aid one skill check (each rolls 2d6)."""
+SKILLS = (
+    "Administer", "Connect", "Exert", "Fix", "Heal", "Know", "Lead", "Notice", "Perform",
+    "Pilot", "Program", "Punch", "Shoot", "Sneak", "Stab", "Survive", "Talk", "Trade", "Work",
+)  # fmt: skip
+"""The skills of *Stars Without Number* (revised), "Skills": a character without
+even level 0 in one of them is untrained (``003``, "Skill Checks": −1; rules
+README, "Attack": −2 for a combat skill). ``003`` names Exert, Shoot, Stab, Talk,
+Sneak and Heal; the full list is the published revised rules'."""
+PSYCHIC_SKILLS = (
+    "Biopsionics", "Metapsionics", "Precognition", "Telekinesis", "Telepathy", "Teleportation",
+)  # fmt: skip
+"""The psychic skills of *Stars Without Number* (revised), "Psionics" (the
+published revised rules; the seed texts name none)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -264,6 +280,17 @@ def skill_check(
         label=label,
         assumed=tuple(assumed),
     )
+
+
+def skill_name(name: str) -> str | None:
+    """The rules' name of an SWN skill (:data:`SKILLS`, :data:`PSYCHIC_SKILLS`), case
+    and spaces aside; None for a name the rules do not have.
+
+    >>> skill_name(" shoot "), skill_name("TELEPATHY"), skill_name("Gunnery")
+    ('Shoot', 'Telepathy', None)
+    """
+    key = "".join(name.split()).casefold()
+    return next((s for s in (*SKILLS, *PSYCHIC_SKILLS) if s.casefold() == key), None)
 
 
 def assume_skill(

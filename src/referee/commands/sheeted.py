@@ -1,0 +1,77 @@
+"""What the commands that roll by trait name share: the ``--sheet`` option, finding
+the sheet, and naming the trait in the result.
+
+A command reads a sheet only when it names a trait (``gurps check Stealth``), so
+``gurps check 12`` never opens ``REFEREE_SHEET``. Options given with a sheet
+override it, and the text says so.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+
+from ..errors import CommandError
+from ..sheets import Sheet, Trait, require
+from .result import BUILTIN, Resources
+
+__all__ = ["SheetOpt", "maybe_sheet", "override", "sheet_for", "trait_json"]
+
+SheetOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--sheet",
+        metavar="FILE",
+        help="The character's sheet: a GCS file, a TOML sheet or a Foundry swnr export "
+        "(default: $REFEREE_SHEET). Trait names are read from it.",
+    ),
+]
+
+
+def sheet_for(
+    ctx: typer.Context, path: str | None, system: str, command: str, name: str | None = None
+) -> Sheet:
+    """The sheet a command's trait names are read from (``--sheet``, else the caller's);
+    ``name`` is the name to read, for the message when there is no sheet.
+
+    Raises:
+        CommandError: no sheet to read names from.
+        SheetError: the sheet cannot be read, or is for another system.
+    """
+    found = ctx.obj if isinstance(ctx.obj, Resources) else BUILTIN
+    sheet = found.sheet(path)
+    if sheet is None:
+        what = "a name" if name is None else repr(name)
+        raise CommandError(
+            f"'{command}' was given {what} to read from a character sheet, and there is no "
+            "sheet: give one with --sheet FILE (or set REFEREE_SHEET), or give a number",
+            command,
+        )
+    return require(sheet, system, command)
+
+
+def maybe_sheet(ctx: typer.Context, path: str | None, system: str, command: str) -> Sheet | None:
+    """The sheet if one is given (``--sheet`` or the caller's default), else None."""
+    found = ctx.obj if isinstance(ctx.obj, Resources) else BUILTIN
+    sheet = found.sheet(path)
+    return None if sheet is None else require(sheet, system, command)
+
+
+def trait_json(trait: Trait, sheet: Sheet) -> dict[str, Any]:
+    """``{"name", "specialization", "level", "kind", "sheet"}``: the trait a roll used."""
+    return {
+        "name": trait.name,
+        "specialization": trait.specialization,
+        "level": trait.level,
+        "kind": trait.kind.value,
+        "sheet": sheet.name,
+    }
+
+
+def override(what: str, given: int, on_sheet: int | None) -> str | None:
+    """``--level 5 over the sheet's 3``: what the text says when an option overrides
+    the sheet (None when they agree or the sheet has no value)."""
+    if on_sheet is None or on_sheet == given:
+        return None
+    return f"{what} {given} over the sheet's {on_sheet}"

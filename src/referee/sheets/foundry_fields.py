@@ -1,0 +1,96 @@
+"""Reading a Foundry export's fields safely: each value with the path it was found
+at, so that a message names the field (``system.level.value``), and whole numbers as
+Foundry stores them. Used by :mod:`.foundry`."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from ..errors import SheetError
+
+__all__ = ["WHO", "Field", "at", "kind_of", "layout", "number", "show", "whole"]
+
+WHO = "the Foundry actor"
+WHOLE = re.compile(r"[+-]?\d{1,9}")
+"""What messages call the actor, and a whole number written as text."""
+
+
+class Field:
+    """A value and the path it was found at, for messages (``system.level.value``)."""
+
+    __slots__ = ("path", "present", "value")
+
+    def __init__(self, value: Any, path: str, present: bool) -> None:
+        self.value = value
+        self.path = path
+        self.present = present
+
+
+def layout(doc: dict[str, Any]) -> tuple[str, Any]:
+    """The key holding the actor's data, and that data: ``system`` from Foundry 10 on,
+    ``data`` before."""
+    if "system" in doc:
+        return "system", doc["system"]
+    return "data", doc.get("data")
+
+
+def at(data: Any, where: str, *keys: str) -> Field:
+    """The value at ``keys`` inside ``data``, which is found at ``where``."""
+    value = data
+    for key in keys:
+        if not isinstance(value, dict) or key not in value:
+            return Field(None, ".".join([where, *keys]), False)
+        value = value[key]
+    return Field(value, ".".join([where, *keys]), True)
+
+
+def show(value: Any) -> str:
+    """A value for a message: its repr (JSON's words for null, true and false), cut short."""
+    if value is None or isinstance(value, bool):
+        return json.dumps(value)
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def kind_of(value: Any) -> str:
+    names = {dict: "an object", list: "a list", str: "text", bool: "true/false"}
+    if value is None:
+        return "empty (null)"
+    return names.get(type(value), f"the value {show(value)}")
+
+
+def number(value: Any) -> int | None:
+    """A whole number as Foundry stores one: a number, or text holding one (forms of
+    older versions saved some numbers as text)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, str) and WHOLE.fullmatch(value.strip()):
+        return int(value.strip())
+    return None
+
+
+def whole(
+    field: Field, what: str, lo: int, hi: int, *, required: bool = False, who: str = WHO
+) -> int | None:
+    """A whole number in ``lo..hi`` from ``field``; None when absent and not required.
+
+    Raises:
+        SheetError: absent but required, not a whole number, or out of range.
+    """
+    if not field.present or (field.value is None and not required):
+        if required:
+            raise SheetError(f"{who} has no {what} ({field.path})")
+        return None
+    subject = f"{who}'s {what}" if who == WHO else f"the {what} of {who}"
+    n = number(field.value)
+    if n is None:
+        raise SheetError(f"{subject} ({field.path}) is {show(field.value)}, not a whole number")
+    if not lo <= n <= hi:
+        raise SheetError(f"{subject} ({field.path}) is {n}; it must be {lo} to {hi}")
+    return n

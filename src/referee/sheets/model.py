@@ -1,0 +1,117 @@
+"""What a character sheet holds, as referee reads it: frozen values, one shape for
+every system and every file format (:mod:`.gcs`, :mod:`.native`, :mod:`.foundry`).
+
+A sheet is what the rules start from: "your base skill is your actual level in a
+skill, as recorded on your character sheet" (``000``, "Base Skill vs Effective
+Skill"). referee keeps the levels the sheet records and computes nothing a rule
+already computes (an SWN save comes from level and attributes through
+:mod:`referee.systems.swn`, not from the sheet).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+__all__ = ["Attack", "Kind", "Sheet", "Trait"]
+
+
+class Kind(StrEnum):
+    """What kind of trait a name resolves to."""
+
+    ATTRIBUTE = "attribute"
+    """GURPS ST, DX, Per, Fright Check...; SWN Str, Dex...; rolled against directly."""
+    SKILL = "skill"
+    TECHNIQUE = "technique"
+    SPELL = "spell"
+    DEFENSE = "defense"
+    """GURPS Dodge (a weapon's Parry and Block are on its :class:`Attack`)."""
+    TRAIT = "trait"
+    """A Fudge trait: attributes and skills on one ladder."""
+
+
+@dataclass(frozen=True, slots=True)
+class Trait:
+    """One thing a roll can name: its name, specialization, level and kind."""
+
+    name: str
+    """``Fast-Draw``, ``DX``, ``Ranged Combat``."""
+    specialization: str | None
+    """``Knife`` for Fast-Draw (Knife); None when the trait has none."""
+    level: int
+    """The level the sheet records: a GURPS skill's or attribute's level, an SWN
+    attribute's score (3-18) or skill level (0-4), a Fudge trait's ladder value."""
+    kind: Kind
+    """What it is."""
+
+    @property
+    def full_name(self) -> str:
+        """``Fast-Draw (Knife)``, or the name alone."""
+        return f"{self.name} ({self.specialization})" if self.specialization else self.name
+
+
+@dataclass(frozen=True, slots=True)
+class Attack:
+    """A weapon or natural attack on the sheet (GURPS: one usage of an item's weapon)."""
+
+    name: str
+    """The item's name: ``Natural Attacks``, ``Broadsword``, ``Laser Rifle``."""
+    usage: str | None
+    """GURPS: ``Punch``, ``Swung``, ``Thrust``; None when the item gives one only."""
+    damage: str
+    """As the sheet writes it: ``1d-4 cr``, ``2d+1 cut``, ``4d(3) burn`` (GURPS, the
+    level GCS computed); ``1d10`` (SWN)."""
+    level: int | None = None
+    """GURPS: the skill level with this weapon, as the sheet computed it."""
+    parry: str | None = None
+    """GURPS: the Parry the sheet computed (``10``, ``9F``, ``No``), if any."""
+    block: str | None = None
+    """GURPS: the Block the sheet computed, if any."""
+    skill: str | None = None
+    """SWN: the combat skill the weapon uses (``shoot``)."""
+    attributes: tuple[str, ...] = ()
+    """SWN: the attributes it may use; the better modifier counts (``("str", "dex")``)."""
+    shock: str | None = None
+    """SWN: Shock as ``AMOUNT/AC`` (``2/15``), if the weapon has it."""
+
+    @property
+    def full_name(self) -> str:
+        """``Natural Attacks (Punch)``: the item, and its usage when it has one."""
+        return f"{self.name} ({self.usage})" if self.usage else self.name
+
+
+@dataclass(frozen=True, slots=True)
+class Sheet:
+    """A character as referee read it. Fields that only one system has are None in
+    the others."""
+
+    system: str
+    """``gurps``, ``swn`` or ``fudge``: which rules the sheet is for."""
+    name: str
+    """The character's name."""
+    source: str
+    """What it was read from: ``GCS version 5``, ``TOML``, ``Foundry swnr actor``."""
+    traits: tuple[Trait, ...] = ()
+    """Everything a roll can name, in the sheet's order."""
+    attacks: tuple[Attack, ...] = ()
+    """Weapons and natural attacks."""
+    swing: str | None = None
+    """GURPS: basic swing damage (``1d-2``), as the sheet computed it."""
+    thrust: str | None = None
+    """GURPS: basic thrust damage (``1d-3``)."""
+    level: int | None = None
+    """SWN: character level."""
+    attack_bonus: int | None = None
+    """SWN: base attack bonus."""
+    ac: int | None = None
+    """SWN: Armor Class."""
+    hp: int | None = None
+    """SWN: hit points."""
+    ladder: str | None = None
+    """Fudge: the built-in ladder the traits are written on (``psi-punk``)."""
+    notes: tuple[str, ...] = field(default=())
+    """What the reader left out and why (an attack whose damage is not dice+adds)."""
+
+    def of_kind(self, *kinds: Kind) -> tuple[Trait, ...]:
+        """The traits of the given kinds (every trait when none is given)."""
+        return tuple(t for t in self.traits if not kinds or t.kind in kinds)
