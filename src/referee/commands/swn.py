@@ -6,7 +6,6 @@ Rules and their validation are in :mod:`referee.systems.swn`.
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable
 from typing import Annotated, Any
 
@@ -16,8 +15,10 @@ from ..fmt import fraction, percent
 from ..render import swn as render
 from ..rng import RandomSource
 from ..systems import swn
+from . import swn_sheet as on
 from .registry import LabelOpt, NamesOpt, Twin, command, label_reply, read_names, twins
 from .result import Plan, Reply, Resources
+from .sheeted import SheetOpt
 
 __all__: list[str] = []
 
@@ -31,36 +32,12 @@ ANYWAY_HELP = "Roll even when the result is certain (2d6 + mod is 2 + mod to 12 
 HELPER_HELP = """One person aiding, as SKILL[/MOD]: skill 0-4 or untrained, then their
 attribute modifier (1/+2, 0, untrained/-1). Repeat for each helper."""
 HELPERS_HELP = "N helpers alike: the shorthand of N --helper, with --helper-skill/--helper-mod."
-
-
-def _attr_params() -> list[inspect.Parameter]:
-    params = []
-    for a in swn.ATTRIBUTES:
-        for name, flag, what in (
-            (a, f"--{a}", "score 3-18"),
-            (f"{a}_mod", f"--{a}-mod", "modifier"),
-        ):
-            params.append(
-                inspect.Parameter(
-                    name,
-                    inspect.Parameter.KEYWORD_ONLY,
-                    default=None,
-                    annotation=Annotated[
-                        int | None, typer.Option(flag, help=f"{a.title()} {what}.")
-                    ],
-                )
-            )
-    return params
-
-
-def _gather_attrs(kwargs: dict[str, Any]) -> None:
-    """``--str``/``--str-mod`` ... ``--cha``/``--cha-mod`` as ``attrs``: name to modifier."""
-    attrs = {}
-    for a in swn.ATTRIBUTES:
-        score, mod = kwargs.pop(a), kwargs.pop(f"{a}_mod")
-        if score is not None or mod is not None:
-            attrs[a] = swn.resolve_modifier(a, score, mod)
-    kwargs["attrs"] = attrs
+VEX = "--sheet examples/sheets/vex.toml"
+NAME_HELP = "Read from the sheet: Dex/Shoot, Int/Heal, or a skill alone (Shoot)."
+NameArg = Annotated[str | None, typer.Argument(metavar="[ATTRIBUTE/]SKILL", help=NAME_HELP)]
+WEAPON_HELP = "A weapon on the sheet: its damage, Shock, skill and attributes."
+WeaponArg = Annotated[str | None, typer.Argument(metavar="[WEAPON]", help=WEAPON_HELP)]
+BonusOpt = Annotated[int | None, typer.Option("--attack-bonus", help="Attack bonus (0).")]
 
 
 def _attr_assumed(attrs: dict[str, int]) -> tuple[str, ...]:
@@ -73,46 +50,42 @@ def _known(*items: str | None) -> tuple[str, ...]:
 
 
 def _twins(name: str, examples: list[str]) -> Callable[[Callable[..., Twin]], Callable[..., Twin]]:
-    """``swn NAME`` and ``swn odds NAME``; a function with ``attrs`` takes the attributes."""
-
-    def deco(fn: Callable[..., Twin]) -> Callable[..., Twin]:
-        takes = "attrs" in inspect.signature(fn).parameters
-        return twins(
-            "swn",
-            name,
-            examples=examples,
-            prepare=_gather_attrs if takes else None,
-            extra=_attr_params() if takes else (),
-        )(fn)
-
-    return deco
+    """``swn NAME`` and ``swn odds NAME``, taking the attribute options as ``attrs``."""
+    return twins("swn", name, examples=examples, prepare=on.gather_attrs, extra=on.attr_params())
 
 
-@_twins("save", ["swn save physical --level 3 --str 14 --con 10"])
+@_twins("save", ["swn save physical --level 3 --str 14 --con 10", f"swn save physical {VEX}",
+                 f"swn save mental --level 5 {VEX}"])  # fmt: skip
 def save(
+    ctx: typer.Context,
     kind: Annotated[swn.SaveKind, typer.Argument(help="physical, evasion or mental.")],
-    attrs: dict[str, int],
-    level: Annotated[int, typer.Option("--level", help="Character level.")] = 1,
+    attrs: on.Given,
+    level: Annotated[int | None, typer.Option("--level", help="Character level (1).")] = None,
     hit_dice: Annotated[int | None, typer.Option("--hit-dice", help="An NPC's HD.")] = None,
     mod: Annotated[int, typer.Option("--mod", help="Situational modifier.")] = 0,
     label: LabelOpt = None,
+    sheet: SheetOpt = None,
 ) -> Twin:
-    """A saving throw: 1d20 at or over 16 - level - the better attribute modifier."""
-    best, assumed = swn.save_attribute(kind, attrs)
-    target = swn.save_target(level, best, hit_dice=hit_dice)
+    """A saving throw: 1d20 at or over 16 - level - the better attribute modifier.
+
+    A sheet (--sheet, or $REFEREE_SHEET) gives the level and attributes; options override it.
+    """
+    lv, use, read = on.for_save(ctx, sheet, kind, level, attrs)
+    best, assumed = swn.save_attribute(kind, use)
+    target = swn.save_target(lv, best, hit_dice=hit_dice)
 
     def go(rng: RandomSource) -> Reply:
-        r = swn.save(kind, level=level, attributes=attrs, hit_dice=hit_dice, modifier=mod,
+        r = swn.save(kind, level=lv, attributes=use, hit_dice=hit_dice, modifier=mod,
                      label=label, rng=rng)  # fmt: skip
         data = render.check_json(r, save=kind.value, note=r.note or None, assumed=list(r.assumed))
-        return Reply(data, r.text)
+        return read.reply(Reply(data, r.text))
 
     def chances() -> Reply:
         p = swn.save_odds(target, mod)
         data = render.odds_json(
             "save", p, f"{kind.value.title()} save vs {target}", target=target, assumed=assumed
         )
-        return Reply(data, data["text"])
+        return read.reply(Reply(data, data["text"]))
 
     return go, chances
 
@@ -124,10 +97,15 @@ def save(
         "swn check --skill 1 --int 14 --difficulty 8 --helper 1/+1 --helper untrained/-1",
         "swn check --untrained --dex-mod 1 --difficulty 8 --peripheral --helpers 2",
         "swn check --skill 2 --difficulty hard --helpers 3 --helper-skill 1 --helper-mod -1",
+        f"swn check Dex/Shoot --difficulty 8 {VEX}",
+        f"swn check Int/Heal --difficulty hard --skill 3 {VEX}",
+        f"swn check Pilot {VEX}",
     ],
 )
 def check(
-    attrs: dict[str, int],
+    ctx: typer.Context,
+    attrs: on.Given,
+    name: NameArg = None,
     skill: SkillOpt = None,
     untrained: UntrainedOpt = False,
     difficulty: Annotated[str | None, typer.Option("--difficulty", help=DIFFICULTY_HELP)] = None,
@@ -150,22 +128,26 @@ def check(
         bool, typer.Option("--technical", help="A technical skill: refused untrained (003).")
     ] = False,
     label: LabelOpt = None,
+    sheet: SheetOpt = None,
 ) -> Twin:
     """A skill check: 2d6 + skill + attribute modifier against a difficulty, with aid.
 
     Each helper rolls 2d6 + their skill + attribute modifier against the same
     difficulty; if any succeeds the check gets +1 (003, "Aiding a Skill Check").
-    Whatever is not given is assumed and said so in the result.
+    Whatever is not given is assumed and said so in the result. A skill named
+    (Dex/Shoot) is read from the sheet (--sheet, or $REFEREE_SHEET): a skill of the
+    rules not on it is untrained; options override the sheet, and the text says so.
     """
-    level, skill_assumed = swn.assume_skill(skill, untrained)
+    level, skill_assumed, use, read = on.for_check(ctx, sheet, name, skill, untrained, attrs)
+    label = label or read.label
     team, team_assumed = swn.read_helpers(helper or [], helpers, helper_skill, helper_mod)
     normal = f"difficulty {swn.DIFFICULTIES['normal']} (normal, not given)"
     assumed = _known(
-        skill_assumed, *_attr_assumed(attrs), normal if difficulty is None else None, team_assumed
+        skill_assumed, *_attr_assumed(use), normal if difficulty is None else None, team_assumed
     )
     kw: dict[str, Any] = dict(
         skill=level,
-        attribute=swn.best_attribute(attrs, swn.ATTRIBUTES, "a skill check", single=True),
+        attribute=swn.best_attribute(use, swn.ATTRIBUTES, "a skill check", single=True),
         difficulty="normal" if difficulty is None else difficulty, peripheral=peripheral,
         modifier=mod, force=force, helpers=team, technical=technical,
     )  # fmt: skip
@@ -176,11 +158,11 @@ def check(
         r = swn.skill_check(label=label, rng=rng, assumed=assumed, **kw)
         data = render.check_json(r, aid=[render.check_json(a) for a in r.aid])
         data["odds"]["without_aid"] = without
-        return Reply(data, r.text)
+        return read.reply(Reply(data, r.text))
 
     def chances() -> Reply:
-        data = render.skill_odds_json(o, len(team), assumed)
-        return Reply(data, data["text"])
+        data = render.skill_odds_json(o, len(team), assumed, read.label or "Skill check")
+        return read.reply(Reply(data, data["text"]))
 
     return go, chances
 
@@ -190,17 +172,21 @@ def check(
     [
         "swn attack --attack-bonus 1 --skill 1 --dex 14 --ac 13 --damage 1d8 --shock 2/15",
         "swn attack --untrained --str-mod 1 --ac 10 --damage 1d4 --snap",
+        f"swn attack 'Laser Rifle' --ac 15 {VEX}",
+        f"swn attack Knife --ac 13 --skill 1 {VEX}",
     ],
 )
 def attack(
-    attrs: dict[str, int],
+    ctx: typer.Context,
+    attrs: on.Given,
+    name: WeaponArg = None,
     ac: Annotated[
         int | None, typer.Option("--ac", help="The target's Armor Class (10 if not given).")
     ] = None,
-    attack_bonus: Annotated[int, typer.Option("--attack-bonus", help="Attack bonus.")] = 0,
+    attack_bonus: BonusOpt = None,
     skill: SkillOpt = None,
     untrained: UntrainedOpt = False,
-    damage: Annotated[str, typer.Option("--damage", help="Weapon damage dice.")] = "1d6",
+    damage: Annotated[str | None, typer.Option("--damage", help="Damage dice (1d6).")] = None,
     shock: Annotated[str | None, typer.Option("--shock", help="Shock as AMOUNT/AC: 2/15.")] = None,
     damage_bonus: Annotated[int, typer.Option("--damage-bonus", help="Added to damage.")] = 0,
     snap: Annotated[bool, typer.Option("--snap", help="A snap attack (-4).")] = False,
@@ -221,70 +207,82 @@ def attack(
         ),
     ] = False,
     label: LabelOpt = None,
+    sheet: SheetOpt = None,
 ) -> Twin:
     """An attack: 1d20 + attack bonus + skill + attribute vs AC, then damage or Shock.
 
     An untrained combat skill counts as -2 (--untrained); with neither --skill nor
     --untrained the skill is 0, and the result says so, as it does AC 10 without --ac.
+    A sheet (--sheet, or $REFEREE_SHEET) gives the attack bonus, and a weapon named on
+    it the rest (its skill, untrained if not on the sheet); options override it.
     """
-    level, skill_assumed = swn.assume_skill(skill, untrained, "; --untrained for none: -2")
+    a, read = on.for_attack(
+        ctx, sheet, name, attack_bonus=attack_bonus, skill=skill, untrained=untrained,
+        damage=damage, shock=shock, attrs=attrs,
+    )  # fmt: skip
     kw: dict[str, Any] = dict(
-        ac=10 if ac is None else ac, weapon=swn.Weapon.make(damage, shock),
+        ac=10 if ac is None else ac, weapon=swn.Weapon.make(a.damage, a.shock),
         naturals=naturals, shock_through_defense=shock_through_defense,
-        attack_bonus=attack_bonus,
-        skill=level,
-        attribute=swn.best_attribute(attrs, swn.ATTRIBUTES, "an attack", single=True),
+        attack_bonus=a.attack_bonus,
+        skill=a.skill,
+        attribute=swn.best_attribute(a.attrs, swn.ATTRIBUTES, "an attack", single=True),
         damage_bonus=damage_bonus, snap=snap, total_defense=total_defense,
         shock_floor=shock_floor,
     )  # fmt: skip
     o = swn.attack_odds(**kw)
 
-    assumed = _known("AC 10 (not given)" if ac is None else None, skill_assumed)
+    assumed = _known("AC 10 (not given)" if ac is None else None, a.assumed)
 
     def go(rng: RandomSource) -> Reply:
-        r = swn.attack(assumed=assumed, label=label, rng=rng, **kw)
-        return Reply(render.attack_json(r), r.text)
+        r = swn.attack(assumed=assumed, label=label or read.label, rng=rng, **kw)
+        return read.reply(Reply(render.attack_json(r), r.text))
 
     def chances() -> Reply:
-        data = render.attack_odds_json(o, assumed, ac is not None)
-        return Reply(data, data["text"])
+        data = render.attack_odds_json(o, assumed, ac is not None, read.label or "Attack")
+        return read.reply(Reply(data, data["text"]))
 
     return go, chances
 
 
-@_twins("stabilize", ["swn stabilize --rounds 2 --tools medkit --skill 1 --int 12"])
+@_twins("stabilize", ["swn stabilize --rounds 2 --tools medkit --skill 1 --int 12",
+                      f"swn stabilize --rounds 1 {VEX}"])  # fmt: skip
 def stabilize(
-    attrs: dict[str, int],
+    ctx: typer.Context,
+    attrs: on.Given,
     rounds: Annotated[int, typer.Option("--rounds", help="Rounds since the victim fell.")] = 0,
     tools: Annotated[str, typer.Option("--tools", help="none, medkit or lazarus.")] = "none",
     skill: SkillOpt = None,
     untrained: UntrainedOpt = False,
     label: LabelOpt = None,
+    sheet: SheetOpt = None,
 ) -> Twin:
-    """Stabilize a mortally wounded ally: Int/Heal or Dex/Heal vs 10/8/6 + rounds."""
-    level, skill_assumed = swn.assume_skill(skill, untrained)
-    assumed = _known(skill_assumed, *_attr_assumed(attrs))
+    """Stabilize a mortally wounded ally: Int/Heal or Dex/Heal vs 10/8/6 + rounds.
+
+    A sheet (--sheet, or $REFEREE_SHEET) gives Heal, Int and Dex; options override it.
+    """
+    level, skill_assumed, use, read = on.for_stabilize(ctx, sheet, skill, untrained, attrs)
+    assumed = _known(skill_assumed, *_attr_assumed(use))
     kw: dict[str, Any] = dict(
         rounds=rounds, tool=tools, skill=level,
-        attribute=swn.best_attribute(attrs, ("int", "dex"), "stabilizing"),
+        attribute=swn.best_attribute(use, ("int", "dex"), "stabilizing"),
     )  # fmt: skip
     o = swn.stabilize_odds(**kw)
 
     def go(rng: RandomSource) -> Reply:
         r = swn.stabilize(rng=rng, assumed=assumed, **kw)
         data = render.check_json(r.check, tool=r.tool, patch_used=r.patch_used)
-        return label_reply(Reply({**data, "text": r.text}, r.text), label)
+        return read.reply(label_reply(Reply({**data, "text": r.text}, r.text), label or read.label))
 
     def chances() -> Reply:
         data = render.odds_json(
             "stabilize", o.success, f"Stabilize vs {o.target}", target=o.target, assumed=assumed
         )
-        return Reply(data, data["text"])
+        return read.reply(label_reply(Reply(data, data["text"]), read.label))
 
     return go, chances
 
 
-@_twins("morale", ["swn morale 8", "swn morale 13 --roll-anyway"])
+@twins("swn", "morale", examples=["swn morale 8", "swn morale 13 --roll-anyway"])
 def morale(
     score: Annotated[int, typer.Argument(help="The NPC's morale score.")],
     mod: Annotated[int, typer.Option("--mod", help="Situational modifier to the roll.")] = 0,
@@ -356,18 +354,36 @@ def oppose(
     return go, chances
 
 
-@command("swn initiative", rolls=True, examples=["swn initiative examples/swn/party.toml"])
+@command(
+    "swn initiative",
+    rolls=True,
+    examples=[
+        "swn initiative examples/swn/party.toml",
+        f"swn initiative {VEX} --sheet examples/sheets/juno.toml examples/swn/party.toml",
+    ],
+)
 def initiative(
     ctx: typer.Context,
-    path: Annotated[str, typer.Argument(help="A TOML file of [[combatants]] (name, dex, pc).")],
+    path: Annotated[
+        str | None,
+        typer.Argument(help="A TOML file of [[combatants]] (name, dex, pc); or only --sheet."),
+    ] = None,
+    sheet: on.SheetsOpt = None,
     label: LabelOpt = None,
 ) -> Plan:
-    """Roll initiative once for a combat: 1d8 + Dex modifier, highest first, PCs win ties."""
-    resources: Resources = ctx.obj
-    party = resources.party(path)
+    """Roll initiative once for a combat: 1d8 + Dex modifier, highest first, PCs win ties.
+
+    Everyone in the party file rolls, then each --sheet as a PC with the sheet's Dex
+    modifier. With neither, the sheet in $REFEREE_SHEET rolls alone.
+    """
+    party, sheets, traits, assumed = on.for_initiative(ctx, path, sheet)
 
     def go(rng: RandomSource) -> Reply:
         data = render.initiative_json(swn.initiative(party, rng=rng))
+        if sheets:
+            text = data["text"] + "".join(f"\nassumed {a}" for a in assumed)
+            data = {**data, "sheets": [s.name for s in sheets], "traits": traits,
+                    "assumed": assumed, "text": text}  # fmt: skip
         return label_reply(Reply(data, data["text"]), label)
 
     return go
