@@ -13,7 +13,15 @@ from typing import Any
 
 from ..errors import SheetError
 
-__all__ = ["MAX_BYTES", "MAX_DEPTH", "check_bounds", "kind_of", "load_json", "load_toml"]
+__all__ = [
+    "MAX_BYTES",
+    "MAX_DEPTH",
+    "check_bounds",
+    "kind_of",
+    "load_json",
+    "load_toml",
+    "whole_number",
+]
 
 MAX_BYTES = 5 * 1024 * 1024
 """Largest sheet file read (5 MiB): GCS files with portraits are 20-200 KiB."""
@@ -49,6 +57,27 @@ def check_bounds(data: bytes) -> None:
         raise SheetError(
             f"the file nests {deepest} levels deep; a character sheet needs at most {MAX_DEPTH}"
         )
+
+
+_WHOLE_TEXT = re.compile(r"[+-]?\d{1,9}")
+
+
+def whole_number(value: Any, *, text: bool = False) -> int | None:
+    """A whole number as a parsed file holds one (an integer, or a float with no
+    fraction; with ``text``, also a string of digits), else None. ``True`` is not one.
+
+    >>> whole_number(3), whole_number(3.0), whole_number(True), whole_number("3", text=True)
+    (3, 3, None, 3)
+    """
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if text and isinstance(value, str) and _WHOLE_TEXT.fullmatch(value.strip()):
+        return int(value.strip())
+    return None
 
 
 def _text(data: bytes) -> str:

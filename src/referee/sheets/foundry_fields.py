@@ -5,16 +5,15 @@ Foundry stores them. Used by :mod:`.foundry`."""
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 from ..errors import SheetError
+from .formats import whole_number
 
 __all__ = ["WHO", "Field", "at", "kind_of", "layout", "number", "show", "whole"]
 
 WHO = "the Foundry actor"
-WHOLE = re.compile(r"[+-]?\d{1,9}")
-"""What messages call the actor, and a whole number written as text."""
+"""What messages call the actor."""
 
 
 class Field:
@@ -64,15 +63,7 @@ def kind_of(value: Any) -> str:
 def number(value: Any) -> int | None:
     """A whole number as Foundry stores one: a number, or text holding one (forms of
     older versions saved some numbers as text)."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, str) and WHOLE.fullmatch(value.strip()):
-        return int(value.strip())
-    return None
+    return whole_number(value, text=True)
 
 
 def whole(

@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..errors import SheetError
-from .formats import kind_of, load_json
+from .formats import kind_of, load_json, whole_number
 from .model import Attack, Kind, Sheet, Trait
 
 __all__ = ["VERSIONS", "is_gcs", "read_gcs"]
@@ -85,13 +85,7 @@ def _walk(items: Any) -> Iterator[dict[str, Any]]:
 
 def _int(value: Any) -> int | None:
     """A level as GCS saves it: an integer (GCS writes whole numbers as such)."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    return None
+    return whole_number(value)
 
 
 def _dict(value: Any) -> dict[str, Any]:
