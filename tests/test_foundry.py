@@ -61,6 +61,7 @@ def expected(doc: dict[str, Any]) -> Sheet:
                 skill=skills[wd["skill"]].lower(),
                 attributes=stats,
                 shock=f"{wd['shock']['dmg']}/{wd['shock']['ac']}",
+                attack_bonus=int(wd.get("ab") or 0),  # the weapon's own (swnr's @weapon.ab)
             )
         )
     worn = [
@@ -104,9 +105,11 @@ def test_the_fixture_is_the_character_described() -> None:
         "Shoot": 1, "Heal": 2, "Notice": 0,
     }  # fmt: skip
     assert (sheet.level, sheet.attack_bonus, sheet.ac, sheet.hp) == (3, 1, 15, 14)
-    assert [(a.name, a.damage, a.skill, a.attributes, a.shock) for a in sheet.attacks] == [
-        ("Laser Rifle", "1d10", "shoot", ("dex",), "2/15"),
-        ("Knife", "1d4", "stab", ("str", "dex"), "1/15"),
+    assert [
+        (a.name, a.damage, a.skill, a.attributes, a.shock, a.attack_bonus) for a in sheet.attacks
+    ] == [
+        ("Laser Rifle", "1d10", "shoot", ("dex",), "2/15", 1),
+        ("Knife", "1d4", "stab", ("str", "dex"), "1/15", 0),
     ]
 
 

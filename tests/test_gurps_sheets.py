@@ -17,7 +17,7 @@ from referee import commands, seeded
 from referee.cli.app import app
 from referee.cli.local import LOCAL
 from referee.commands.result import Resources, with_sheet
-from referee.errors import CommandError, RefereeError, SheetError
+from referee.errors import CommandError, NoSheetError, RefereeError, SheetError
 from referee.sheets import Kind, Sheet, read_sheet
 from referee.systems.gurps.damage import read_damage
 
@@ -241,10 +241,11 @@ def _write(path: Path, data: bytes) -> Path:
 
 
 def test_a_name_on_no_sheet_and_a_sheet_in_a_room() -> None:
-    with pytest.raises(CommandError, match="give one with --sheet FILE"):
+    with pytest.raises(NoSheetError, match="there is no sheet to read it from") as info:
         commands.run("gurps check Stealth")
+    assert "--sheet" not in str(info.value)  # the front end says how (the CLI's hint below)
     with pytest.raises(CommandError, match="read only on the command line"):
         commands.run(f"gurps check Stealth --sheet {DAI}")
     code, out = _cli("gurps", "check", "Stealth")
-    assert code == 2 and "there is no sheet" in out
+    assert code == 2 and "there is no sheet" in out and "give one with --sheet FILE" in out
     assert LOCAL.sheet(str(DAI)) == SHEETS["Dai Blackthorn"]

@@ -208,7 +208,7 @@ def test_an_attack_with_the_sheets_weapon(run: Any, ac: int, seed: int) -> None:
         assert d["damage"] == (amount + attribute if ac <= limit else 0)
     assert d["weapon"] == {
         "name": "Laser Rifle", "damage": "1d10", "skill": "shoot", "attributes": ["dex"],
-        "shock": "2/15", "sheet": "Vex Ortega",
+        "shock": "2/15", "attack_bonus": 0, "sheet": "Vex Ortega",
     }  # fmt: skip
     assert d["trait"]["name"] == "shoot" and d["trait"]["level"] == 1
     assert d["attribute"]["name"] == "Dex" and d["attribute"]["level"] == 16

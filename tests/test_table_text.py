@@ -106,10 +106,12 @@ def test_contests_show_their_work() -> None:
 def test_a_secret_roll_says_so(line: str) -> None:
     # "gurps reaction is secret by default and prints like an open roll".
     res = runner.invoke(app, [*line.split(), "--secret", "--seed", "1"])
-    if line.startswith("gurps reaction"):
-        assert res.exit_code == 2  # secret already: it takes --open instead
-        res = runner.invoke(app, [*line.split(), "--seed", "1"])
-    assert res.exit_code == 0, res.output
+    assert res.exit_code == 0, res.output  # every rolling command takes --secret (issue 25)
+    if line.startswith("gurps reaction"):  # secret already, by default
+        assert runner.invoke(app, [*line.split(), "--seed", "1"]).output == res.output
+        assert runner.invoke(app, [*line.split(), "--open"]).output.startswith("Reaction")
+    both = runner.invoke(app, [*line.split(), "--secret", "--open"])
+    assert both.exit_code == 2 and "give --secret or --open, not both" in both.output
     assert all(t.startswith("(secret) ") for t in res.output.strip().split("\n(secret)")[:1])
     assert res.output.startswith("(secret) ")
 

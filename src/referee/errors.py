@@ -13,6 +13,7 @@ __all__ = [
     "DiceLimitError",
     "DiceSyntaxError",
     "RefereeError",
+    "NoSheetError",
     "RuleError",
     "SheetError",
 ]
@@ -89,3 +90,8 @@ class SheetError(RefereeError):
         super().__init__(message)
         self.line = line
         """1-based line of the problem in the file, when it has one."""
+
+
+class NoSheetError(CommandError):
+    """A command that names a trait, with no character sheet to read it from. A front
+    end says how to give one (``--sheet FILE`` on the command line, ``@NAME`` in a room)."""

@@ -65,25 +65,23 @@ def _cli_params(meta: Command) -> list[inspect.Parameter]:
                 1,
             ),
         ]
-        if meta.secret:
-            out.append(
-                _param(
-                    "cli_open",
-                    Annotated[
-                        bool,
-                        typer.Option("--open", help="Not the GM's secret roll (it is by default)."),
-                    ],
-                    False,
-                )
-            )
-        else:
-            out.append(
-                _param(
-                    "cli_secret",
-                    Annotated[bool, typer.Option("--secret", help="Mark as the GM's secret roll.")],
-                    False,
-                )
-            )
+        by_default = " (it is by default)" if meta.secret else ""
+        out += [
+            _param(
+                "cli_secret",
+                Annotated[
+                    bool, typer.Option("--secret", help=f"The GM's secret roll{by_default}.")
+                ],
+                False,
+            ),
+            _param(
+                "cli_open",
+                Annotated[
+                    bool, typer.Option("--open", help=f"Not the GM's secret roll{by_default}.")
+                ],
+                False,
+            ),
+        ]
     return out
 
 
@@ -102,6 +100,8 @@ def _wrap(meta: Command) -> Callable[..., None]:
         open_flag = kwargs.pop("cli_open", False)
         secret = secret_flag or (meta.secret and not open_flag)
         try:
+            if secret_flag and open_flag:
+                raise CommandError("give --secret or --open, not both", meta.name)
             plan = fn(**kwargs)
             rng = resolve(None if seed is None else seeded(seed))
             replies: list[Reply] = [plan(rng) for _ in range(n)]
@@ -159,7 +159,12 @@ class RefereeGroup(TyperGroup):
 
 
 def cli_hint(exc: RefereeError) -> str:
-    """The command line's hint for a command's error: where its help is."""
+    """The command line's hint for a command's error: where its help is, or how to give
+    a sheet."""
+    from ..errors import NoSheetError
+
+    if isinstance(exc, NoSheetError):
+        return "give one with --sheet FILE, or set REFEREE_SHEET; or give a number"
     command = getattr(exc, "command", None) if isinstance(exc, CommandError) else None
     return f"see 'referee {command} --help'" if command else ""
 

@@ -49,6 +49,8 @@ def handle(line: str, rng: object = None) -> str:
     try:
         if word == "help":
             return commands.help_text("" if rest.strip() == "commands" else rest.strip())
+        if word in ("serve", "verify"):
+            return f"'{word}' runs from the command line, not here: quit, then 'referee {line}'"
         words = split_line(line)
         if words[-1] in ("--help", "-h"):
             return commands.help_text(" ".join(words[:-1]))
@@ -58,6 +60,10 @@ def handle(line: str, rng: object = None) -> str:
         _, meta, plan = plan_line(words, resources=LOCAL)
         replies = [plan(source) for _ in range(front.n)]
     except RefereeError as exc:
+        from ..errors import NoSheetError
+
+        if isinstance(exc, NoSheetError):
+            return error_text(exc, "give one with --sheet FILE, or set REFEREE_SHEET")
         command = exc.command if isinstance(exc, CommandError) else None
         return error_text(exc, f"see 'help {command}'" if command else "")
     secret = (meta.secret if front.secret is None else front.secret) if meta.rolls else None
@@ -82,4 +88,11 @@ def run_repl(read: Callable[[str], str] = input) -> None:
             return
         answer = handle(line)
         if answer:
-            print(answer)
+            try:
+                print(answer, flush=True)
+            except BrokenPipeError:  # the reader went away (| head): leave quietly
+                import os
+                import sys
+
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+                return

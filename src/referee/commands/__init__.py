@@ -65,7 +65,7 @@ def run(
     rng: RandomSource | None = None,
     *,
     only_rolls: bool = False,
-    resources: Resources = BUILTIN,
+    resources: Resources | None = BUILTIN,
     limits: CommandLimits | None = None,
     secret: bool | None = None,
 ) -> CommandResult:
@@ -77,7 +77,8 @@ def run(
         rng: the random source (the secure system source by default).
         only_rolls: refuse commands that do not roll dice (``odds``, ``sample``,
             ``swn simulate``, tables): the way to serve strangers only rolls.
-        resources: what the command may reach (:data:`BUILTIN`: no files).
+        resources: what the command may reach (:data:`BUILTIN`, also for None: no
+            files, no sheet).
         limits: what one command may cost (:data:`SHARED_TABLE` for a chat bot or a
             shared table; by default only the engine's own limits).
         secret: whether a rolling command is the GM's secret roll (by default the
@@ -92,14 +93,15 @@ def run(
     """
     from .reader import run as _run
 
-    return _run(line, rng, only_rolls=only_rolls, resources=resources, limits=limits, secret=secret)
+    found = BUILTIN if resources is None else resources
+    return _run(line, rng, only_rolls=only_rolls, resources=found, limits=limits, secret=secret)
 
 
 def plan(
     line: str | Sequence[str],
     *,
     only_rolls: bool = False,
-    resources: Resources = BUILTIN,
+    resources: Resources | None = BUILTIN,
     limits: CommandLimits | None = None,
 ) -> tuple[str, Plan]:
     """Read a command line without running it: ``(normalised command, plan)``; the
@@ -108,7 +110,8 @@ def plan(
     :func:`.reader.plan_line`."""
     from .reader import plan_line
 
-    shown, _meta, made = plan_line(line, only_rolls=only_rolls, resources=resources, limits=limits)
+    found = BUILTIN if resources is None else resources
+    shown, _meta, made = plan_line(line, only_rolls=only_rolls, resources=found, limits=limits)
     return shown, made
 
 

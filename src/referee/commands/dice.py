@@ -44,11 +44,14 @@ Dice notation:
 )
 def roll_cmd(
     ctx: typer.Context,
-    exprs: Annotated[list[str], typer.Argument(metavar="EXPR...", help="Dice expressions.")],
+    exprs: Annotated[
+        list[str] | None, typer.Argument(metavar="EXPR...", help="Dice expressions.")
+    ] = None,
     label: LabelOpt = None,
 ) -> Plan:
     """Roll dice: the breakdown, and the chance of that total or better."""
     caps = _resources(ctx).limits
+    exprs = exprs or []
     if not exprs or any(not e.strip() for e in exprs):
         raise CommandError("no dice expression given: type one, like 3d6", "roll")
     return lambda rng: roll_reply(exprs, rng, caps, label)

@@ -90,9 +90,16 @@ def check(
     defense = defense or read.defense
     name, eff = _skill(skill, mod)
     if eff < 3 and not defense:
+        typed = ""
+        if name is not None and read.trait is None:  # Stealth-2: Stealth at level 2
+            base = g.read_skill(skill)[1]
+            typed = (
+                f"; {skill} reads as {name} at level {base} (for a modifier to the sheet's "
+                f"{name}, leave a space: {name} -{base})"
+            )
         raise RuleError(
             f"effective skill {eff} is below 3: no roll is allowed "
-            "except a defense roll (000, 'Base Skill vs Effective Skill')"
+            f"except a defense roll (000, 'Base Skill vs Effective Skill'){typed}"
         )
 
     def go(rng: RandomSource) -> Reply:

@@ -7,7 +7,8 @@ means once the character's sheet is read.
   technique or a spell) is looked up on the sheet (:func:`referee.sheets.find_trait`):
   its level is the one the sheet records, and a space separates it from modifiers.
 * Damage is dice+adds (``2d+1``), dice+adds with a type and an armor divisor
-  (``4d(3) burn``), the sheet's swing or thrust (``sw+2 cut``, ``thr``), or an
+  (``4d(3) burn``), the sheet's swing or thrust (``sw+2 cut``, ``thr``: only these
+  abbreviations; ``Swing`` or ``Thrust`` spelled out name an attack's usage), or an
   attack's name (``Punch``, ``Natural Attacks (Bite)``).
 """
 
@@ -34,9 +35,7 @@ ROLLED = (Kind.ATTRIBUTE, Kind.SKILL, Kind.TECHNIQUE, Kind.SPELL, Kind.DEFENSE)
 _EXPLICIT = re.compile(r"^\s*(.*?[A-Za-z)\]])-(\d.*)$")
 """``Broadsword-14``: a name and its level, with no space before the dash."""
 _NAME_MODS = re.compile(r"^\s*(?P<name>.*?)(?P<mods>(?:\s+[+-]\s*\d+(?:\s*[+-]\s*\d+)*)?)\s*$")
-_SWING = re.compile(
-    r"^\s*(?P<base>sw|swing|thr|thrust)\s*(?P<adds>[+-]\s*\d+)?(?:\s+(?P<type>\S+))?\s*$", re.I
-)
+_SWING = re.compile(r"^\s*(?P<base>sw|thr)\s*(?P<adds>[+-]\s*\d+)?(?:\s+(?P<type>\S+))?\s*$", re.I)
 
 
 @dataclass(frozen=True, slots=True)

@@ -226,6 +226,8 @@ def front_options(words: Sequence[str]) -> tuple[list[str], FrontOptions]:
         elif word == "--json":
             found["as_json"] = True
         elif meta.rolls and word in ("--secret", "--open"):
+            if found.get("secret", word == "--secret") != (word == "--secret"):
+                raise CommandError("give --secret or --open, not both", meta.name)
             found["secret"] = word == "--secret"
         elif meta.rolls and name in ("--seed", "-n"):
             value = inline if eq else next(rest, None)

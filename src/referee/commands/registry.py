@@ -116,8 +116,8 @@ def command(
 
     def deco(fn: Callable[..., Plan]) -> Callable[..., Plan]:
         parts = [f"\b\n{notes.rstrip()}"] if notes else []
-        if examples:
-            parts.append("Examples:\n\n" + "\n\n".join(f"  referee {e}" for e in examples))
+        if examples:  # each example kept on its one line (\b: click does not rewrap it)
+            parts.append("Examples:\n\n" + "\n\n".join(f"\b\n  referee {e}" for e in examples))
         epilog = "\n\n".join(parts) or None
         _app(words[:-1]).command(words[-1], epilog=epilog)(fn)
         COMMANDS[words] = Command(words, rolls, joins, secret, fn, epilog)

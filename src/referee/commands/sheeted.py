@@ -12,7 +12,7 @@ from typing import Annotated, Any
 
 import typer
 
-from ..errors import CommandError
+from ..errors import NoSheetError
 from ..sheets import Sheet, Trait, require
 from .result import BUILTIN, Resources
 
@@ -43,19 +43,26 @@ def sheet_for(
     sheet = found.sheet(path)
     if sheet is None:
         what = "a name" if name is None else repr(name)
-        raise CommandError(
+        raise NoSheetError(
             f"'{command}' was given {what} to read from a character sheet, and there is no "
-            "sheet: give one with --sheet FILE (or set REFEREE_SHEET), or give a number",
+            "sheet to read it from",
             command,
         )
     return require(sheet, system, command)
 
 
 def maybe_sheet(ctx: typer.Context, path: str | None, system: str, command: str) -> Sheet | None:
-    """The sheet if one is given (``--sheet`` or the caller's default), else None."""
+    """The sheet if one is given (``--sheet`` or the caller's default), else None.
+
+    A sheet given with ``--sheet`` must be for ``system``; the caller's default sheet
+    (``REFEREE_SHEET``) of another game does not apply to a command that names
+    nothing from it, so ``swn save --level 2`` still works with a GURPS character set.
+    """
     found = ctx.obj if isinstance(ctx.obj, Resources) else BUILTIN
     sheet = found.sheet(path)
-    return None if sheet is None else require(sheet, system, command)
+    if sheet is None or (path is None and sheet.system != system):
+        return None
+    return require(sheet, system, command)
 
 
 def trait_json(trait: Trait, sheet: Sheet) -> dict[str, Any]:

@@ -18,10 +18,9 @@ initiative --sheet a.toml --sheet b.toml`` read from the characters' sheets
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Annotated, Any, NamedTuple
+from typing import Any, NamedTuple
 
 import typer
 
@@ -31,48 +30,13 @@ from ..sheets.match import normal
 from ..systems import swn
 from .result import BUILTIN, Reply, Resources
 from .sheeted import maybe_sheet, override, sheet_for, trait_json
+from .swn_options import Given, SheetsOpt, attr_params, gather_attrs
 
 __all__ = ["Attacker", "Given", "Read", "SheetsOpt", "attr_params", "for_attack", "for_check",
            "for_initiative", "for_save", "for_stabilize", "gather_attrs"]  # fmt: skip
 
-SheetsOpt = Annotated[list[str] | None, typer.Option(
-    "--sheet", metavar="FILE", help="A PC's sheet (a TOML sheet or a Foundry swnr export): "
-    "the PC rolls with the sheet's Dex modifier. Repeat for each PC.")]  # fmt: skip
 _FULL = {"strength": "str", "dexterity": "dex", "constitution": "con",
          "intelligence": "int", "wisdom": "wis", "charisma": "cha"}  # fmt: skip
-
-
-class Given(dict[str, int]):
-    """The attribute options given (``--dex 14``, ``--dex-mod 1``): each attribute's
-    modifier, and in :attr:`flags` how it was given, for the text when it overrides
-    a sheet."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.flags: dict[str, tuple[str, int]] = {}
-        """``dex`` to ``("--dex", 14)`` or ``("--dex-mod", 1)``."""
-
-
-def attr_params() -> list[inspect.Parameter]:
-    """``--str``/``--str-mod`` ... ``--cha``/``--cha-mod``: the attribute options."""
-    return [
-        inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=None,
-                          annotation=Annotated[int | None, typer.Option(flag, help=help)])
-        for a in swn.ATTRIBUTES
-        for name, flag, help in ((a, f"--{a}", f"{a.title()} score 3-18."),
-                                 (f"{a}_mod", f"--{a}-mod", f"{a.title()} modifier."))
-    ]  # fmt: skip
-
-
-def gather_attrs(kwargs: dict[str, Any]) -> None:
-    """The attribute options as ``attrs``: a :class:`Given`, name to modifier."""
-    attrs = Given()
-    for a in swn.ATTRIBUTES:
-        score, mod = kwargs.pop(a), kwargs.pop(f"{a}_mod")
-        if score is not None or mod is not None:
-            attrs[a] = swn.resolve_modifier(a, score, mod)
-            attrs.flags[a] = (f"--{a}", score) if score is not None else (f"--{a}-mod", mod)
-    kwargs["attrs"] = attrs
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,6 +166,8 @@ class _Reading:
             level, _ = swn.assume_skill(skill, untrained)
             if untrained and on_sheet is not None:
                 self.note(f"--untrained over the sheet's {shown} {on_sheet}")
+            if skill is not None and on_sheet is None:
+                self.note(f"--skill {skill} over the sheet's {shown} (untrained)")
             self.note(None if skill is None else override("--skill", skill, on_sheet))
             return level, None, shown
         self.used.extend([] if trait is None else [f"{shown} {on_sheet}"])
@@ -323,6 +289,9 @@ def for_attack(
     shock_text = _text_option(r, "--shock", shock, weapon.shock, "Shock")
     r.found.update(weapon=_weapon_json(weapon, sheet), attribute=_json(attribute, sheet))
     r.found.setdefault("trait", None)
+    if weapon.attack_bonus and attack_bonus is None:
+        r.used.append(f"{weapon.name}'s own attack bonus {weapon.attack_bonus:+d}")
+        bonus = (bonus or 0) + weapon.attack_bonus
     out = Attacker(bonus or 0, level, assumed, dmg or "1d6", shock_text, chosen)
     return out, r.done(weapon.full_name)
 
@@ -363,7 +332,7 @@ def _weapon_json(weapon: Attack, sheet: Sheet) -> dict[str, Any]:
     """``{"name", "damage", "skill", "attributes", "shock", "sheet"}``: the sheet's weapon."""
     return {"name": weapon.full_name, "damage": weapon.damage, "skill": weapon.skill,
             "attributes": list(weapon.attributes), "shock": weapon.shock,
-            "sheet": sheet.name}  # fmt: skip
+            "attack_bonus": weapon.attack_bonus, "sheet": sheet.name}  # fmt: skip
 
 
 def for_stabilize(

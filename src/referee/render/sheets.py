@@ -70,6 +70,7 @@ def sheet_json(sheet: Sheet) -> dict[str, Any]:
             {
                 "name": t.name,
                 "specialization": t.specialization,
+                "tech_level": t.tech_level,
                 "level": t.level,
                 "kind": t.kind.value,
                 "chance": None if p is None else fraction(p),
@@ -139,11 +140,12 @@ def sheet_text(sheet: Sheet) -> str:
     if sheet.system == "fudge":
         lines.append(f"Ladder: {sheet.ladder}; chances against the default difficulty")
     chance_of = {
-        "gurps": "3d6 rolling at or under",
+        "gurps": "success on 3d6 against",
         "swn": "2d6 + level meeting 8 with",
         "fudge": "4dF meeting the default difficulty with",
     }[sheet.system]
-    width = max((len(t.full_name) for t in sheet.traits), default=0)
+    width = max((len(t.shown_name) for t in sheet.traits), default=0)
+    levels = max((len(_level(sheet, t)) for t in sheet.traits), default=0)
     for kind, heading in _HEADINGS.items():
         traits = sheet.of_kind(kind)
         if not traits:
@@ -153,7 +155,7 @@ def sheet_text(sheet: Sheet) -> str:
         for t in traits:
             p = trait_chance(sheet, t)
             odds = "" if p is None else f"  {percent(p):>6}"
-            lines.append(f"  {t.full_name:<{width}}  {_level(sheet, t):>7}{odds}")
+            lines.append(f"  {t.shown_name:<{width}}  {_level(sheet, t):>{levels}}{odds}")
     if sheet.attacks:
         lines.append("Attacks:")
         for a in sheet.attacks:

@@ -63,7 +63,7 @@ from typing import Any
 from ..errors import RefereeError, SheetError
 from ..parser import parse
 from ..systems.swn.attributes import attribute_modifier
-from .foundry_fields import WHO, at, kind_of, layout, number, show, whole
+from .foundry_fields import WHO, at, effect_notes, kind_of, layout, number, show, whole
 from .model import Attack, Kind, Sheet, Trait
 
 __all__ = ["STATS", "is_foundry_swnr", "read_foundry_swnr"]
@@ -115,9 +115,9 @@ def read_foundry_swnr(doc: dict[str, Any]) -> Sheet:
     (3, 1, 10, 14)
     >>> [(t.name, t.level) for t in sheet.traits][-2:]
     [('Cha', 10), ('Shoot', 1)]
-    >>> sheet.attacks[0]
-    Attack(name='Laser Rifle', usage=None, damage='1d10', level=None, parry=None, \
-block=None, skill='shoot', attributes=('dex',), shock=None)
+    >>> rifle = sheet.attacks[0]
+    >>> rifle.name, rifle.damage, rifle.skill, rifle.attributes, rifle.shock, rifle.attack_bonus
+    ('Laser Rifle', '1d10', 'shoot', ('dex',), None, 0)
 
     Raises:
         SheetError: the export is not an swnr character, or a field the sheet needs
@@ -168,7 +168,7 @@ block=None, skill='shoot', attributes=('dex',), shock=None)
     attack_bonus = whole(at(data, root, "ab"), "attack bonus", -10, 30)
     ac = _ac(data, root, items, attribute_modifier(scores["dex"], "Dex") + dex_bonus)
     hp = _hp(data, root, notes)
-    _effects(doc, items, notes)
+    effect_notes(doc, items, notes)
     return Sheet(
         system="swn",
         name=name.strip(),
@@ -284,6 +284,7 @@ def _weapon(
         skill=_weapon_skill(data, root, name, skills, notes),
         attributes=_weapon_stats(data, root, who),
         shock=_shock(data, root, who, name, notes),
+        attack_bonus=whole(at(data, root, "ab"), "attack bonus", -10, 30, who=who) or 0,
     )
 
 
@@ -397,24 +398,3 @@ def _hp(data: dict[str, Any], root: str, notes: list[str]) -> int | None:
     if hp is not None and now is not None and now < hp:
         notes.append(f"the Foundry sheet shows {now} of {hp} hit points now; referee uses {hp}")
     return hp
-
-
-def _effects(doc: dict[str, Any], items: list[dict[str, Any]], notes: list[str]) -> None:
-    """A note naming the enabled active effects with changes, which are not applied."""
-    names: list[str] = []
-    for owner in [doc, *items]:
-        effects = owner.get("effects")
-        for effect in effects if isinstance(effects, list) else []:
-            if (
-                isinstance(effect, dict)
-                and effect.get("disabled") is not True
-                and isinstance(effect.get("changes"), list)
-                and effect["changes"]
-            ):
-                label = effect.get("name") or effect.get("label")
-                names.append(label if isinstance(label, str) and label else "unnamed")
-    if names:
-        notes.append(
-            f"Foundry applies active effects ({', '.join(names)}) on top of the stored "
-            "values; referee reads the stored values"
-        )

@@ -10,7 +10,7 @@ from typing import Any
 from ..errors import SheetError
 from .formats import whole_number
 
-__all__ = ["WHO", "Field", "at", "kind_of", "layout", "number", "show", "whole"]
+__all__ = ["WHO", "Field", "at", "effect_notes", "kind_of", "layout", "number", "show", "whole"]
 
 WHO = "the Foundry actor"
 """What messages call the actor."""
@@ -85,3 +85,24 @@ def whole(
     if not lo <= n <= hi:
         raise SheetError(f"{subject} ({field.path}) is {n}; it must be {lo} to {hi}")
     return n
+
+
+def effect_notes(doc: dict[str, Any], items: list[dict[str, Any]], notes: list[str]) -> None:
+    """A note naming the enabled active effects with changes, which are not applied."""
+    names: list[str] = []
+    for owner in [doc, *items]:
+        effects = owner.get("effects")
+        for effect in effects if isinstance(effects, list) else []:
+            if (
+                isinstance(effect, dict)
+                and effect.get("disabled") is not True
+                and isinstance(effect.get("changes"), list)
+                and effect["changes"]
+            ):
+                label = effect.get("name") or effect.get("label")
+                names.append(label if isinstance(label, str) and label else "unnamed")
+    if names:
+        notes.append(
+            f"Foundry applies active effects ({', '.join(names)}) on top of the stored "
+            "values; referee reads the stored values"
+        )

@@ -192,7 +192,8 @@ def read_gcs(data: bytes) -> Sheet:
                     if kind is Kind.TECHNIQUE
                     else _str(item.get("specialization"))
                 )
-                traits.append(Trait(name, spec, level, kind))
+                tl = _str(item.get("tech_level")) if kind is not Kind.TECHNIQUE else None
+                traits.append(Trait(name, spec, level, kind, tl))
             attacks.extend(_weapons(item, name))
     return Sheet(
         system="gurps",

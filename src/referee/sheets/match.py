@@ -4,8 +4,10 @@ names are matched, for every system.
 The rules, in order:
 
 1. case does not matter, nor do runs of spaces;
-2. an exact name wins: the full name (``Fast-Draw (Knife)``), then the name
-   alone (``Stealth``), then, for an attack, its usage alone (``Punch``);
+2. an exact name wins: the full name (``Fast-Draw (Knife)``; with its tech level,
+   ``Navigation/TL7 (Sea)``, which tells apart the same skill at two tech levels),
+   then the name alone (``Stealth``), then, for an attack, its usage alone (``Punch``);
+   an entry written twice, the same in every field, is one entry;
 3. otherwise a unique prefix of a full name is accepted (``fast-draw (kn``);
 4. a name that matches several is refused, listing each with its level;
    an unknown name is refused, naming the character. Nothing is chosen silently.
@@ -69,7 +71,7 @@ def _pick(
 
 
 def _one(found: Sequence[T], query: str, shown: Callable[[T], str], what: str, who: str) -> T:
-    if len(found) == 1:
+    if all(f == found[0] for f in found):  # one, or the same entry written twice
         return found[0]
     listed = "; ".join(shown(i) for i in found[:12])
     more = f"; and {len(found) - 12} more" if len(found) > 12 else ""
@@ -79,7 +81,7 @@ def _one(found: Sequence[T], query: str, shown: Callable[[T], str], what: str, w
 
 
 def _trait_shown(t: Trait) -> str:
-    return f"{t.full_name} {t.level} ({t.kind.value})"
+    return f"{t.shown_name} {t.level} ({t.kind.value})"
 
 
 def find_trait(sheet: Sheet, query: str, kinds: Sequence[Kind] = ()) -> Trait:
@@ -91,7 +93,12 @@ def find_trait(sheet: Sheet, query: str, kinds: Sequence[Kind] = ()) -> Trait:
     pool = sheet.of_kind(*kinds)
     what = kinds[0].value if len(kinds) == 1 else "trait"
     return _pick(
-        pool, query, lambda t: (t.full_name, t.name), _trait_shown, what, sheet.name or "the sheet"
+        pool,
+        query,
+        lambda t: (t.shown_name, t.full_name, t.name),
+        _trait_shown,
+        what,
+        sheet.name or "the sheet",
     )
 
 

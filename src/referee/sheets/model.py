@@ -43,11 +43,21 @@ class Trait:
     attribute's score (3-18) or skill level (0-4), a Fudge trait's ladder value."""
     kind: Kind
     """What it is."""
+    tech_level: str | None = None
+    """GURPS: the skill's tech level (``7`` for Navigation/TL7), when it has one."""
 
     @property
     def full_name(self) -> str:
         """``Fast-Draw (Knife)``, or the name alone."""
         return f"{self.name} ({self.specialization})" if self.specialization else self.name
+
+    @property
+    def shown_name(self) -> str:
+        """The full name with any tech level, as GCS shows it: ``Navigation/TL7 (Sea)``."""
+        if not self.tech_level:
+            return self.full_name
+        name = f"{self.name}/TL{self.tech_level}"
+        return f"{name} ({self.specialization})" if self.specialization else name
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +83,8 @@ class Attack:
     """SWN: the attributes it may use; the better modifier counts (``("str", "dex")``)."""
     shock: str | None = None
     """SWN: Shock as ``AMOUNT/AC`` (``2/15``), if the weapon has it."""
+    attack_bonus: int = 0
+    """SWN: the weapon's own attack bonus, added to the character's (a +1 weapon)."""
 
     @property
     def full_name(self) -> str:

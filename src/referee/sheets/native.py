@@ -178,7 +178,7 @@ def _swn(r: _Reader, name: str) -> Sheet:
     weapons = []
     for i, w in enumerate(r.list_of_tables("weapons"), 1):
         where = f"[[weapons]] {i}: "
-        r.keys(w, {"name", "damage", "skill", "attribute", "shock"}, where)
+        r.keys(w, {"name", "damage", "skill", "attribute", "shock", "attack_bonus"}, where)
         if "name" not in w or "damage" not in w:
             raise r.fail("weapons", f"weapon {i} needs a name and a damage")
         attribute = w.get("attribute", [])
@@ -198,6 +198,7 @@ def _swn(r: _Reader, name: str) -> Sheet:
                 skill=None if "skill" not in w else r.string(f"{where}skill", w["skill"], 60),
                 attributes=tuple(p.casefold() for p in picks),
                 shock=shock,
+                attack_bonus=r.integer(f"{where}attack_bonus", w.get("attack_bonus", 0), -10, 30),
             )
         )
 

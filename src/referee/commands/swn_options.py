@@ -1,0 +1,51 @@
+"""The SWN commands' own options: the attribute options (``--dex 14``, ``--dex-mod 1``),
+which remember how each was given so that an override of a sheet can say so, and
+``--sheet`` repeated for initiative."""
+
+from __future__ import annotations
+
+import inspect
+from typing import Annotated, Any
+
+import typer
+
+from ..systems import swn
+
+__all__ = ["Given", "SheetsOpt", "attr_params", "gather_attrs"]
+
+SheetsOpt = Annotated[list[str] | None, typer.Option(
+    "--sheet", metavar="FILE", help="A PC's sheet (a TOML sheet or a Foundry swnr export): "
+    "the PC rolls with the sheet's Dex modifier. Repeat for each PC.")]  # fmt: skip
+
+
+class Given(dict[str, int]):
+    """The attribute options given (``--dex 14``, ``--dex-mod 1``): each attribute's
+    modifier, and in :attr:`flags` how it was given, for the text when it overrides
+    a sheet."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.flags: dict[str, tuple[str, int]] = {}
+        """``dex`` to ``("--dex", 14)`` or ``("--dex-mod", 1)``."""
+
+
+def attr_params() -> list[inspect.Parameter]:
+    """``--str``/``--str-mod`` ... ``--cha``/``--cha-mod``: the attribute options."""
+    return [
+        inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=None,
+                          annotation=Annotated[int | None, typer.Option(flag, help=help)])
+        for a in swn.ATTRIBUTES
+        for name, flag, help in ((a, f"--{a}", f"{a.title()} score 3-18."),
+                                 (f"{a}_mod", f"--{a}-mod", f"{a.title()} modifier."))
+    ]  # fmt: skip
+
+
+def gather_attrs(kwargs: dict[str, Any]) -> None:
+    """The attribute options as ``attrs``: a :class:`Given`, name to modifier."""
+    attrs = Given()
+    for a in swn.ATTRIBUTES:
+        score, mod = kwargs.pop(a), kwargs.pop(f"{a}_mod")
+        if score is not None or mod is not None:
+            attrs[a] = swn.resolve_modifier(a, score, mod)
+            attrs.flags[a] = (f"--{a}", score) if score is not None else (f"--{a}-mod", mod)
+    kwargs["attrs"] = attrs
