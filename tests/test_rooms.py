@@ -450,3 +450,28 @@ def test_the_plan_cache_keeps_the_newest_commands() -> None:
     assert plans.get("1d6", 200) is not None and plans.get("1d6", 100) is None
     plans.put("1d10", 200, read_command("1d10"))  # 1d6 was used last: 1d8 goes
     assert plans.get("1d8", 200) is None and plans.get("1d6", 200) is not None
+
+
+def test_every_response_carries_the_security_headers(table: Table, server: Server) -> None:
+    """Issue 27: pages, static files, the API, its errors and the roll's fast path are
+    all served with the CSP, nosniff and no-referrer (the GM's page must not be framed)."""
+    from referee.rooms.app import SECURITY_HEADERS
+
+    with table.client("gm") as gm, server.client() as anyone:
+        responses = [
+            anyone.get("/"),
+            anyone.get(f"/join/{table.room}"),
+            anyone.get("/static/room.js"),
+            anyone.get("/api/health"),
+            anyone.get(f"/api/rooms/{table.room}/log"),  # 401: no token
+            gm.get(f"/rooms/{table.room}"),
+            gm.get(f"/api/rooms/{table.room}/log"),
+            table.roll("gm", "3d6"),  # the hot path
+            anyone.post("/api/rooms", content=b"x" * (70 * 1024)),  # refused by the limit
+        ]
+    for r in responses:
+        for name, value in SECURITY_HEADERS:
+            assert r.headers.get(name.decode()) == value.decode(), (r.request.url, name)
+    csp = dict(SECURITY_HEADERS)[b"content-security-policy"].decode()
+    assert "frame-ancestors 'none'" in csp and "script-src 'self'" in csp
+    assert "unsafe-inline" not in csp

@@ -172,3 +172,34 @@ async def test_verify_in_the_browser_passes_and_catches_tampering(server: Server
         await expect(result).to_contain_text("FAILED")
         await player.screenshot(path=str(ARTIFACTS / "player-verify-failed.png"), full_page=True)
         await browser.close()
+
+
+async def test_a_room_page_refuses_to_be_framed(server: Server) -> None:
+    """Issue 27: a hostile site cannot frame the GM's page (its Reveal and Close
+    buttons): the page of another origin that frames it gets nothing of it."""
+    from playwright.async_api import async_playwright
+
+    from rooms_server import make_table
+
+    table = make_table(server)
+    async with async_playwright() as pw:
+        browser = await pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        page = await browser.new_page()
+        refused: list[str] = []
+        page.on("console", lambda msg: refused.append(msg.text))
+        # The framing page comes from another origin (about:blank), as a hostile site would.
+        room = f"{server.base}/rooms/{table.room}"
+        await page.set_content(f'<iframe id="f" src="{room}" width="600" height="400"></iframe>')
+        await page.wait_for_timeout(1500)
+        inner = page.frames[1]
+        assert inner.url != room or await inner.locator("h1").count() == 0
+        assert any("frame-ancestors" in text for text in refused), refused
+        # The page itself still works at the top level, under its own policy.
+        top = await browser.new_page()
+        errors: list[str] = []
+        top.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+        await top.goto(server.base + "/")
+        await top.wait_for_load_state("networkidle")
+        assert await top.locator("form").count() >= 1
+        assert not [e for e in errors if "Content Security Policy" in e], errors
+        await browser.close()

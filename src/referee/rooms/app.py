@@ -26,7 +26,7 @@ from .models import ERRORS
 from .state import MAX_BODY, ApiError, RoomsLimits, State
 from .store import Store
 
-__all__ = ["create_app"]
+__all__ = ["SECURITY_HEADERS", "create_app"]
 
 
 class _BodyLimit:
@@ -55,6 +55,40 @@ class _BodyLimit:
             return message
 
         await self.app(scope, counted, send)
+
+
+SECURITY_HEADERS: tuple[tuple[bytes, bytes], ...] = (
+    (
+        b"content-security-policy",
+        b"default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+        b"connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+    ),
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"no-referrer"),
+)
+"""Sent with every HTTP response: scripts, styles and sockets from the page's own origin
+only (the pages have no inline script or style), no framing by any site (the GM's page
+has Reveal and Close buttons), no MIME sniffing, and no Referer (a room's URL names it)."""
+
+
+class _SecurityHeaders:
+    """Add :data:`SECURITY_HEADERS` to every HTTP response (the outermost layer, so that
+    refusals by the limits carry them too)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":  # a new dict: never a shared one
+                message = {**message, "headers": [*message.get("headers", ()), *SECURITY_HEADERS]}
+            await send(message)
+
+        await self.app(scope, receive, with_headers)
 
 
 class _AddressLimit:
@@ -187,6 +221,7 @@ def create_app(
     app.add_middleware(Hot)  # innermost: inside the limits below
     app.add_middleware(_BodyLimit, limit=limits.body)
     app.add_middleware(_AddressLimit, rate=limits.address_rate, burst=limits.address_burst)
+    app.add_middleware(_SecurityHeaders)  # outermost: every response, refusals too
     return app
 
 
