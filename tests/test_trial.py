@@ -324,3 +324,39 @@ def test_every_help_example_runs(example: str) -> None:
         os.chdir(here)
     assert res.exit_code == 0, (line, res.output)
     assert "error" not in res.output.split("\n", 1)[0].lower(), (line, res.output)
+
+
+# --- issue 27 (in part): a trailing '# label' after every command ----------------------
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "gurps check 14 -2",
+        "gurps contest 14 12",
+        "gurps damage 2d+1 --type cut",
+        "swn save physical --level 2",
+        "swn morale 8 --roll-anyway",
+        "fudge roll Good --vs Great",
+        "fudge oppose Good Fair",
+    ],
+)
+def test_a_hash_label_is_the_label_of_any_command(line: str) -> None:
+    by_hash = commands.run(f"{line} # Broadsword", seeded(1))
+    by_option = commands.run(f"{line} --label Broadsword", seeded(1))
+    assert by_hash.data == by_option.data and by_hash.text == by_option.text
+    assert "Broadsword" in by_hash.text
+    res = runner.invoke(app, [*line.split(), "# Broadsword", "--seed", "1"])
+    assert res.exit_code == 0 and res.output.strip() == by_option.text
+
+
+def test_a_hash_label_is_refused_where_it_means_nothing() -> None:
+    with pytest.raises(CommandError, match="takes no label"):
+        commands.run("gurps table # x")
+    with pytest.raises(CommandError, match="give the label once"):
+        commands.run("gurps check 12 --label a # b")
+    with pytest.raises(CommandError, match="write the label after it"):
+        commands.run("gurps check 12 #")
+    # roll keeps its labels inside its expressions: the last one's
+    both = commands.run("roll 1d20+5 2d6 # attack", seeded(1)).data
+    assert [d["label"] for d in both] == [None, "attack"]

@@ -201,7 +201,13 @@ def arrange_argv(group: TyperGroup, words: list[str]) -> list[str]:
     joins = meta.joins if meta is not None else False
     assert isinstance(node, TyperCommand)
     try:
-        rest = arrange(words[i:], valued_options(node), joins=joins, options=option_names(node))
+        rest = arrange(
+            words[i:],
+            valued_options(node),
+            joins=joins,
+            options=option_names(node),
+            hash_label=key != ("roll",),
+        )
     except CommandError as exc:
         raise CommandError(str(exc), " ".join(key)) from None
     return words[:i] + rest

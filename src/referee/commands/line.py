@@ -92,9 +92,10 @@ def join_expressions(words: Sequence[str]) -> list[str]:
 
 
 def _named(word: str) -> bool:
-    """A word that ends a trait's name (``Stealth``, ``Fast-Draw (Knife)``): a modifier
-    after it keeps its space, so ``Stealth -2`` stays apart from ``Broadsword-14``."""
-    return word[:1].isalpha() and (word[-1].isalpha() or word[-1] == ")")
+    """A word that ends a trait's name (``Stealth``, ``Fast-Draw (Knife)``, ``Drive!``):
+    a modifier after it keeps its space, so ``Stealth -2`` stays apart from
+    ``Broadsword-14`` (a name ending in a digit is a level)."""
+    return word[:1].isalpha() and not word[-1].isdigit() and word[-1] not in _OPERATORS
 
 
 def arrange(
@@ -103,6 +104,7 @@ def arrange(
     *,
     joins: bool,
     options: Collection[str] = (),
+    hash_label: bool = True,
 ) -> list[str]:
     """A command's words in the order its option parser reads them.
 
@@ -119,6 +121,12 @@ def arrange(
     A valued option needs its value: it is never taken from the next option
     (any of ``options``, the command's option names) or from ``--``.
 
+    A ``# label`` is the command's ``--label`` when it has one, after every command
+    (``hash_label``; ``roll`` keeps its labels in its expressions, each its own):
+
+    >>> arrange(["14", "-2", "# Broadsword"], {"--label"}, joins=True)
+    ['--label', 'Broadsword', '--', '14-2']
+
     >>> arrange(["12", "--label"], {"--label"}, joins=True)
     Traceback (most recent call last):
     referee.errors.CommandError: --label needs a value
@@ -131,6 +139,8 @@ def arrange(
     """
     taken: list[str] = []
     arguments: list[str] = []
+    if hash_label and ("--label" in valued or not joins):  # expressions keep their own
+        words = _label_option(words, valued)
     rest = iter(words)
     for word in rest:
         if word == "--":
@@ -151,6 +161,34 @@ def arrange(
     if joins:
         arguments = join_expressions(arguments)
     return taken + (["--", *arguments] if arguments else [])
+
+
+def _label_option(words: Sequence[str], valued: Collection[str]) -> list[str]:
+    """A ``# label`` word as ``--label label``, for a command that has a ``--label``
+    option (the prompt's label runs to the end of the line; on the command line it is
+    one quoted word, ``'# Broadsword'``, and options may follow it).
+
+    Raises:
+        CommandError: a label given both ways, or an empty one.
+    """
+    words = list(words)
+    if "--label" not in valued:
+        if any(w.startswith("#") for w in words):
+            raise CommandError("this command takes no label ('# ...')")
+        return words
+    at = [
+        i
+        for i, w in enumerate(words)
+        if w.startswith("#") and (i == 0 or words[i - 1] not in valued) and "--" not in words[:i]
+    ]
+    if not at:
+        return words
+    label = words[at[-1]][1:].strip()
+    if not label:
+        raise CommandError("'#' starts a label: write the label after it")
+    if len(at) > 1 or "--label" in words or any(w.startswith("--label=") for w in words):
+        raise CommandError("give the label once: with --label, or after '#'")
+    return ["--label", label, *words[: at[-1]], *words[at[-1] + 1 :]]
 
 
 def normalise(line: str) -> str:

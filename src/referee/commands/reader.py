@@ -175,7 +175,13 @@ def prepare(line: str | Sequence[str], *, resources: Resources = BUILTIN) -> tup
             meta.name,
         )
     try:
-        args = arrange(args, valued_options(cmd), joins=meta.joins, options=option_names(cmd))
+        args = arrange(
+            args,
+            valued_options(cmd),
+            joins=meta.joins,
+            options=option_names(cmd),
+            hash_label=meta.path != ("roll",),
+        )
     except CommandError as exc:
         raise CommandError(str(exc), meta.name) from None
     try:
