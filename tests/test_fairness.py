@@ -294,3 +294,36 @@ def test_unreadable_export(tmp_path: Path) -> None:
         [sys.executable, "-m", "referee.cli", "verify", str(path)], capture_output=True, check=False
     )
     assert done.returncode == 2
+
+
+def test_every_roll_names_the_engine_that_made_it(session: tuple[Table, Path]) -> None:
+    """Issue 27 (contract v1.1): each roll entry carries ``engine``, referee's version."""
+    from importlib.metadata import version
+
+    rolls = [e for e in _entries(session) if e["kind"] == "roll"]
+    assert rolls and all(e["engine"] == version("referee") for e in rolls)
+    bob = [json.loads(x) for x in (session[1] / "bob.jsonl").read_text().splitlines()]
+    assert all("engine" not in e for e in bob if e.get("redacted"))  # not in a redacted entry
+
+
+def test_another_versions_result_is_reported_apart_from_tampering(
+    session: tuple[Table, Path], tmp_path: Path
+) -> None:
+    """A roll whose draws are the stream's, made by another version of referee that
+    wrote its result otherwise, is a change of version: reported as such, naming both."""
+    from referee.rooms.verify import engine
+
+    entries = _entries(session)
+    roll = _first(entries, "roll", visibility="public")
+    roll["result"]["text"] = "as an older referee wrote it"
+    roll["engine"] = "0.0.1"
+    report = verify(_reseal(entries))
+    assert report.ok, report.text()
+    assert [p.seq for p in report.versions] == [roll["seq"]]
+    assert "referee 0.0.1" in report.versions[0].detail
+    assert f"referee {engine()}" in report.versions[0].detail
+    assert report.as_json()["other_versions"][0]["seq"] == roll["seq"]
+    assert f"NOTE seq {roll['seq']}" in report.text()
+    # the same change with this version's name is tampering
+    roll["engine"] = engine()
+    _fails(_reseal(entries), roll["seq"], "result", tmp_path / "c.jsonl")

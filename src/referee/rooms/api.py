@@ -179,8 +179,10 @@ def roll_maker(
     from ..errors import RefereeError
     from ..rng import RecordingSource
     from ..stream import HmacStream
+    from .verify import engine
 
     shown, plan = read
+    version = engine()
 
     def make(seq: int, epoch: Epoch) -> dict[str, Any]:
         assert epoch.mix is not None
@@ -200,6 +202,7 @@ def roll_maker(
             "draws": [[n, v] for n, v in recorder.draws],
             "result": reply.data,
             "text": reply.text,
+            "engine": version,
         }
         try:
             check_digestible(fields["result"], "result")

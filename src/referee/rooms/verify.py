@@ -12,6 +12,7 @@ exporter.
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,7 +21,7 @@ from typing import Any
 from ..stream import HmacStream, commitment, mix
 from .log import GENESIS, chain_link, digest
 
-__all__ = ["EpochReport", "Problem", "Report", "read_export", "verify"]
+__all__ = ["EpochReport", "Problem", "Report", "engine", "read_export", "verify"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +60,10 @@ class Report:
     entries: int = 0
     problems: list[Problem] = field(default_factory=list)
     epochs: dict[int, EpochReport] = field(default_factory=dict)
+    versions: list[Problem] = field(default_factory=list)
+    """Rolls whose draws are the stream's but whose result this version of referee
+    computes otherwise, made by another version (its ``engine``): a change of
+    rules or text between versions, reported apart from tampering."""
 
     @property
     def ok(self) -> bool:
@@ -71,6 +76,7 @@ class Report:
             "problems": [
                 {"seq": p.seq, "check": p.check, "detail": p.detail} for p in self.problems
             ],
+            "other_versions": [{"seq": p.seq, "detail": p.detail} for p in self.versions],
             "epochs": [
                 {
                     "epoch": e.epoch,
@@ -96,6 +102,7 @@ class Report:
                 parts.append(f"{e.redacted} redacted for you (chain checked only)")
             lines.append(f"epoch {e.epoch}: " + "; ".join(parts))
         lines.extend(f"FAILED {p}" for p in self.problems)
+        lines.extend(f"NOTE {p}" for p in self.versions)
         verdict = (
             "every check that could be made holds"
             if self.ok
@@ -217,14 +224,20 @@ def _rolls(
         if seed is None or ep.mix is None:
             er.waiting += 1
             continue
-        if _check_roll(entry, seed, ep.mix, problems):
+        if _check_roll(entry, seed, ep.mix, problems, report.versions):
             er.verified += 1
             if ep.mix == mix({}):
                 er.unmixed += 1
     return report
 
 
-def _check_roll(entry: dict[str, Any], seed: bytes, the_mix: str, problems: list[Problem]) -> bool:
+def _check_roll(
+    entry: dict[str, Any],
+    seed: bytes,
+    the_mix: str,
+    problems: list[Problem],
+    versions: list[Problem],
+) -> bool:
     from .. import commands
     from ..errors import RefereeError
     from ..rng import ReplaySource
@@ -242,8 +255,27 @@ def _check_roll(entry: dict[str, Any], seed: bytes, the_mix: str, problems: list
         problems.append(Problem(seq, "replay", f"the command does not replay: {exc}"))
         return False
     if again.data != entry["result"]:
+        made_by, ours = entry.get("engine"), engine()
+        if isinstance(made_by, str) and made_by != ours:
+            versions.append(
+                Problem(
+                    seq,
+                    "engine",
+                    f"rolled by referee {made_by}; this verifier is referee {ours}, whose "
+                    "result for the same draws differs (the draws are the stream's)",
+                )
+            )
+            return True
         problems.append(
             Problem(seq, "result", "re-running the command on its draws gives another result")
         )
         return False
     return True
+
+
+@functools.cache
+def engine() -> str:
+    """This referee's version, as roll entries carry it (``engine``)."""
+    from .. import __version__
+
+    return str(__version__)
