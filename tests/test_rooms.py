@@ -32,7 +32,7 @@ from rooms_server import Loopback, Server, Table, fresh_db, live, make_table, qu
 
 WHOLE = {
     "room", "seq", "kind", "time", "salt", "roller", "visibility", "epoch",
-    "command", "draws", "result", "text", "digest", "chain",
+    "command", "draws", "result", "text", "engine", "digest", "chain",
 }  # fmt: skip
 REDACTED = {"room", "seq", "kind", "time", "roller", "visibility", "digest", "chain", "redacted"}
 
