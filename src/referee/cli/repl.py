@@ -71,13 +71,25 @@ def handle(line: str, rng: object = None) -> str:
 
 
 def run_repl(read: Callable[[str], str] = input) -> None:
-    """Read lines until ``quit`` or end of input."""
+    """Read lines until ``quit`` or end of input; leave quietly if the reader of the
+    output goes away (``referee < commands.txt | head``)."""
+    try:
+        _loop(read)
+    except BrokenPipeError:
+        import os
+        import sys
+
+        # Nothing more can be shown: send what is left (and Python's flush at exit) nowhere.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
+def _loop(read: Callable[[str], str]) -> None:
     try:
         import readline  # noqa: F401  (arrow-key history for input())
     except ImportError:  # pragma: no cover - not on every platform
         pass
     print("referee: type dice like 4d6kh3 or a command like 'gurps check 12',")
-    print("'help' for more, 'quit' to leave.")
+    print("'help' for more, 'quit' to leave.", flush=True)
     while True:
         try:
             line = read("referee> ")
@@ -88,11 +100,4 @@ def run_repl(read: Callable[[str], str] = input) -> None:
             return
         answer = handle(line)
         if answer:
-            try:
-                print(answer, flush=True)
-            except BrokenPipeError:  # the reader went away (| head): leave quietly
-                import os
-                import sys
-
-                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-                return
+            print(answer, flush=True)
