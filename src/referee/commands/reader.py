@@ -309,25 +309,8 @@ def run(
     limits: CommandLimits | None = None,
     secret: bool | None = None,
 ) -> CommandResult:
-    """Run one command line and return its result with every draw it made.
-
-    Args:
-        line: what follows ``referee`` on the command line (``gurps check 14-4``),
-            as a string or as words; a bare dice expression means ``roll``.
-        rng: the random source (the secure system source by default).
-        only_rolls: refuse commands that do not roll dice (``odds``, ``sample``,
-            ``swn simulate``, tables): the way to serve strangers only rolls.
-        resources: what the command may reach (:data:`~.result.BUILTIN`: no files).
-        limits: what the command may cost (:data:`~.result.SHARED_TABLE` for a
-            shared table; default: the engine's own limits).
-        secret: whether a rolling command is the GM's secret roll (default: the
-            rule's own default, as GURPS reaction rolls are secret).
-
-    Raises:
-        CommandError: a malformed or unknown command, or one that does not
-            roll when ``only_rolls``.
-        RefereeError: what the rules refuse, with the engine's message.
-    """
+    """Run one command line and return its result with every draw it made: the
+    work behind :func:`referee.commands.run`, whose docstring gives the arguments."""
     shown, meta, plan = plan_line(line, only_rolls=only_rolls, resources=resources, limits=limits)
     recorder = RecordingSource(resolve(rng))
     reply = plan(recorder)
