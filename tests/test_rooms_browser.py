@@ -203,3 +203,58 @@ async def test_a_room_page_refuses_to_be_framed(server: Server) -> None:
         assert await top.locator("form").count() >= 1
         assert not [e for e in errors if "Content Security Policy" in e], errors
         await browser.close()
+
+
+async def test_a_player_who_presses_nothing_is_in_the_first_lock(server: Server) -> None:
+    """Issue 27 (in part): fair by default, the arrow keys, each failure kept beside its
+    command, and a page that fits a 390 px phone."""
+    from playwright.async_api import async_playwright, expect
+
+    ARTIFACTS.mkdir(exist_ok=True)
+    async with async_playwright() as pw:
+        browser = await pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        player = await (
+            await browser.new_context(viewport={"width": 390, "height": 844})
+        ).new_page()
+        with server.client() as c:
+            made = c.post("/api/rooms", json={"name": "Fair by default", "system": None}).json()
+            alice = c.post(
+                f"/api/rooms/{made['room']}/members",
+                json={"name": "Alice", "invite": made["invite"]},
+            ).json()
+        table = Table(server, made["room"], made["invite"], {"gm": made["token"]}, {"gm": "gm"})
+        await player.goto(alice["url"])
+        # The page sends its seed by itself: the player presses nothing.
+        await expect(player.locator("#seed-note")).to_contain_text("sent for epoch 1")
+        assert table.roll("gm", "3d6").status_code == 201  # the first roll locks epoch 1
+        with table.client("gm") as gm:
+            log = gm.get(f"/api/rooms/{made['room']}/log").json()["entries"]
+        lock = next(e for e in log if e["kind"] == "lock")
+        assert alice["member"] in lock["seeds"], lock
+        await expect(player.locator("#mix-note")).to_have_text("")
+
+        # The arrow keys recall what was typed; each failure stays beside its command.
+        box = player.locator("input[name=command]")
+        for command in ("3d6", "gurps check 2", "4dF"):
+            await box.fill(command)
+            await box.press("Enter")
+        await expect(player.locator("#failed li")).to_have_count(1)
+        await expect(player.locator("#failed li")).to_contain_text("gurps check 2")
+        await expect(player.locator("#failed li")).to_contain_text("below 3")
+        await box.press("ArrowUp")
+        await expect(box).to_have_value("4dF")
+        await box.press("ArrowUp")
+        await expect(box).to_have_value("gurps check 2")
+        await box.press("ArrowDown")
+        await box.press("ArrowDown")
+        await expect(box).to_have_value("")
+
+        # Nothing scrolls sideways at 390 px (nor at 1280).
+        for width in (390, 1280):
+            await player.set_viewport_size({"width": width, "height": 844})
+            wide = await player.evaluate(
+                "document.documentElement.scrollWidth - document.documentElement.clientWidth"
+            )
+            assert wide <= 0, (width, wide)
+            await player.screenshot(path=str(ARTIFACTS / f"room-{width}.png"), full_page=True)
+        await browser.close()

@@ -102,6 +102,29 @@ function track(entry) {
   }
 }
 
+// Fair by default: a player's page sends a client seed for the epoch that would take
+// it, once the log is caught up, unless one was sent already (one seed an epoch).
+const epochs = { current: 0, locked: new Set(), mine: new Set() };
+let autoSeed = null;
+function noteEpochs(entry) {
+  if (entry.kind === "epoch") epochs.current = Math.max(epochs.current, entry.epoch);
+  if (entry.kind === "lock") epochs.locked.add(entry.epoch);
+  if (entry.kind === "seed" && entry.member === member) epochs.mine.add(entry.epoch);
+  if (isGm || !sendSeed) return;
+  clearTimeout(autoSeed);
+  autoSeed = setTimeout(sendOwnSeed, 150);  // after the replay: entries come in bursts
+}
+function seedTarget() {
+  return epochs.locked.has(epochs.current) ? epochs.current + 1 : epochs.current;
+}
+async function sendOwnSeed() {
+  const target = seedTarget();
+  if (!epochs.current || epochs.mine.has(target)) return;
+  epochs.mine.add(target);  // once: the server keeps one seed a player an epoch
+  if (!mySeed) newSeed();
+  await post("seed", { seed: mySeed }, "your client seed");  // its entry says "sent for epoch N"
+}
+
 let mySeed = null;
 function newSeed() {
   const node = document.getElementById("my-seed");
@@ -113,6 +136,7 @@ function newSeed() {
 
 function show(entry) {
   track(entry);
+  noteEpochs(entry);
   const li = render(entry);
   const old = shown.get(entry.seq);
   if (old) { old.replaceWith(li); } else { log.append(li); }
@@ -131,20 +155,35 @@ function connect() {
   });
 }
 
-async function post(path, body) {
+// Each failed command keeps its error beside what was typed (the last few).
+const failed = document.getElementById("failed");
+async function post(path, body, what) {
   const response = await fetch(`/api/rooms/${room}/${path}`, {
     method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
     credentials: "same-origin",
   });
   const answer = await response.json();
   document.getElementById("error").textContent = response.ok ? "" : answer.error;
+  if (!response.ok && failed) {
+    const item = el("li");
+    item.append(el("code", "", what || body.command || path), el("span", "error", " — " + answer.error));
+    failed.prepend(item);
+    while (failed.children.length > 5) failed.lastChild.remove();
+  }
   return response.ok;
 }
 
 async function reveal(seq) { await post("reveal", { seq }); }
 
 const sendSeed = document.getElementById("send-seed");
-if (sendSeed) sendSeed.addEventListener("click", () => post("seed", { seed: mySeed }));
+if (sendSeed) sendSeed.addEventListener("click", () => {
+  if (epochs.mine.has(seedTarget())) {
+    document.getElementById("seed-note").textContent = "sent for epoch " + seedTarget();
+    return;
+  }
+  epochs.mine.add(seedTarget());
+  post("seed", { seed: mySeed }, "your client seed");
+});
 const closeEpoch = document.getElementById("close-epoch");
 if (closeEpoch) closeEpoch.addEventListener("click", () => post("close", { declassify: document.getElementById("declassify").checked }));
 document.getElementById("verify").addEventListener("click", async () => {
@@ -159,11 +198,22 @@ document.getElementById("verify").addEventListener("click", async () => {
 });
 
 const form = document.getElementById("roll");
+const typed = [];  // commands sent, for the arrow keys
+let back = 0;
 form.addEventListener("submit", async (event) => {
   event.preventDefault();
   const data = new FormData(form);
-  if (await post("rolls", { command: data.get("command"), visibility: data.get("visibility") })) {
+  const command = data.get("command");
+  if (command && typed[typed.length - 1] !== command) typed.push(command);
+  back = 0;
+  if (await post("rolls", { command, visibility: data.get("visibility") })) {
     form.command.value = "";
   }
+});
+form.command.addEventListener("keydown", (event) => {
+  if (event.key !== "ArrowUp" && event.key !== "ArrowDown") return;
+  back = Math.max(0, Math.min(typed.length, back + (event.key === "ArrowUp" ? 1 : -1)));
+  form.command.value = back ? typed[typed.length - back] : "";
+  event.preventDefault();
 });
 connect();
