@@ -460,7 +460,7 @@ def test_every_response_carries_the_security_headers(table: Table, server: Serve
     with table.client("gm") as gm, server.client() as anyone:
         responses = [
             anyone.get("/"),
-            anyone.get(f"/join/{table.room}"),
+            anyone.get(f"/rooms/{table.room}/join"),
             anyone.get("/static/room.js"),
             anyone.get("/api/health"),
             anyone.get(f"/api/rooms/{table.room}/log"),  # 401: no token

@@ -258,3 +258,49 @@ async def test_a_player_who_presses_nothing_is_in_the_first_lock(server: Server)
             assert wide <= 0, (width, wide)
             await player.screenshot(path=str(ARTIFACTS / f"room-{width}.png"), full_page=True)
         await browser.close()
+
+
+async def test_the_pages_have_no_serious_accessibility_violations(server: Server) -> None:
+    """Issue 27 (in part): axe-core (axe-playwright-python) finds no serious or critical
+    violation on the home, join and room pages, the GM's and a player's, wide and narrow."""
+    from axe_playwright_python.async_playwright import Axe
+    from playwright.async_api import async_playwright, expect
+
+    axe = Axe()
+    async with async_playwright() as pw:
+        browser = await pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        with server.client() as c:
+            made = c.post("/api/rooms", json={"name": "Access", "system": None}).json()
+            alice = c.post(
+                f"/api/rooms/{made['room']}/members",
+                json={"name": "Alice", "invite": made["invite"]},
+            ).json()
+        table = Table(server, made["room"], made["invite"], {"gm": made["token"]}, {"gm": "gm"})
+        assert table.roll("gm", "3d6").status_code == 201
+        assert table.roll("gm", "gurps check 12", "gm").status_code == 201
+        found: dict[str, list[str]] = {}
+        pages = (
+            ("home", server.base + "/"),
+            ("join", f"{server.base}/rooms/{made['room']}/join"),
+            ("gm", made["url"]),  # a one-time link: one context a member, both widths
+            ("player", alice["url"]),
+        )
+        for name, url in pages:
+            ctx = await browser.new_context()
+            page = await ctx.new_page()
+            await page.goto(url)
+            if name in ("gm", "player"):
+                await expect(page.locator("#log li[data-kind=roll]")).to_have_count(2)
+            for width in (1280, 390):
+                await page.set_viewport_size({"width": width, "height": 844})
+                results = await axe.run(page)
+                bad = [
+                    f"{v['id']} ({v['impact']}): {v['help']}"
+                    for v in results.response["violations"]
+                    if v["impact"] in ("serious", "critical")
+                ]
+                if bad:
+                    found[f"{name} at {width}"] = bad
+            await ctx.close()
+        await browser.close()
+    assert not found, found
