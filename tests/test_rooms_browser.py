@@ -211,6 +211,7 @@ async def test_a_player_who_presses_nothing_is_in_the_first_lock(server: Server)
     from playwright.async_api import async_playwright, expect
 
     ARTIFACTS.mkdir(exist_ok=True)
+    expect.set_options(timeout=15_000)  # a shared 2-core machine may be slow
     async with async_playwright() as pw:
         browser = await pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
         player = await (
