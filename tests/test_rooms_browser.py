@@ -305,3 +305,48 @@ async def test_the_pages_have_no_serious_accessibility_violations(server: Server
             await ctx.close()
         await browser.close()
     assert not found, found
+
+
+async def test_rolls_show_their_dice_and_outcome(server: Server) -> None:
+    """Issue 27 (in part): each die's face (4dF as + / − / blank), dropped dice marked,
+    the outcome as a colour; a redacted roll shows none of it."""
+    from playwright.async_api import async_playwright, expect
+
+    expect.set_options(timeout=15_000)
+    async with async_playwright() as pw:
+        browser = await pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        with server.client() as c:
+            made = c.post("/api/rooms", json={"name": "Dice", "system": None}).json()
+            alice = c.post(
+                f"/api/rooms/{made['room']}/members",
+                json={"name": "Alice", "invite": made["invite"]},
+            ).json()
+        table = Table(server, made["room"], made["invite"], {"gm": made["token"]}, {"gm": "gm"})
+        rolls = {
+            "3d6": table.roll("gm", "3d6").json(),
+            "4dF": table.roll("gm", "4dF").json(),
+            "4d6kh3": table.roll("gm", "4d6kh3").json(),
+            "check": table.roll("gm", "gurps check 12").json(),
+            "secret": table.roll("gm", "gurps check 14", "gm").json(),
+        }
+        page = await (await browser.new_context()).new_page()
+        await page.goto(alice["url"])
+        item = {k: page.locator(f"#log li[data-seq='{v['seq']}']") for k, v in rolls.items()}
+        await expect(item["3d6"].locator(".die")).to_have_count(3)
+        faces = await item["3d6"].locator(".die").all_inner_texts()
+        assert [int(f) for f in faces] == [d["value"] for d in rolls["3d6"]["result"]["dice"]]
+        fudge = await item["4dF"].locator(".die").all_text_contents()
+        assert len(fudge) == 4 and set(fudge) <= {"+", "−", " "}
+        signs = {1: "+", -1: "−", 0: " "}
+        assert fudge == [signs[d["value"]] for d in rolls["4dF"]["result"]["dice"]]
+        await expect(item["4d6kh3"].locator(".die.dropped")).to_have_count(1)
+        check = rolls["check"]["result"]
+        expected = ("critical-" if check["critical"] else "") + (
+            "success" if check["success"] else "failure"
+        )
+        await expect(item["check"]).to_have_attribute("data-outcome", expected)
+        await expect(item["secret"].locator(".die")).to_have_count(0)
+        assert await item["secret"].get_attribute("data-outcome") is None
+        await expect(item["3d6"].locator(".dice")).to_have_attribute("aria-hidden", "true")
+        await page.screenshot(path=str(ARTIFACTS / "player-dice.png"), full_page=True)
+        await browser.close()

@@ -32,6 +32,37 @@ function el(tag, cls, text) {
   return node;
 }
 
+// A roll's dice as faces (3d6 as three dice, 4dF as + / − / blank) and its outcome as a
+// colour; the text stays for screen readers, so the dice are hidden from them.
+const FUDGE = { "1": "+", "-1": "−", "0": " ", "+": "+", "-": "−" };
+function diceOf(result) {
+  if (Array.isArray(result)) return result.flatMap(diceOf);
+  if (!result || !Array.isArray(result.dice)) return [];
+  return result.dice.map((d) => {
+    if (d !== null && typeof d === "object") {
+      const fudge = /dF/i.test(d.pool || "");
+      return { face: fudge ? FUDGE[String(d.value)] : String(d.value), dropped: d.kept === false, fudge };
+    }
+    const fudge = typeof d === "string";
+    return { face: fudge ? FUDGE[d] ?? d : String(d), dropped: false, fudge };
+  });
+}
+function outcomeOf(result) {
+  if (!result || Array.isArray(result) || typeof result.success !== "boolean") return null;
+  const critical = result.critical === true || result.critical === "success" || result.critical === "failure";
+  return (critical ? "critical-" : "") + (result.success ? "success" : "failure");
+}
+function diceNode(result) {
+  const faces = diceOf(result);
+  if (!faces.length) return null;
+  const box = el("span", "dice");
+  box.setAttribute("aria-hidden", "true");
+  for (const d of faces.slice(0, 60)) {
+    box.append(el("span", "die" + (d.fudge ? " fudge" : "") + (d.dropped ? " dropped" : ""), d.face));
+  }
+  return box;
+}
+
 function render(entry) {
   const li = el("li");
   li.dataset.seq = entry.seq;
@@ -44,6 +75,10 @@ function render(entry) {
       li.classList.add("redacted");
       li.append(el("span", "redacted", "a secret roll"));
     } else {
+      const dice = diceNode(entry.result);
+      if (dice) li.append(dice, " ");
+      const outcome = outcomeOf(entry.result);
+      if (outcome) li.dataset.outcome = outcome;
       li.append(el("span", "text", entry.text));
       li.append(el("span", "meta", "  (" + entry.command + ")"));
     }
