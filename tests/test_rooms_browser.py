@@ -350,3 +350,25 @@ async def test_rolls_show_their_dice_and_outcome(server: Server) -> None:
         await expect(item["3d6"].locator(".dice")).to_have_attribute("aria-hidden", "true")
         await page.screenshot(path=str(ARTIFACTS / "player-dice.png"), full_page=True)
         await browser.close()
+
+
+async def test_the_page_says_who_is_at_the_table(server: Server) -> None:
+    """Issue 27 (in part): the members, from the log (who is connected now is not shown yet)."""
+    from playwright.async_api import async_playwright, expect
+
+    expect.set_options(timeout=15_000)
+    async with async_playwright() as pw:
+        browser = await pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        with server.client() as c:
+            made = c.post("/api/rooms", json={"name": "Who", "system": None}).json()
+            for name in ("Alice", "Bob <b>"):
+                joined = c.post(
+                    f"/api/rooms/{made['room']}/members",
+                    json={"name": name, "invite": made["invite"]},
+                )
+                assert joined.status_code == 201
+        page = await (await browser.new_context()).new_page()
+        await page.goto(made["url"])
+        await expect(page.locator("#members")).to_have_text("the GM, Alice, Bob <b>")
+        assert await page.locator("#members b").count() == 0  # a name is text, never HTML
+        await browser.close()

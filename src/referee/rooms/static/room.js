@@ -90,6 +90,8 @@ function render(entry) {
   } else if (entry.kind === "join") {
     names[entry.member] = entry.name;
     li.append(el("span", "meta", entry.name + " joined"));
+    const list = document.getElementById("members");
+    if (list) list.textContent = ["the GM", ...Object.keys(names).filter((id) => id !== "gm").map(who)].join(", ");
   } else if (entry.kind === "room") {
     li.append(el("span", "meta", "Room “" + entry.name + "” opened"));
   } else if (entry.kind === "reveal") {
