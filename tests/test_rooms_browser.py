@@ -33,6 +33,21 @@ def server(db_url: str) -> Iterator[Server]:
         yield s
 
 
+def _room_with_alice(server: Server, name: str) -> tuple[dict[str, Any], dict[str, Any], Table]:
+    """A new room made through the API, Alice joined: the room's answer (with the GM's
+    one-time page link), Alice's (with hers), and the GM's table for API rolls."""
+    with server.client() as c:
+        made = c.post("/api/rooms", json={"name": name, "system": None}).json()
+        alice = c.post(
+            f"/api/rooms/{made['room']}/members", json={"name": "Alice", "invite": made["invite"]}
+        ).json()
+    return (
+        made,
+        alice,
+        Table(server, made["room"], made["invite"], {"gm": made["token"]}, {"gm": "gm"}),
+    )
+
+
 async def test_a_table_in_two_browsers(server: Server) -> None:
     from playwright.async_api import async_playwright, expect
 
@@ -118,13 +133,7 @@ async def test_verify_in_the_browser_passes_and_catches_tampering(server: Server
         browser = await pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
         gm = await (await browser.new_context()).new_page()
         player = await (await browser.new_context()).new_page()
-        with server.client() as c:
-            made = c.post("/api/rooms", json={"name": "Verify night", "system": None}).json()
-            alice = c.post(
-                f"/api/rooms/{made['room']}/members",
-                json={"name": "Alice", "invite": made["invite"]},
-            ).json()
-        table = Table(server, made["room"], made["invite"], {"gm": made["token"]}, {"gm": "gm"})
+        made, alice, table = _room_with_alice(server, "Verify night")
         await gm.goto(made["url"])
         await player.goto(alice["url"])
         # The page makes the player's seed (16 random bytes, as hex) and shows it.
@@ -217,13 +226,7 @@ async def test_a_player_who_presses_nothing_is_in_the_first_lock(server: Server)
         player = await (
             await browser.new_context(viewport={"width": 390, "height": 844})
         ).new_page()
-        with server.client() as c:
-            made = c.post("/api/rooms", json={"name": "Fair by default", "system": None}).json()
-            alice = c.post(
-                f"/api/rooms/{made['room']}/members",
-                json={"name": "Alice", "invite": made["invite"]},
-            ).json()
-        table = Table(server, made["room"], made["invite"], {"gm": made["token"]}, {"gm": "gm"})
+        made, alice, table = _room_with_alice(server, "Fair by default")
         await player.goto(alice["url"])
         # The page sends its seed by itself: the player presses nothing.
         await expect(player.locator("#seed-note")).to_contain_text("sent for epoch 1")
@@ -270,13 +273,7 @@ async def test_the_pages_have_no_serious_accessibility_violations(server: Server
     axe = Axe()
     async with async_playwright() as pw:
         browser = await pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
-        with server.client() as c:
-            made = c.post("/api/rooms", json={"name": "Access", "system": None}).json()
-            alice = c.post(
-                f"/api/rooms/{made['room']}/members",
-                json={"name": "Alice", "invite": made["invite"]},
-            ).json()
-        table = Table(server, made["room"], made["invite"], {"gm": made["token"]}, {"gm": "gm"})
+        made, alice, table = _room_with_alice(server, "Access")
         assert table.roll("gm", "3d6").status_code == 201
         assert table.roll("gm", "gurps check 12", "gm").status_code == 201
         found: dict[str, list[str]] = {}
@@ -315,13 +312,7 @@ async def test_rolls_show_their_dice_and_outcome(server: Server) -> None:
     expect.set_options(timeout=15_000)
     async with async_playwright() as pw:
         browser = await pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
-        with server.client() as c:
-            made = c.post("/api/rooms", json={"name": "Dice", "system": None}).json()
-            alice = c.post(
-                f"/api/rooms/{made['room']}/members",
-                json={"name": "Alice", "invite": made["invite"]},
-            ).json()
-        table = Table(server, made["room"], made["invite"], {"gm": made["token"]}, {"gm": "gm"})
+        made, alice, table = _room_with_alice(server, "Dice")
         rolls = {
             "3d6": table.roll("gm", "3d6").json(),
             "4dF": table.roll("gm", "4dF").json(),

@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from .registry import command
-from .result import BUILTIN, Plan, Reply, Resources
+from .result import Plan, Reply, resources_of
 
 __all__: list[str] = []
 
@@ -33,8 +33,7 @@ def sheet(
     from ..errors import CommandError
     from ..render.sheets import sheet_json
 
-    found = ctx.obj if isinstance(ctx.obj, Resources) else BUILTIN
-    read = found.sheet(path)
+    read = resources_of(ctx).sheet(path)
     if read is None:
         raise CommandError("name a sheet file (or set REFEREE_SHEET)", "sheet")
     data = sheet_json(read)

@@ -8,7 +8,7 @@ import typer
 
 from ..errors import CommandError
 from .registry import LabelOpt, command
-from .result import Plan, Reply, Resources
+from .result import Plan, Reply, resources_of
 from .rolling import engine_limits, roll_reply
 
 __all__ = ["NOTATION"]
@@ -50,7 +50,7 @@ def roll_cmd(
     label: LabelOpt = None,
 ) -> Plan:
     """Roll dice: the breakdown, and the chance of that total or better."""
-    caps = _resources(ctx).limits
+    caps = resources_of(ctx).limits
     exprs = exprs or []
     if not exprs or any(not e.strip() for e in exprs):
         raise CommandError("no dice expression given: type one, like 3d6", "roll")
@@ -83,7 +83,7 @@ def odds_cmd(
     if at_least is not None and at_most is not None:
         raise CommandError("give --at-least or --at-most, not both")
     op, value = (">=", at_least) if at_least is not None else ("<=", at_most)
-    o = odds(text, engine_limits(_resources(ctx).limits))
+    o = odds(text, engine_limits(resources_of(ctx).limits))
     shown = op if value is not None else None
     reply = Reply(odds_json(o, shown, value), odds_text(o, shown, value))
     return lambda rng: reply
@@ -109,7 +109,7 @@ def sample_cmd(
     from ..sampling import summarize
 
     text = _one(expr)
-    resources = _resources(ctx)
+    resources = resources_of(ctx)
     limits = engine_limits(resources.limits)
     work = resources.limits.work
     if work is not None:
@@ -128,12 +128,6 @@ def sample_cmd(
         return Reply(summary, sample_text(summary))
 
     return go
-
-
-def _resources(ctx: typer.Context) -> Resources:
-    """What the command may reach and cost (the reader passes it as the context's object)."""
-    found = ctx.obj
-    return found if isinstance(found, Resources) else Resources()
 
 
 def _one(words: list[str]) -> str:

@@ -29,7 +29,7 @@ from ..errors import RuleError, SheetError
 from ..sheets import Kind, Sheet, Trait, find_trait
 from ..sheets.match import normal
 from ..systems import fudge as f
-from .result import Reply, Resources
+from .result import Reply, resources_of
 from .sheeted import maybe_sheet, sheet_for, trait_json
 
 __all__ = ["BY_NAME", "Read", "Sheet2Opt", "Side", "resolve"]
@@ -168,12 +168,6 @@ def _ladder_of(sheet: Sheet) -> f.Ladder:
     return f.LADDERS.get(sheet.ladder or "psi-punk", f.PSI_PUNK)
 
 
-def _resources(ctx: typer.Context) -> Resources:
-    from .result import BUILTIN
-
-    return ctx.obj if isinstance(ctx.obj, Resources) else BUILTIN
-
-
 def _exact(sheet: Sheet | None, text: str) -> Trait | None:
     """The sheet's trait named exactly ``text`` (case and spacing aside), if one is."""
     if sheet is None:
@@ -222,7 +216,7 @@ def resolve(
             own error when there is no sheet to read a name from.
         SheetError: a sheet of another system, unreadable, or without the trait.
     """
-    resources = _resources(ctx)
+    resources = resources_of(ctx)
     given = None if ladder is None else resources.ladder(ladder)
     explicit = [None if p is None else sheet_for(ctx, p, "fudge", command) for p in paths]
     own = [explicit[i] if explicit[i] is not None else explicit[0] for i in range(len(texts))]

@@ -27,6 +27,7 @@ __all__ = [
     "Reply",
     "Resources",
     "mark_secret",
+    "resources_of",
     "with_sheet",
 ]
 
@@ -190,6 +191,13 @@ class Resources:
 
 BUILTIN = Resources()
 """Built-in ladders only, no files, no sheet, no progress display."""
+
+
+def resources_of(ctx: Any) -> Resources:
+    """What a command may reach: its click context's object, as the reader passes it
+    (:data:`BUILTIN` when there is none)."""
+    found = getattr(ctx, "obj", None)
+    return found if isinstance(found, Resources) else BUILTIN
 
 
 def with_sheet(sheet: Sheet, resources: Resources = BUILTIN) -> Resources:

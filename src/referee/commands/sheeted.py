@@ -14,7 +14,7 @@ import typer
 
 from ..errors import NoSheetError
 from ..sheets import Sheet, Trait, require
-from .result import BUILTIN, Resources
+from .result import resources_of
 
 __all__ = ["SheetOpt", "maybe_sheet", "override", "sheet_for", "trait_json"]
 
@@ -39,8 +39,7 @@ def sheet_for(
         CommandError: no sheet to read names from.
         SheetError: the sheet cannot be read, or is for another system.
     """
-    found = ctx.obj if isinstance(ctx.obj, Resources) else BUILTIN
-    sheet = found.sheet(path)
+    sheet = resources_of(ctx).sheet(path)
     if sheet is None:
         what = "a name" if name is None else repr(name)
         raise NoSheetError(
@@ -58,8 +57,7 @@ def maybe_sheet(ctx: typer.Context, path: str | None, system: str, command: str)
     (``REFEREE_SHEET``) of another game does not apply to a command that names
     nothing from it, so ``swn save --level 2`` still works with a GURPS character set.
     """
-    found = ctx.obj if isinstance(ctx.obj, Resources) else BUILTIN
-    sheet = found.sheet(path)
+    sheet = resources_of(ctx).sheet(path)
     if sheet is None or (path is None and sheet.system != system):
         return None
     return require(sheet, system, command)

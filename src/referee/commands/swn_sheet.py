@@ -28,7 +28,7 @@ from ..errors import CommandError, RuleError, SheetError
 from ..sheets import Attack, Kind, Sheet, Trait, find_attack, find_trait
 from ..sheets.match import normal
 from ..systems import swn
-from .result import BUILTIN, Reply, Resources
+from .result import Reply, resources_of
 from .sheeted import maybe_sheet, override, sheet_for, trait_json
 from .swn_options import Given, SheetsOpt, attr_params, gather_attrs
 
@@ -366,7 +366,7 @@ def for_initiative(
         CommandError: nobody to roll for.
         SheetError: an unreadable sheet, or one for another system.
     """
-    resources = ctx.obj if isinstance(ctx.obj, Resources) else BUILTIN
+    resources = resources_of(ctx)
     party = [] if path is None else list(resources.party(path))
     sheets = [sheet_for(ctx, p, "swn", "swn initiative") for p in paths or ()]
     if path is None and not sheets:

@@ -146,14 +146,14 @@ def sheet_text(sheet: Sheet) -> str:
     }[sheet.system]
     width = max((len(t.shown_name) for t in sheet.traits), default=0)
     levels = max((len(_level(sheet, t)) for t in sheet.traits), default=0)
+    chances = [trait_chance(sheet, t) for t in sheet.traits]
     for kind, heading in _HEADINGS.items():
-        traits = sheet.of_kind(kind)
+        traits = [(t, p) for t, p in zip(sheet.traits, chances, strict=True) if t.kind is kind]
         if not traits:
             continue
-        rolled = any(trait_chance(sheet, t) is not None for t in traits)
+        rolled = any(p is not None for _, p in traits)
         lines.append(f"{heading}" + (f" (level, chance of {chance_of} it):" if rolled else ":"))
-        for t in traits:
-            p = trait_chance(sheet, t)
+        for t, p in traits:
             odds = "" if p is None else f"  {percent(p):>6}"
             lines.append(f"  {t.shown_name:<{width}}  {_level(sheet, t):>{levels}}{odds}")
     if sheet.attacks:

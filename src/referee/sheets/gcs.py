@@ -83,11 +83,6 @@ def _walk(items: Any) -> Iterator[dict[str, Any]]:
             stack.append(iter(item.get("children") or []))
 
 
-def _int(value: Any) -> int | None:
-    """A level as GCS saves it: an integer (GCS writes whole numbers as such)."""
-    return whole_number(value)
-
-
 def _dict(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
@@ -120,7 +115,7 @@ def _attributes(doc: dict[str, Any]) -> Iterator[Trait]:
             continue
         attr_id = entry.get("attr_id")
         calc = _dict(entry.get("calc"))
-        value = _int(calc.get("value"))
+        value = whole_number(calc.get("value"))
         info = defs.get(attr_id, {})
         if value is None or attr_id in _NOT_ROLLED or info.get("type", "integer") != "integer":
             continue  # pools (HP), decimals (Basic Speed), references and separators
@@ -142,7 +137,7 @@ def _weapons(item: dict[str, Any], name: str) -> Iterator[Attack]:
             name=name,
             usage=_str(w.get("usage")),
             damage=damage,
-            level=_int(calc.get("level")),
+            level=whole_number(calc.get("level")),
             parry=_str(calc.get("parry")),
             block=_str(calc.get("block")),
         )
@@ -176,8 +171,9 @@ def read_gcs(data: bytes) -> Sheet:
     calc = _dict(doc.get("calc"))
     traits = list(_attributes(doc))
     dodge = calc.get("dodge")
-    if isinstance(dodge, list) and dodge and _int(dodge[0]) is not None:
-        traits.append(Trait("Dodge", None, _int(dodge[0]) or 0, Kind.DEFENSE))
+    dodge_level = whole_number(dodge[0]) if isinstance(dodge, list) and dodge else None
+    if dodge_level is not None:
+        traits.append(Trait("Dodge", None, dodge_level, Kind.DEFENSE))
     attacks: list[Attack] = []
     notes: list[str] = []
     lists = ("skills", "spells", "traits", "advantages", "equipment", "other_equipment")
@@ -185,7 +181,7 @@ def read_gcs(data: bytes) -> Sheet:
         for item in _walk(doc.get(key)):
             name = _str(item.get("name")) or _str(item.get("description")) or "?"
             kind = _item_kind(item, version) if key in ("skills", "spells") else None
-            level = _int(_dict(item.get("calc")).get("level")) if kind else None
+            level = whole_number(_dict(item.get("calc")).get("level")) if kind else None
             if kind is not None and level is not None:
                 spec = (
                     _technique_of(item)
