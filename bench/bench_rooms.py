@@ -47,7 +47,18 @@ SECONDS = 5.0
 SUBSCRIBERS = int(os.environ.get("SUBSCRIBERS", "5"))
 
 
-async def _room(client: httpx.AsyncClient, players: int) -> tuple[str, list[str]]:
+SHEET = Path(__file__).resolve().parents[1] / "tests" / "data" / "gcs" / "Dai Blackthorn.gcs"
+"""The character each sheet-rolling poster uploads (a 50 KiB GCS file)."""
+AS_SHEET = b'{"command": "gurps check Stealth -2"}'
+"""What a poster rolling as its sheet sends (its only sheet: resolved by the server)."""
+PLAIN = b'{"command": "3d6"}'
+
+
+async def _room(
+    client: httpx.AsyncClient, players: int, sheets: bool = False
+) -> tuple[str, list[str]]:
+    """A room with ``players`` players; with ``sheets``, every other player has
+    uploaded a character (and rolls as it)."""
     made = (await client.post("/api/rooms", json={"name": "bench", "system": None})).json()
     tokens = [made["token"]]
     for i in range(players):
@@ -55,7 +66,19 @@ async def _room(client: httpx.AsyncClient, players: int) -> tuple[str, list[str]
             f"/api/rooms/{made['room']}/members", json={"name": f"p{i}", "invite": made["invite"]}
         )
         tokens.append(joined.json()["token"])
+        if sheets and i % 2 == 0:
+            put = await client.put(
+                f"/api/rooms/{made['room']}/sheets/dai",
+                content=SHEET.read_bytes(),
+                headers={"Authorization": f"Bearer {tokens[-1]}"},
+            )
+            assert put.status_code == 201, put.text
     return made["room"], tokens
+
+
+def _body(sheets: bool, player: int) -> bytes:
+    """Poster ``player``'s roll: as its sheet for every other player when ``sheets``."""
+    return AS_SHEET if sheets and player % 2 == 0 else PLAIN
 
 
 async def _subscribe(
@@ -140,6 +163,7 @@ async def _post(
     start: dict[tuple[str, int], float],
     stop: asyncio.Event,
     every: float | None = None,
+    body: bytes = PLAIN,
 ) -> int:
     """POST rolls one after another on one kept-alive connection. A minimal HTTP/1.1
     client, so that the load costs this process as little as possible.
@@ -150,7 +174,6 @@ async def _post(
     """
     host, port = base.removeprefix("http://").split(":")
     reader, writer = await asyncio.open_connection(host, int(port))
-    body = b'{"command": "3d6"}'
     request = (
         f"POST /api/rooms/{room}/rolls HTTP/1.1\r\nHost: {host}\r\n"
         f"Authorization: Bearer {token}\r\nContent-Type: application/json\r\n"
@@ -184,23 +207,32 @@ async def _post(
 
 
 async def scenario(
-    bases: list[str], rooms: int, posters: int, rate: float | None = None, spread: bool = True
+    bases: list[str],
+    rooms: int,
+    posters: int,
+    rate: float | None = None,
+    spread: bool = True,
+    sheets: bool = False,
 ) -> dict[str, Any]:
     """Rooms made on the first server; sockets and posters spread over all of them.
     Posters go as fast as they are answered or, with ``rate``, at that many rolls a
-    second between them."""
+    second between them. With ``sheets``, half the posters roll as their character
+    (``gurps check Stealth -2``, resolved against an uploaded GCS file)."""
     base = bases[0]
     limits = httpx.Limits(max_connections=rooms * posters + 10)
     async with httpx.AsyncClient(base_url=base, limits=limits, timeout=60) as client:
-        tables = [await _room(client, posters) for _ in range(rooms)]
+        tables = [await _room(client, posters, sheets) for _ in range(rooms)]
         # Warm up, through the server each room's posters use: a room's first roll
         # writes its epoch's lock, and a server's first roll reads the command.
         for r, (room, tokens) in enumerate(tables):
-            for token in tokens[1:]:
+            for i, token in enumerate(tokens[1:]):
                 got = await client.post(
                     f"{bases[r % len(bases)]}/api/rooms/{room}/rolls",
-                    json={"command": "3d6"},
-                    headers={"Authorization": f"Bearer {token}"},
+                    content=_body(sheets, i),
+                    headers={
+                        "Authorization": f"Bearer {token}",
+                        "Content-Type": "application/json",
+                    },
                 )
                 assert got.status_code == 201, got.text
         seen: dict[tuple[str, int], list[float]] = {}
@@ -225,7 +257,9 @@ async def scenario(
         every = rooms * posters / rate if rate else None
         posts = [
             asyncio.create_task(
-                _post(bases[r % len(bases)], room, tokens[1 + i], start, stop, every)
+                _post(
+                    bases[r % len(bases)], room, tokens[1 + i], start, stop, every, _body(sheets, i)
+                )
             )
             for r, (room, tokens) in enumerate(tables)
             for i in range(posters)
@@ -298,9 +332,10 @@ def run_case(
     posters: int,
     rate: float | None = None,
     spread: bool = True,
+    sheets: bool = False,
 ) -> dict[str, Any]:
     """One case, printed as a row: as fast as it goes, or paced at ``rate`` rolls/s."""
-    got = uvloop.run(scenario(bases, rooms, posters, rate, spread))
+    got = uvloop.run(scenario(bases, rooms, posters, rate, spread, sheets))
     show(label, [got], rate)
     return got
 
@@ -329,6 +364,23 @@ def row(*cells: str) -> None:
     print(f"{cells[0]:<54}{cells[1]:>18}" + "".join(f"{c:>11}" for c in cells[2:-1]), cells[-1])
 
 
+def sheet_rounds(base: str, rounds: int = 3) -> None:
+    """Issue 27: rolls as a sheet must not slow the room. Half the posters roll as their
+    character, against the same case with plain rolls, back to back in rounds (the
+    machine's speed drifts); the ratio is the median of the rounds'."""
+    plain, sheets = [], []
+    for _ in range(rounds):
+        plain.append(uvloop.run(scenario([base], 20, 2)))
+        sheets.append(uvloop.run(scenario([base], 20, 2, sheets=True)))
+    show("SQLite, 20 rooms, max (plain rolls)", plain)
+    show("SQLite, 20 rooms, max, half the rolls as sheets", sheets)
+    ratios = [s["rate"] / p["rate"] for p, s in zip(plain, sheets, strict=True)]
+    print(
+        f"half as sheets / plain: {statistics.median(ratios):.2f}x "
+        f"(rounds: {', '.join(f'{r:.2f}' for r in ratios)})"
+    )
+
+
 PACE = 1000.0
 """The paced cases' offered load, rolls/s: the target's."""
 
@@ -351,6 +403,7 @@ def main() -> None:
             run_case("SQLite, 1 room, 8 posters, max", [one.base], 1, 8)
             run_case("SQLite, 20 rooms, max", [one.base], 20, 2)
             run_case(f"SQLite, 20 rooms, at {PACE:.0f}/s", [one.base], 20, 2, PACE)
+            sheet_rounds(one.base)
             per_socket = asyncio.run(socket_memory(one))
         finally:
             one.close()

@@ -475,3 +475,30 @@ def test_every_response_carries_the_security_headers(table: Table, server: Serve
     csp = dict(SECURITY_HEADERS)[b"content-security-policy"].decode()
     assert "frame-ancestors 'none'" in csp and "script-src 'self'" in csp
     assert "unsafe-inline" not in csp
+
+
+def test_who_is_connected_now(table: Table) -> None:
+    """Issue 27: ``GET /api/rooms/{room}/present`` names the members with a live socket
+    open (on this server), and needs a member's token like every room call."""
+    from websockets.sync.client import connect
+
+    url = f"{table.server.ws_base}/api/rooms/{table.room}/live"
+
+    def present() -> list[str]:
+        with table.client("bob") as c:
+            got = c.get(f"/api/rooms/{table.room}/present")
+        assert got.status_code == 200, got.text
+        return got.json()["members"]  # type: ignore[no-any-return]
+
+    assert present() == []
+    with connect(url) as ws:
+        ws.send(json.dumps({"token": table.tokens["alice"]}))
+        ws.recv(timeout=10)  # following the room
+        assert present() == [table.ids["alice"]]
+    for _ in range(100):  # the server notices the close
+        if not present():
+            break
+        threading.Event().wait(0.05)
+    assert present() == []
+    with table.server.client() as anyone:
+        assert anyone.get(f"/api/rooms/{table.room}/present").status_code == 401

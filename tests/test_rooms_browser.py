@@ -344,7 +344,7 @@ async def test_rolls_show_their_dice_and_outcome(server: Server) -> None:
 
 
 async def test_the_page_says_who_is_at_the_table(server: Server) -> None:
-    """Issue 27 (in part): the members, from the log (who is connected now is not shown yet)."""
+    """Issue 27: the members, from the log, and who has the room open now."""
     from playwright.async_api import async_playwright, expect
 
     expect.set_options(timeout=15_000)
@@ -360,6 +360,16 @@ async def test_the_page_says_who_is_at_the_table(server: Server) -> None:
                 assert joined.status_code == 201
         page = await (await browser.new_context()).new_page()
         await page.goto(made["url"])
-        await expect(page.locator("#members")).to_have_text("the GM, Alice, Bob <b>")
+        await expect(page.locator("#members")).to_have_text("the GM (here now), Alice, Bob <b>")
         assert await page.locator("#members b").count() == 0  # a name is text, never HTML
+        # Carol joins and opens the room: the GM's page says so at its next look (every
+        # 15 s, and a second after anyone joins).
+        carol_page = await (await browser.new_context()).new_page()
+        with server.client() as c:
+            joining = {"name": "Carol", "invite": made["invite"]}
+            carol = c.post(f"/api/rooms/{made['room']}/members", json=joining).json()
+        await carol_page.goto(carol["url"])
+        await expect(page.locator("#members")).to_have_text(
+            "the GM (here now), Alice, Bob <b>, Carol (here now)", timeout=30_000
+        )
         await browser.close()

@@ -41,6 +41,7 @@ from .result import (
 
 if TYPE_CHECKING:
     from ..rng import RandomSource
+    from ..sheets import Sheet
 
 __all__ = [
     "BUILTIN",
@@ -55,6 +56,7 @@ __all__ = [
     "help_text",
     "is_rolling",
     "plan",
+    "resolve",
     "run",
     "with_sheet",
 ]
@@ -113,6 +115,15 @@ def plan(
     found = BUILTIN if resources is None else resources
     shown, _meta, made = plan_line(line, only_rolls=only_rolls, resources=found, limits=limits)
     return shown, made
+
+
+def resolve(line: str | Sequence[str], sheet: Sheet, *, limits: CommandLimits | None = None) -> str:
+    """The command as the engine runs it with ``sheet`` for its trait names, written so
+    that it rolls the same with no sheet (``gurps check Stealth -2`` is ``gurps check
+    15 -2 --label Stealth``): a game room's ``resolved``. See :mod:`.resolving`."""
+    from .resolving import resolve as _resolve
+
+    return _resolve(line, sheet, limits=limits)
 
 
 def is_rolling(line: str | Sequence[str]) -> bool:

@@ -15,7 +15,7 @@ from ..render import fudge as render
 from ..results import Versus
 from ..rng import RandomSource
 from ..systems import fudge as f
-from .fudge_sheet import BY_NAME, Sheet2Opt, resolve
+from .fudge_sheet import BY_NAME, Sheet2Opt, ladder_key, resolve
 from .registry import (
     DEFAULTS,
     LabelOpt,
@@ -27,7 +27,7 @@ from .registry import (
     twins,
 )
 from .result import Plan, Reply, Resources
-from .sheeted import SheetOpt
+from .sheeted import SheetOpt, labelled, resolved_as
 
 __all__: list[str] = []
 
@@ -108,6 +108,10 @@ def roll(
     """
     read = resolve(ctx, [trait], [sheet], ladder, "fudge roll")
     level = read.sides[0].text
+    side = read.sides[0]
+    if side.trait is not None:
+        resolved_as(ctx, trait=f"{side.trait.level:+d}", ladder=ladder_key(read.ladder, ladder))
+        resolved_as(ctx, label=labelled(side.trait.full_name, label))
     kw: dict[str, Any] = dict(
         modifier=mod or [], difficulty=vs, reroll=f.read_rerolls(reroll or []),
         strategy=strategy, extreme=extreme, ladder=read.ladder,
@@ -168,6 +172,10 @@ def oppose(
     read = resolve(ctx, [first, second], [sheet, sheet2], ladder, "fudge oppose")
     lad = read.ladder
     who = read_names(names) if names is not None else read.names() or read_names(None)
+    for param, side in zip(("first", "second"), read.sides, strict=True):
+        if side.trait is not None:
+            resolved_as(ctx, **{param: f"{side.trait.level:+d}"}, names=",".join(who))
+            resolved_as(ctx, ladder=ladder_key(lad, ladder), sheet2=None)
     one, two = (s.text for s in read.sides)
     kw: dict[str, Any] = dict(
         modifiers=(mod or [], mod2 or []),

@@ -32,7 +32,7 @@ from ..systems import fudge as f
 from .result import Reply, resources_of
 from .sheeted import maybe_sheet, sheet_for, trait_json
 
-__all__ = ["BY_NAME", "Read", "Sheet2Opt", "Side", "resolve"]
+__all__ = ["BY_NAME", "Read", "Sheet2Opt", "Side", "ladder_key", "resolve"]
 
 BY_NAME = """\
 A trait is a ladder level (Good, gr, Great+1, +2, 0) or a trait's name on
@@ -161,6 +161,15 @@ class Read:
 def _swap(text: str, head: str, shown: str) -> str:
     """``text`` with ``head`` at its start replaced by ``shown`` (unchanged otherwise)."""
     return shown + text[len(head) :] if text.startswith(head) else text
+
+
+def ladder_key(ladder: f.Ladder, given: str | None) -> str | None:
+    """``--ladder`` as typed with no sheet: a built-in ladder's name (None for the
+    default, Psi-punk), else what was given (a ladder file, on the command line)."""
+    for key, known in f.LADDERS.items():
+        if known == ladder:
+            return None if known == f.PSI_PUNK else key
+    return given
 
 
 def _ladder_of(sheet: Sheet) -> f.Ladder:

@@ -19,7 +19,7 @@ from ..systems.gurps.reaction import check_modifier
 from .gurps_traits import Skill, resolve_damage, resolve_skill
 from .registry import LabelOpt, NamesOpt, Twin, command, label_reply, read_names, twins
 from .result import Plan, Reply
-from .sheeted import SheetOpt
+from .sheeted import SheetOpt, labelled, resolved_as
 
 __all__: list[str] = []
 
@@ -86,6 +86,9 @@ def check(
     is the one the sheet records, and the text and JSON name the trait.
     """
     read = resolve_skill(ctx, " ".join(words), sheet, "gurps check")
+    if read.trait is not None:  # what the command is with no sheet
+        resolved_as(ctx, words=read.words(), label=labelled(read.trait.full_name, label))
+        resolved_as(ctx, defense=defense or read.defense)
     skill, label = read.text, label or read.label
     defense = defense or read.defense
     name, eff = _skill(skill, mod)
@@ -242,6 +245,9 @@ def contest(
     who = read_names(names)
     if names is None:
         who = (sides[0].label or who[0], sides[1].label or who[1])
+    for param, side in zip(("first", "second"), sides, strict=True):
+        if side.trait is not None:
+            resolved_as(ctx, **{param: "".join(side.words())}, names=",".join(who))
     traits = [s.json() for s in sides]
     if regular:
         versus, expected = g.regular_contest_odds(a, b, edition=edition, floor=floor)
@@ -354,6 +360,9 @@ def damage(
     """
     read = resolve_damage(ctx, " ".join(words), damage_type, sheet, "gurps damage")
     expression, kind, div = read.expression, read.damage_type, read.divisor
+    if read.sheet is not None:
+        resolved_as(ctx, words=read.words(), damage_type=None)
+        resolved_as(ctx, label=labelled(read.source or "", label))
     met = armor_dr(dr, div)
     dist = g.damage_odds(expression, dr=met, damage_type=kind)
     injury = g.injury_odds(expression, dr=met, damage_type=kind)

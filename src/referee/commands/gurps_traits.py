@@ -24,7 +24,7 @@ import typer
 from ..errors import RuleError
 from ..sheets import Attack, Kind, Sheet, Trait, find_attack, find_trait
 from ..systems import gurps as g
-from ..systems.gurps.damage import damage_type_name, read_damage, with_adds
+from ..systems.gurps.damage import MARKERS, damage_type_name, read_damage, with_adds
 from .sheeted import sheet_for, trait_json
 
 __all__ = ["Damage", "Skill", "resolve_damage", "resolve_skill"]
@@ -65,6 +65,13 @@ class Skill:
         if self.trait is None or self.sheet is None:
             return None
         return trait_json(self.trait, self.sheet)
+
+    def words(self) -> list[str]:
+        """The target as typed with no sheet: the level, then the modifiers
+        (``["15", "-2"]``; ``["15"]``)."""
+        level = str(self.trait.level) if self.trait is not None else self.text
+        mods = self.text[len(level) :] if self.text.startswith(level) else ""
+        return [self.text] if not mods else [level, mods]
 
 
 def _typed(text: str) -> bool:
@@ -121,6 +128,14 @@ class Damage:
     """Where the dice came from, for the text: ``Punch``, ``swing 1d-2+2``."""
     notes: tuple[str, ...] = ()
     """What the text adds: markers left to the GM, an option over the sheet."""
+
+    def words(self) -> list[str]:
+        """The damage as typed with no sheet: dice+adds with the armor divisor, the type
+        and the markers (``["2d+1(2)", "cut", "ex"]``)."""
+        div = self.divisor
+        shown = "" if div is None else f"({div.numerator if div.denominator == 1 else float(div)})"
+        markers = [n for n in self.notes if n.lower() in MARKERS]
+        return [f"{self.expression}{shown}", self.damage_type, *markers]
 
     def json(self) -> dict[str, Any] | None:
         """The ``attack`` of the result's JSON, or None."""

@@ -37,6 +37,7 @@ __all__ = [
     "build_group",
     "find",
     "help_text",
+    "invoke",
     "is_word",
     "front_options",
     "load",
@@ -167,6 +168,16 @@ def prepare(line: str | Sequence[str], *, resources: Resources = BUILTIN) -> tup
             ``command`` says which command the line named).
         RefereeError: a value the rules refuse (the engine's own message).
     """
+    meta, _cmd, _args, _ctx, plan = invoke(line, resources=resources)
+    return meta, _bounded(meta, plan, resources.limits)
+
+
+def invoke(
+    line: str | Sequence[str], *, resources: Resources = BUILTIN
+) -> tuple[Command, TyperCommand, list[str], Any, Plan]:
+    """Read a command line and call its command: ``(command, click command, its
+    arguments as arranged, the click context, the plan)`` (unbounded: see
+    :func:`prepare`, which raises as this does)."""
     words = split_line(line) if isinstance(line, str) else list(line)
     meta, cmd, args = find(words)
     if "--help" in args or "-h" in args:
@@ -185,7 +196,7 @@ def prepare(line: str | Sequence[str], *, resources: Resources = BUILTIN) -> tup
     except CommandError as exc:
         raise CommandError(str(exc), meta.name) from None
     try:
-        ctx = cmd.make_context(meta.name, args, obj=resources)
+        ctx = cmd.make_context(meta.name, list(args), obj=resources)
         with ctx:
             plan = cmd.invoke(ctx)
     except TyperException as exc:  # click's usage errors, as typer vendors them
@@ -195,7 +206,7 @@ def prepare(line: str | Sequence[str], *, resources: Resources = BUILTIN) -> tup
         raise CommandError(player_words(exc.format_message()), meta.name) from None
     except typer.Exit:
         raise CommandError(f"'{meta.name}' could not be read", meta.name) from None
-    return meta, _bounded(meta, plan, resources.limits)
+    return meta, cmd, args, ctx, plan
 
 
 def front_options(words: Sequence[str]) -> tuple[list[str], FrontOptions]:

@@ -16,7 +16,16 @@ from ..errors import NoSheetError
 from ..sheets import Sheet, Trait, require
 from .result import resources_of
 
-__all__ = ["SheetOpt", "maybe_sheet", "override", "sheet_for", "trait_json"]
+__all__ = [
+    "RESOLVED",
+    "SheetOpt",
+    "labelled",
+    "maybe_sheet",
+    "override",
+    "resolved_as",
+    "sheet_for",
+    "trait_json",
+]
 
 SheetOpt = Annotated[
     str | None,
@@ -80,3 +89,26 @@ def override(what: str, given: int, on_sheet: int | None) -> str | None:
     if on_sheet is None or on_sheet == given:
         return None
     return f"{what} {given} over the sheet's {on_sheet}"
+
+
+RESOLVED = "referee.resolved"
+"""The click context's ``meta`` key of what a command took from the sheet."""
+
+Raw = str | list[str] | bool | None
+"""A parameter's value as typed: a word, several (a list option, or the words of an
+argument), a flag (True: given), or None (left out)."""
+
+
+def resolved_as(ctx: typer.Context, **params: Raw) -> None:
+    """Record that, rolled with no sheet, the command takes these parameters as typed
+    (``words=["16", "-2"], label="Stealth"``): what :func:`referee.commands.resolve`
+    writes out in place of the sheet's names."""
+    ctx.meta.setdefault(RESOLVED, {}).update(params)
+
+
+def labelled(name: str, given: str | None) -> str:
+    """The label of a roll resolved from a sheet: the trait's name, then the label the
+    player gave, if any (``Stealth: past the guard``), unless it names the trait already."""
+    if not given:
+        return name
+    return given if given == name or given.startswith(f"{name}: ") else f"{name}: {given}"

@@ -1,17 +1,27 @@
 """The SWN commands' own options: the attribute options (``--dex 14``, ``--dex-mod 1``),
-which remember how each was given so that an override of a sheet can say so, and
-``--sheet`` repeated for initiative."""
+which remember how each was given so that an override of a sheet can say so,
+``--sheet`` repeated for initiative, and the options a roll made from a sheet is
+written with when it has none (:mod:`.resolving`)."""
 
 from __future__ import annotations
 
 import inspect
+from collections.abc import Mapping
 from typing import Annotated, Any
 
 import typer
 
 from ..systems import swn
+from .sheeted import Raw, labelled, resolved_as
 
-__all__ = ["Given", "SheetsOpt", "attr_params", "gather_attrs"]
+__all__ = [
+    "Given",
+    "SheetsOpt",
+    "attr_params",
+    "gather_attrs",
+    "resolved_options",
+    "skill_words",
+]
 
 SheetsOpt = Annotated[list[str] | None, typer.Option(
     "--sheet", metavar="FILE", help="A PC's sheet (a TOML sheet or a Foundry swnr export): "
@@ -49,3 +59,29 @@ def gather_attrs(kwargs: dict[str, Any]) -> None:
             attrs[a] = swn.resolve_modifier(a, score, mod)
             attrs.flags[a] = (f"--{a}", score) if score is not None else (f"--{a}-mod", mod)
     kwargs["attrs"] = attrs
+
+
+def skill_words(level: int | None) -> dict[str, Raw]:
+    """A skill level as typed with no sheet: ``--skill N``, or ``--untrained`` (None)."""
+    return {"skill": None if level is None else str(level), "untrained": level is None}
+
+
+def resolved_options(
+    ctx: typer.Context,
+    label: str | None,
+    mods: Mapping[str, int] | None,
+    given: Mapping[str, Raw],
+    clear: bool = False,
+) -> None:
+    """Record what the command is with no sheet (:func:`.sheeted.resolved_as`): these
+    parameters, the label (the names read, then the player's label), and the
+    attribute modifiers ``mods`` as ``--KEY-mod`` (with ``clear``, in place of every
+    attribute option given)."""
+    params = dict(given)
+    if label is not None:
+        params["label"] = labelled(label, ctx.params.get("label"))
+    for key in swn.ATTRIBUTES if clear else ():
+        params[key] = params[f"{key}_mod"] = None
+    for key, value in (mods or {}).items():
+        params[key], params[f"{key}_mod"] = None, str(value)
+    resolved_as(ctx, **params)

@@ -30,7 +30,14 @@ from ..sheets.match import normal
 from ..systems import swn
 from .result import Reply, resources_of
 from .sheeted import maybe_sheet, override, sheet_for, trait_json
-from .swn_options import Given, SheetsOpt, attr_params, gather_attrs
+from .swn_options import (
+    Given,
+    SheetsOpt,
+    attr_params,
+    gather_attrs,
+    resolved_options,
+    skill_words,
+)
 
 __all__ = ["Attacker", "Given", "Read", "SheetsOpt", "attr_params", "for_attack", "for_check",
            "for_initiative", "for_save", "for_stabilize", "gather_attrs"]  # fmt: skip
@@ -214,6 +221,7 @@ def for_save(
     r.note(override("--level", level, sheet.level))
     merged, traits = r.attributes(kind.attributes, attrs)
     r.found = {"level": level, "attributes": [trait_json(t, sheet) for t in traits.values()]}
+    resolved_options(ctx, None, {k: merged[k] for k in traits}, {"level": str(level)})
     return level, merged, r.done()
 
 
@@ -248,7 +256,10 @@ def for_check(
         r.found["attribute"] = trait_json(attribute, sheet)
         head = f"{attribute.name}/"
     level, assumed, shown = r.skill(rest if slash else name, skill, untrained)
-    return level, assumed, merged, r.done(f"{head}{shown} check")
+    label = f"{head}{shown} check"
+    mods = {k: merged[k] for k in merged if k not in attrs}
+    resolved_options(ctx, label, mods, {"name": None, **skill_words(level)})
+    return level, assumed, merged, r.done(label)
 
 
 def for_attack(
@@ -280,6 +291,7 @@ def for_attack(
         else override("--attack-bonus", attack_bonus, sheet.attack_bonus)
     )
     if name is None:
+        resolved_options(ctx, None, {}, {"attack_bonus": str(bonus or 0)})
         return plain._replace(attack_bonus=bonus or 0), r.done()
     weapon = find_attack(sheet, name)
     if weapon.skill is not None:
@@ -293,6 +305,9 @@ def for_attack(
         r.used.append(f"{weapon.name}'s own attack bonus {weapon.attack_bonus:+d}")
         bonus = (bonus or 0) + weapon.attack_bonus
     out = Attacker(bonus or 0, level, assumed, dmg or "1d6", shock_text, chosen)
+    words = {"name": None, "attack_bonus": str(out.attack_bonus), "damage": out.damage,
+             "shock": out.shock, **skill_words(level)}  # fmt: skip
+    resolved_options(ctx, weapon.full_name, chosen, words, clear=bool(weapon.attributes))
     return out, r.done(weapon.full_name)
 
 
@@ -352,7 +367,9 @@ def for_stabilize(
     merged, traits = r.attributes(("int", "dex"), attrs)
     pick = max((k for k in ("int", "dex") if k in merged), key=lambda k: merged[k], default=None)
     r.found["attribute"] = _json(None if pick is None else traits.get(pick), sheet)
-    return level, assumed, merged, r.done(shown if pick is None else f"{pick.title()}/{shown}")
+    label = shown if pick is None else f"{pick.title()}/{shown}"
+    resolved_options(ctx, label, {k: merged[k] for k in traits}, skill_words(level))
+    return level, assumed, merged, r.done(label)
 
 
 def for_initiative(

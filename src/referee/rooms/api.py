@@ -36,8 +36,10 @@ if TYPE_CHECKING:
 
 __all__ = [
     "LOGIN_SECONDS",
+    "Caller",
     "authenticate",
     "caller",
+    "conflicts",
     "roll",
     "install",
     "read_command",
@@ -51,7 +53,7 @@ LOGIN_SECONDS = 600
 SYSTEMS = ("gurps", "fudge", "swn")
 
 
-async def _conflicts(pending: Awaitable[dict[str, Any]]) -> dict[str, Any]:
+async def conflicts(pending: Awaitable[dict[str, Any]]) -> dict[str, Any]:
     """A store write whose Conflict becomes the API's 409 or 422."""
     try:
         return await pending
@@ -170,11 +172,15 @@ def roll_maker(
     member: Member,
     read: tuple[str, Plan],
     visibility: str,
+    as_sheet: tuple[str, str] | None = None,
 ) -> Callable[[int, Epoch], dict[str, Any]]:
     """The function that rolls a command :func:`read_command` read, once its seq and
     epoch are known, on the epoch's stream for its visibility, and makes the fields
     of its ``roll`` entry. The plan keeps the room's caps: a roll that would draw
     more dice than they allow is refused (422) when it reaches that many.
+
+    A roll made as a sheet gives ``as_sheet``: ``(the command as typed, the sheet's
+    name)``; the plan is then its ``resolved`` command's, and the entry has both.
     """
     from ..errors import RefereeError
     from ..rng import RecordingSource
@@ -198,12 +204,14 @@ def roll_maker(
             "roller": member.id,
             "visibility": visibility,
             "epoch": epoch.number,
-            "command": shown,
+            "command": shown if as_sheet is None else as_sheet[0],
             "draws": [[n, v] for n, v in recorder.draws],
             "result": reply.data,
             "text": reply.text,
             "engine": version,
         }
+        if as_sheet is not None:
+            fields["sheet"], fields["resolved"] = as_sheet[1], shown
         try:
             check_digestible(fields["result"], "result")
         except ValueError as exc:
@@ -220,11 +228,18 @@ async def roll(st: State, room: str, member: Member, body: NewRoll) -> Response:
         raise ApiError(422, f"the command is over {st.limits.command:,} characters")
     if not command:
         raise ApiError(422, "the command is empty: type a roll such as 3d6+2")
+    as_sheet = None
+    from .characters import as_sheet as read_as
+
+    found = await read_as(st, room, member, command)  # rolled as a character? (v1.1)
+    if found is not None:
+        typed, row, command = found
+        as_sheet = (typed, row.sheet)
     read = st.plans.get(command, st.limits.draws)
     if read is None:  # a new command: read it in a worker thread
         read = await asyncio.to_thread(read_command, command, st.limits.draws)
         st.plans.put(command, st.limits.draws, read)
-    make = roll_maker(member, read, body.visibility)
+    make = roll_maker(member, read, body.visibility, as_sheet)
     entry = await st.append(room, "roll", make)
     st.charge(member, len(entry["draws"]) / st.limits.draws_per_request)
     return _answer(st.frames.text(entry, member.id, ()))
@@ -292,7 +307,7 @@ def install(app: FastAPI) -> None:
             raise ApiError(403, "only players send client seeds")
         if not _SEED.fullmatch(body.seed):
             raise ApiError(422, "a client seed is 16 to 128 printable ASCII characters")
-        entry = await _conflicts(st.store.add_seed(room, member.id, body.seed))
+        entry = await conflicts(st.store.add_seed(room, member.id, body.seed))
         st.published(room, entry)
         return view(entry, member.id)
 
@@ -313,7 +328,7 @@ def install(app: FastAPI) -> None:
         st = state(request)
         if not member.is_gm:
             raise ApiError(403, "only the GM declassifies")
-        entry = await _conflicts(st.store.declassify(room, body.epoch))
+        entry = await conflicts(st.store.declassify(room, body.epoch))
         st.published(room, entry)
         return view(entry, member.id)
 

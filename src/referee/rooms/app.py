@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -20,7 +21,7 @@ from fastapi.telemetry import TelemetryConfig
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from . import api, live, pages
+from . import api, characters, live, pages
 from .hot import Hot
 from .models import ERRORS
 from .state import MAX_BODY, ApiError, RoomsLimits, State
@@ -29,20 +30,28 @@ from .store import Store
 __all__ = ["SECURITY_HEADERS", "create_app"]
 
 
-class _BodyLimit:
-    """Refuse request bodies over the limit with 413, before the route reads them."""
+_SHEET_PUT = re.compile(r"/api/rooms/[^/]+/sheets/[^/]+")
 
-    def __init__(self, app: ASGIApp, limit: int = MAX_BODY) -> None:
+
+class _BodyLimit:
+    """Refuse request bodies over the limit with 413, before the route reads them (a
+    sheet's upload may send up to ``sheet_limit``)."""
+
+    def __init__(self, app: ASGIApp, limit: int = MAX_BODY, sheet_limit: int = MAX_BODY) -> None:
         self.app = app
         self.limit = limit
+        self.sheet_limit = sheet_limit
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        limit = self.limit
+        if scope["method"] == "PUT" and _SHEET_PUT.fullmatch(scope["path"]):
+            limit = self.sheet_limit
         for name, value in scope.get("headers", ()):
-            if name == b"content-length" and value.isdigit() and int(value) > self.limit:
-                await _too_large(send)
+            if name == b"content-length" and value.isdigit() and int(value) > limit:
+                await _too_large(send, limit)
                 return
         seen = 0
 
@@ -50,8 +59,8 @@ class _BodyLimit:
             nonlocal seen
             message = await receive()
             seen += len(message.get("body", b""))
-            if seen > self.limit:
-                raise ApiError(413, f"the body is over {self.limit // 1024} KiB")
+            if seen > limit:
+                raise ApiError(413, f"the body is over {_size(limit)}")
             return message
 
         await self.app(scope, counted, send)
@@ -131,8 +140,12 @@ class _AddressLimit:
         return True
 
 
-async def _too_large(send: Send) -> None:
-    await _refuse(send, 413, f"the body is over {MAX_BODY // 1024} KiB")
+def _size(limit: int) -> str:
+    return f"{limit // 2**20} MiB" if limit % 2**20 == 0 else f"{limit // 1024} KiB"
+
+
+async def _too_large(send: Send, limit: int) -> None:
+    await _refuse(send, 413, f"the body is over {_size(limit)}")
 
 
 async def _refuse(send: Send, status: int, message: str) -> None:
@@ -216,10 +229,11 @@ def create_app(
         return JSONResponse({"error": "internal error"}, status_code=500)
 
     api.install(app)
+    characters.install(app)
     live.install(app)
     pages.install(app)
     app.add_middleware(Hot)  # innermost: inside the limits below
-    app.add_middleware(_BodyLimit, limit=limits.body)
+    app.add_middleware(_BodyLimit, limit=limits.body, sheet_limit=limits.sheet)
     app.add_middleware(_AddressLimit, rate=limits.address_rate, burst=limits.address_burst)
     app.add_middleware(_SecurityHeaders)  # outermost: every response, refusals too
     return app

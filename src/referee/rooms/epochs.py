@@ -18,7 +18,15 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from ..stream import commitment, mix
 from .schema import client_seeds, epochs, rooms
 
-__all__ = ["Conflict", "Epoch", "EpochWrites", "lock_epoch", "new_epoch", "read_epochs"]
+__all__ = [
+    "StoreParts",
+    "Conflict",
+    "Epoch",
+    "EpochWrites",
+    "lock_epoch",
+    "new_epoch",
+    "read_epochs",
+]
 
 
 @dataclass(slots=True)
@@ -105,9 +113,9 @@ class Conflict(Exception):
         self.status = status
 
 
-class EpochWrites:
-    """The store's writes of seeds and epochs (mixed into :class:`.store.Store`, which
-    provides the engine, the writer lock, the row lock and the appending)."""
+class StoreParts:
+    """What the store's mixins use of :class:`.store.Store`: the engine, the writer
+    lock, the row lock and the appending (:class:`.appends.Appends` has them)."""
 
     engine: AsyncEngine
 
@@ -121,6 +129,10 @@ class EpochWrites:
         self, conn: AsyncConnection, room: str, kind: str, fields: Mapping[str, Any]
     ) -> dict[str, Any]:
         raise NotImplementedError
+
+
+class EpochWrites(StoreParts):
+    """The store's writes of seeds and epochs (mixed into :class:`.store.Store`)."""
 
     async def add_seed(self, room: str, member: str, seed: str) -> dict[str, Any]:
         """A player's client seed: it counts for the current epoch, or for the next one

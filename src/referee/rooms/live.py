@@ -14,9 +14,9 @@ import json
 from typing import Any
 from urllib.parse import urlsplit
 
-from fastapi import FastAPI, WebSocket, WebSocketDisconnect
+from fastapi import FastAPI, Request, WebSocket, WebSocketDisconnect
 
-from .api import authenticate, cookie_name
+from .api import Caller, authenticate, cookie_name
 from .broker import Watch
 from .state import ApiError, State
 from .store import Member
@@ -104,6 +104,13 @@ def install(app: FastAPI) -> None:
     @app.websocket("/api/rooms/{room}/live")
     async def live(ws: WebSocket, room: str, after: int = -1) -> None:
         await serve(ws, room, after)
+
+    @app.get("/api/rooms/{room}/present")
+    async def present(room: str, member: Caller, request: Request) -> dict[str, list[str]]:
+        """The members with a live socket open on this server now (a room page keeps one
+        open). Beyond the contract; with several servers, each knows its own sockets."""
+        st: State = request.app.state.rooms
+        return {"members": sorted(m for (r, m), n in st.sockets.items() if r == room and n)}
 
 
 async def serve(ws: WebSocket, room: str, after: int = -1) -> None:

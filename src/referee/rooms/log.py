@@ -41,7 +41,7 @@ __all__ = [
 GENESIS = "0" * 64
 """The chain before seq 0."""
 
-KINDS = ("room", "join", "epoch", "seed", "lock", "roll", "reveal", "close", "declassify")
+KINDS = ("room", "join", "epoch", "seed", "lock", "roll", "reveal", "close", "declassify", "sheet")
 """Every kind of entry."""
 
 VISIBILITIES = ("public", "gm", "blind")

@@ -110,7 +110,9 @@ class Entry(BaseModel):
 
     room: str
     seq: int
-    kind: Literal["room", "join", "epoch", "seed", "lock", "roll", "reveal", "close", "declassify"]
+    kind: Literal[
+        "room", "join", "epoch", "seed", "lock", "roll", "reveal", "close", "declassify", "sheet"
+    ]
     time: str
     digest: str
     chain: str

@@ -5,7 +5,17 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 
-__all__ = ["client_seeds", "entries", "epochs", "logins", "members", "metadata", "rooms", "tokens"]
+__all__ = [
+    "client_seeds",
+    "entries",
+    "epochs",
+    "logins",
+    "members",
+    "metadata",
+    "rooms",
+    "sheets",
+    "tokens",
+]
 
 metadata = sa.MetaData()
 
@@ -75,4 +85,17 @@ client_seeds = sa.Table(  # one per player per epoch
     sa.Column("epoch", sa.Integer, primary_key=True),
     sa.Column("member_id", sa.String(64), primary_key=True),
     sa.Column("seed", sa.Text, nullable=False),
+)
+
+sheets = sa.Table(  # characters uploaded to a room: the bytes, beside the log (contract v1.1)
+    "sheets",
+    metadata,
+    sa.Column("room_id", sa.String(64), sa.ForeignKey("rooms.id"), primary_key=True),
+    sa.Column("sheet", sa.String(40), primary_key=True),  # the name the uploader chose
+    sa.Column("owner", sa.String(64), nullable=False),
+    sa.Column("name", sa.Text, nullable=False),  # the character's
+    sa.Column("system", sa.String(16), nullable=False),
+    sa.Column("sha256", sa.String(64), nullable=False),
+    sa.Column("seq", sa.BigInteger, nullable=False),  # of the sheet entry that set it
+    sa.Column("body", sa.LargeBinary, nullable=False),
 )

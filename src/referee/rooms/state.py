@@ -33,6 +33,8 @@ class RoomsLimits:
     rate = 40.0
     """Requests a second each member may make, sustained (the contract asks for at least 20)."""
     burst = 80.0
+    sheet = 1024 * 1024
+    """Largest sheet a ``PUT .../sheets/{sheet}`` may send (every other body: :attr:`body`)."""
     draws = 200
     """Most dice one roll in a room may draw (rerolls and explosions count): far below
     the engine's 20,000, since a roll is made while its room's log is locked, and each
@@ -148,6 +150,10 @@ class State:
         """Entries already encoded, as members see them (the store's)."""
         self.plans = Plans()
         """Rolling commands already read (:func:`.api.read_command`)."""
+        from .characters import RoomSheets
+
+        self.sheets = RoomSheets()
+        """The rooms' sheets this server has used (:mod:`.characters`)."""
 
     async def room(self, room: str) -> dict[str, Any] | None:
         row = self._rooms.get(room)
@@ -188,10 +194,15 @@ class State:
         self._catch_up(room, f)
         return f.revealed
 
+    def follows(self, room: str) -> bool:
+        """Whether this server follows ``room``'s log (so it hears of every new entry)."""
+        return room in self._followed
+
     def _forget(self) -> None:
         for room in [r for r, f in self._followed.items() if f.task is None]:
             if not self.broker.subscribers(room):
                 del self._followed[room]
+                self.sheets.forget(room)
 
     def noticed(self, room: str, seq: int, by: int | None = None) -> None:
         """The database process ``by`` wrote ``seq`` to ``room``: read it if followed,
@@ -355,6 +366,8 @@ class State:
         if f is not None:
             if entry["kind"] == "reveal":
                 f.revealed.add(entry["of"])
+            elif entry["kind"] == "sheet":
+                self.sheets.seen(entry)
             if entry["seq"] == f.through + 1 and f.ready.is_set():
                 f.through += 1  # seen in order: its notice needs no read
         self.broker.publish(room, entry)

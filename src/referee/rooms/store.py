@@ -6,7 +6,8 @@ Tables (created by the Alembic migrations in ``migrations/``):
 * ``members``: who is in a room;
 * ``tokens``: the sha256 of each member's tokens (never a token itself);
 * ``logins``: one-time codes that open the page, stored as hashes too;
-* ``entries``: the log, append-only: a row is inserted once and never updated.
+* ``entries``: the log, append-only: a row is inserted once and never updated;
+* ``sheets``: characters uploaded to a room, their bytes beside the log (:mod:`.sheetstore`).
 
 Appending (:mod:`.appends`) takes the room's row first, which locks it until
 the transaction commits: the seq, the chain and the entry are written in one
@@ -35,8 +36,19 @@ from .epochs import Conflict, Epoch, EpochWrites, new_epoch
 from .held import Held
 from .log import GENESIS, decode, hash_token, new_id, new_token
 from .schema import entries, logins, members, rooms, tokens
+from .sheetstore import SheetRow, SheetWrites
 
-__all__ = ["DEFAULT_DB", "Conflict", "Epoch", "Fields", "Member", "Store", "migrate", "sqlite_url"]
+__all__ = [
+    "DEFAULT_DB",
+    "Conflict",
+    "Epoch",
+    "Fields",
+    "Member",
+    "SheetRow",
+    "Store",
+    "migrate",
+    "sqlite_url",
+]
 
 log = logging.getLogger(__name__)
 
@@ -90,7 +102,7 @@ IDLE_PING = 0.5
 """Seconds a pooled PostgreSQL connection may rest before it is tested on checkout."""
 
 
-class Store(Appends, EpochWrites):
+class Store(Appends, EpochWrites, SheetWrites):
     """The rooms' database. Create with :meth:`open`; close with :meth:`close`."""
 
     def __init__(self, engine: AsyncEngine) -> None:

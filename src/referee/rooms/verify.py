@@ -4,10 +4,10 @@
 From the export alone, with no word from the server, it checks that seq has no
 gaps; every digest (of a non-redacted entry) and every chain link; each revealed
 seed against its commitment; each lock's mix against its seeds; each verifiable
-roll's draws against the stream; and that re-running each roll's command on its
-draws gives its result. It reports, per epoch, the rolls verified, those whose
-mix had no player seed, those waiting for a seed, and those redacted for the
-exporter.
+roll's draws against the stream; and that re-running each roll's command (its
+``resolved`` command, for a roll made as a character) on its draws gives its
+result. It reports, per epoch, the rolls verified, those whose mix had no player
+seed, those waiting for a seed, and those redacted for the exporter.
 """
 
 from __future__ import annotations
@@ -249,7 +249,8 @@ def _check_roll(
             problems.append(Problem(seq, "draws", f"draw {k + 1} (from {n}) is not the stream's"))
             return False
     try:
-        _, plan = commands.plan(entry["command"], only_rolls=True)
+        # A roll made as a character replays what the engine ran (contract v1.1).
+        _, plan = commands.plan(entry.get("resolved") or entry["command"], only_rolls=True)
         again = plan(ReplaySource([tuple(d) for d in entry["draws"]]))
     except (RefereeError, ValueError) as exc:
         problems.append(Problem(seq, "replay", f"the command does not replay: {exc}"))

@@ -77,10 +77,12 @@ function render(entry) {
     } else {
       const dice = diceNode(entry.result);
       if (dice) li.append(dice, " ");
+      const chart = window.refereeChart && window.refereeChart(entry.result);
+      if (chart) li.append(chart);
       const outcome = outcomeOf(entry.result);
       if (outcome) li.dataset.outcome = outcome;
       li.append(el("span", "text", entry.text));
-      li.append(el("span", "meta", "  (" + entry.command + ")"));
+      li.append(el("span", "meta", "  (" + entry.command + (entry.resolved ? " → " + entry.resolved : "") + ")"));
     }
     if (isGm && entry.visibility !== "public" && !revealed.has(entry.seq)) {
       const button = el("button", "reveal", "Reveal");
@@ -90,8 +92,13 @@ function render(entry) {
   } else if (entry.kind === "join") {
     names[entry.member] = entry.name;
     li.append(el("span", "meta", entry.name + " joined"));
-    const list = document.getElementById("members");
-    if (list) list.textContent = ["the GM", ...Object.keys(names).filter((id) => id !== "gm").map(who)].join(", ");
+    showMembers();
+    clearTimeout(presenceSoon);
+    presenceSoon = setTimeout(presence, 1000);
+  } else if (entry.kind === "sheet") {
+    const whose = entry.owner === "gm" ? "the GM" : who(entry.owner);
+    li.append(el("span", "meta", `${entry.name} (${entry.system}) is at the table as @${entry.sheet}, ${whose}'s`));
+    if (window.refereeCharacters) window.refereeCharacters.changed();
   } else if (entry.kind === "room") {
     li.append(el("span", "meta", "Room “" + entry.name + "” opened"));
   } else if (entry.kind === "reveal") {
@@ -113,6 +120,23 @@ function render(entry) {
   }
   return li;
 }
+
+// Who is at the table (the log's join entries), and who has the room open now.
+let here = new Set(), presenceSoon = null;
+function showMembers() {
+  const list = document.getElementById("members");
+  if (!list) return;
+  const ids = ["gm", ...Object.keys(names).filter((id) => id !== "gm")];
+  list.textContent = ids.map((id) => (id === "gm" ? "the GM" : who(id)) + (here.has(id) ? " (here now)" : "")).join(", ");
+}
+async function presence() {
+  try {
+    const response = await fetch(`/api/rooms/${room}/present`, { credentials: "same-origin" });
+    if (response.ok) { here = new Set((await response.json()).members); showMembers(); }
+  } catch (error) { /* the next poll tries again */ }
+}
+setInterval(presence, 15000);
+setTimeout(presence, 500);
 
 function track(entry) {
   entries[entry.seq] = entry;
@@ -211,6 +235,7 @@ async function post(path, body, what) {
 }
 
 async function reveal(seq) { await post("reveal", { seq }); }
+window.refereeRoom = { post, who };
 
 const sendSeed = document.getElementById("send-seed");
 if (sendSeed) sendSeed.addEventListener("click", () => {
@@ -243,7 +268,8 @@ form.addEventListener("submit", async (event) => {
   const command = data.get("command");
   if (command && typed[typed.length - 1] !== command) typed.push(command);
   back = 0;
-  if (await post("rolls", { command, visibility: data.get("visibility") })) {
+  const as = command.startsWith("@") || !window.refereeCharacters ? "" : window.refereeCharacters.prefix();
+  if (await post("rolls", { command: as + command, visibility: data.get("visibility") }, command)) {
     form.command.value = "";
   }
 });
