@@ -364,7 +364,7 @@ def row(*cells: str) -> None:
     print(f"{cells[0]:<54}{cells[1]:>18}" + "".join(f"{c:>11}" for c in cells[2:-1]), cells[-1])
 
 
-def sheet_rounds(base: str, rounds: int = 3) -> None:
+def sheet_rounds(base: str, what: str = "SQLite", rounds: int = 3) -> None:
     """Issue 27: rolls as a sheet must not slow the room. Half the posters roll as their
     character, against the same case with plain rolls, back to back in rounds (the
     machine's speed drifts); the ratio is the median of the rounds'."""
@@ -372,11 +372,11 @@ def sheet_rounds(base: str, rounds: int = 3) -> None:
     for _ in range(rounds):
         plain.append(uvloop.run(scenario([base], 20, 2)))
         sheets.append(uvloop.run(scenario([base], 20, 2, sheets=True)))
-    show("SQLite, 20 rooms, max (plain rolls)", plain)
-    show("SQLite, 20 rooms, max, half the rolls as sheets", sheets)
+    show(f"{what}, 20 rooms, max (plain rolls)", plain)
+    show(f"{what}, 20 rooms, max, half as sheets", sheets)
     ratios = [s["rate"] / p["rate"] for p, s in zip(plain, sheets, strict=True)]
     print(
-        f"half as sheets / plain: {statistics.median(ratios):.2f}x "
+        f"{what}: half as sheets / plain: {statistics.median(ratios):.2f}x "
         f"(rounds: {', '.join(f'{r:.2f}' for r in ratios)})"
     )
 
@@ -410,6 +410,12 @@ def main() -> None:
     runs: dict[str, list[dict[str, Any]]] = {"1": [], "2": [], "2a": [], "2p": []}
     ratios = []
     with throwaway() as pg:
+        single = servers(pg, 1)
+        try:
+            sheet_rounds(single[0].base, "PostgreSQL, 1 server")
+        finally:
+            for c in single:
+                c.close()
         for _ in range(ROUNDS):
             single = servers(pg, 1)
             try:

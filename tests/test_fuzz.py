@@ -70,7 +70,21 @@ def test_every_operation_holds_under_fuzzing(fuzzed: Server) -> None:
                 failures.append(f"{label}: {str(exc)[:3000]}")
     assert not failures, "\n\n".join(failures)
     assert all(n != 0 for n in tried.values()), tried
-    assert sum(n > 0 for n in tried.values()) >= 2 * len(operations) - 3, tried
+    # Every operation is fuzzed with good inputs; with bad ones, all but those whose
+    # only inputs are free text in the path (any room id is well-formed).
+    assert all(n > 0 for label, n in tried.items() if label.endswith("(positive)")), tried
+    unbreakable = {label.rsplit(" (", 1)[0] for label, n in tried.items() if n < 0}
+    assert unbreakable <= NO_BAD_INPUT, tried
+
+
+NO_BAD_INPUT = {
+    "GET /api/health",
+    "GET /api/rooms/{room}/export",
+    "GET /api/rooms/{room}/sheets",
+    "GET /api/rooms/{room}/sheets/{sheet}",
+    "GET /api/rooms/{room}/present",
+}
+"""Operations whose every input is well-formed: no negative case can be made of them."""
 
 
 def fuzz(operation: Any, mode: GenerationMode, room: str) -> int:

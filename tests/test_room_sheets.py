@@ -256,6 +256,17 @@ def test_verify_replays_resolved(table: Table, tmp_path: Path) -> None:
     report = verify(table.export("gm"))
     assert report.ok, report.text()
     assert report.epochs[1].verified == 5 and report.epochs[1].unmixed == 0
+    # The command line says so too, from the file the page's "Download the log" saves.
+    from typer.testing import CliRunner
+
+    from referee.cli.app import app
+
+    exported = tmp_path / "room.jsonl"
+    with table.client("gm") as c:
+        exported.write_bytes(c.get(f"/api/rooms/{table.room}/export").content)
+    ran = CliRunner().invoke(app, ["verify", str(exported)])
+    assert ran.exit_code == 0, ran.output
+    assert "5 of 5 rolls verified" in ran.output
     # Tampering with resolved is caught: its digest no longer matches.
     log = table.export("gm")
     sheet_roll = next(e for e in log if e.get("resolved"))

@@ -265,8 +265,9 @@ async def test_a_player_who_presses_nothing_is_in_the_first_lock(server: Server)
 
 
 async def test_the_pages_have_no_serious_accessibility_violations(server: Server) -> None:
-    """Issue 27 (in part): axe-core (axe-playwright-python) finds no serious or critical
-    violation on the home, join and room pages, the GM's and a player's, wide and narrow."""
+    """Issue 27: axe-core (axe-playwright-python) finds no serious or critical violation
+    on the home, join and room pages, the GM's and a player's (with a character's card),
+    wide and narrow."""
     from axe_playwright_python.async_playwright import Axe
     from playwright.async_api import async_playwright, expect
 
@@ -276,6 +277,10 @@ async def test_the_pages_have_no_serious_accessibility_violations(server: Server
         made, alice, table = _room_with_alice(server, "Access")
         assert table.roll("gm", "3d6").status_code == 201
         assert table.roll("gm", "gurps check 12", "gm").status_code == 201
+        with server.client(alice["token"]) as c:  # a character card on both pages
+            sheet = Path(__file__).parent / "data" / "gcs" / "Dai Blackthorn.gcs"
+            put = c.put(f"/api/rooms/{made['room']}/sheets/dai", content=sheet.read_bytes())
+            assert put.status_code == 201, put.text
         found: dict[str, list[str]] = {}
         pages = (
             ("home", server.base + "/"),
@@ -289,6 +294,9 @@ async def test_the_pages_have_no_serious_accessibility_violations(server: Server
             await page.goto(url)
             if name in ("gm", "player"):
                 await expect(page.locator("#log li[data-kind=roll]")).to_have_count(2)
+                await expect(page.locator(".sheet[data-sheet=dai] button.trait")).not_to_have_count(
+                    0
+                )
             for width in (1280, 390):
                 await page.set_viewport_size({"width": width, "height": 844})
                 results = await axe.run(page)
@@ -305,8 +313,8 @@ async def test_the_pages_have_no_serious_accessibility_violations(server: Server
 
 
 async def test_rolls_show_their_dice_and_outcome(server: Server) -> None:
-    """Issue 27 (in part): each die's face (4dF as + / − / blank), dropped dice marked,
-    the outcome as a colour; a redacted roll shows none of it."""
+    """Issue 27: each die's face (4dF as + / − / blank), dropped dice marked, the outcome
+    as a colour, a chart of the exact odds; a redacted roll shows none of it."""
     from playwright.async_api import async_playwright, expect
 
     expect.set_options(timeout=15_000)
@@ -319,6 +327,8 @@ async def test_rolls_show_their_dice_and_outcome(server: Server) -> None:
             "4d6kh3": table.roll("gm", "4d6kh3").json(),
             "check": table.roll("gm", "gurps check 12").json(),
             "secret": table.roll("gm", "gurps check 14", "gm").json(),
+            "contest": table.roll("gm", "gurps contest 12 10").json(),
+            "fudge": table.roll("gm", "fudge roll Good --vs Great").json(),
         }
         page = await (await browser.new_context()).new_page()
         await page.goto(alice["url"])
@@ -336,6 +346,17 @@ async def test_rolls_show_their_dice_and_outcome(server: Server) -> None:
             "success" if check["success"] else "failure"
         )
         await expect(item["check"]).to_have_attribute("data-outcome", expected)
+        # A chart of each roll's exact odds, its result marked: a contest as one bar of
+        # each side's chance and a tie; a Fudge roll's distribution as columns.
+        await expect(item["check"].locator(".chart.bar .seg.marked")).to_have_count(1)
+        await expect(item["contest"].locator(".chart.bar .seg")).to_have_count(3)
+        winner = rolls["contest"]["result"]["winner"]
+        marked = {1: "side1", 2: "side2"}.get(winner, "tie")
+        await expect(item["contest"].locator(f".seg.{marked}.marked")).to_have_count(1)
+        columns = len(rolls["fudge"]["result"]["odds"]["distribution"])
+        await expect(item["fudge"].locator(".chart.columns .col")).to_have_count(columns)
+        await expect(item["fudge"].locator(".col.marked")).to_have_count(1)
+        await expect(item["secret"].locator(".chart")).to_have_count(0)
         await expect(item["secret"].locator(".die")).to_have_count(0)
         assert await item["secret"].get_attribute("data-outcome") is None
         await expect(item["3d6"].locator(".dice")).to_have_attribute("aria-hidden", "true")
