@@ -12,6 +12,7 @@ from fastapi import Depends, FastAPI, Query, Request, Security
 from fastapi.responses import Response, StreamingResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
+from .errors import ApiError
 from .log import canon, check_digestible, view
 from .models import (
     MAX_SEQ,
@@ -28,7 +29,7 @@ from .models import (
     Reveal,
     RoomCreated,
 )
-from .state import ApiError, RoomsLimits, State
+from .state import RoomsLimits, State
 from .store import Conflict, Epoch, Member
 
 if TYPE_CHECKING:
@@ -228,18 +229,18 @@ async def roll(st: State, room: str, member: Member, body: NewRoll) -> Response:
         raise ApiError(422, f"the command is over {st.limits.command:,} characters")
     if not command:
         raise ApiError(422, "the command is empty: type a roll such as 3d6+2")
-    as_sheet = None
-    from .characters import as_sheet as read_as
+    from .rollas import as_sheet
 
-    found = await read_as(st, room, member, command)  # rolled as a character? (v1.1)
+    made_as = None  # rolled as a character? (contract v1.1)
+    found = await as_sheet(st, room, member, command, room_limits(st.limits.draws))
     if found is not None:
         typed, row, command = found
-        as_sheet = (typed, row.sheet)
+        made_as = (typed, row.sheet)
     read = st.plans.get(command, st.limits.draws)
     if read is None:  # a new command: read it in a worker thread
         read = await asyncio.to_thread(read_command, command, st.limits.draws)
         st.plans.put(command, st.limits.draws, read)
-    make = roll_maker(member, read, body.visibility, as_sheet)
+    make = roll_maker(member, read, body.visibility, made_as)
     entry = await st.append(room, "roll", make)
     st.charge(member, len(entry["draws"]) / st.limits.draws_per_request)
     return _answer(st.frames.text(entry, member.id, ()))

@@ -22,9 +22,10 @@ from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from . import api, characters, live, pages
+from .errors import ApiError
 from .hot import Hot
 from .models import ERRORS
-from .state import MAX_BODY, ApiError, RoomsLimits, State
+from .state import MAX_BODY, RoomsLimits, State
 from .store import Store
 
 __all__ = ["SECURITY_HEADERS", "create_app"]

@@ -25,8 +25,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket
 
 from . import api, live
+from .errors import ApiError
 from .models import NewRoll
-from .state import ApiError
 
 __all__ = ["Hot"]
 

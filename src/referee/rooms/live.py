@@ -18,7 +18,8 @@ from fastapi import FastAPI, Request, WebSocket, WebSocketDisconnect
 
 from .api import Caller, authenticate, cookie_name
 from .broker import Watch
-from .state import ApiError, State
+from .errors import ApiError
+from .state import State
 from .store import Member
 
 __all__ = ["install", "serve"]

@@ -15,7 +15,7 @@ from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 
 from .api import authenticate, cookie_name, state
-from .state import ApiError
+from .errors import ApiError
 
 __all__ = ["install"]
 

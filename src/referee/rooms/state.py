@@ -11,6 +11,8 @@ from collections import Counter, OrderedDict
 from typing import TYPE_CHECKING, Any
 
 from .broker import Broker, Stalls
+from .errors import ApiError
+from .rollas import RoomSheets
 from .store import Fields, Member, Store
 
 if TYPE_CHECKING:
@@ -59,15 +61,6 @@ class RoomsLimits:
     """Unknown rooms and tokens a second per client address before it gets 429 (the
     database is not asked for them then)."""
     failures_burst = 100.0
-
-
-class ApiError(Exception):
-    """An error the API answers with ``{"error": message}`` and ``status``."""
-
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
 
 
 class _Bucket:
@@ -150,8 +143,6 @@ class State:
         """Entries already encoded, as members see them (the store's)."""
         self.plans = Plans()
         """Rolling commands already read (:func:`.api.read_command`)."""
-        from .characters import RoomSheets
-
         self.sheets = RoomSheets()
         """The rooms' sheets this server has used (:mod:`.characters`)."""
 

@@ -1,0 +1,184 @@
+"""Rolling as a character (contract v1.1, "Rolling as a sheet"): which sheet a roll is
+made as (``@NAME``, or a member's only sheet), and the command it resolves to.
+
+Each server keeps the rooms' sheet lists it has used (read once, then kept up to date
+by the ``sheet`` entries it publishes, its own and, on PostgreSQL, the other servers'),
+each sheet read once per version (by its sha256), and each command resolved once per
+sheet version: a roll as a sheet costs about what any roll costs. The routes that
+upload and show sheets are in :mod:`.characters`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections import OrderedDict
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Protocol
+
+from .errors import ApiError
+from .sheetstore import SheetRow
+
+if TYPE_CHECKING:
+    from ..commands import CommandLimits
+    from ..sheets import Sheet
+    from .store import Member, Store
+
+__all__ = ["MAX_SHEET", "SHEET_NAME", "RoomSheets", "as_sheet", "read_sheet_body"]
+
+
+class _State(Protocol):
+    """What rolling as a sheet uses of the server's state (:class:`.state.State`)."""
+
+    sheets: RoomSheets
+    store: Store
+
+    async def revealed(self, room: str) -> set[int]: ...
+    def follows(self, room: str) -> bool: ...
+
+
+SHEET_NAME = re.compile(r"[A-Za-z0-9_-]{1,40}")
+"""A sheet's name in a room (chosen by its uploader)."""
+
+MAX_SHEET = 1024 * 1024
+"""Largest sheet body (1 MiB); every other call keeps the 64 KiB limit."""
+
+
+class _Lru(OrderedDict[Any, Any]):
+    def __init__(self, most: int) -> None:
+        super().__init__()
+        self.most = most
+
+    def keep(self, key: Any, value: Any) -> None:
+        self[key] = value
+        self.move_to_end(key)
+        if len(self) > self.most:
+            self.popitem(last=False)
+
+
+class RoomSheets:
+    """This server's knowledge of the rooms' sheets (see the module)."""
+
+    def __init__(self) -> None:
+        self._rooms: dict[str, dict[str, SheetRow]] = {}
+        self._read: _Lru = _Lru(512)
+        """Sheets read, by sha256."""
+        self.resolved: _Lru = _Lru(8192)
+        """``(sha256, command) -> (command as typed, resolved command)``."""
+
+    async def of(self, st: _State, room: str) -> dict[str, SheetRow]:
+        """``room``'s sheets by name: read from the database once, then kept up to date."""
+        found = self._rooms.get(room)
+        if found is None or not st.follows(room):
+            await st.revealed(room)  # follow the room first: no sheet entry is missed
+            rows = await st.store.sheets_of(room)
+            found = self._rooms.setdefault(room, {})
+            for row in rows:
+                self._newer(found, row)
+        return found
+
+    def seen(self, entry: Mapping[str, Any]) -> None:
+        """A ``sheet`` entry was published: keep the room's list up to date."""
+        found = self._rooms.get(entry["room"])
+        if found is not None:
+            self._newer(found, SheetRow.of_entry(entry))
+
+    def forget(self, room: str) -> None:
+        self._rooms.pop(room, None)
+
+    @staticmethod
+    def _newer(found: dict[str, SheetRow], row: SheetRow) -> None:
+        old = found.get(row.sheet)
+        if old is None or old.seq < row.seq:
+            found[row.sheet] = row
+
+    async def sheet(self, st: _State, room: str, row: SheetRow) -> Sheet:
+        """The sheet ``row`` names, read (once per version)."""
+        got: Sheet | None = self._read.get(row.sha256)
+        if got is None:
+            stored = await st.store.sheet_body(room, row.sheet)
+            if stored is None:
+                raise ApiError(404, f"no sheet {row.sheet!r} in this room")
+            got = await asyncio.to_thread(read_sheet_body, stored[1])
+            self._read.keep(stored[0].sha256, got)
+        return got
+
+    def read(self, sha: str, sheet: Sheet) -> None:
+        self._read.keep(sha, sheet)
+
+
+def read_sheet_body(body: bytes) -> Sheet:
+    from ..errors import SheetError
+    from ..sheets import read_sheet
+
+    try:
+        return read_sheet(body)
+    except SheetError as exc:
+        raise ApiError(422, f"this sheet cannot be read: {exc}") from None
+
+
+async def as_sheet(
+    st: _State, room: str, member: Member, command: str, limits: CommandLimits
+) -> tuple[str, SheetRow, str] | None:
+    """Whether ``command`` (normalised) is rolled as a sheet: ``(the command as the log
+    keeps it, the sheet's row, the resolved command)``, or None.
+
+    Raises:
+        ApiError: 403 for a player naming another member's sheet; 422 for an unknown
+            sheet, or a command that cannot be resolved against it (the engine's message).
+    """
+    named: str | None = None
+    if command.startswith("@"):
+        head, _, command = command.partition(" ")
+        named = head[1:]
+        if not SHEET_NAME.fullmatch(named):
+            raise ApiError(422, f"{head!r} names no sheet: @NAME, with a sheet's name")
+        if not command:
+            raise ApiError(422, f"{head} needs a command to roll, such as {head} 3d6")
+    sheets = await st.sheets.of(st, room)
+    if named is not None:
+        row = sheets.get(named)
+        if row is None:
+            known = ", ".join(sorted(sheets)) or "none yet"
+            raise ApiError(422, f"no sheet {named!r} in this room (sheets: {known})")
+        if row.owner != member.id and not member.is_gm:
+            raise ApiError(403, f"the sheet {named!r} is another member's")
+    else:
+        own = [r for r in sheets.values() if r.owner == member.id]
+        if len(own) != 1:
+            return None
+        row = own[0]
+    key = (row.sha256, command)
+    done: tuple[str, str] | None = st.sheets.resolved.get(key)
+    if done is None:
+        sheet = await st.sheets.sheet(st, room, row)
+        done = await asyncio.to_thread(_resolve, command, sheet, limits)
+        st.sheets.resolved.keep(key, done)
+    typed, resolved = done
+    return (typed if named is None else f"@{named} {typed}"), row, resolved
+
+
+def _resolve(command: str, sheet: Sheet, limits: CommandLimits) -> tuple[str, str]:
+    """``(command normalised, as typed, resolved against sheet)``."""
+    from .. import commands
+    from ..errors import RefereeError
+
+    try:
+        resolved = commands.resolve(command, sheet, limits=limits)
+    except RefereeError as exc:
+        raise ApiError(422, str(exc)) from None
+    return _typed(command), resolved
+
+
+def _typed(command: str) -> str:
+    """The command as the log keeps it: ``roll `` before a bare dice expression."""
+    from ..commands.reader import find
+    from ..errors import RefereeError
+
+    try:
+        meta = find(command.split())[0]
+    except RefereeError:
+        return command
+    if meta.path == ("roll",) and not command.startswith("roll"):
+        return "roll " + command
+    return command
