@@ -319,7 +319,7 @@ def servers(db: str, count: int) -> list[Child]:
     """``count`` servers on one database, started one after the other."""
     made = []
     for _ in range(count):
-        child = Child(db, **UNLIMITED)
+        child = Child(db, None, **UNLIMITED)
         child.start()
         made.append(child)
     return made

@@ -91,15 +91,17 @@ class Loopback(RoomsLimits):
 
 
 @contextmanager
-def running(db: str, limits: type[RoomsLimits] = Loopback) -> Iterator[Server]:
+def running(
+    db: str, limits: type[RoomsLimits] = Loopback, proxy: str | None = None
+) -> Iterator[Server]:
     """Serve the rooms' app on the database at URL ``db``, in a child process
-    (:func:`referee.rooms.child.running`)."""
+    (:func:`referee.rooms.child.running`); ``proxy``: trusted proxies' addresses."""
     overrides = {  # every limit the class or its bases change (not only its own)
         k: getattr(limits, k)
         for k in vars(RoomsLimits)
         if not k.startswith("_") and getattr(limits, k) != getattr(RoomsLimits, k)
     }
-    with child.running(db, **overrides) as base:
+    with child.running(db, proxy, **overrides) as base:
         yield Server(base, db)
 
 

@@ -324,6 +324,14 @@ def test_another_versions_result_is_reported_apart_from_tampering(
     assert f"referee {engine()}" in report.versions[0].detail
     assert report.as_json()["other_versions"][0]["seq"] == roll["seq"]
     assert f"NOTE seq {roll['seq']}" in report.text()
+    assert f"rolled by referee 0.0.1, replayed by {engine()}: 1 result differs" in report.text()
+    # A tampered draw in the same log is still caught.
+    other = next(e for e in entries if e["kind"] == "roll" and e is not roll and e.get("draws"))
+    n, value = other["draws"][0]
+    other["draws"][0] = [n, value % n + 1]
+    tampered = verify(_reseal(entries))
+    assert not tampered.ok and any(p.check == "draws" for p in tampered.problems)
+    other["draws"][0] = [n, value]
     # the same change with this version's name is tampering
     roll["engine"] = engine()
     _fails(_reseal(entries), roll["seq"], "result", tmp_path / "c.jsonl")

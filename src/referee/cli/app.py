@@ -299,11 +299,49 @@ def serve(
             "the process sets up (for example under opentelemetry-instrument)."
         ),
     ] = False,
+    proxy_headers: Annotated[
+        bool,
+        typer.Option(
+            "--proxy-headers",
+            help="Behind a proxy: take each client's address from X-Forwarded-For "
+            "(from the addresses of --forwarded-allow-ips only).",
+        ),
+    ] = False,
+    forwarded_allow_ips: Annotated[
+        str | None,
+        typer.Option(
+            "--forwarded-allow-ips",
+            metavar="IPS",
+            help="The proxies trusted for X-Forwarded-For: comma-separated addresses or "
+            "networks, or * (uvicorn's default: 127.0.0.1).",
+        ),
+    ] = None,
+    limit: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--limit",
+            metavar="NAME=VALUE",
+            help="Set a limit (repeat; also $REFEREE_LIMIT_NAME): " + _limits_help(),
+        ),
+    ] = None,
 ) -> None:
     """Run the game rooms' web server: a shared table with secret GM rolls."""
     from ..rooms import serve as run
 
-    run(host, port, db, telemetry)
+    try:
+        run(
+            host, port, db, telemetry, proxy_headers=proxy_headers,
+            forwarded_allow_ips=forwarded_allow_ips, limits=limit or [],
+        )  # fmt: skip
+    except ValueError as exc:
+        typer.echo(f"referee serve: {exc}", err=True)
+        raise typer.Exit(2) from None
+
+
+def _limits_help() -> str:
+    from ..rooms.state import limit_names
+
+    return ", ".join(f"{k}={v}" for k, v in limit_names().items()) + "."
 
 
 app = build()

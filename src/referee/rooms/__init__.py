@@ -16,33 +16,53 @@ for tests and benchmarks. Nothing in the engine imports this package.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 __all__ = ["serve"]
 
 
 def serve(
-    host: str = "127.0.0.1", port: int = 8000, db: str | None = None, telemetry: bool = False
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    db: str | None = None,
+    telemetry: bool = False,
+    *,
+    proxy_headers: bool = False,
+    forwarded_allow_ips: str | None = None,
+    limits: Sequence[str] = (),
 ) -> None:
     """Run the rooms' server until interrupted (``referee serve``); ``telemetry`` turns
-    on FastAPI's OpenTelemetry (:func:`.app.create_app`)."""
+    on FastAPI's OpenTelemetry (:func:`.app.create_app`). Behind a proxy,
+    ``proxy_headers`` takes each client's address from ``X-Forwarded-For`` when the
+    request comes from one of ``forwarded_allow_ips`` (uvicorn's own settings).
+    ``limits`` (``rate=60``) and ``REFEREE_LIMIT_*`` set :class:`.state.RoomsLimits`.
+
+    Raises:
+        ValueError: an unknown limit, or a bad value (:func:`.state.limits_from`).
+    """
     import os
 
     import uvicorn
 
     from .app import create_app
+    from .state import limits_from
     from .store import DEFAULT_DB, sqlite_url
 
+    chosen = limits_from(os.environ, limits)
     url = db or os.environ.get("REFEREE_DB") or sqlite_url(DEFAULT_DB)
     if "://" not in url:  # a bare path is a SQLite file
         url = sqlite_url(url)
     shown = "localhost" if host in ("127.0.0.1", "::1") else host
     print(f"referee rooms: open http://{shown}:{port}/  (database: {_safe(url)})", flush=True)
     uvicorn.run(
-        create_app(url, telemetry=telemetry),
+        create_app(url, chosen, telemetry=telemetry),
         host=host,
         port=port,
         log_level="warning",
         ws="websockets-sansio",
         ws_per_message_deflate=False,
+        proxy_headers=proxy_headers,
+        forwarded_allow_ips=forwarded_allow_ips,
     )
 
 

@@ -6,12 +6,13 @@ import asyncio
 import re
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 from fastapi import Depends, FastAPI, Query, Request, Security
 from fastapi.responses import Response, StreamingResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
+from .epochs import ARCHIVED
 from .errors import ApiError
 from .log import canon, check_digestible, view
 from .models import (
@@ -41,6 +42,7 @@ __all__ = [
     "authenticate",
     "caller",
     "conflicts",
+    "writable",
     "roll",
     "install",
     "read_command",
@@ -53,13 +55,23 @@ LOGIN_SECONDS = 600
 
 SYSTEMS = ("gurps", "fudge", "swn")
 
+_T = TypeVar("_T")
 
-async def conflicts(pending: Awaitable[dict[str, Any]]) -> dict[str, Any]:
-    """A store write whose Conflict becomes the API's 409 or 422."""
+
+async def conflicts(pending: Awaitable[_T]) -> _T:
+    """A store write whose Conflict becomes the API's error (409, 403, 404 or 422)."""
     try:
         return await pending
     except Conflict as exc:
         raise ApiError(exc.status, str(exc)) from None
+
+
+async def writable(st: State, room: str) -> None:
+    """Raise 409 if ``room`` is archived: every write to it is refused, before any other
+    check (the append itself refuses too, whatever a server's cache says)."""
+    row = await st.room(room)
+    if row is not None and row.get("archived"):
+        raise ApiError(409, ARCHIVED)
 
 
 def state(request: Request) -> State:
@@ -224,6 +236,7 @@ def roll_maker(
 
 async def roll(st: State, room: str, member: Member, body: NewRoll) -> Response:
     """``POST /api/rooms/{room}/rolls`` once its caller is known: roll, log, answer."""
+    await writable(st, room)
     command = normalise(body.command)
     if len(command) > st.limits.command:
         raise ApiError(422, f"the command is over {st.limits.command:,} characters")
@@ -286,8 +299,12 @@ def install(app: FastAPI) -> None:
     async def join(room: str, body: NewMember, request: Request) -> dict[str, Any]:
         st = state(request)
         st.spend_anonymous(_address(request))
-        if not _ROOM_ID.fullmatch(room) or (row := await st.room(room)) is None:
+        # The row from the database, not the cache: the GM may have changed the invite
+        # through another server.
+        if not _ROOM_ID.fullmatch(room) or (row := await st.store.room(room)) is None:
             raise ApiError(404, f"no room {room!r}")
+        if row["archived"]:
+            raise ApiError(409, ARCHIVED)
         from .log import hash_token
 
         if hash_token(body.invite) != row["invite_hash"]:
@@ -304,6 +321,7 @@ def install(app: FastAPI) -> None:
     @app.post("/api/rooms/{room}/seed", status_code=201, response_model=Entry)
     async def seed(room: str, body: NewSeed, member: Caller, request: Request) -> dict[str, Any]:
         st = state(request)
+        await writable(st, room)
         if member.is_gm:
             raise ApiError(403, "only players send client seeds")
         if not _SEED.fullmatch(body.seed):
@@ -315,6 +333,7 @@ def install(app: FastAPI) -> None:
     @app.post("/api/rooms/{room}/close", status_code=201, response_model=Entry)
     async def close(room: str, body: Close, member: Caller, request: Request) -> dict[str, Any]:
         st = state(request)
+        await writable(st, room)
         if not member.is_gm:
             raise ApiError(403, "only the GM closes an epoch")
         made = await st.store.close_epoch(room, body.declassify)
@@ -327,6 +346,7 @@ def install(app: FastAPI) -> None:
         room: str, body: Declassify, member: Caller, request: Request
     ) -> dict[str, Any]:
         st = state(request)
+        await writable(st, room)
         if not member.is_gm:
             raise ApiError(403, "only the GM declassifies")
         entry = await conflicts(st.store.declassify(room, body.epoch))
@@ -336,6 +356,7 @@ def install(app: FastAPI) -> None:
     @app.post("/api/rooms/{room}/reveal", status_code=201, response_model=Entry)
     async def reveal(room: str, body: Reveal, member: Caller, request: Request) -> dict[str, Any]:
         st = state(request)
+        await writable(st, room)
         if not member.is_gm:
             raise ApiError(403, "only the GM reveals")
         target = await st.store.entry(room, body.seq)

@@ -19,7 +19,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from .epochs import Epoch, lock_epoch, read_epochs
+from .epochs import ARCHIVED, Conflict, Epoch, lock_epoch, read_epochs
 from .heads import Batch, Fields, Head, HeadWrites, Results, Rooms, Sealer
 from .held import Held
 from .log import Frames, encode
@@ -34,12 +34,12 @@ _TAKE = (
     sa.update(rooms)
     .where(rooms.c.id.in_(sa.bindparam("ids", expanding=True)))
     .values(next_seq=rooms.c.next_seq)
-    .returning(rooms.c.id, rooms.c.next_seq, rooms.c.last_chain, rooms.c.epoch)
+    .returning(rooms.c.id, rooms.c.next_seq, rooms.c.last_chain, rooms.c.epoch, rooms.c.archived)
 )
 """Lock rooms' rows for this transaction; their ``next_seq``, ``last_chain`` and ``epoch``."""
 
 _TAKE_IN_ORDER = (
-    sa.select(rooms.c.id, rooms.c.next_seq, rooms.c.last_chain, rooms.c.epoch)
+    sa.select(rooms.c.id, rooms.c.next_seq, rooms.c.last_chain, rooms.c.epoch, rooms.c.archived)
     .where(rooms.c.id.in_(sa.bindparam("ids", expanding=True)))
     .order_by(rooms.c.id)
     .with_for_update()
@@ -131,6 +131,9 @@ class Appends(HeadWrites):
             epoch = current.get(room)
             got: list[dict[str, Any] | Exception] = []
             for kind, fields in items:
+                if row.archived:  # an archived room takes no more writes
+                    got.append(Conflict(409, ARCHIVED))
+                    continue
                 if callable(fields) and epoch is not None and epoch.mix is None:
                     await lock_epoch(conn, room, epoch, log.add)
                 got.append(log.make(kind, fields, epoch))
@@ -162,7 +165,8 @@ class Appends(HeadWrites):
         self, conn: AsyncConnection, room: str, kind: str, fields: Mapping[str, Any]
     ) -> dict[str, Any]:
         ((sealed,),) = await self._append_many(conn, [(room, [(kind, fields)])])
-        assert isinstance(sealed, dict)
+        if isinstance(sealed, Exception):
+            raise sealed
         return sealed
 
     def _writing(self) -> asyncio.Lock | _NoLock:

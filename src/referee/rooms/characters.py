@@ -21,7 +21,7 @@ from typing import Any
 
 from fastapi import FastAPI, Request
 
-from .api import Caller, conflicts, state
+from .api import Caller, conflicts, state, writable
 from .errors import ApiError
 from .log import view
 from .models import ERRORS
@@ -55,6 +55,7 @@ def install(app: FastAPI) -> None:
     async def put_sheet(room: str, sheet: str, member: Caller, request: Request) -> dict[str, Any]:
         _name(sheet)  # after the token: a stranger learns nothing of the room
         st = state(request)
+        await writable(st, room)
         body = await request.body()
         if not body:
             raise ApiError(422, "send the sheet file's bytes as the body")

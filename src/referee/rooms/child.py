@@ -21,8 +21,10 @@ class Child:
     """A rooms server in a child process, on a loopback socket this process keeps:
     it may be killed (:meth:`kill`) and started again on the same port (:meth:`start`)."""
 
-    def __init__(self, db_url: str, **limits: float) -> None:
+    def __init__(self, db_url: str, proxy: str | None = None, **limits: float) -> None:
         self.db_url = db_url
+        self.proxy = proxy
+        """Trusted proxies: X-Forwarded-For from these addresses names the client."""
         self.limits = limits
         """Overrides of :class:`.state.RoomsLimits` (``rate=1000``...)."""
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -36,7 +38,7 @@ class Child:
         """Start the server and wait until it answers ``/api/health``."""
         import httpx
 
-        args = [str(self.sock.fileno()), self.db_url, json.dumps(self.limits)]
+        args = [str(self.sock.fileno()), self.db_url, json.dumps(self.limits), self.proxy or ""]
         self.process = child = subprocess.Popen(
             [sys.executable, "-m", "referee.rooms.child", *args],
             pass_fds=[self.sock.fileno()],
@@ -75,10 +77,11 @@ class Child:
 
 
 @contextmanager
-def running(db_url: str, **limits: float) -> Iterator[str]:
+def running(db_url: str, proxy: str | None = None, **limits: float) -> Iterator[str]:
     """Serve the rooms' app on 127.0.0.1 (a free port) in a child process until the
-    block ends; yields the base URL (``http://127.0.0.1:PORT``)."""
-    server = Child(db_url, **limits)
+    block ends; yields the base URL (``http://127.0.0.1:PORT``). ``proxy``: the trusted
+    proxies' addresses (X-Forwarded-For from them names the client)."""
+    server = Child(db_url, proxy, **limits)
     try:
         server.start()
         yield server.base
@@ -93,6 +96,7 @@ def main(argv: list[str]) -> None:
     from .state import RoomsLimits
 
     fd, url, overrides = int(argv[0]), argv[1], json.loads(argv[2])
+    proxy = argv[3] if len(argv) > 3 and argv[3] else None
 
     class Limits(RoomsLimits):
         pass
@@ -106,6 +110,8 @@ def main(argv: list[str]) -> None:
         log_level="warning",
         ws="websockets-sansio",
         ws_per_message_deflate=False,
+        proxy_headers=proxy is not None,
+        forwarded_allow_ips=proxy,
     )
     uvicorn.Server(config).run(sockets=[socket.socket(fileno=fd)])
 

@@ -16,9 +16,11 @@ import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from ..stream import commitment, mix
+from .errors import ApiError
 from .schema import client_seeds, epochs, rooms
 
 __all__ = [
+    "ARCHIVED",
     "StoreParts",
     "Conflict",
     "Epoch",
@@ -105,12 +107,13 @@ async def new_epoch(conn: AsyncConnection, room: str, number: int) -> dict[str, 
     }
 
 
-class Conflict(Exception):
-    """A write the log refuses: ``status`` 409 (done already) or 422 (not allowed now)."""
+class Conflict(ApiError):
+    """A write the log refuses: ``status`` 409 (done already, or an archived room), 403
+    (not this member's) or 422 (not allowed now)."""
 
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
+
+ARCHIVED = "this room is archived: its log and export stay readable, and it takes no writes"
+"""What every write to an archived room gets (409)."""
 
 
 class StoreParts:

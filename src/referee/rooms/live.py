@@ -64,6 +64,10 @@ async def _member(ws: WebSocket, st: State, room: str) -> Member | None:
         return None
 
 
+class _Removed(Exception):
+    """The socket's member was removed from the room (a ``leave`` entry)."""
+
+
 async def _send(
     ws: WebSocket, st: State, member: Member, entry: dict[str, Any], watch: Watch
 ) -> None:
@@ -75,6 +79,8 @@ async def _send(
     watch.since = loop.time()
     await ws.send_text(st.frames.text(entry, member.id, revealed))
     watch.since = None
+    if entry["kind"] == "leave" and entry["member"] == member.id:
+        raise _Removed
     if entry["kind"] == "reveal":
         again = await st.store.entry(room, entry["of"])
         if again is not None:
@@ -171,6 +177,8 @@ async def _follow(ws: WebSocket, st: State, member: Member, room: str, after: in
                 last = await _send_after(ws, st, member, room, last, watch)
     except (WebSocketDisconnect, RuntimeError):
         pass  # it went, or the server closed it (a keepalive ping unanswered)
+    except _Removed:  # the GM removed this member: their token no longer works
+        await _close(ws, BAD_TOKEN, "removed from the room")
     except asyncio.CancelledError:
         if not watch.late:
             raise

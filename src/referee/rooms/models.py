@@ -111,7 +111,19 @@ class Entry(BaseModel):
     room: str
     seq: int
     kind: Literal[
-        "room", "join", "epoch", "seed", "lock", "roll", "reveal", "close", "declassify", "sheet"
+        "room",
+        "join",
+        "epoch",
+        "seed",
+        "lock",
+        "roll",
+        "reveal",
+        "close",
+        "declassify",
+        "sheet",
+        "leave",
+        "invite",
+        "archive",
     ]
     time: str
     digest: str

@@ -29,6 +29,7 @@ rooms = sa.Table(
     sa.Column("next_seq", sa.BigInteger, nullable=False),
     sa.Column("last_chain", sa.String(64), nullable=False),
     sa.Column("epoch", sa.Integer, nullable=False),
+    sa.Column("archived", sa.Boolean, nullable=False, server_default=sa.false()),
 )
 
 members = sa.Table(
@@ -37,6 +38,7 @@ members = sa.Table(
     sa.Column("room_id", sa.String(64), sa.ForeignKey("rooms.id"), primary_key=True),
     sa.Column("member_id", sa.String(64), primary_key=True),
     sa.Column("name", sa.Text, nullable=False),
+    sa.Column("left", sa.Boolean, nullable=False, server_default=sa.false()),
 )
 
 tokens = sa.Table(  # a member's tokens: the API's, and each page session's

@@ -8,6 +8,7 @@ import contextlib
 import logging
 import time
 from collections import Counter, OrderedDict
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .broker import Broker, Stalls
@@ -18,7 +19,15 @@ from .store import Fields, Member, Store
 if TYPE_CHECKING:
     from ..commands import Plan
 
-__all__ = ["MAX_BODY", "ApiError", "Plans", "RoomsLimits", "State"]
+__all__ = [
+    "MAX_BODY",
+    "ApiError",
+    "Plans",
+    "RoomsLimits",
+    "State",
+    "limit_names",
+    "limits_from",
+]
 
 log = logging.getLogger(__name__)
 
@@ -61,6 +70,46 @@ class RoomsLimits:
     """Unknown rooms and tokens a second per client address before it gets 429 (the
     database is not asked for them then)."""
     failures_burst = 100.0
+
+
+def limit_names() -> dict[str, float]:
+    """Every limit an operator may set (:class:`RoomsLimits`), with its default."""
+    return {
+        k: v
+        for k, v in vars(RoomsLimits).items()
+        if not k.startswith("_") and isinstance(v, (int, float)) and not isinstance(v, bool)
+    }
+
+
+def limits_from(environ: Mapping[str, str], given: Sequence[str] = ()) -> type[RoomsLimits]:
+    """:class:`RoomsLimits` with an operator's settings: ``REFEREE_LIMIT_RATE=60`` in the
+    environment, then ``rate=60`` given on the command line (``--limit``), which wins.
+
+    Raises:
+        ValueError: an unknown limit, or a value that is not a positive number.
+    """
+    known = limit_names()
+    settings: dict[str, str] = {}
+    for key, value in environ.items():
+        if key.startswith("REFEREE_LIMIT_"):
+            settings[key.removeprefix("REFEREE_LIMIT_").lower()] = value
+    for item in given:
+        name, eq, value = item.partition("=")
+        if not eq:
+            raise ValueError(f"--limit {item!r}: write NAME=VALUE, like rate=60")
+        settings[name.strip().lower().replace("-", "_")] = value
+    out: dict[str, float] = {}
+    for name, value in settings.items():
+        if name not in known:
+            raise ValueError(f"no limit {name!r}: the limits are {', '.join(sorted(known))}")
+        try:
+            number = type(known[name])(value.strip())
+        except ValueError:
+            raise ValueError(f"limit {name}: {value!r} is not a number") from None
+        if number <= 0:
+            raise ValueError(f"limit {name}: {value!r} must be above 0")
+        out[name] = number
+    return type("Limits", (RoomsLimits,), out)
 
 
 class _Bucket:
@@ -159,6 +208,9 @@ class State:
         if found is None:
             found = await self.store.member(token)
             if found is not None and len(self._members) < 100_000:
+                # Follow the room before keeping its token: the member's leave entry,
+                # written by any server, then drops it (:meth:`published`).
+                await self.revealed(found.room)
                 self._members[token] = found
         return found
 
@@ -194,6 +246,13 @@ class State:
             if not self.broker.subscribers(room):
                 del self._followed[room]
                 self.sheets.forget(room)
+                self._drop_tokens(room)  # unfollowed: its leave entries go unheard
+
+    def _drop_tokens(self, room: str, member: str | None = None) -> None:
+        """Forget the cached tokens of ``room`` (of one ``member`` of it)."""
+        for token, m in list(self._members.items()):
+            if m.room == room and (member is None or m.id == member):
+                del self._members[token]
 
     def noticed(self, room: str, seq: int, by: int | None = None) -> None:
         """The database process ``by`` wrote ``seq`` to ``room``: read it if followed,
@@ -361,4 +420,8 @@ class State:
                 self.sheets.seen(entry)
             if entry["seq"] == f.through + 1 and f.ready.is_set():
                 f.through += 1  # seen in order: its notice needs no read
+        if entry["kind"] == "leave":  # that member's tokens stop working at once
+            self._drop_tokens(room, entry["member"])
+        elif entry["kind"] in ("invite", "archive"):
+            self._rooms.pop(room, None)  # read afresh: its invite, or that it is archived
         self.broker.publish(room, entry)

@@ -31,6 +31,7 @@ from typing import Any, TypeVar
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
+from .adminstore import AdminWrites
 from .appends import Appends, Fields
 from .epochs import Conflict, Epoch, EpochWrites, new_epoch
 from .held import Held
@@ -102,7 +103,7 @@ IDLE_PING = 0.5
 """Seconds a pooled PostgreSQL connection may rest before it is tested on checkout."""
 
 
-class Store(Appends, EpochWrites, SheetWrites):
+class Store(Appends, EpochWrites, SheetWrites, AdminWrites):
     """The rooms' database. Create with :meth:`open`; close with :meth:`close`."""
 
     def __init__(self, engine: AsyncEngine) -> None:

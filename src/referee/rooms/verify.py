@@ -67,7 +67,23 @@ class Report:
 
     @property
     def ok(self) -> bool:
+        """No check failed. Results that another version of referee made otherwise
+        (:attr:`versions`) do not count against it: their draws were checked against
+        the stream, and ``referee verify`` exits 0 for them, listing them apart."""
         return not self.problems
+
+    def by_version(self) -> list[str]:
+        """``rolled by referee 0.1.0, replayed by 0.2.0: 3 results differ``, a line for
+        each other version whose results differ."""
+        from collections import Counter
+
+        counts = Counter(p.detail.split("rolled by referee ", 1)[-1].split(";")[0]
+                         for p in self.versions)  # fmt: skip
+        return [
+            f"rolled by referee {old}, replayed by {engine()}: {n} result"
+            f"{'s differ' if n != 1 else ' differs'} (a change of version, not tampering)"
+            for old, n in sorted(counts.items())
+        ]
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -103,6 +119,7 @@ class Report:
             lines.append(f"epoch {e.epoch}: " + "; ".join(parts))
         lines.extend(f"FAILED {p}" for p in self.problems)
         lines.extend(f"NOTE {p}" for p in self.versions)
+        lines.extend(self.by_version())
         verdict = (
             "every check that could be made holds"
             if self.ok

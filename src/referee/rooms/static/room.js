@@ -93,8 +93,21 @@ function render(entry) {
     names[entry.member] = entry.name;
     li.append(el("span", "meta", entry.name + " joined"));
     showMembers();
+    if (window.refereeAdmin) window.refereeAdmin.changed();
     clearTimeout(presenceSoon);
     presenceSoon = setTimeout(presence, 1000);
+  } else if (entry.kind === "leave") {
+    li.append(el("span", "meta", who(entry.member) + " was removed from the room"));
+    gone.add(entry.member);
+    showMembers();
+    if (entry.member === member) document.getElementById("error").textContent = "The GM removed you from this room.";
+    if (window.refereeAdmin) window.refereeAdmin.changed();
+  } else if (entry.kind === "invite") {
+    li.append(el("span", "meta", "The GM made a new invite link (the old one no longer works)"));
+  } else if (entry.kind === "archive") {
+    li.append(el("span", "meta", "The GM archived the room"));
+    document.getElementById("archived").hidden = false;
+    for (const node of document.querySelectorAll("#roll input, #roll select, #roll button, #upload button, button.trait")) node.disabled = true;
   } else if (entry.kind === "sheet") {
     const whose = entry.owner === "gm" ? "the GM" : who(entry.owner);
     li.append(el("span", "meta", `${entry.name} (${entry.system}) is at the table as @${entry.sheet}, ${whose}'s`));
@@ -123,10 +136,11 @@ function render(entry) {
 
 // Who is at the table (the log's join entries), and who has the room open now.
 let here = new Set(), presenceSoon = null;
+const gone = new Set();  // members the GM removed
 function showMembers() {
   const list = document.getElementById("members");
   if (!list) return;
-  const ids = ["gm", ...Object.keys(names).filter((id) => id !== "gm")];
+  const ids = ["gm", ...Object.keys(names).filter((id) => id !== "gm" && !gone.has(id))];
   list.textContent = ids.map((id) => (id === "gm" ? "the GM" : who(id)) + (here.has(id) ? " (here now)" : "")).join(", ");
 }
 async function presence() {
@@ -235,7 +249,7 @@ async function post(path, body, what) {
 }
 
 async function reveal(seq) { await post("reveal", { seq }); }
-window.refereeRoom = { post, who };
+window.refereeRoom = { post, who, names, gone };
 
 const sendSeed = document.getElementById("send-seed");
 if (sendSeed) sendSeed.addEventListener("click", () => {

@@ -1,0 +1,66 @@
+"""The GM's controls on the page (issue 28): remove a member, a new invite link, archive;
+each asks first, and the player's page shows what happened."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from rooms_server import Server, running
+from test_rooms_browser import ARGS, ARTIFACTS, CHROMIUM, _room_with_alice
+
+
+@pytest.fixture(scope="module")
+def server(db_url: str) -> Iterator[Server]:
+    with running(db_url) as s:
+        yield s
+
+
+async def test_the_gm_runs_the_room_from_the_page(server: Server) -> None:
+    from playwright.async_api import async_playwright, expect
+
+    ARTIFACTS.mkdir(exist_ok=True)
+    expect.set_options(timeout=15_000)
+    async with async_playwright() as pw:
+        browser = await pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        made, alice, table = _room_with_alice(server, "Run the room")
+        with server.client() as c:
+            bob = c.post(
+                f"/api/rooms/{made['room']}/members", json={"name": "Bob", "invite": made["invite"]}
+            ).json()
+        gm = await (await browser.new_context()).new_page()
+        player = await (await browser.new_context()).new_page()
+        asked: list[str] = []
+
+        async def accept(dialog: object) -> None:
+            asked.append(dialog.message)  # type: ignore[attr-defined]
+            await dialog.accept()  # type: ignore[attr-defined]
+
+        gm.on("dialog", accept)
+        await gm.goto(made["url"])
+        await player.goto(bob["url"])
+        await gm.click("#admin summary")
+        # Remove Alice: the page asks first; everyone's log says so.
+        await gm.get_by_role("button", name="Remove Alice from the room").click()
+        await expect(gm.locator("#log li[data-kind=leave]")).to_have_count(1)
+        await expect(player.locator("#log li[data-kind=leave]")).to_contain_text(
+            "Alice was removed"
+        )
+        await expect(gm.locator("#member-admin li")).to_have_count(1)  # Bob
+        assert "Remove Alice?" in asked[0]
+        with server.client(alice["token"]) as c:
+            assert c.get(f"/api/rooms/{made['room']}/log").status_code == 401
+        # A new invite link replaces the old one.
+        await gm.click("#new-invite")
+        await expect(gm.locator("#admin-note")).to_contain_text("New invite link made")
+        link = await gm.locator("#invite").input_value()
+        assert made["invite"] not in link and "/join#invite=" in link
+        # Archive: the player's page says so, and its form is off.
+        await gm.click("#archive-room")
+        await expect(player.locator("#archived")).to_be_visible()
+        await expect(player.locator("#roll button[type=submit]")).to_be_disabled()
+        assert len(asked) == 3
+        assert table.roll("gm", "3d6").status_code == 409
+        await gm.screenshot(path=str(ARTIFACTS / "gm-admin.png"), full_page=True)
+        await browser.close()
