@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 from referee.rooms.verify import verify
-from rooms_server import Server, Table, fresh_db, live, make_table, running
+from rooms_server import Loopback, Server, Table, fresh_db, live, make_table, running
 
 LEAVE_KEYS = {"room", "seq", "kind", "time", "salt", "digest", "chain", "member"}
 PLAIN_KEYS = {"room", "seq", "kind", "time", "salt", "digest", "chain"}
@@ -164,3 +164,34 @@ def test_removal_reaches_the_other_server(
                 f"/api/rooms/{table.room}/members", json={"name": "Eve", "invite": table.invite}
             )
         assert old.status_code == 403
+
+
+class Slow(Loopback):
+    """Five requests a second for each member, in bursts of five."""
+
+    rate = 5.0
+    burst = 5.0
+
+
+def test_a_member_gets_each_servers_rate(
+    postgres: str, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """Member rate limits are per server process (documented in the README): with two
+    servers on one database, a member who spreads requests over both gets up to twice
+    the rate, and no more."""
+    db = fresh_db(postgres, tmp_path_factory.mktemp("rate-pair"))
+    with running(db, Slow) as a, running(db, Slow) as b:
+        table = make_table(a)
+        ok = 0
+        clients = [s.client(table.tokens["alice"]) for s in (a, b)]
+        began = time.monotonic()
+        try:
+            while time.monotonic() - began < 1.0:
+                for c in clients:
+                    ok += c.get(f"/api/rooms/{table.room}/log").status_code == 200
+        finally:
+            for c in clients:
+                c.close()
+        took = time.monotonic() - began
+    one_server = Slow.burst + Slow.rate * took
+    assert one_server < ok <= 2 * one_server + 2, (ok, one_server)

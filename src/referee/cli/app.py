@@ -241,11 +241,16 @@ def build() -> typer.Typer:
         app_for(meta.path[:-1]).command(meta.path[-1], epilog=meta.epilog)(_wrap(meta))
     apps[()].command("serve", epilog=SERVE_EXAMPLES)(serve)
     apps[()].command("verify", epilog=VERIFY_EXAMPLES)(verify)
+    from .operate import rooms_app
+
+    apps[()].add_typer(rooms_app, name="rooms")
     return apps[()]
 
 
 VERIFY_EXAMPLES = """Exit status: 0 when every check that could be made holds, 1 on any mismatch
-(the entry and the check are named), 2 when the file cannot be read.
+(the entry and the check are named), 2 when the file cannot be read. A roll whose
+draws are the stream's but whose result another version of referee (its engine)
+wrote otherwise is a change of version, not tampering: listed apart, exit 0.
 
 Examples:
 

@@ -284,7 +284,7 @@ form.addEventListener("submit", async (event) => {
   back = 0;
   const as = command.startsWith("@") || !window.refereeCharacters ? "" : window.refereeCharacters.prefix();
   if (await post("rolls", { command: as + command, visibility: data.get("visibility") }, command)) {
-    form.command.value = "";
+    if (form.command.value === command) form.command.value = "";  // unless retyped meanwhile
   }
 });
 form.command.addEventListener("keydown", (event) => {
