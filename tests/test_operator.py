@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from referee.cli.app import app
-from referee.rooms.state import RoomsLimits, limit_names, limits_from
+from referee.rooms.limits import RoomsLimits, limit_names, limits_from
 from referee.rooms.store import sqlite_url
 from rooms_server import running
 

@@ -344,7 +344,7 @@ def serve(
 
 
 def _limits_help() -> str:
-    from ..rooms.state import limit_names
+    from ..rooms.limits import limit_names
 
     return ", ".join(f"{k}={v}" for k, v in limit_names().items()) + "."
 

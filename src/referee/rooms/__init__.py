@@ -45,7 +45,7 @@ def serve(
     import uvicorn
 
     from .app import create_app
-    from .state import limits_from
+    from .limits import limits_from
     from .store import DEFAULT_DB, sqlite_url
 
     chosen = limits_from(os.environ, limits)
