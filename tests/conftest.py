@@ -7,10 +7,13 @@ import json
 from collections import Counter
 from collections.abc import Iterator
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from hypothesis import settings
+
+if TYPE_CHECKING:
+    from rooms_server import Server, Table
 
 settings.register_profile("ci", deadline=None, max_examples=200)
 settings.load_profile("ci")
@@ -94,3 +97,20 @@ def cli_json(*args: str) -> dict[str, Any]:
     data = json.loads(res.output)
     assert isinstance(data, dict)
     return data
+
+
+@pytest.fixture(scope="module")
+def server(db_url: str) -> Iterator[Server]:
+    """A rooms server in a child process, for one test module, on each backend."""
+    from rooms_server import running
+
+    with running(db_url) as s:
+        yield s
+
+
+@pytest.fixture
+def table(server: Server) -> Table:
+    """A new room on ``server``: its GM, Alice and Bob."""
+    from rooms_server import make_table
+
+    return make_table(server)

@@ -6,18 +6,16 @@ redaction, and ``referee verify`` replaying ``resolved``."""
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
-import pytest
 
 from conftest import cli_json
 from referee import commands
 from referee.rng import ReplaySource
 from referee.rooms.verify import verify
-from rooms_server import Server, Table, live, make_table, running
+from rooms_server import Table, live
 
 DATA = Path(__file__).parent / "data"
 DAI_GCS = DATA / "gcs" / "Dai Blackthorn.gcs"
@@ -29,17 +27,6 @@ WHOLE_ROLL = {
     "draws", "result", "text", "engine", "digest", "chain",
 }  # fmt: skip
 REDACTED = {"room", "seq", "kind", "time", "roller", "visibility", "digest", "chain", "redacted"}
-
-
-@pytest.fixture(scope="module")
-def server(db_url: str) -> Iterator[Server]:
-    with running(db_url) as s:
-        yield s
-
-
-@pytest.fixture
-def table(server: Server) -> Table:
-    return make_table(server)
 
 
 def put(

@@ -7,7 +7,6 @@ import hashlib
 import itertools
 import json
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -35,17 +34,6 @@ WHOLE = {
     "command", "draws", "result", "text", "engine", "digest", "chain",
 }  # fmt: skip
 REDACTED = {"room", "seq", "kind", "time", "roller", "visibility", "digest", "chain", "redacted"}
-
-
-@pytest.fixture(scope="module")
-def server(db_url: str) -> Iterator[Server]:
-    with running(db_url) as s:
-        yield s
-
-
-@pytest.fixture
-def table(server: Server) -> Table:
-    return make_table(server)
 
 
 def sees_whole(visibility: str, roller: str, viewer: str) -> bool:

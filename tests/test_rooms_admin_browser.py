@@ -3,18 +3,8 @@ each asks first, and the player's page shows what happened."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-import pytest
-
-from rooms_server import Server, running
+from rooms_server import Server
 from test_rooms_browser import ARGS, ARTIFACTS, CHROMIUM, _room_with_alice
-
-
-@pytest.fixture(scope="module")
-def server(db_url: str) -> Iterator[Server]:
-    with running(db_url) as s:
-        yield s
 
 
 async def test_the_gm_runs_the_room_from_the_page(server: Server) -> None:

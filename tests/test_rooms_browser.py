@@ -6,14 +6,11 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from referee.rooms.verify import read_export, verify
-from rooms_server import Server, Table, running
+from rooms_server import Server, Table
 
 CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
@@ -25,12 +22,6 @@ ARGS = [
     "--disable-component-update",
     "--no-first-run",
 ]
-
-
-@pytest.fixture(scope="module")
-def server(db_url: str) -> Iterator[Server]:
-    with running(db_url) as s:
-        yield s
 
 
 def _room_with_alice(server: Server, name: str) -> tuple[dict[str, Any], dict[str, Any], Table]:

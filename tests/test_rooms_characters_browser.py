@@ -5,24 +5,15 @@ to ``test-artifacts/``."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from referee.rooms.verify import verify
-from rooms_server import Server, Table, running
+from rooms_server import Server, Table
 from test_rooms_browser import ARGS, ARTIFACTS, CHROMIUM, _room_with_alice
 
 DAI_GCS = Path(__file__).parent / "data" / "gcs" / "Dai Blackthorn.gcs"
 ORC = Path(__file__).parent / "data" / "sheets" / "orc-guard.toml"
-
-
-@pytest.fixture(scope="module")
-def server(db_url: str) -> Iterator[Server]:
-    with running(db_url) as s:
-        yield s
 
 
 def _log(table: Table, who: str) -> list[dict[str, Any]]:
