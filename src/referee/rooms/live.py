@@ -117,7 +117,7 @@ def install(app: FastAPI) -> None:
         """The members with a live socket open on this server now (a room page keeps one
         open). Beyond the contract; with several servers, each knows its own sockets."""
         st: State = request.app.state.rooms
-        return {"members": sorted(m for (r, m), n in st.sockets.items() if r == room and n)}
+        return {"members": sorted(st.here.get(room, ()))}
 
 
 async def serve(ws: WebSocket, room: str, after: int = -1) -> None:
@@ -141,12 +141,17 @@ async def serve(ws: WebSocket, room: str, after: int = -1) -> None:
         await _close(ws, TOO_MANY, "too many requests: slow down")
         return
     st.sockets[key] += 1
+    st.here.setdefault(room, set()).add(member.id)
     try:
         await _follow(ws, st, member, room, min(max(after, -1), 2**53 - 1))
     finally:
         st.sockets[key] -= 1
         if not st.sockets[key]:
             del st.sockets[key]
+            here = st.here.get(room, set())
+            here.discard(member.id)
+            if not here:
+                st.here.pop(room, None)
 
 
 async def _close(ws: WebSocket, code: int, reason: str) -> None:

@@ -96,8 +96,11 @@ class State:
         self._buckets: dict[tuple[str, str], _Bucket] = {}
         self.sockets: Counter[tuple[str, str]] = Counter()
         """Open live sockets by (room, member)."""
-        # Caches of what never changes once written: a room's row (its name, system and
-        # invite), a token's member.
+        self.here: dict[str, set[str]] = {}
+        """The members with a live socket open, by room (``GET .../present``)."""
+        # Caches: a room's row (its name, system, invite and whether it is archived; read
+        # afresh after an invite or archive entry), a token's member (dropped after a
+        # leave entry).
         self._rooms: dict[str, dict[str, Any]] = {}
         self._members: dict[str, Member] = {}
         # The rooms this server follows: their revealed seqs (which only grow), kept up

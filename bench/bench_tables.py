@@ -1,0 +1,204 @@
+"""Rooms at many tables (issue 29): a roll's cost and latency as the number of tables
+grows, most of them idle between rolls.
+
+One ``referee serve`` (a child process, SQLite default, rate limits lifted) hosts
+TABLES tables with 5 live sockets each. A few posters, paced at RATE rolls/s between
+them, each roll in a table chosen at random, post on raw keep-alive connections.
+Latency runs from when each roll was due to when the last of its table's sockets had
+its frame. The server's CPU per roll comes from its ``/proc`` times over the run.
+
+The load generator stays cheap: raw HTTP/1.1 and raw WebSocket frames, and no JSON
+parse per frame (a frame's seq is read from its canonical text: keys are sorted, so
+``"kind":"roll"`` and ``"seq":N`` are found by position).
+
+Usage: ``python bench/bench_tables.py [TABLES RATE ...]`` (pairs; default: the issue's
+table, 20/100/1,000 tables).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import re
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import uvloop
+
+from bench_rooms import _frame, _masked
+from referee.rooms.child import Child
+from referee.rooms.store import sqlite_url
+
+UNLIMITED = {"rate": 1e9, "burst": 1e9, "address_rate": 1e9, "address_burst": 1e9,
+             "anonymous_rate": 1e9, "anonymous_burst": 1e9}  # fmt: skip
+SOCKETS = 5
+POSTERS = 32
+SECONDS = 8.0
+_SEQ = re.compile(rb'"seq":(\d+)')
+
+
+def _cpu(pid: int) -> float:
+    """A process's CPU seconds so far (user + system)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+async def _tables(base: str, count: int) -> list[tuple[str, list[str]]]:
+    out = []
+    limits = httpx.Limits(max_connections=20)
+    async with httpx.AsyncClient(base_url=base, timeout=120, limits=limits) as c:
+
+        async def one(i: int) -> tuple[str, list[str]]:
+            made = (await c.post("/api/rooms", json={"name": f"t{i}", "system": None})).json()
+            tokens = [made["token"]]
+            for p in range(2):
+                joined = await c.post(
+                    f"/api/rooms/{made['room']}/members",
+                    json={"name": f"p{p}", "invite": made["invite"]},
+                )
+                tokens.append(joined.json()["token"])
+            return made["room"], tokens
+
+        for start in range(0, count, 50):
+            out += await asyncio.gather(*(one(i) for i in range(start, min(count, start + 50))))
+    return out
+
+
+async def _listen(
+    base: str, room: str, token: str, seen: dict[tuple[str, int], list[float]], ready: asyncio.Event
+) -> None:
+    host, port = base.removeprefix("http://").split(":")
+    reader, writer = await asyncio.open_connection(host, int(port))
+    key = "dGhlIHNhbXBsZSBub25jZQ=="
+    writer.write(
+        f"GET /api/rooms/{room}/live HTTP/1.1\r\nHost: {host}:{port}\r\nUpgrade: websocket\r\n"
+        f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
+        "Sec-WebSocket-Version: 13\r\n\r\n".encode()
+    )
+    await reader.readuntil(b"\r\n\r\n")
+    writer.write(_masked(1, b'{"token": "%s"}' % token.encode()))
+    ready.set()
+    buffer = bytearray()
+    try:
+        while chunk := await reader.read(1 << 16):
+            buffer += chunk
+            at = 0
+            while (frame := _frame(buffer, at)) is not None:
+                b0, payload, at = frame
+                if b0 & 0x0F == 9:
+                    writer.write(_masked(10, payload))
+                elif b'"kind":"roll"' in payload:
+                    found = _SEQ.search(payload)
+                    if found:
+                        seen.setdefault((room, int(found[1])), []).append(time.perf_counter())
+            del buffer[:at]
+    finally:
+        writer.close()
+
+
+async def _poster(
+    base: str,
+    tables: list[tuple[str, list[str]]],
+    start: dict[tuple[str, int], float],
+    stop: asyncio.Event,
+    every: float,
+) -> int:
+    host, port = base.removeprefix("http://").split(":")
+    reader, writer = await asyncio.open_connection(host, int(port))
+    body = b'{"command": "3d6"}'
+    due, done = time.perf_counter() + random.random() * every, 0
+    try:
+        while not stop.is_set():
+            await asyncio.sleep(max(0.0, due - time.perf_counter()))
+            t0, due = due, due + every
+            room, tokens = random.choice(tables)
+            writer.write(
+                (
+                    f"POST /api/rooms/{room}/rolls HTTP/1.1\r\nHost: {host}\r\n"
+                    f"Authorization: Bearer {random.choice(tokens[1:])}\r\n"
+                    f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
+                ).encode()
+                + body
+            )
+            head = await reader.readuntil(b"\r\n\r\n")
+            length = int(re.search(rb"(?i)content-length: *(\d+)", head)[1])  # type: ignore[index]
+            answer = await reader.readexactly(length)
+            found = _SEQ.search(answer)
+            if head.split(b" ", 2)[1] != b"201" or found is None:
+                raise RuntimeError(answer.decode())
+            start[(room, int(found[1]))] = t0
+            done += 1
+    finally:
+        writer.close()
+    return done
+
+
+async def scenario(child: Child, count: int, rate: float) -> dict[str, Any]:
+    tables = await _tables(child.base, count)
+    async with httpx.AsyncClient(base_url=child.base, timeout=60) as c:
+        for room, tokens in tables:  # each table's first roll writes its epoch's lock
+            await c.post(f"/api/rooms/{room}/rolls", json={"command": "3d6"},
+                         headers={"Authorization": f"Bearer {tokens[1]}"})  # fmt: skip
+    seen: dict[tuple[str, int], list[float]] = {}
+    start: dict[tuple[str, int], float] = {}
+    readies, subs = [], []
+    for room, tokens in tables:
+        for i in range(SOCKETS):
+            ready = asyncio.Event()
+            readies.append(ready)
+            subs.append(asyncio.create_task(_listen(child.base, room, tokens[i % 3], seen, ready)))
+    for ready in readies:
+        await ready.wait()
+    await asyncio.sleep(1.0 + count / 500)  # every socket's backlog sent
+    assert child.process is not None
+    cpu0, began = _cpu(child.process.pid), time.perf_counter()
+    stop = asyncio.Event()
+    posts = [
+        asyncio.create_task(_poster(child.base, tables, start, stop, POSTERS / rate))
+        for _ in range(POSTERS)
+    ]
+    await asyncio.sleep(SECONDS)
+    stop.set()
+    total = sum(await asyncio.gather(*posts))
+    elapsed = time.perf_counter() - began
+    await asyncio.sleep(1.5)
+    cpu = _cpu(child.process.pid) - cpu0
+    for sub in subs:
+        sub.cancel()
+    await asyncio.gather(*subs, return_exceptions=True)
+    lat = sorted(max(seen[k]) - t0 for k, t0 in start.items() if len(seen.get(k, ())) == SOCKETS)
+    q = statistics.quantiles(lat, n=100) if len(lat) > 100 else [float("nan")] * 99
+    return {"rate": total / elapsed, "p50": q[49], "p99": q[98],
+            "complete": len(lat) / max(1, len(start)),
+            "cpu_per_roll": cpu / max(1, total), "cores": cpu / elapsed}  # fmt: skip
+
+
+def main(argv: list[str]) -> None:
+    pairs = [(int(a), float(b)) for a, b in zip(argv[::2], argv[1::2], strict=True)] or [
+        (20, 1000.0), (100, 1000.0), (1000, 600.0), (1000, 1000.0)]  # fmt: skip
+    print(f"== tables: {SOCKETS} sockets each, {POSTERS} posters paced and spread at random, "
+          f"{SECONDS:.0f} s; latency from due to the last socket ==")  # fmt: skip
+    print(f"{'tables':>7} {'sockets':>8} {'paced':>7} {'achieved':>9} {'p50':>9} {'p99':>9} "
+          f"{'CPU/roll':>9} {'cores':>6} {'complete':>9}")  # fmt: skip
+    for count, rate in pairs:
+        with tempfile.TemporaryDirectory() as tmp:
+            child = Child(sqlite_url(Path(tmp) / "t.sqlite3"), None, **UNLIMITED)
+            child.start()
+            try:
+                r = uvloop.run(scenario(child, count, rate))
+            finally:
+                child.close()
+        print(f"{count:>7,} {count * SOCKETS:>8,} {rate:>7.0f} {r['rate']:>9.0f} "
+              f"{r['p50'] * 1000:>7.1f}ms {r['p99'] * 1000:>7.1f}ms "
+              f"{r['cpu_per_roll'] * 1000:>7.2f}ms {r['cores']:>6.2f} "
+              f"{r['complete']:>9.1%}")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
