@@ -41,6 +41,8 @@ SOCKETS = 5
 POSTERS = 32
 SECONDS = 8.0
 _SEQ = re.compile(rb'"seq":(\d+)')
+ON_ROLLS: list[Any] = []
+"""Called (with the server's pid) as the measured rolls begin: a profiler's hook."""
 
 
 def _cpu(pid: int) -> float:
@@ -141,10 +143,12 @@ async def _poster(
 
 async def scenario(child: Child, count: int, rate: float) -> dict[str, Any]:
     tables = await _tables(child.base, count)
+    warm: list[tuple[str, int]] = []
     async with httpx.AsyncClient(base_url=child.base, timeout=60) as c:
         for room, tokens in tables:  # each table's first roll writes its epoch's lock
-            await c.post(f"/api/rooms/{room}/rolls", json={"command": "3d6"},
-                         headers={"Authorization": f"Bearer {tokens[1]}"})  # fmt: skip
+            got = await c.post(f"/api/rooms/{room}/rolls", json={"command": "3d6"},
+                               headers={"Authorization": f"Bearer {tokens[1]}"})  # fmt: skip
+            warm.append((room, got.json()["seq"]))
     seen: dict[tuple[str, int], list[float]] = {}
     start: dict[tuple[str, int], float] = {}
     readies, subs = [], []
@@ -153,10 +157,15 @@ async def scenario(child: Child, count: int, rate: float) -> dict[str, Any]:
             ready = asyncio.Event()
             readies.append(ready)
             subs.append(asyncio.create_task(_listen(child.base, room, tokens[i % 3], seen, ready)))
+    connecting = time.perf_counter()
     for ready in readies:
         await ready.wait()
-    await asyncio.sleep(1.0 + count / 500)  # every socket's backlog sent
+    while not all(len(seen.get(k, ())) == SOCKETS for k in warm):  # every backlog sent
+        await asyncio.sleep(0.05)
+    replayed = time.perf_counter() - connecting
     assert child.process is not None
+    for hook in ON_ROLLS:
+        hook(child.process.pid)
     cpu0, began = _cpu(child.process.pid), time.perf_counter()
     stop = asyncio.Event()
     posts = [
@@ -176,7 +185,8 @@ async def scenario(child: Child, count: int, rate: float) -> dict[str, Any]:
     q = statistics.quantiles(lat, n=100) if len(lat) > 100 else [float("nan")] * 99
     return {"rate": total / elapsed, "p50": q[49], "p99": q[98],
             "complete": len(lat) / max(1, len(start)),
-            "cpu_per_roll": cpu / max(1, total), "cores": cpu / elapsed}  # fmt: skip
+            "cpu_per_roll": cpu / max(1, total), "cores": cpu / elapsed,
+            "replayed": replayed}  # fmt: skip
 
 
 def main(argv: list[str]) -> None:
@@ -185,7 +195,7 @@ def main(argv: list[str]) -> None:
     print(f"== tables: {SOCKETS} sockets each, {POSTERS} posters paced and spread at random, "
           f"{SECONDS:.0f} s; latency from due to the last socket ==")  # fmt: skip
     print(f"{'tables':>7} {'sockets':>8} {'paced':>7} {'achieved':>9} {'p50':>9} {'p99':>9} "
-          f"{'CPU/roll':>9} {'cores':>6} {'complete':>9}")  # fmt: skip
+          f"{'CPU/roll':>9} {'cores':>6} {'complete':>9} {'sockets in':>11}")  # fmt: skip
     for count, rate in pairs:
         with tempfile.TemporaryDirectory() as tmp:
             child = Child(sqlite_url(Path(tmp) / "t.sqlite3"), None, **UNLIMITED)
@@ -197,7 +207,7 @@ def main(argv: list[str]) -> None:
         print(f"{count:>7,} {count * SOCKETS:>8,} {rate:>7.0f} {r['rate']:>9.0f} "
               f"{r['p50'] * 1000:>7.1f}ms {r['p99'] * 1000:>7.1f}ms "
               f"{r['cpu_per_roll'] * 1000:>7.2f}ms {r['cores']:>6.2f} "
-              f"{r['complete']:>9.1%}")  # fmt: skip
+              f"{r['complete']:>9.1%} {r['replayed']:>10.1f}s")  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -28,7 +28,7 @@ from .models import ERRORS
 from .state import MAX_BODY, RoomsLimits, State
 from .store import Store
 
-__all__ = ["SECURITY_HEADERS", "create_app"]
+__all__ = ["GC_FREEZE_SECONDS", "GC_SWEEP_SECONDS", "SECURITY_HEADERS", "create_app", "keep_gc"]
 
 
 _SHEET_PUT = re.compile(r"/api/rooms/[^/]+/sheets/[^/]+")
@@ -193,9 +193,11 @@ def create_app(
             listener = Listener(db_url, state.noticed, state.reconnected)
             await listener.start()
         await asyncio.to_thread(_warm)
+        keeper = asyncio.create_task(keep_gc())
         try:
             yield
         finally:
+            keeper.cancel()
             if listener is not None:
                 await listener.stop()
             await store.close()
@@ -251,6 +253,36 @@ def _warm() -> None:
     api.read_command("3d6")
     gc.collect()
     gc.freeze()
+
+
+GC_FREEZE_SECONDS = 10.0
+"""How often the objects that survived are moved out of the collector's sight."""
+GC_SWEEP_SECONDS = 3600.0
+"""How often everything is collected once, frozen objects included (their cycles)."""
+
+
+async def keep_gc(freeze: float = GC_FREEZE_SECONDS, sweep: float = GC_SWEEP_SECONDS) -> None:
+    """Keep the garbage collector's full collections short while sockets pile up.
+
+    Each live socket holds a few hundred long-lived objects, and a full collection
+    walks them all: at 5,000 sockets one took up to 420 ms, stalling every room
+    (``bench/bench_tables.py``, issue 29). Every ``freeze`` seconds the objects that
+    survived so far are frozen (``gc.freeze``), so a full collection walks only what
+    is new. A cycle that becomes garbage after it was frozen waits for the next
+    sweep: every ``sweep`` seconds everything is unfrozen, collected once, and frozen
+    again (one long pause an hour, rather than several a minute).
+    """
+    import gc
+
+    loop = asyncio.get_running_loop()
+    swept = loop.time()
+    while True:
+        await asyncio.sleep(freeze)
+        if loop.time() - swept >= sweep:
+            gc.unfreeze()
+            gc.collect()
+            swept = loop.time()
+        gc.freeze()
 
 
 def _validation_message(exc: RequestValidationError) -> str:
