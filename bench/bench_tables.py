@@ -12,7 +12,8 @@ parse per frame (a frame's seq is read from its canonical text: keys are sorted,
 ``"kind":"roll"`` and ``"seq":N`` are found by position).
 
 Usage: ``python bench/bench_tables.py [TABLES RATE ...]`` (pairs; default: the issue's
-table, 20/100/1,000 tables).
+table, 20/100/1,000 tables); ``WORKERS=2`` runs ``referee serve --workers 2`` on a
+throwaway PostgreSQL instead (CPU counted over every worker).
 """
 
 from __future__ import annotations
@@ -46,9 +47,52 @@ ON_ROLLS: list[Any] = []
 
 
 def _cpu(pid: int) -> float:
-    """A process's CPU seconds so far (user + system)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    """CPU seconds so far (user + system) of a process and its children (the workers of
+    ``referee serve --workers``)."""
+    total = 0.0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if stat.parent.name == str(pid) or fields[1] == str(pid):
+            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
+
+
+class Served:
+    """``referee serve --workers N`` on PostgreSQL, in a process group of its own."""
+
+    def __init__(self, db: str, workers: int) -> None:
+        import socket
+        import subprocess
+
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        limits = [a for k, v in UNLIMITED.items() for a in ("--limit", f"{k}={v:.0f}")]
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "referee.cli", "serve", "--workers", str(workers), "--db", db,
+             "--port", str(port), *limits],
+            start_new_session=True, stdout=subprocess.DEVNULL,
+        )  # fmt: skip
+        self.base = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                if httpx.get(self.base + "/api/health", timeout=2).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError("the server did not start")
+            time.sleep(0.2)
+
+    def close(self) -> None:
+        import signal
+
+        os.killpg(self.process.pid, signal.SIGTERM)
+        self.process.wait(timeout=30)
 
 
 async def _tables(base: str, count: int) -> list[tuple[str, list[str]]]:
@@ -141,7 +185,7 @@ async def _poster(
     return done
 
 
-async def scenario(child: Child, count: int, rate: float) -> dict[str, Any]:
+async def scenario(child: Child | Served, count: int, rate: float) -> dict[str, Any]:
     tables = await _tables(child.base, count)
     warm: list[tuple[str, int]] = []
     async with httpx.AsyncClient(base_url=child.base, timeout=60) as c:
@@ -196,14 +240,27 @@ def main(argv: list[str]) -> None:
           f"{SECONDS:.0f} s; latency from due to the last socket ==")  # fmt: skip
     print(f"{'tables':>7} {'sockets':>8} {'paced':>7} {'achieved':>9} {'p50':>9} {'p99':>9} "
           f"{'CPU/roll':>9} {'cores':>6} {'complete':>9} {'sockets in':>11}")  # fmt: skip
+    workers = int(os.environ.get("WORKERS", "0"))
+    if workers:
+        print(f"(PostgreSQL, referee serve --workers {workers})")
     for count, rate in pairs:
         with tempfile.TemporaryDirectory() as tmp:
-            child = Child(sqlite_url(Path(tmp) / "t.sqlite3"), None, **UNLIMITED)
-            child.start()
-            try:
-                r = uvloop.run(scenario(child, count, rate))
-            finally:
-                child.close()
+            if workers:
+                from referee.rooms.pgtemp import throwaway
+
+                with throwaway() as pg:
+                    served = Served(pg, workers)
+                    try:
+                        r = uvloop.run(scenario(served, count, rate))
+                    finally:
+                        served.close()
+            else:
+                child = Child(sqlite_url(Path(tmp) / "t.sqlite3"), None, **UNLIMITED)
+                child.start()
+                try:
+                    r = uvloop.run(scenario(child, count, rate))
+                finally:
+                    child.close()
         print(f"{count:>7,} {count * SOCKETS:>8,} {rate:>7.0f} {r['rate']:>9.0f} "
               f"{r['p50'] * 1000:>7.1f}ms {r['p99'] * 1000:>7.1f}ms "
               f"{r['cpu_per_roll'] * 1000:>7.2f}ms {r['cores']:>6.2f} "

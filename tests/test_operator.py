@@ -72,3 +72,59 @@ def test_serve_lists_the_limits_and_refuses_bad_ones() -> None:
         assert name in helped.output
     bad = CliRunner().invoke(app, ["serve", "--limit", "nonsense=1"])
     assert bad.exit_code == 2 and "no limit 'nonsense'" in bad.output
+
+
+def test_several_workers_need_postgresql(tmp_path: Path) -> None:
+    ran = CliRunner().invoke(app, ["serve", "--workers", "2", "--db", str(tmp_path / "r.sqlite3")])
+    assert ran.exit_code == 2 and "several workers need PostgreSQL" in ran.output
+
+
+def test_workers_share_the_port_on_postgresql(postgres: str, tmp_path: Path) -> None:
+    """``referee serve --workers 2``: two server processes on one port and database, each
+    with its own pool (``referee:PID`` in ``pg_stat_activity``), rolling in one room."""
+    import os
+    import signal
+    import socket
+    import subprocess
+    import sys
+    import time
+
+    from rooms_server import fresh_db, query
+
+    db = fresh_db(postgres, tmp_path)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = subprocess.Popen(
+        [sys.executable, "-m", "referee.cli", "serve", "--workers", "2", "--db", db,
+         "--port", str(port), "--limit", "address_rate=1000000", "--limit", "rate=1000000"],
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+        start_new_session=True,
+    )  # fmt: skip
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                if httpx.get(base + "/api/health", timeout=2).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            assert server.poll() is None and time.monotonic() < deadline, "did not start"
+            time.sleep(0.2)
+        made = httpx.post(base + "/api/rooms", json={"name": "w", "system": None}).json()
+        pids: set[str] = set()
+        for _ in range(200):  # new connections land on either worker
+            with httpx.Client(base_url=base) as c:
+                r = c.post(f"/api/rooms/{made['room']}/rolls", json={"command": "3d6"},
+                           headers={"Authorization": f"Bearer {made['token']}"})  # fmt: skip
+                assert r.status_code == 201, r.text
+            rows = query(db, "SELECT application_name FROM pg_stat_activity "
+                             "WHERE application_name LIKE 'referee:%'")  # fmt: skip
+            pids |= {name for (name,) in rows}
+            if len(pids) >= 2:
+                break
+        assert len(pids) >= 2, pids
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(timeout=30)

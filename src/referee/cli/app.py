@@ -321,6 +321,15 @@ def serve(
             "networks, or * (uvicorn's default: 127.0.0.1).",
         ),
     ] = None,
+    workers: Annotated[
+        int,
+        typer.Option(
+            "--workers",
+            min=1,
+            max=64,
+            help="Server processes sharing the port, to use every core (PostgreSQL only).",
+        ),
+    ] = 1,
     limit: Annotated[
         list[str] | None,
         typer.Option(
@@ -336,7 +345,7 @@ def serve(
     try:
         run(
             host, port, db, telemetry, proxy_headers=proxy_headers,
-            forwarded_allow_ips=forwarded_allow_ips, limits=limit or [],
+            forwarded_allow_ips=forwarded_allow_ips, limits=limit or [], workers=workers,
         )  # fmt: skip
     except ValueError as exc:
         typer.echo(f"referee serve: {exc}", err=True)

@@ -30,15 +30,19 @@ def serve(
     proxy_headers: bool = False,
     forwarded_allow_ips: str | None = None,
     limits: Sequence[str] = (),
+    workers: int = 1,
 ) -> None:
     """Run the rooms' server until interrupted (``referee serve``); ``telemetry`` turns
     on FastAPI's OpenTelemetry (:func:`.app.create_app`). Behind a proxy,
     ``proxy_headers`` takes each client's address from ``X-Forwarded-For`` when the
     request comes from one of ``forwarded_allow_ips`` (uvicorn's own settings).
     ``limits`` (``rate=60``) and ``REFEREE_LIMIT_*`` set :class:`.state.RoomsLimits`.
+    ``workers`` processes share the port (PostgreSQL only: they are servers on one
+    database, as several machines' would be); the schema is migrated once, first.
 
     Raises:
-        ValueError: an unknown limit, or a bad value (:func:`.state.limits_from`).
+        ValueError: an unknown limit, or a bad value (:func:`.limits.limits_from`), or
+            several workers on SQLite.
     """
     import os
 
@@ -53,7 +57,39 @@ def serve(
     if "://" not in url:  # a bare path is a SQLite file
         url = sqlite_url(url)
     shown = "localhost" if host in ("127.0.0.1", "::1") else host
-    print(f"referee rooms: open http://{shown}:{port}/  (database: {_safe(url)})", flush=True)
+    if workers > 1:
+        if url.startswith("sqlite"):
+            raise ValueError(
+                "several workers need PostgreSQL (--db postgresql+asyncpg://...): SQLite "
+                "has one writer, and one process serves it"
+            )
+        from .store import migrate
+
+        migrate(url)  # once, before the workers start
+        os.environ["REFEREE_DB"] = url
+        for item in limits:  # the workers read them from the environment
+            name, _, value = item.partition("=")
+            os.environ[f"REFEREE_LIMIT_{name.strip().upper().replace('-', '_')}"] = value
+        os.environ["REFEREE_TELEMETRY"] = "1" if telemetry else ""
+    print(
+        f"referee rooms: open http://{shown}:{port}/  (database: {_safe(url)}"
+        + (f", {workers} workers)" if workers > 1 else ")"),
+        flush=True,
+    )
+    if workers > 1:
+        uvicorn.run(
+            "referee.rooms.app:from_environment",
+            factory=True,
+            workers=workers,
+            host=host,
+            port=port,
+            log_level="warning",
+            ws="websockets-sansio",
+            ws_per_message_deflate=False,
+            proxy_headers=proxy_headers,
+            forwarded_allow_ips=forwarded_allow_ips,
+        )
+        return
     uvicorn.run(
         create_app(url, chosen, telemetry=telemetry),
         host=host,

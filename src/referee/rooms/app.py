@@ -28,7 +28,14 @@ from .models import ERRORS
 from .state import MAX_BODY, RoomsLimits, State
 from .store import Store
 
-__all__ = ["GC_FREEZE_SECONDS", "GC_SWEEP_SECONDS", "SECURITY_HEADERS", "create_app", "keep_gc"]
+__all__ = [
+    "GC_FREEZE_SECONDS",
+    "GC_SWEEP_SECONDS",
+    "SECURITY_HEADERS",
+    "create_app",
+    "from_environment",
+    "keep_gc",
+]
 
 
 _SHEET_PUT = re.compile(r"/api/rooms/[^/]+/sheets/[^/]+")
@@ -253,6 +260,20 @@ def _warm() -> None:
     api.read_command("3d6")
     gc.collect()
     gc.freeze()
+
+
+def from_environment() -> FastAPI:
+    """The app of one of ``referee serve --workers N``'s processes: the database from
+    ``REFEREE_DB``, the limits from ``REFEREE_LIMIT_*`` (the parent set them)."""
+    import os
+
+    from .limits import limits_from
+
+    return create_app(
+        os.environ["REFEREE_DB"],
+        limits_from(os.environ),
+        telemetry=os.environ.get("REFEREE_TELEMETRY") == "1",
+    )
 
 
 GC_FREEZE_SECONDS = 10.0
