@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import re
 import time
 from collections.abc import AsyncIterator
@@ -27,6 +28,8 @@ from .hot import Hot
 from .models import ERRORS
 from .state import MAX_BODY, RoomsLimits, State
 from .store import Store
+
+log = logging.getLogger(__name__)
 
 __all__ = [
     "GC_FREEZE_SECONDS",
@@ -236,6 +239,7 @@ def create_app(
 
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
+        log.error("referee rooms: %s %s failed", request.method, request.url.path, exc_info=exc)
         return JSONResponse({"error": "internal error"}, status_code=500)
 
     api.install(app)
