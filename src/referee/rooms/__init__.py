@@ -17,6 +17,7 @@ for tests and benchmarks. Nothing in the engine imports this package.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 __all__ = ["serve"]
 
@@ -76,30 +77,19 @@ def serve(
         + (f", {workers} workers)" if workers > 1 else ")"),
         flush=True,
     )
-    if workers > 1:
-        uvicorn.run(
-            "referee.rooms.app:from_environment",
-            factory=True,
-            workers=workers,
-            host=host,
-            port=port,
-            log_level="warning",
-            ws="websockets-sansio",
-            ws_per_message_deflate=False,
-            proxy_headers=proxy_headers,
-            forwarded_allow_ips=forwarded_allow_ips,
-        )
-        return
-    uvicorn.run(
-        create_app(url, chosen, telemetry=telemetry),
-        host=host,
-        port=port,
-        log_level="warning",
-        ws="websockets-sansio",
-        ws_per_message_deflate=False,
-        proxy_headers=proxy_headers,
-        forwarded_allow_ips=forwarded_allow_ips,
-    )
+    settings: dict[str, Any] = {
+        "host": host,
+        "port": port,
+        "log_level": "warning",
+        "ws": "websockets-sansio",
+        "ws_per_message_deflate": False,
+        "proxy_headers": proxy_headers,
+        "forwarded_allow_ips": forwarded_allow_ips,
+    }
+    if workers > 1:  # each worker makes its app (from_environment)
+        uvicorn.run("referee.rooms.app:from_environment", factory=True, workers=workers, **settings)
+    else:
+        uvicorn.run(create_app(url, chosen, telemetry=telemetry), **settings)
 
 
 def _safe(url: str) -> str:
