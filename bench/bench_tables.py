@@ -33,7 +33,7 @@ import httpx
 import uvloop
 
 from bench_rooms import _frame, _masked
-from referee.rooms.child import Child
+from referee.rooms.child import Child, wait_healthy
 from referee.rooms.store import sqlite_url
 
 UNLIMITED = {"rate": 1e9, "burst": 1e9, "address_rate": 1e9, "address_burst": 1e9,
@@ -77,16 +77,8 @@ class Served:
             start_new_session=True, stdout=subprocess.DEVNULL,
         )  # fmt: skip
         self.base = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                if httpx.get(self.base + "/api/health", timeout=2).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError("the server did not start")
-            time.sleep(0.2)
+        if not wait_healthy(self.base, self.process):
+            raise RuntimeError("the server did not start")
 
     def close(self) -> None:
         import signal

@@ -14,7 +14,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-__all__ = ["Child", "running"]
+__all__ = ["Child", "running", "wait_healthy"]
 
 
 class Child:
@@ -36,7 +36,6 @@ class Child:
 
     def start(self, timeout: float = 60) -> None:
         """Start the server and wait until it answers ``/api/health``."""
-        import httpx
 
         args = [str(self.sock.fileno()), self.db_url, json.dumps(self.limits), self.proxy or ""]
         self.process = child = subprocess.Popen(
@@ -44,17 +43,9 @@ class Child:
             pass_fds=[self.sock.fileno()],
             env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
         )
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                if httpx.get(self.base + "/api/health", timeout=2).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                pass
-            if child.poll() is not None or time.monotonic() > deadline:
-                self.kill()
-                raise RuntimeError("the rooms server did not start")
-            time.sleep(0.05)
+        if not wait_healthy(self.base, child, timeout):
+            self.kill()
+            raise RuntimeError("the rooms server did not start")
 
     def kill(self) -> None:
         """SIGKILL: no shutdown, no flush, no goodbye."""
@@ -74,6 +65,22 @@ class Child:
     def close(self) -> None:
         self.stop()
         self.sock.close()
+
+
+def wait_healthy(base: str, process: subprocess.Popen[bytes], timeout: float = 60) -> bool:
+    """Wait until the server at ``base`` answers ``/api/health``: True; False if its
+    ``process`` ended or ``timeout`` seconds passed first."""
+    import httpx
+
+    deadline = time.monotonic() + timeout
+    while process.poll() is None and time.monotonic() < deadline:
+        try:
+            if httpx.get(base + "/api/health", timeout=2).status_code == 200:
+                return True
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.05)
+    return False
 
 
 @contextmanager
