@@ -123,7 +123,7 @@ class Appends(HeadWrites):
         if any(callable(f) for _, items in groups for _, f in items):
             current = await read_epochs(conn, names)
         out: list[list[dict[str, Any] | Exception]] = []
-        sealed_all: list[dict[str, Any]] = [] if written is None else written
+        sealed_all: list[dict[str, Any]] = []
         moved: list[dict[str, Any]] = []
         for room, items in groups:
             row = rows[room]
@@ -159,6 +159,8 @@ class Appends(HeadWrites):
             await conn.execute(_MOVE, moved)
             if not self.sqlite:  # the other servers read these when this commits
                 await notify(conn, list({e["room"]: e["seq"] for e in sealed_all}.items()))
+        if written is not None:  # beside what the caller wrote before (never inserted twice)
+            written.extend(sealed_all)
         return out
 
     async def _one(
