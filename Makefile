@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint typecheck unit doctest bench clean services
+.PHONY: run test lint typecheck unit doctest docs bench clean services
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -15,7 +15,7 @@ $(STAMP): pyproject.toml
 run: $(STAMP)
 	$(BIN)/referee serve
 
-test: lint typecheck unit doctest
+test: lint typecheck unit doctest docs
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -31,10 +31,15 @@ unit: $(STAMP) services
 	$(BIN)/pytest --cov --cov-report=term:skip-covered
 
 doctest: $(STAMP)
-	$(BIN)/pytest -p no:cacheprovider --doctest-glob='README.md' --doctest-modules README.md src/referee --ignore=src/referee/rooms/migrations
+	$(BIN)/pytest -p no:cacheprovider --doctest-glob='*.md' --doctest-modules README.md docs src/referee --ignore=src/referee/rooms/migrations
+
+# The documentation site (MkDocs, Material theme) into site/; --strict: a broken link,
+# anchor or API reference fails the build. `make test` runs it.
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
 
 bench: $(STAMP)
 	bash bench/run.sh
 
 clean:
-	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache bench/.venv-d20
+	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache bench/.venv-d20 site

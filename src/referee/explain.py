@@ -13,7 +13,7 @@ from .ast import FUDGE, Dice, Group
 from .notation import format_counting, format_expr
 
 if TYPE_CHECKING:
-    from .roller import DiceGroup, DieRoll, GroupRoll, RollResult
+    from .rolls import DiceGroup, DieRoll, GroupRoll, RollResult
 
 __all__ = ["die_text", "group_text", "number_text", "roll_text", "subrolls_text"]
 

@@ -70,7 +70,7 @@ def copy(
 
 @rooms_app.command(
     "backup",
-    epilog="For PostgreSQL use pg_dump (see the README, 'Running a campaign').\n\nExamples:\n\n"
+    epilog="For PostgreSQL use pg_dump (see docs/rooms/campaign.md).\n\nExamples:\n\n"
     "\b\n  referee rooms backup rooms-2026-11-24.sqlite3\n\n"
     "\b\n  referee rooms backup nightly.sqlite3 --db /srv/referee/rooms.sqlite3",
 )

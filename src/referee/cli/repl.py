@@ -1,4 +1,4 @@
-"""The interactive prompt (``referee`` with no arguments, and the README's ``make run``).
+"""The interactive prompt (``referee`` with no arguments).
 
 Every command works here as on the command line, without the word ``referee``:
 a dice expression rolls it (``4d6kh3``, ``3d6 + 2``), and so do ``gurps check

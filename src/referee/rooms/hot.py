@@ -1,7 +1,7 @@
 """The two busiest paths, taken straight from ASGI: a roll's POST and the live socket.
 
 Under load, FastAPI's routing, dependency solving and middleware wrappers cost
-more than a roll itself (see "Running at scale" in the README). Both routes stay
+more than a roll itself (see docs/rooms/scale.md, "Running at scale"). Both routes stay
 declared on the app, so the OpenAPI schema describes them and anything unusual
 still goes there; this layer, the innermost of the app's own middleware (inside
 the address and body limits), serves the common case with the very functions the

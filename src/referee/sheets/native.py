@@ -1,4 +1,4 @@
-"""referee's own TOML sheets, one shape per system (the README documents each).
+"""referee's own TOML sheets, one shape per system (docs/sheets.md documents each).
 
 * ``system = "gurps"``: for those without GCS: ``[attributes]`` (``ST = 10``,
   ``Per = 12``...), ``[skills]``, ``[techniques]`` and ``[spells]`` with their

@@ -19,7 +19,7 @@ def attribute_modifier(score: int, name: str = "attribute") -> int:
 
     Source: rules README, "Stars Without Number", attribute modifier table.
 
-    >>> [attribute_modifier(s) for s in (3, 4, 7, 8, 13, 14, 17, 18)]
+    >>> list(attribute_modifier(s) for s in (3, 4, 7, 8, 13, 14, 17, 18))
     [-2, -1, -1, 0, 0, 1, 1, 2]
 
     Raises:

@@ -169,7 +169,7 @@ def stabilize_difficulty(tool: str, rounds: int) -> int:
 
     Source: ``003``, "Stabilization"; rules README.
 
-    >>> [stabilize_difficulty(tool, 2) for tool in ("none", "medkit", "lazarus")]
+    >>> list(stabilize_difficulty(tool, 2) for tool in ("none", "medkit", "lazarus"))
     [12, 10, 8]
     """
     if rounds < 0:
