@@ -13,12 +13,17 @@ parse per frame (a frame's seq is read from its canonical text: keys are sorted,
 
 Usage: ``python bench/bench_tables.py [TABLES RATE ...]`` (pairs; default: the issue's
 table, 20/100/1,000 tables); ``WORKERS=2`` runs ``referee serve --workers 2`` on a
-throwaway PostgreSQL instead (CPU counted over every worker).
+throwaway PostgreSQL instead (CPU counted over every worker). ``LISTENERS=N`` holds
+the live sockets in N child processes, each with whole tables (one process may open
+at most ``ulimit -n`` files: 20,000 here, short of 5,000 tables' 25,000 sockets);
+their clocks are the same monotonic clock as the posters'. The server's memory is
+its resident set (every worker) before the sockets connect and after.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import random
 import re
@@ -57,6 +62,19 @@ def _cpu(pid: int) -> float:
             continue
         if stat.parent.name == str(pid) or fields[1] == str(pid):
             total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
+
+
+def _rss(pid: int) -> int:
+    """Resident bytes of a process and its children (the workers)."""
+    total = 0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            if stat.parent.name == str(pid) or fields[1] == str(pid):
+                total += int(fields[21]) * os.sysconf("SC_PAGE_SIZE")
+        except (OSError, IndexError):
+            continue
     return total
 
 
@@ -109,18 +127,24 @@ async def _tables(base: str, count: int) -> list[tuple[str, list[str]]]:
 
 
 async def _listen(
-    base: str, room: str, token: str, seen: dict[tuple[str, int], list[float]], ready: asyncio.Event
+    base: str,
+    room: str,
+    token: str,
+    seen: dict[tuple[str, int], list[float]],
+    ready: asyncio.Event,
+    gate: asyncio.Semaphore,
 ) -> None:
     host, port = base.removeprefix("http://").split(":")
-    reader, writer = await asyncio.open_connection(host, int(port))
-    key = "dGhlIHNhbXBsZSBub25jZQ=="
-    writer.write(
-        f"GET /api/rooms/{room}/live HTTP/1.1\r\nHost: {host}:{port}\r\nUpgrade: websocket\r\n"
-        f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
-        "Sec-WebSocket-Version: 13\r\n\r\n".encode()
-    )
-    await reader.readuntil(b"\r\n\r\n")
-    writer.write(_masked(1, b'{"token": "%s"}' % token.encode()))
+    async with gate:  # a few hundred handshakes at a time: the server's backlog is finite
+        reader, writer = await asyncio.open_connection(host, int(port))
+        key = "dGhlIHNhbXBsZSBub25jZQ=="
+        writer.write(
+            f"GET /api/rooms/{room}/live HTTP/1.1\r\nHost: {host}:{port}\r\nUpgrade: websocket"
+            f"\r\nConnection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
+            "Sec-WebSocket-Version: 13\r\n\r\n".encode()
+        )
+        await reader.readuntil(b"\r\n\r\n")
+        writer.write(_masked(1, b'{"token": "%s"}' % token.encode()))
     ready.set()
     buffer = bytearray()
     try:
@@ -177,6 +201,104 @@ async def _poster(
     return done
 
 
+Summary = dict[str, tuple[int, float]]
+"""For each roll ("room:seq"): how many sockets had its frame, and when the last did."""
+
+
+async def _listen_all(
+    base: str,
+    tables: list[tuple[str, list[str]]],
+    warm: list[tuple[str, int]],
+    ready: asyncio.Event,
+    stop: asyncio.Event,
+) -> Summary:
+    """Hold SOCKETS live sockets a table; ``ready`` once all are connected and have had
+    their table's backlog (the ``warm`` rolls); after ``stop``, what each roll reached."""
+    seen: dict[tuple[str, int], list[float]] = {}
+    gate = asyncio.Semaphore(200)
+    readies, subs = [], []
+    for room, tokens in tables:
+        for i in range(SOCKETS):
+            r = asyncio.Event()
+            readies.append(r)
+            subs.append(asyncio.create_task(_listen(base, room, tokens[i % 3], seen, r, gate)))
+    for r in readies:
+        await r.wait()
+    mine = {room for room, _ in tables}
+    while not all(len(seen.get(k, ())) == SOCKETS for k in warm if k[0] in mine):
+        await asyncio.sleep(0.05)
+    ready.set()
+    await stop.wait()
+    for sub in subs:
+        sub.cancel()
+    await asyncio.gather(*subs, return_exceptions=True)
+    return {f"{room}:{seq}": (len(times), max(times)) for (room, seq), times in seen.items()}
+
+
+class _Held:
+    """Live sockets held in this process (``task``) or in child processes (``procs``)."""
+
+    def __init__(self, ready: asyncio.Event, stop: asyncio.Event) -> None:
+        self.ready, self.stop = ready, stop
+        self.task: asyncio.Task[Summary] | None = None
+        self.procs: list[asyncio.subprocess.Process] = []
+
+    async def finish(self) -> Summary:
+        if self.task is not None:
+            self.stop.set()
+            return await self.task
+        out: Summary = {}
+        for proc in self.procs:
+            assert proc.stdin is not None and proc.stdout is not None
+            proc.stdin.write(b"stop\n")
+            await proc.stdin.drain()
+        for proc in self.procs:
+            assert proc.stdout is not None
+            for key, (n, last) in json.loads(await proc.stdout.read()).items():
+                had = out.get(key, (0, 0.0))
+                out[key] = (had[0] + n, max(had[1], last))
+            await proc.wait()
+        return out
+
+
+async def _children(
+    base: str, tables: list[tuple[str, list[str]]], warm: list[tuple[str, int]], n: int
+) -> _Held:
+    """Start ``n`` listener processes, each with whole tables; wait until all are ready."""
+    held = _Held(asyncio.Event(), asyncio.Event())
+    for part in range(n):
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, __file__, "--listen", base,
+            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, limit=1 << 26,
+        )  # fmt: skip
+        assert proc.stdin is not None
+        proc.stdin.write(json.dumps({"tables": tables[part::n], "warm": warm}).encode() + b"\n")
+        await proc.stdin.drain()
+        held.procs.append(proc)
+    for proc in held.procs:
+        assert proc.stdout is not None
+        if await proc.stdout.readline() != b"ready\n":
+            raise RuntimeError("a listener process failed")
+    return held
+
+
+async def _listener_main(base: str) -> None:
+    """A listener process: tables from the first line of stdin; "ready" when connected;
+    the summary as JSON on stdout once a line comes in ("stop")."""
+    loop = asyncio.get_running_loop()
+    job = json.loads(await loop.run_in_executor(None, sys.stdin.readline))
+    ready, stop = asyncio.Event(), asyncio.Event()
+    warm = [(room, seq) for room, seq in job["warm"]]
+    task = asyncio.create_task(_listen_all(base, job["tables"], warm, ready, stop))
+    await ready.wait()
+    sys.stdout.write("ready\n")
+    sys.stdout.flush()
+    await loop.run_in_executor(None, sys.stdin.readline)
+    stop.set()
+    sys.stdout.write(json.dumps(await task))
+    sys.stdout.flush()
+
+
 async def scenario(child: Child | Served, count: int, rate: float) -> dict[str, Any]:
     tables = await _tables(child.base, count)
     warm: list[tuple[str, int]] = []
@@ -185,20 +307,20 @@ async def scenario(child: Child | Served, count: int, rate: float) -> dict[str, 
             got = await c.post(f"/api/rooms/{room}/rolls", json={"command": "3d6"},
                                headers={"Authorization": f"Bearer {tokens[1]}"})  # fmt: skip
             warm.append((room, got.json()["seq"]))
-    seen: dict[tuple[str, int], list[float]] = {}
     start: dict[tuple[str, int], float] = {}
-    readies, subs = [], []
-    for room, tokens in tables:
-        for i in range(SOCKETS):
-            ready = asyncio.Event()
-            readies.append(ready)
-            subs.append(asyncio.create_task(_listen(child.base, room, tokens[i % 3], seen, ready)))
+    listeners = int(os.environ.get("LISTENERS", "0"))
+    rss0 = _rss(child.process.pid) if child.process is not None else 0
     connecting = time.perf_counter()
-    for ready in readies:
-        await ready.wait()
-    while not all(len(seen.get(k, ())) == SOCKETS for k in warm):  # every backlog sent
-        await asyncio.sleep(0.05)
+    if listeners:
+        held = await _children(child.base, tables, warm, listeners)
+    else:
+        held = _Held(asyncio.Event(), asyncio.Event())
+        held.task = asyncio.create_task(
+            _listen_all(child.base, tables, warm, held.ready, held.stop)
+        )
+        await held.ready.wait()
     replayed = time.perf_counter() - connecting
+    rss = _rss(child.process.pid) if child.process is not None else 0
     assert child.process is not None
     for hook in ON_ROLLS:
         hook(child.process.pid)
@@ -214,24 +336,27 @@ async def scenario(child: Child | Served, count: int, rate: float) -> dict[str, 
     elapsed = time.perf_counter() - began
     await asyncio.sleep(1.5)
     cpu = _cpu(child.process.pid) - cpu0
-    for sub in subs:
-        sub.cancel()
-    await asyncio.gather(*subs, return_exceptions=True)
-    lat = sorted(max(seen[k]) - t0 for k, t0 in start.items() if len(seen.get(k, ())) == SOCKETS)
+    reached = await held.finish()
+    lat = sorted(reached[f"{r}:{q}"][1] - t0 for (r, q), t0 in start.items()
+                 if reached.get(f"{r}:{q}", (0, 0.0))[0] == SOCKETS)  # fmt: skip
     q = statistics.quantiles(lat, n=100) if len(lat) > 100 else [float("nan")] * 99
     return {"rate": total / elapsed, "p50": q[49], "p99": q[98],
             "complete": len(lat) / max(1, len(start)),
             "cpu_per_roll": cpu / max(1, total), "cores": cpu / elapsed,
-            "replayed": replayed}  # fmt: skip
+            "replayed": replayed, "rss": rss, "rss0": rss0}  # fmt: skip
 
 
 def main(argv: list[str]) -> None:
+    if argv[:1] == ["--listen"]:
+        uvloop.run(_listener_main(argv[1]))
+        return
     pairs = [(int(a), float(b)) for a, b in zip(argv[::2], argv[1::2], strict=True)] or [
         (20, 1000.0), (100, 1000.0), (1000, 600.0), (1000, 1000.0)]  # fmt: skip
     print(f"== tables: {SOCKETS} sockets each, {POSTERS} posters paced and spread at random, "
           f"{SECONDS:.0f} s; latency from due to the last socket ==")  # fmt: skip
     print(f"{'tables':>7} {'sockets':>8} {'paced':>7} {'achieved':>9} {'p50':>9} {'p99':>9} "
-          f"{'CPU/roll':>9} {'cores':>6} {'complete':>9} {'sockets in':>11}")  # fmt: skip
+          f"{'CPU/roll':>9} {'cores':>6} {'complete':>9} {'sockets in':>11} "
+          f"{'server MiB':>11} {'KiB/socket':>11}")  # fmt: skip
     workers = int(os.environ.get("WORKERS", "0"))
     if workers:
         print(f"(PostgreSQL, referee serve --workers {workers})")
@@ -256,7 +381,9 @@ def main(argv: list[str]) -> None:
         print(f"{count:>7,} {count * SOCKETS:>8,} {rate:>7.0f} {r['rate']:>9.0f} "
               f"{r['p50'] * 1000:>7.1f}ms {r['p99'] * 1000:>7.1f}ms "
               f"{r['cpu_per_roll'] * 1000:>7.2f}ms {r['cores']:>6.2f} "
-              f"{r['complete']:>9.1%} {r['replayed']:>10.1f}s")  # fmt: skip
+              f"{r['complete']:>9.1%} {r['replayed']:>10.1f}s "
+              f"{r['rss'] / 2**20:>11.0f} "
+              f"{(r['rss'] - r['rss0']) / 1024 / (count * SOCKETS):>11.1f}")  # fmt: skip
 
 
 if __name__ == "__main__":
