@@ -46,6 +46,7 @@ UNLIMITED = {"rate": 1e9, "burst": 1e9, "address_rate": 1e9, "address_burst": 1e
 SOCKETS = 5
 POSTERS = 32
 SECONDS = 8.0
+WARM = int(os.environ.get("WARM", "4"))
 _SEQ = re.compile(rb'"seq":(\d+)')
 ON_ROLLS: list[Any] = []
 """Called (with the server's pid) as the measured rolls begin: a profiler's hook."""
@@ -299,14 +300,30 @@ async def _listener_main(base: str) -> None:
     sys.stdout.flush()
 
 
+async def _warm(base: str, tables: list[tuple[str, list[str]]]) -> list[tuple[str, int]]:
+    """Roll WARM times (default 4) in each table, on 20 connections at once, so that
+    every worker of ``--workers`` has most likely had a roll of every table (its first
+    writes the epoch's lock; a worker's first reads the room's members and sheets) and
+    the measured rolls cost what they do in a server that has run a while. The last
+    roll of each table, which every socket must have had in its backlog."""
+    last: dict[str, int] = {}
+    limits = httpx.Limits(max_connections=20)
+    async with httpx.AsyncClient(base_url=base, timeout=120, limits=limits) as c:
+
+        async def one(room: str, token: str) -> None:
+            got = await c.post(f"/api/rooms/{room}/rolls", json={"command": "3d6"},
+                               headers={"Authorization": f"Bearer {token}"})  # fmt: skip
+            last[room] = max(last.get(room, -1), got.json()["seq"])
+
+        todo = [(room, tokens[1 + i % 2]) for i in range(WARM) for room, tokens in tables]
+        for at in range(0, len(todo), 200):
+            await asyncio.gather(*(one(room, token) for room, token in todo[at : at + 200]))
+    return sorted(last.items())
+
+
 async def scenario(child: Child | Served, count: int, rate: float) -> dict[str, Any]:
     tables = await _tables(child.base, count)
-    warm: list[tuple[str, int]] = []
-    async with httpx.AsyncClient(base_url=child.base, timeout=60) as c:
-        for room, tokens in tables:  # each table's first roll writes its epoch's lock
-            got = await c.post(f"/api/rooms/{room}/rolls", json={"command": "3d6"},
-                               headers={"Authorization": f"Bearer {tokens[1]}"})  # fmt: skip
-            warm.append((room, got.json()["seq"]))
+    warm = await _warm(child.base, tables)
     start: dict[tuple[str, int], float] = {}
     listeners = int(os.environ.get("LISTENERS", "0"))
     rss0 = _rss(child.process.pid) if child.process is not None else 0

@@ -132,3 +132,22 @@ def test_the_cli_reference_has_every_command_with_its_help_and_examples() -> Non
         section = next(s for head, s in sections.items() if head.endswith(f"`{path}"))
         assert f"Usage: {path}" in section
         assert "Examples:" in section, path
+
+
+def test_every_toml_sheet_in_the_docs_reads_as_a_sheet_of_its_system() -> None:
+    from referee.sheets import read_sheet
+
+    blocks = [
+        (page, block[1])
+        for page in PAGES
+        for block in re.finditer(
+            r"^```toml\n(.*?)^```", page.read_text(encoding="utf-8"), re.S | re.M
+        )
+    ]
+    assert len(blocks) >= 3
+    systems = set()
+    for page, text in blocks:
+        sheet = read_sheet(text.encode())
+        assert sheet.name, page
+        systems.add(sheet.system)
+    assert systems == {"gurps", "swn", "fudge"}
