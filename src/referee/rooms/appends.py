@@ -90,6 +90,27 @@ class Appends(HeadWrites):
         """Told of the entries of each batch of appends (:meth:`append`) once they are
         committed, in seq order within each room, before their callers are answered."""
 
+    def learned(self, entries_: list[dict[str, Any]]) -> None:
+        """Entries another server wrote, as read from the log (in seq order, each room's
+        next ones): move on the heads this server remembers for their rooms, so that its
+        next batch there is still one statement (:mod:`.heads`). A roll of the head's
+        epoch moves it on; any other entry, or a gap, forgets it. A head moved on wrongly
+        costs nothing but a miss: the statement writes a room only where ``next_seq`` is
+        still the one remembered, and every change to a room appends to its log."""
+        for entry in entries_:
+            room = entry["room"]
+            head = self.heads.get(room)
+            if head is None or entry["seq"] < head.seq:  # unknown, or already counted
+                continue
+            if (
+                entry["seq"] == head.seq
+                and entry["kind"] == "roll"
+                and entry.get("epoch") == head.epoch.number
+            ):
+                self.heads[room] = Head(head.seq + 1, entry["chain"], head.epoch)
+            else:
+                del self.heads[room]
+
     async def _take(self, conn: AsyncConnection, room: str) -> Any:
         """Lock ``room``'s row for this transaction; its ``next_seq``, ``last_chain``, ``epoch``."""
         return (await conn.execute(_TAKE, {"ids": [room]})).one()

@@ -249,6 +249,7 @@ class State:
         for entry in fresh:
             self.published(room, entry)
             f.through = max(f.through, entry["seq"])
+        self.store.learned(fresh)  # another server's writes: this one's heads move on
         return bool(fresh)
 
     async def _read_on(self, room: str, f: _Followed) -> None:
