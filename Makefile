@@ -12,8 +12,9 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
 	touch $(STAMP)
 
+# `make run ARGS="--db postgresql+asyncpg://USER@HOST/referee --workers 2"`: many tables.
 run: $(STAMP)
-	$(BIN)/referee serve
+	$(BIN)/referee serve $(ARGS)
 
 test: lint typecheck unit doctest docs
 

@@ -490,37 +490,3 @@ def test_who_is_connected_now(table: Table) -> None:
     assert present() == []
     with table.server.client() as anyone:
         assert anyone.get(f"/api/rooms/{table.room}/present").status_code == 401
-
-
-async def test_the_collector_is_kept_short() -> None:
-    """Issue 29: the server freezes what survived, now and then, so that a full collection
-    walks only new objects; a cycle that became garbage after it was frozen waits for
-    the sweep, which unfreezes, collects and freezes again."""
-    import asyncio
-    import gc
-    import weakref
-
-    from referee.rooms.app import keep_gc
-
-    class Node:
-        me: object = None
-
-    gc.unfreeze()
-    node = Node()
-    node.me = node  # a cycle: only a collection frees it
-    ref = weakref.ref(node)
-    task = asyncio.create_task(keep_gc(freeze=0.02, sweep=3600.0))
-    try:
-        await asyncio.sleep(0.1)
-        assert gc.get_freeze_count() > 0
-        del node
-        gc.collect()
-        assert ref() is not None  # frozen: out of the collector's sight
-        task.cancel()
-        task = asyncio.create_task(keep_gc(freeze=0.02, sweep=0.0))  # sweep at once
-        await asyncio.sleep(0.1)
-        assert ref() is None  # the sweep collected it
-        assert gc.get_freeze_count() > 0  # and froze the rest again
-    finally:
-        task.cancel()
-        gc.unfreeze()

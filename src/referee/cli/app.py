@@ -285,7 +285,9 @@ SERVE_EXAMPLES = """Examples:
 
   referee serve --port 8080 --db rooms.sqlite3
 
-  REFEREE_DB=postgresql+asyncpg://user@localhost/referee referee serve"""
+  REFEREE_DB=postgresql+asyncpg://user@localhost/referee referee serve
+
+  referee serve --db postgresql+asyncpg://user@localhost/referee --workers 2"""
 
 
 def serve(
