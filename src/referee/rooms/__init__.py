@@ -10,6 +10,7 @@ the live updates between servers (PostgreSQL ``LISTEN/NOTIFY``);
 follows); :mod:`.app` the web app, with :mod:`.api` (and its :mod:`.models`),
 :mod:`.live` and :mod:`.pages` (:mod:`.hot` serves the two busiest paths
 straight from ASGI); :mod:`.verify` the checker of an export.
+:mod:`.workers` runs ``--workers N`` processes on one port.
 :mod:`.child` and :mod:`.pgtemp` start a server and a throwaway PostgreSQL
 for tests and benchmarks. Nothing in the engine imports this package.
 """
@@ -87,7 +88,9 @@ def serve(
         "forwarded_allow_ips": forwarded_allow_ips,
     }
     if workers > 1:  # each worker makes its app (from_environment)
-        uvicorn.run("referee.rooms.app:from_environment", factory=True, workers=workers, **settings)
+        from .workers import run
+
+        run(workers, settings)
     else:
         uvicorn.run(create_app(url, chosen, telemetry=telemetry), **settings)
 
