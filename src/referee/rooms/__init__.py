@@ -10,7 +10,6 @@ the live updates between servers (PostgreSQL ``LISTEN/NOTIFY``);
 follows); :mod:`.app` the web app, with :mod:`.api` (and its :mod:`.models`),
 :mod:`.live` and :mod:`.pages` (:mod:`.hot` serves the two busiest paths
 straight from ASGI); :mod:`.verify` the checker of an export.
-:mod:`.workers` runs ``--workers N`` processes on one port.
 :mod:`.child` and :mod:`.pgtemp` start a server and a throwaway PostgreSQL
 for tests and benchmarks. Nothing in the engine imports this package.
 """
@@ -88,9 +87,7 @@ def serve(
         "forwarded_allow_ips": forwarded_allow_ips,
     }
     if workers > 1:  # each worker makes its app (from_environment)
-        from .workers import run
-
-        run(workers, settings)
+        uvicorn.run("referee.rooms.app:from_environment", factory=True, workers=workers, **settings)
     else:
         uvicorn.run(create_app(url, chosen, telemetry=telemetry), **settings)
 

@@ -220,19 +220,16 @@ class Appends(HeadWrites):
             await self._commit(batch, sorted(by_room.items()))
 
     async def _commit(self, batch: Batch, rooms_: Rooms) -> None:
-        """Write these rooms' appends (on PostgreSQL, the rooms whose heads this server
-        knows in one statement, :meth:`_write_if_heads`; the others, and the rooms
-        another server moved on meanwhile, in one transaction, in one order everywhere, so two
+        """Write these rooms' appends (on PostgreSQL, in one statement if this server
+        knows their heads, :meth:`_write_if_heads`; else, or for the rooms another
+        server moved on meanwhile, in one transaction, in one order everywhere, so two
         servers' transactions cannot deadlock); each caller gets its entry or error."""
         results: Results = {}
         written: list[dict[str, Any]] = []
         heads: dict[str, Head] = {}
         try:
-            known = [] if self.sqlite else [r for r in rooms_ if r[0] in self.heads]
-            if known:  # in one statement; the others (and those it left out) below
-                unknown = [r for r in rooms_ if r[0] not in self.heads]
-                left = await self._write_if_heads(batch, known, results, written, heads)
-                rooms_ = sorted(left + unknown)
+            if not self.sqlite and all(room in self.heads for room, _ in rooms_):
+                rooms_ = await self._write_if_heads(batch, rooms_, results, written, heads)
             if rooms_:
                 async with self._writing(), self.engine.begin() as conn:
                     made = await self._append_many(
