@@ -14,31 +14,29 @@ UNLIMITED = {"rate": 1e9, "burst": 1e9, "address_rate": 1e9, "address_burst": 1e
              "anonymous_rate": 1e9, "anonymous_burst": 1e9}  # fmt: skip
 
 
-def cpu_seconds(pid: int) -> float:
-    """CPU seconds so far (user + system) of a process and its children (the workers of
-    ``referee serve --workers``)."""
-    total = 0.0
+def _family(pid: int) -> list[list[str]]:
+    """The ``/proc/PID/stat`` fields (after the name) of a process and its children."""
+    found = []
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
             fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
+        except (OSError, IndexError):
             continue
         if stat.parent.name == str(pid) or fields[1] == str(pid):
-            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    return total
+            found.append(fields)
+    return found
+
+
+def cpu_seconds(pid: int) -> float:
+    """CPU seconds so far (user + system) of a process and its children (the workers of
+    ``referee serve --workers``)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    return sum((int(f[11]) + int(f[12])) / tick for f in _family(pid))
 
 
 def resident_bytes(pid: int) -> int:
     """Resident bytes of a process and its children (the workers)."""
-    total = 0
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-            if stat.parent.name == str(pid) or fields[1] == str(pid):
-                total += int(fields[21]) * os.sysconf("SC_PAGE_SIZE")
-        except (OSError, IndexError):
-            continue
-    return total
+    return sum(int(f[21]) * os.sysconf("SC_PAGE_SIZE") for f in _family(pid))
 
 
 class Served:

@@ -352,6 +352,10 @@ def run(count: int, rate: float, workers: int = 0) -> dict[str, Any]:
             child.close()
 
 
+def _label(workers: int) -> str:
+    return f"PG {workers} worker{'s' * (workers > 1)}" if workers else "SQLite"
+
+
 def row(what: str, count: int, rate: float, r: dict[str, Any]) -> None:
     print(f"{what:<11} {count:>7,} {count * SOCKETS:>8,} {rate:>7.0f} {r['rate']:>9.0f} "
           f"{r['p50'] * 1000:>7.1f}ms {r['p99'] * 1000:>7.1f}ms "
@@ -380,27 +384,27 @@ def suite() -> None:
     sqlite: dict[tuple[int, float], dict[str, Any]] = {}
     for n, pace in [(20, 1000.0), (100, 1000.0), (1000, 600.0), (1000, 1000.0)]:
         sqlite[n, pace] = many = run(n, pace)
-        row("SQLite", n, pace, many)
+        row(_label(0), n, pace, many)
     _flat("SQLite", sqlite[20, 1000.0], many)
     _goal("SQLite, one process", many)
     few = run(20, 1000.0, 1)
-    row("PG 1 worker", 20, 1000.0, few)
+    row(_label(1), 20, 1000.0, few)
     many = run(1000, 1000.0, 1)
-    row("PG 1 worker", 1000, 1000.0, many)
+    row(_label(1), 1000, 1000.0, many)
     _flat("PostgreSQL, 1 worker", few, many)
     _goal("PostgreSQL, 1 worker", many)
     rates: dict[int, list[float]] = {1: [], 2: []}
     for _ in range(ROUNDS):  # side by side: the machine's speed drifts
         for workers in (1, 2):
             r = run(1000, MAX, workers)
-            row(f"PG {workers} worker{'s' * (workers > 1)}", 1000, MAX, r)
+            row(_label(workers), 1000, MAX, r)
             rates[workers].append(r["rate"])
     more = statistics.median(rates[2]) / statistics.median(rates[1])
     print(f"PostgreSQL, 1,000 tables as fast as it goes, 2 workers / 1 (medians of {ROUNDS} "
           f"rounds): {more:.2f}x (target: > 1x: {'PASS' if more > 1 else 'MISS'})")  # fmt: skip
     if os.environ.get("BIG") == "1":
         for rate in (500.0, 1000.0):
-            row("PG 2 workers", 5000, rate, run(5000, rate, 2))
+            row(_label(2), 5000, rate, run(5000, rate, 2))
 
 
 def main(argv: list[str]) -> None:
@@ -416,9 +420,8 @@ def main(argv: list[str]) -> None:
         suite()
         return
     workers = int(os.environ.get("WORKERS", "0"))
-    what = f"PG {workers} worker{'s' * (workers > 1)}" if workers else "SQLite"
     for count, rate in zip(map(int, argv[::2]), map(float, argv[1::2]), strict=True):
-        row(what, count, rate, run(count, rate, workers))
+        row(_label(workers), count, rate, run(count, rate, workers))
 
 
 if __name__ == "__main__":
