@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import sys
+import zlib
 from pathlib import Path
 
 from referee.rooms.child import wait_healthy
@@ -39,6 +40,22 @@ def resident_bytes(pid: int) -> int:
     return sum(int(f[21]) * os.sysconf("SC_PAGE_SIZE") for f in _family(pid))
 
 
+def machine_busy() -> float:
+    """CPU seconds this machine has been busy so far, over all its cores (``/proc/stat``:
+    all but idle and I/O wait)."""
+    ticks = [int(t) for t in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    return (sum(ticks[:8]) - ticks[3] - ticks[4]) / os.sysconf("SC_CLK_TCK")
+
+
+def route(base: str, room: str) -> tuple[str, int]:
+    """The host and port of ``room``'s server among ``base``'s comma-separated servers:
+    the same in every process (crc32 of the room), as a balancer's hash of the room
+    (nginx ``hash $room``) sends each room's calls to one server."""
+    bases = base.split(",")
+    host, port = bases[zlib.crc32(room.encode()) % len(bases)].removeprefix("http://").split(":")
+    return host, int(port)
+
+
 class Served:
     """``referee serve --workers N`` on PostgreSQL, in a process group of its own."""
 
@@ -64,3 +81,24 @@ class Served:
 
         os.killpg(self.process.pid, signal.SIGTERM)
         self.process.wait(timeout=30)
+
+
+class Affine:
+    """``count`` servers of ``referee serve`` (one process each) on one PostgreSQL, each
+    room's calls and sockets on one of them (:func:`route`). ``base`` names them all;
+    ``pids`` are what to count CPU and memory over."""
+
+    def __init__(self, db: str, count: int) -> None:
+        self.servers: list[Served] = []
+        try:
+            for _ in range(count):
+                self.servers.append(Served(db, 1))
+        except BaseException:
+            self.close()
+            raise
+        self.base = ",".join(s.base for s in self.servers)
+        self.pids = [s.process.pid for s in self.servers]
+
+    def close(self) -> None:
+        for s in self.servers:
+            s.close()

@@ -17,6 +17,9 @@ there, latency is mostly the queue the posters themselves make (40 posters at
 1,000 rolls/s wait 40 ms on average by Little's law). Latency is measured at the
 target's load: posters paced at 1,000 rolls/s between them, each roll's time counted
 from when it was due, so a slow answer is charged to every roll queued behind it.
+
+``python bench/bench_rooms.py --tables 1000 --rate 1000`` measures many tables instead
+(issue 29; :func:`tables`, run by ``bench_tables.py``).
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ import json
 import os
 import random
 import statistics
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -390,7 +394,25 @@ The machine's speed drifts by tens of percent over a minute (it is a shared virt
 machine), so 1 and 2 servers are compared round by round, not once each."""
 
 
+def tables(argv: list[str]) -> None:
+    """``--tables N [--rate R]``: N tables (5 live sockets each, most of them idle between
+    rolls), rolls paced at R a second (default 1,000) and spread over them, latency from
+    when each roll was due to the last socket of its table: issue 29's measure, run by
+    ``bench_tables.py`` (its own cheap load generator; ``WORKERS=N`` or ``SERVERS=N`` for
+    PostgreSQL, as there)."""
+    import bench_tables
+
+    args = dict(zip(argv[::2], argv[1::2], strict=True))
+    count, rate = int(args.pop("--tables")), float(args.pop("--rate", "1000"))
+    if args:
+        raise SystemExit(f"bench_rooms.py: unknown options {sorted(args)}")
+    bench_tables.main([str(count), str(rate)])
+
+
 def main() -> None:
+    if "--tables" in sys.argv:
+        tables(sys.argv[1:])
+        return
     print(
         f"== rooms: {SECONDS:.0f} s per case, {SUBSCRIBERS} live subscribers a room; "
         f"'max': posters go as fast as they are answered; 'at {PACE:.0f}/s': paced, "
