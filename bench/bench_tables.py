@@ -18,7 +18,7 @@ then ``ROUNDS`` (2) rounds side by side at 1,000 tables as fast as they go: one
 worker; ``--workers 2`` (uvicorn's workers on one shared socket, each room's sockets
 and rolls spread over both); and two servers of one process each, each room's calls
 and sockets on one of them (:func:`_served.route`, what a balancer's hash of the room
-does: nginx ``hash $room``). Two processes must take more than one. The ``machine``
+does: nginx ``hash $room``). Two processes must take 5% more than one. The ``machine``
 column is the whole machine's busy cores (of 2), the load generator and PostgreSQL
 with the server. ``BIG=1`` adds 5,000 tables (25,000 sockets) on two workers at 500
 and 1,000 rolls/s. Each PostgreSQL case runs on a throwaway cluster (CPU counted over
@@ -426,8 +426,8 @@ def suite() -> None:
     affine = statistics.median(rates[0, 2]) / one
     print(f"PostgreSQL, 1,000 tables as fast as it goes, against 1 worker (medians of {ROUNDS} "
           f"rounds): --workers 2 {shared:.2f}x; 2 servers, each room on one, {affine:.2f}x "
-          f"(target: 2 processes > 1x: "
-          f"{'PASS' if max(shared, affine) > 1 else 'MISS'})")  # fmt: skip
+          f"(target: 2 processes take 5% more at least: "
+          f"{'PASS' if max(shared, affine) >= 1.05 else 'MISS'})")  # fmt: skip
     if os.environ.get("BIG") == "1":
         for rate in (500.0, 1000.0):
             row(_label(2), 5000, rate, run(5000, rate, 2))
