@@ -47,13 +47,18 @@ def machine_busy() -> float:
     return (sum(ticks[:8]) - ticks[3] - ticks[4]) / os.sysconf("SC_CLK_TCK")
 
 
+def address(url: str) -> tuple[str, int]:
+    """The host and port of one server's ``http://HOST:PORT``."""
+    host, port = url.removeprefix("http://").split(":")
+    return host, int(port)
+
+
 def route(base: str, room: str) -> tuple[str, int]:
     """The host and port of ``room``'s server among ``base``'s comma-separated servers:
     the same in every process (crc32 of the room), as a balancer's hash of the room
     (nginx ``hash $room``) sends each room's calls to one server."""
     bases = base.split(",")
-    host, port = bases[zlib.crc32(room.encode()) % len(bases)].removeprefix("http://").split(":")
-    return host, int(port)
+    return address(bases[zlib.crc32(room.encode()) % len(bases)])
 
 
 class Served:

@@ -52,7 +52,16 @@ from typing import Any
 import httpx
 import uvloop
 
-from _served import UNLIMITED, Affine, Served, cpu_seconds, machine_busy, resident_bytes, route
+from _served import (
+    UNLIMITED,
+    Affine,
+    Served,
+    address,
+    cpu_seconds,
+    machine_busy,
+    resident_bytes,
+    route,
+)
 from bench_rooms import _frame, _masked
 from referee.rooms.child import Child
 from referee.rooms.store import sqlite_url
@@ -141,9 +150,9 @@ async def _poster(
     every: float,
 ) -> int:
     conns = {}  # a keep-alive connection to each server (room-affine: its rooms' server)
-    for at in base.split(","):
-        host, port = route(at, "")
-        conns[host, port] = await asyncio.open_connection(host, port)
+    for url in base.split(","):
+        conns[address(url)] = await asyncio.open_connection(*address(url))
+    server = {room: route(base, room) for room, _ in tables}  # once, not a roll
     body = b'{"command": "3d6"}'
     due, done = time.perf_counter() + random.random() * every, 0
     try:
@@ -151,7 +160,7 @@ async def _poster(
             await asyncio.sleep(max(0.0, due - time.perf_counter()))
             t0, due = due, due + every
             room, tokens = random.choice(tables)
-            host, port = route(base, room)
+            host, port = server[room]
             reader, writer = conns[host, port]
             writer.write(
                 (
