@@ -3,7 +3,9 @@ grows, most of them idle between rolls.
 
 One ``referee serve`` (a child process, SQLite default, rate limits lifted) hosts
 TABLES tables with 5 live sockets each. A few posters, paced at RATE rolls/s between
-them, each roll in a table chosen at random, post on raw keep-alive connections.
+them, each roll in one of its share of the tables chosen at random, post each table's
+rolls on that table's raw keep-alive connection, as the browser of the player who
+rolls there does (opened anew after 4 s idle, as the server closes it after 5).
 Latency runs from when each roll was due to when the last of its table's sockets had
 its frame. The server's CPU per roll comes from its ``/proc`` times over the run.
 
@@ -15,11 +17,11 @@ Usage: ``python bench/bench_tables.py`` runs the issue's goals, each with a PASS
 MISS: SQLite, then PostgreSQL with one worker, at 20 to 1,000 tables (CPU a roll
 flat within 20%; 1,000 tables at 1,000 rolls/s: p99 <= 50 ms, nothing missed);
 then ``ROUNDS`` (2) rounds side by side at 1,000 tables as fast as they go: one
-worker; ``--workers 2`` (uvicorn's workers on one shared socket, each room's sockets
-and rolls spread over both); and two servers of one process each, each room's calls
-and sockets on one of them (:func:`_served.route`, what a balancer's hash of the room
-does: nginx ``hash $room``), with 96 posters (:data:`FLOOD`). Two processes must take
-5% more than one. The ``machine`` column is the whole machine's busy cores (of 2),
+worker; ``--workers 2`` (each room served in one worker: :mod:`referee.rooms.affine`
+hands a connection to its room's worker); and two servers of one process each, each
+room's calls and sockets on one of them (:func:`_served.route`, what a balancer's hash
+of the room does: nginx ``hash $room``), with 96 posters (:data:`FLOOD`). Two
+processes must take 5% more than one. The ``machine`` column is the whole machine's busy cores (of 2),
 the load generator and PostgreSQL with the server. ``BIG=1`` adds 5,000 tables
 (25,000 sockets) on two workers at 500 and 1,000 rolls/s. Each PostgreSQL case runs
 on a throwaway cluster (CPU counted over every worker or server).
@@ -56,7 +58,6 @@ from _served import (
     UNLIMITED,
     Affine,
     Served,
-    address,
     cpu_seconds,
     machine_busy,
     resident_bytes,
@@ -142,45 +143,66 @@ async def _listen(
         writer.close()
 
 
+IDLE = 4.0
+"""A table's connection idle longer is opened anew before its next roll, as a browser
+does: the server closes a keep-alive connection idle for 5 s (uvicorn's default)."""
+
+
+class _Conn:
+    """A keep-alive connection for one table's rolls, as the browser of the player who
+    rolls there holds one (room-affine servers: to its room's server)."""
+
+    def __init__(self, base: str, room: str) -> None:
+        self.room, self.address = room, route(base, room)
+        self.used = -IDLE
+        self.stream: tuple[asyncio.StreamReader, asyncio.StreamWriter] | None = None
+
+    async def roll(self, token: str) -> int:
+        """Post a 3d6 roll on this connection (opened anew if idle too long); its seq."""
+        if self.stream is None or time.perf_counter() - self.used > IDLE:
+            self.close()
+            self.stream = await asyncio.open_connection(*self.address)
+        reader, writer = self.stream
+        body = b'{"command": "3d6"}'
+        writer.write(
+            (
+                f"POST /api/rooms/{self.room}/rolls HTTP/1.1\r\nHost: t\r\n"
+                f"Authorization: Bearer {token}\r\n"
+                f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
+            ).encode()
+            + body
+        )
+        head = await reader.readuntil(b"\r\n\r\n")
+        length = int(re.search(rb"(?i)content-length: *(\d+)", head)[1])  # type: ignore[index]
+        answer = await reader.readexactly(length)
+        self.used = time.perf_counter()
+        found = _SEQ.search(answer)
+        if head.split(b" ", 2)[1] != b"201" or found is None:
+            raise RuntimeError(answer.decode())
+        return int(found[1])
+
+    def close(self) -> None:
+        if self.stream is not None:
+            self.stream[1].close()
+            self.stream = None
+
+
 async def _poster(
-    base: str,
     tables: list[tuple[str, list[str]]],
+    conns: dict[str, _Conn],
     start: dict[tuple[str, int], float],
     stop: asyncio.Event,
     every: float,
 ) -> int:
-    conns = {}  # a keep-alive connection to each server (room-affine: its rooms' server)
-    for url in base.split(","):
-        conns[address(url)] = await asyncio.open_connection(*address(url))
-    server = {room: route(base, room) for room, _ in tables}  # once, not a roll
-    body = b'{"command": "3d6"}'
+    """Post a roll every ``every`` seconds, each in one of ``tables`` chosen at random,
+    on that table's connection; how many were posted."""
     due, done = time.perf_counter() + random.random() * every, 0
-    try:
-        while not stop.is_set():
-            await asyncio.sleep(max(0.0, due - time.perf_counter()))
-            t0, due = due, due + every
-            room, tokens = random.choice(tables)
-            host, port = server[room]
-            reader, writer = conns[host, port]
-            writer.write(
-                (
-                    f"POST /api/rooms/{room}/rolls HTTP/1.1\r\nHost: {host}\r\n"
-                    f"Authorization: Bearer {random.choice(tokens[1:])}\r\n"
-                    f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
-                ).encode()
-                + body
-            )
-            head = await reader.readuntil(b"\r\n\r\n")
-            length = int(re.search(rb"(?i)content-length: *(\d+)", head)[1])  # type: ignore[index]
-            answer = await reader.readexactly(length)
-            found = _SEQ.search(answer)
-            if head.split(b" ", 2)[1] != b"201" or found is None:
-                raise RuntimeError(answer.decode())
-            start[(room, int(found[1]))] = t0
-            done += 1
-    finally:
-        for _, writer in conns.values():
-            writer.close()
+    while not stop.is_set():
+        await asyncio.sleep(max(0.0, due - time.perf_counter()))
+        t0, due = due, due + every
+        room, tokens = random.choice(tables)
+        start[(room, await conns[room].roll(random.choice(tokens[1:])))] = t0
+        done += 1
     return done
 
 
@@ -292,26 +314,23 @@ async def _listener_main(base: str) -> None:
     sys.stdout.flush()
 
 
-async def _warm(base: str, tables: list[tuple[str, list[str]]]) -> list[tuple[str, int]]:
-    """Roll WARM times (default 4) in each table, on 20 connections at once, so that
-    every worker of ``--workers`` has most likely had a roll of every table (its first
-    writes the epoch's lock; a worker's first reads the room's members and sheets) and
-    the measured rolls cost what they do in a server that has run a while. The last
-    roll of each table, which every socket must have had in its backlog."""
+async def _warm(
+    tables: list[tuple[str, list[str]]], conns: dict[str, _Conn], times: int
+) -> list[tuple[str, int]]:
+    """Roll ``times`` in each table on its connection, 200 tables at once, so that the
+    measured rolls cost what they do in a server that has run a while: each connection
+    has moved to its room's worker (``--workers``: :mod:`referee.rooms.affine`), the
+    epoch's lock is written and the room's members and sheets read. The last roll of
+    each table."""
     last: dict[str, int] = {}
-    limits = httpx.Limits(max_connections=20)
-    async with httpx.AsyncClient(timeout=120, limits=limits) as c:
+    gate = asyncio.Semaphore(200)
 
-        async def one(room: str, token: str) -> None:
-            host, port = route(base, room)
-            got = await c.post(f"http://{host}:{port}/api/rooms/{room}/rolls",
-                               json={"command": "3d6"},
-                               headers={"Authorization": f"Bearer {token}"})  # fmt: skip
-            last[room] = max(last.get(room, -1), got.json()["seq"])
+    async def one(room: str, tokens: list[str]) -> None:
+        async with gate:
+            for i in range(times):
+                last[room] = await conns[room].roll(tokens[1 + i % 2])
 
-        todo = [(room, tokens[1 + i % 2]) for i in range(WARM) for room, tokens in tables]
-        for at in range(0, len(todo), 200):
-            await asyncio.gather(*(one(room, token) for room, token in todo[at : at + 200]))
+    await asyncio.gather(*(one(room, tokens) for room, tokens in tables))
     return sorted(last.items())
 
 
@@ -319,7 +338,8 @@ async def scenario(
     child: Child | Served | Affine, count: int, rate: float, posters: int = POSTERS
 ) -> dict[str, Any]:
     tables = await _tables(child.base, count)
-    warm = await _warm(child.base, tables)
+    conns = {room: _Conn(child.base, room) for room, _ in tables}
+    warm = await _warm(tables, conns, WARM)  # before the sockets: their backlog
     start: dict[tuple[str, int], float] = {}
     listeners = int(os.environ.get("LISTENERS", "2"))
     if isinstance(child, Affine):
@@ -339,19 +359,22 @@ async def scenario(
         await held.ready.wait()
     replayed = time.perf_counter() - connecting
     rss = sum(map(resident_bytes, pids))
+    await _warm(tables, conns, 1)  # the connections, idle while the sockets connected
     for hook in ON_ROLLS:
         for pid in pids:
             hook(pid)
     _quiet()
     cpu0, busy0, began = sum(map(cpu_seconds, pids)), machine_busy(), time.perf_counter()
     stop = asyncio.Event()
-    posts = [
-        asyncio.create_task(_poster(child.base, tables, start, stop, posters / rate))
-        for _ in range(posters)
+    posts = [  # each poster rolls in its share of the tables
+        asyncio.create_task(_poster(tables[i::posters], conns, start, stop, posters / rate))
+        for i in range(posters)
     ]
     await asyncio.sleep(SECONDS)
     stop.set()
     total = sum(await asyncio.gather(*posts))
+    for conn in conns.values():
+        conn.close()
     elapsed = time.perf_counter() - began
     busy = (machine_busy() - busy0) / elapsed
     await asyncio.sleep(1.5)
@@ -441,8 +464,9 @@ def suite() -> None:
 
 
 def side_by_side() -> None:
-    """1,000 tables as fast as they go, ``ROUNDS`` rounds of: 1 worker; ``--workers 2``;
-    2 servers, each room on one (``python bench/bench_tables.py side-by-side``)."""
+    """1,000 tables as fast as they go, ``ROUNDS`` rounds of: 1 worker; ``--workers 2``
+    (room-affine); 2 servers, each room on one (``python bench/bench_tables.py
+    side-by-side``)."""
     cases = [(1, 0), (2, 0), (0, 2)]
     rates: dict[tuple[int, int], list[float]] = {case: [] for case in cases}
     print(f"-- side by side, {FLOOD} posters --")
@@ -456,7 +480,7 @@ def side_by_side() -> None:
     affine = statistics.median(rates[0, 2]) / one
     print(f"PostgreSQL, 1,000 tables as fast as it goes ({FLOOD} posters), against 1 worker "
           f"(medians of {ROUNDS} "
-          f"rounds): --workers 2 {shared:.2f}x; 2 servers, each room on one (routed by "
+          f"rounds): --workers 2 (room-affine) {shared:.2f}x; 2 servers, each room on one (routed by "
           f"the load generator: no balancer's CPU counted), {affine:.2f}x "
           f"(target: 2 processes take 5% more at least: "
           f"{'PASS' if max(shared, affine) >= 1.05 else 'MISS'})")  # fmt: skip

@@ -332,6 +332,13 @@ def serve(
             help="Server processes sharing the port, to use every core (PostgreSQL only).",
         ),
     ] = 1,
+    room_affinity: Annotated[
+        bool,
+        typer.Option(
+            help="With --workers: serve each room in one worker, handing each connection "
+            "to the worker that owns its room (the default; cheaper than sharing rooms).",
+        ),
+    ] = True,
     limit: Annotated[
         list[str] | None,
         typer.Option(
@@ -348,6 +355,7 @@ def serve(
         run(
             host, port, db, telemetry, proxy_headers=proxy_headers,
             forwarded_allow_ips=forwarded_allow_ips, limits=limit or [], workers=workers,
+            affinity=room_affinity,
         )  # fmt: skip
     except ValueError as exc:
         typer.echo(f"referee serve: {exc}", err=True)

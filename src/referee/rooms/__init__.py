@@ -32,6 +32,7 @@ def serve(
     forwarded_allow_ips: str | None = None,
     limits: Sequence[str] = (),
     workers: int = 1,
+    affinity: bool = True,
 ) -> None:
     """Run the rooms' server until interrupted (``referee serve``); ``telemetry`` turns
     on FastAPI's OpenTelemetry (:func:`.app.create_app`). Behind a proxy,
@@ -39,7 +40,9 @@ def serve(
     request comes from one of ``forwarded_allow_ips`` (uvicorn's own settings).
     ``limits`` (``rate=60``) and ``REFEREE_LIMIT_*`` set :class:`.state.RoomsLimits`.
     ``workers`` processes share the port (PostgreSQL only: they are servers on one
-    database, as several machines' would be); the schema is migrated once, first.
+    database, as several machines' would be); the schema is migrated once, first. With
+    ``affinity`` (the default) each room's connections are handed to one of them
+    (:mod:`.affine`); without, each connection stays where the kernel put it.
 
     Raises:
         ValueError: an unknown limit, or a bad value (:func:`.limits.limits_from`), or
@@ -87,7 +90,13 @@ def serve(
         "forwarded_allow_ips": forwarded_allow_ips,
     }
     if workers > 1:  # each worker makes its app (from_environment)
-        uvicorn.run("referee.rooms.app:from_environment", factory=True, workers=workers, **settings)
+        from .workers import run
+
+        if affinity:
+            settings["http"] = "referee.rooms.affine:Routed"
+        config = uvicorn.Config("referee.rooms.app:from_environment", factory=True, **settings)
+        if run(config, workers, affinity=affinity):
+            raise SystemExit(1)
     else:
         uvicorn.run(create_app(url, chosen, telemetry=telemetry), **settings)
 
