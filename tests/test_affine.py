@@ -22,9 +22,9 @@ from typing import Any, cast
 
 import httpx
 import pytest
-from rooms_server import Server, Table, Watcher, fresh_db, make_table
 
 from referee.rooms.affine import MAX_HANDED, Group, owner
+from rooms_server import Server, Table, Watcher, fresh_db, make_table
 
 pytestmark = pytest.mark.skipif(not Path("/proc/net/tcp").exists(), reason="Linux /proc")
 
@@ -50,6 +50,8 @@ def test_only_a_room_request_of_another_worker_is_handed() -> None:
     assert group.target(b"GET /api/health HTTP/1.1\r\n") is None
     assert group.target(b"POST /api/rooms HTTP/1.1\r\n") is None
     assert group.target(b"POST /api/ro") is None  # the request line is not whole yet
+    assert group.target(f"POST /api/rooms/{theirs}".encode()) is None  # nor the room's id
+    assert group.target(f"GET /api/rooms/{theirs}?x=1 HTTP/1.1\r\n".encode()) == 1
     assert group.target(line + b"x" * MAX_HANDED) is None  # too much to carry
     group.inbox.close()
     group.outbox.close()
@@ -147,7 +149,8 @@ def _post(conn: socket.socket, table: Table, command: str = "3d6") -> dict[str, 
     conn.sendall(
         f"POST /api/rooms/{table.room}/rolls HTTP/1.1\r\nHost: t\r\n"
         f"Authorization: Bearer {table.tokens['gm']}\r\nContent-Type: application/json\r\n"
-        f"Content-Length: {len(body)}\r\n\r\n".encode() + body
+        f"Content-Length: {len(body)}\r\n\r\n".encode()
+        + body
     )
     got = b""
     while b"\r\n\r\n" not in got:

@@ -81,7 +81,8 @@ def test_several_workers_need_postgresql(tmp_path: Path) -> None:
 
 def test_workers_share_the_port_on_postgresql(postgres: str, tmp_path: Path) -> None:
     """``referee serve --workers 2``: two server processes on one port and database, each
-    with its own pool (``referee:PID`` in ``pg_stat_activity``), rolling in one room."""
+    with its own pool (``referee:PID`` in ``pg_stat_activity``): each room's rolls are
+    in its own worker (:func:`referee.rooms.affine.owner`), so two rooms, one each."""
     import os
     import signal
     import socket
@@ -112,18 +113,20 @@ def test_workers_share_the_port_on_postgresql(postgres: str, tmp_path: Path) -> 
                 pass
             assert server.poll() is None and time.monotonic() < deadline, "did not start"
             time.sleep(0.2)
-        made = httpx.post(base + "/api/rooms", json={"name": "w", "system": None}).json()
-        pids: set[str] = set()
-        for _ in range(200):  # new connections land on either worker
+        from referee.rooms.affine import owner
+
+        rooms: dict[int, dict[str, str]] = {}
+        while len(rooms) < 2:
+            made = httpx.post(base + "/api/rooms", json={"name": "w", "system": None}).json()
+            rooms.setdefault(owner(made["room"].encode(), 2), made)
+        for made in rooms.values():
             with httpx.Client(base_url=base) as c:
                 r = c.post(f"/api/rooms/{made['room']}/rolls", json={"command": "3d6"},
                            headers={"Authorization": f"Bearer {made['token']}"})  # fmt: skip
                 assert r.status_code == 201, r.text
-            rows = query(db, "SELECT application_name FROM pg_stat_activity "
-                             "WHERE application_name LIKE 'referee:%'")  # fmt: skip
-            pids |= {name for (name,) in rows}
-            if len(pids) >= 2:
-                break
+        rows = query(db, "SELECT application_name FROM pg_stat_activity "
+                         "WHERE application_name LIKE 'referee:%'")  # fmt: skip
+        pids = {name for (name,) in rows}
         assert len(pids) >= 2, pids
     finally:
         os.killpg(server.pid, signal.SIGTERM)

@@ -7,8 +7,9 @@ two workers costs more: each reads the other's entries back for its own sockets,
 a room the other wrote last takes the five-statement path (docs/rooms/scale.md).
 
 So each room has an owner, ``crc32(room id) % N`` (:func:`owner`). When a request
-starts on a connection that is idle (no request under way, nothing pipelined), and its
-request line names a room (``/api/rooms/{room}/...``) that another worker owns, the
+starts on a connection that is idle (no request under way or half read, nothing
+pipelined, no answer still unsent), and its request line names a room
+(``/api/rooms/{room}/...``, the id whole) that another worker owns, the
 connection itself is handed to that worker: the socket's file descriptor and the
 bytes already read go over a Unix datagram socket (``SCM_RIGHTS``), the other worker
 makes it a transport of its own and parses those bytes as if it had read them, and
@@ -17,15 +18,18 @@ upgrade is its connection's first request, so a room's sockets and its rolls mee
 one process. A client that posts to many rooms over one keep-alive connection moves
 with its requests.
 
-Nothing depends on the hand-off: when it cannot be made (the request line is not in
-the first read, the bytes are over :data:`MAX_HANDED`, the owner is restarting or its
-queue is full), the request is served where it arrived, as before.
+When the hand-off cannot be made (the request line is not in the first read, the
+bytes are over :data:`MAX_HANDED`, the owner is restarting or stopping, or its queue is
+full), the request is served where it arrived, as any worker can. Once sent, a
+connection is the owner's: if the owner dies before it adopts it, it is lost with the
+owner's own connections.
 """
 
 from __future__ import annotations
 
 import array
 import asyncio
+import contextlib
 import logging
 import os
 import re
@@ -44,7 +48,7 @@ __all__ = ["MAX_HANDED", "Group", "Routed", "owner"]
 MAX_HANDED = 16 * 1024
 """The most bytes already read that a hand-off carries; a larger first read stays."""
 
-_ROOM = re.compile(rb"[A-Z]{3,7} /api/rooms/([^/?# ]+)")
+_ROOM = re.compile(rb"[A-Z]{3,7} /api/rooms/([^/?# ]+)[/? ]")
 _RIGHTS = socket.SOL_SOCKET
 _group: Group | None = None
 _log = logging.getLogger("referee.rooms")
@@ -83,17 +87,29 @@ class Group:
         _group = self
 
     async def listen(self) -> None:
-        """Once the server has started, take the connections handed to this worker: until
-        then its inbox is not there, and the others serve its rooms themselves."""
-        while not self.server.started:
-            if self.server.should_exit:
+        """While the server runs, take the connections handed to this worker: before it
+        has started, and once it is stopping, its inbox is not there, and the others
+        serve its rooms themselves."""
+        server = self.server
+        while not server.started:
+            if server.should_exit:
                 return
             await asyncio.sleep(0.05)
         path = self.paths[self.index]
         if os.path.exists(path):  # left by this worker's predecessor
             os.unlink(path)
         self.inbox.bind(path)
-        asyncio.get_running_loop().add_reader(self.inbox.fileno(), self._receive)
+        loop = asyncio.get_running_loop()
+        loop.add_reader(self.inbox.fileno(), self._receive)
+        try:
+            while not server.should_exit:
+                await asyncio.sleep(0.05)
+        finally:
+            loop.remove_reader(self.inbox.fileno())
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+            self._receive()  # what was sent before the path went: served, then closed
+            self.inbox.close()
 
     def target(self, data: bytes) -> int | None:
         """The worker that owns the room ``data``'s request line names, if not this one."""
@@ -121,7 +137,7 @@ class Group:
 
     def _receive(self) -> None:
         loop = asyncio.get_running_loop()
-        while True:
+        while self.inbox.fileno() != -1:
             try:
                 data, fds, _, _ = socket.recv_fds(self.inbox, MAX_HANDED, 1)
             except BlockingIOError:
@@ -138,7 +154,7 @@ class Group:
     ) -> None:
         server = self.server
         try:
-            await loop.connect_accepted_socket(
+            _, protocol = await loop.connect_accepted_socket(
                 lambda: Routed(
                     server.config,
                     server.server_state,
@@ -150,6 +166,9 @@ class Group:
         except OSError as exc:  # the client left meanwhile
             _log.debug("a handed connection was gone: %s", exc)
             conn.close()
+            return
+        if server.should_exit:  # after the server's own sweep: answer, then close
+            protocol.shutdown()
 
 
 class Routed(HttpToolsProtocol):
@@ -167,12 +186,23 @@ class Routed(HttpToolsProtocol):
     ) -> None:
         super().__init__(config, server_state, app_state, _loop)
         self._handed = handed
+        self._in_message = False
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
         if self._handed:  # before the transport's first read: the bytes stay in order
             data, self._handed = self._handed, b""
             super().data_received(data)
+            if self.flow.read_paused:  # pausing before reading began did nothing
+                self.loop.call_soon(transport.pause_reading)
+
+    def on_message_begin(self) -> None:
+        self._in_message = True
+        super().on_message_begin()
+
+    def on_message_complete(self) -> None:
+        self._in_message = False
+        super().on_message_complete()
 
     def data_received(self, data: bytes) -> None:
         group = _group
@@ -187,7 +217,10 @@ class Routed(HttpToolsProtocol):
         super().data_received(data)
 
     def _idle(self) -> bool:
-        """No request under way on this connection: new bytes start a new request."""
+        """No request under way on this connection, none half read, and no answer still
+        to send: new bytes start a new request, and the connection can go."""
+        if self._in_message or self.transport.get_write_buffer_size():
+            return False
         cycle = self.cycle
         if cycle is None:
             return True

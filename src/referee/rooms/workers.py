@@ -5,7 +5,10 @@ each is started with its index and the paths of its siblings' inboxes, so that i
 hand a connection for a room it does not own to the worker that does
 (:mod:`.affine`). The parent binds the port once, starts the workers, starts a new
 one in the place of one that dies (with the same index, so rooms keep their
-owner), and on SIGINT or SIGTERM stops them all and waits for them.
+owner; after a quick death, with a growing delay), and on SIGINT or SIGTERM stops
+them all and waits for them. A worker of the first start that cannot start stops
+the server (every worker would fail alike: the port, the app); a replacement that
+cannot (the database away for a while) is tried again.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import shutil
 import signal
 import socket
 import tempfile
+import time
 from multiprocessing.connection import wait
 from multiprocessing.process import BaseProcess
 from typing import Any
@@ -26,8 +30,13 @@ import uvicorn
 __all__ = ["run"]
 
 STARTUP_FAILURE = 3
-"""uvicorn's exit code for a worker that could not start (the port, the app):
-every restart would fail alike, so the parent stops."""
+"""The exit code of a worker that could not start (the port, the app): at the first
+start every worker would fail alike, so the parent stops."""
+SETTLED = 60.0
+"""A worker that ran this long is replaced at once when it dies; one that died sooner
+after a delay that doubles with each quick death (:data:`BACKOFF`)."""
+BACKOFF = (0.5, 30.0)
+"""The first and the longest delay before replacing a worker that died quickly."""
 STOP_SECONDS = 30.0
 """How long stopping workers may take to finish their requests before they are killed."""
 
@@ -58,20 +67,31 @@ def run(config: uvicorn.Config, workers: int, *, affinity: bool = True) -> int:
 
     code = 0
     processes = [start(i) for i in range(workers)]
+    first = [True] * workers  # still the first start's process
+    began = [time.monotonic()] * workers
+    quick = [0] * workers  # quick deaths in a row
+    due: dict[int, float] = {}  # replacements waiting for their time
     try:
         while not stopping:
-            wait([p.sentinel for p in processes], timeout=0.5)
+            wait([p.sentinel for p in processes if p.exitcode is None], timeout=0.5)
+            now = time.monotonic()
             for index, process in enumerate(processes):
-                if process.exitcode is None or stopping:
+                if stopping or process.exitcode is None or index in due:
                     continue
-                if process.exitcode == STARTUP_FAILURE:
+                if first[index] and process.exitcode == STARTUP_FAILURE:
                     _log.error("worker %d could not start; stopping", index)
                     stopping.append(0)
                     code = 1
                     break
-                _log.warning("worker %d ended (exit code %s); starting another", index,
-                             process.exitcode)  # fmt: skip
-                processes[index] = start(index)
+                quick[index] = quick[index] + 1 if now - began[index] < SETTLED else 0
+                delay = min(BACKOFF[1], BACKOFF[0] * 2 ** (quick[index] - 1)) * (quick[index] > 0)
+                _log.warning("worker %d ended (exit code %s); starting another in %.1f s",
+                             index, process.exitcode, delay)  # fmt: skip
+                due[index] = now + delay
+            for index, at in list(due.items()):
+                if not stopping and at <= now:
+                    del due[index]
+                    processes[index], first[index], began[index] = start(index), False, now
     finally:
         for process in processes:
             if process.exitcode is None and process.pid is not None:
