@@ -143,15 +143,22 @@ def affine(postgres: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
         _stop(workers, before)
 
 
-def _post(conn: socket.socket, table: Table, command: str = "3d6") -> dict[str, Any]:
-    """A roll's POST on a raw keep-alive connection, and its answer."""
+def _post(
+    conn: socket.socket, table: Table, command: str = "3d6", split: int = 0
+) -> dict[str, Any]:
+    """A roll's POST on a raw keep-alive connection, and its answer; with ``split``, its
+    first ``split`` bytes are sent alone first."""
     body = json.dumps({"command": command}).encode()
-    conn.sendall(
+    request = (
         f"POST /api/rooms/{table.room}/rolls HTTP/1.1\r\nHost: t\r\n"
         f"Authorization: Bearer {table.tokens['gm']}\r\nContent-Type: application/json\r\n"
         f"Content-Length: {len(body)}\r\n\r\n".encode()
         + body
     )
+    if split:
+        conn.sendall(request[:split])
+        time.sleep(0.1)  # read alone by the server
+    conn.sendall(request[split:])
     got = b""
     while b"\r\n\r\n" not in got:
         got += _recv(conn)
@@ -196,6 +203,25 @@ def test_a_connection_follows_its_requests_to_each_rooms_worker(affine: Workers)
     assert len(seen[0]) == len(seen[1]) == 1, seen  # each room's requests in one worker
     assert seen[0] != seen[1]  # and the rooms split over both
     assert seen[0] | seen[1] == set(affine.pids())
+
+
+def test_a_request_in_pieces_is_answered_and_the_next_moves(affine: Workers) -> None:
+    """A request whose first read cuts the room's id short is served where it arrived
+    (it is half read: no hand-off mid-request); the connection's next request, whole,
+    moves it to the room's worker."""
+    by = _tables(affine, 1)
+    with socket.create_connection(("127.0.0.1", affine.port)) as conn:
+        _post(conn, by[0][0])
+        zero = affine.holder(conn)
+        _post(conn, by[1][0])
+        one = affine.holder(conn)
+        assert zero != one
+        for index in (0, 1, 0):
+            table, before = by[index][0], affine.holder(conn)
+            _post(conn, table, split=len(f"POST /api/rooms/{table.room}") - 2)
+            assert affine.holder(conn) == before  # served where it was
+            _post(conn, table)
+            assert affine.holder(conn) == (zero, one)[index]
 
 
 def test_a_rooms_live_sockets_are_in_its_worker_and_get_every_roll(affine: Workers) -> None:
