@@ -485,12 +485,13 @@ def suite() -> None:
         row(_label(0), n, pace, many)
     _flat("SQLite", sqlite[20, 1000.0], many)
     _goal("SQLite, one process", many)
-    few = run(20, 1000.0, 1)
-    row(_label(1), 20, 1000.0, few)
-    many = run(1000, 1000.0, 1)
-    row(_label(1), 1000, 1000.0, many)
-    _flat("PostgreSQL, 1 worker", few, many)
-    _goal("PostgreSQL, 1 worker", many)
+    for workers in (1, 2):
+        few = run(20, 1000.0, workers)
+        row(_label(workers), 20, 1000.0, few)
+        many = run(1000, 1000.0, workers)
+        row(_label(workers), 1000, 1000.0, many)
+        _flat(f"PostgreSQL, {_label(workers)[3:]}", few, many)
+        _goal(f"PostgreSQL, {_label(workers)[3:]}", many)
     side_by_side()
     if os.environ.get("BIG") == "1":
         for rate in (500.0, 1000.0):

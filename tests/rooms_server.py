@@ -7,6 +7,11 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
+import os
+import socket
+import subprocess
+import sys
+import time
 import uuid
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
@@ -42,6 +47,30 @@ def fresh_db(like: str, tmp: Path) -> str:
 
     asyncio.run(create())
     return like.rsplit("/", 1)[0] + "/" + name
+
+
+def start_workers(db: str, *extra: str) -> tuple[subprocess.Popen[bytes], int]:
+    """``referee serve --workers 2`` on the PostgreSQL ``db`` (rate limits lifted), in a
+    session of its own (stop it with ``os.killpg``); once it answers, it and its port."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "referee.cli", "serve", "--workers", "2", "--db", db,
+         "--port", str(port), "--limit", "address_rate=1000000", "--limit", "rate=1000000",
+         *extra],
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+        start_new_session=True,
+    )  # fmt: skip
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/api/health", timeout=2).status_code == 200:
+                return process, port
+        except httpx.HTTPError:
+            pass
+        assert process.poll() is None and time.monotonic() < deadline, "did not start"
+        time.sleep(0.2)
 
 
 def query(url: str, sql: str, *args: Any) -> list[tuple[Any, ...]]:

@@ -12,7 +12,6 @@ import os
 import signal
 import socket
 import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Iterator
@@ -20,11 +19,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
-import httpx
 import pytest
 
 from referee.rooms.affine import MAX_HANDED, Group, owner
-from rooms_server import Server, Table, Watcher, fresh_db, make_table
+from rooms_server import Server, Table, Watcher, fresh_db, make_table, start_workers
 
 pytestmark = pytest.mark.skipif(not Path("/proc/net/tcp").exists(), reason="Linux /proc")
 
@@ -95,27 +93,11 @@ class Workers:
 
 def _start(postgres: str, tmp_path: Path, *extra: str) -> Workers:
     db = fresh_db(postgres, tmp_path)
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    process = subprocess.Popen(
-        [sys.executable, "-m", "referee.cli", "serve", "--workers", "2", "--db", db,
-         "--port", str(port), "--limit", "address_rate=1000000", "--limit", "rate=1000000",
-         *extra],
-        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
-        start_new_session=True,
-    )  # fmt: skip
-    base = f"http://127.0.0.1:{port}"
-    workers = Workers(Server(base, db), process, port)
+    process, port = start_workers(db, *extra)
+    workers = Workers(Server(f"http://127.0.0.1:{port}", db), process, port)
     deadline = time.monotonic() + 60
-    while True:
-        try:
-            if httpx.get(base + "/api/health", timeout=2).status_code == 200:
-                if len(workers.pids()) == 2:
-                    break
-        except httpx.HTTPError:
-            pass
-        assert process.poll() is None and time.monotonic() < deadline, "did not start"
+    while len(workers.pids()) != 2:
+        assert time.monotonic() < deadline, "the workers did not start"
         time.sleep(0.2)
     time.sleep(0.5)  # each worker opens its inbox once it has started
     return workers

@@ -85,34 +85,13 @@ def test_workers_share_the_port_on_postgresql(postgres: str, tmp_path: Path) -> 
     in its own worker (:func:`referee.rooms.affine.owner`), so two rooms, one each."""
     import os
     import signal
-    import socket
-    import subprocess
-    import sys
-    import time
 
-    from rooms_server import fresh_db, query
+    from rooms_server import fresh_db, query, start_workers
 
     db = fresh_db(postgres, tmp_path)
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    server = subprocess.Popen(
-        [sys.executable, "-m", "referee.cli", "serve", "--workers", "2", "--db", db,
-         "--port", str(port), "--limit", "address_rate=1000000", "--limit", "rate=1000000"],
-        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
-        start_new_session=True,
-    )  # fmt: skip
+    server, port = start_workers(db)
     base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                if httpx.get(base + "/api/health", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            assert server.poll() is None and time.monotonic() < deadline, "did not start"
-            time.sleep(0.2)
         from referee.rooms.affine import owner
 
         rooms: dict[int, dict[str, str]] = {}
