@@ -125,23 +125,36 @@ def affine(postgres: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
         _stop(workers, before)
 
 
-def _post(
-    conn: socket.socket, table: Table, command: str = "3d6", split: int = 0
-) -> dict[str, Any]:
-    """A roll's POST on a raw keep-alive connection, and its answer; with ``split``, its
-    first ``split`` bytes are sent alone first."""
+def _request(table: Table, command: str = "3d6") -> bytes:
     body = json.dumps({"command": command}).encode()
-    request = (
+    return (
         f"POST /api/rooms/{table.room}/rolls HTTP/1.1\r\nHost: t\r\n"
         f"Authorization: Bearer {table.tokens['gm']}\r\nContent-Type: application/json\r\n"
         f"Content-Length: {len(body)}\r\n\r\n".encode()
         + body
     )
+
+
+def _post(
+    conn: socket.socket, table: Table, command: str = "3d6", split: int = 0
+) -> dict[str, Any]:
+    """A roll's POST on a raw keep-alive connection, and its answer; with ``split``, its
+    first ``split`` bytes are sent alone first."""
+    request = _request(table, command)
     if split:
         conn.sendall(request[:split])
         time.sleep(0.1)  # read alone by the server
     conn.sendall(request[split:])
-    got = b""
+    return _answer(conn)
+
+
+_pending: dict[int, bytes] = {}
+"""Bytes read past an answer on a connection (by its fileno): the next answer's."""
+
+
+def _answer(conn: socket.socket) -> dict[str, Any]:
+    """The next answer on ``conn``: a roll's entry."""
+    got = _pending.pop(conn.fileno(), b"")
     while b"\r\n\r\n" not in got:
         got += _recv(conn)
     head, _, rest = got.partition(b"\r\n\r\n")
@@ -149,8 +162,10 @@ def _post(
                   if h.lower().startswith(b"content-length:"))  # fmt: skip
     while len(rest) < length:
         rest += _recv(conn)
+    if len(rest) > length:
+        _pending[conn.fileno()] = rest[length:]
     assert head.startswith(b"HTTP/1.1 201"), head
-    return cast(dict[str, Any], json.loads(rest))
+    return cast(dict[str, Any], json.loads(rest[:length]))
 
 
 def _recv(conn: socket.socket) -> bytes:
@@ -204,6 +219,21 @@ def test_a_request_in_pieces_is_answered_and_the_next_moves(affine: Workers) -> 
             assert affine.holder(conn) == before  # served where it was
             _post(conn, table)
             assert affine.holder(conn) == (zero, one)[index]
+
+
+def test_pipelined_requests_in_the_handed_bytes_are_all_answered(affine: Workers) -> None:
+    """Two requests in a new connection's first read go to their room's worker together
+    and are answered in order (the second waits, paused, for the first); then more."""
+    by = _tables(affine, 1)
+    for index in (0, 1, 0, 1):
+        table = by[index][0]
+        with socket.create_connection(("127.0.0.1", affine.port)) as conn:
+            conn.sendall(_request(table, "1d6") + _request(table, "2d6"))
+            first, second = _answer(conn), _answer(conn)
+            assert (first["room"], second["room"]) == (table.room, table.room)
+            assert second["seq"] > first["seq"]
+            assert _post(conn, table)["seq"] > second["seq"]
+            _pending.pop(conn.fileno(), None)
 
 
 def test_a_rooms_live_sockets_are_in_its_worker_and_get_every_roll(affine: Workers) -> None:

@@ -194,7 +194,13 @@ class Routed(HttpToolsProtocol):
             data, self._handed = self._handed, b""
             super().data_received(data)
             if self.flow.read_paused:  # pausing before reading began did nothing
-                self.loop.call_soon(transport.pause_reading)
+                self.loop.call_soon(self._pause_if_paused)
+
+    def _pause_if_paused(self) -> None:
+        """Pause the transport if the flow is still paused (a pipelined request in the
+        handed bytes); an answer sent meanwhile resumed it."""
+        if self.flow.read_paused and not self.transport.is_closing():
+            self.transport.pause_reading()
 
     def on_message_begin(self) -> None:
         self._in_message = True
