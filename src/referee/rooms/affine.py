@@ -49,7 +49,6 @@ MAX_HANDED = 16 * 1024
 """The most bytes already read that a hand-off carries; a larger first read stays."""
 
 _ROOM = re.compile(rb"[A-Z]{3,7} /api/rooms/([^/?# ]+)[/? ]")
-_RIGHTS = socket.SOL_SOCKET
 _group: Group | None = None
 _log = logging.getLogger("referee.rooms")
 
@@ -77,8 +76,6 @@ class Group:
         self.inbox.setblocking(False)
         self.outbox = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
         self.outbox.setblocking(False)
-        self.handed = 0
-        self.received = 0
         self._adopting: set[asyncio.Task[None]] = set()
 
     def join(self) -> None:
@@ -129,10 +126,10 @@ class Group:
             return False
         try:
             fds = array.array("i", [sock.fileno()])  # socket.send_fds drops the address
-            self.outbox.sendmsg([data], [(_RIGHTS, socket.SCM_RIGHTS, fds)], 0, self.paths[to])
+            rights = [(socket.SOL_SOCKET, socket.SCM_RIGHTS, fds)]
+            self.outbox.sendmsg([data], rights, 0, self.paths[to])
         except OSError:  # not there (restarting), or its queue is full
             return False
-        self.handed += 1
         return True
 
     def _receive(self) -> None:
@@ -143,7 +140,6 @@ class Group:
             except BlockingIOError:
                 return
             for fd in fds:
-                self.received += 1
                 conn = socket.socket(fileno=fd)
                 task = loop.create_task(self._adopt(loop, conn, data))
                 self._adopting.add(task)
@@ -214,12 +210,10 @@ class Routed(HttpToolsProtocol):
         group = _group
         if group is not None and self._idle():
             to = group.target(data)
-            if to is not None:
-                self.transport.pause_reading()
-                if group.hand_off(self.transport, data, to):
-                    self.transport.abort()  # this process's descriptor only
-                    return
-                self.transport.resume_reading()
+            # No read comes between the hand-off and the abort: both are in this call.
+            if to is not None and group.hand_off(self.transport, data, to):
+                self.transport.abort()  # this process's descriptor only
+                return
         super().data_received(data)
 
     def _idle(self) -> bool:
