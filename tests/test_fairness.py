@@ -140,9 +140,15 @@ def session(db_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[t
                 ("alice", "roll 2d10!>=9", "gm"),
             ]:
                 assert t.roll(who, command, vis).status_code == 201
-            # Bob's seed comes after the lock: it counts for epoch 2.
+            # Bob's seed comes after the lock: the server closes epoch 1 itself (its
+            # public seed revealed, the secret kept) and the seed counts for epoch 2.
             late = bob.post(f"{room}/seed", json={"seed": "ffeeddccbbaa9988"})
             assert late.status_code == 201 and late.json()["epoch"] == 2
+            auto = [e for e in t.log("bob") if e["kind"] == "close"]
+            assert [(e["epoch"], e["by"], e["seeds"]["secret"]) for e in auto] == [
+                (1, "server", None)
+            ]
+            assert bob.post(f"{room}/seed", json={"seed": "0011223344556677"}).status_code == 409
             seq = [e for e in t.log("gm") if e["kind"] == "roll"][1]["seq"]
             assert gm.post(f"{room}/reveal", json={"seq": seq}).status_code == 201
             closed = gm.post(f"{room}/close", json={"declassify": False})
@@ -150,11 +156,11 @@ def session(db_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[t
             assert bob.post(f"{room}/close", json={"declassify": True}).status_code == 403
             for who, command, vis in [("bob", "fudge roll Good", "public"), ("gm", "1d20", "gm")]:
                 assert t.roll(who, command, vis).status_code == 201
-            assert gm.post(f"{room}/declassify", json={"epoch": 2}).status_code == 422  # open
+            assert gm.post(f"{room}/declassify", json={"epoch": 3}).status_code == 422  # open
             assert gm.post(f"{room}/declassify", json={"epoch": 1}).status_code == 201
             assert gm.post(f"{room}/declassify", json={"epoch": 1}).status_code == 409
             assert gm.post(f"{room}/close", json={"declassify": True}).status_code == 201
-            t.roll("alice", "1d6")  # epoch 3: its seed is not revealed
+            t.roll("alice", "1d6")  # epoch 4: its seed is not revealed
         for who in ("gm", "alice", "bob"):
             with t.client(who) as c:
                 (tmp / f"{who}.jsonl").write_text(c.get(f"/api/rooms/{t.room}/export").text)
@@ -168,11 +174,19 @@ def _report(path: Path) -> Report:
 def test_the_session_verifies_as_the_gm(session: tuple[Table, Path]) -> None:
     report = _report(session[1] / "gm.jsonl")
     assert report.ok, report.text()
-    e1, e2, e3 = (report.epochs[n] for n in (1, 2, 3))
+    e1, e2, e3, e4 = (report.epochs[n] for n in (1, 2, 3, 4))
     assert (e1.rolls, e1.verified, e1.redacted, e1.waiting) == (5, 5, 0, 0)
-    assert (e2.rolls, e2.verified) == (2, 2)
-    assert (e3.rolls, e3.verified, e3.waiting) == (1, 0, 1)
-    assert e1.unmixed == 0  # Alice's seed was in epoch 1's mix
+    assert e2.rolls == 0  # closed by GM before any roll (Bob's seed was for it)
+    assert (e3.rolls, e3.verified) == (2, 2)
+    assert (e4.rolls, e4.verified, e4.waiting) == (1, 0, 1)
+    assert e1.unmixed == 0 and not e1.unseeded  # Alice's seed was in epoch 1's mix
+    # Nobody sent a seed for epochs 3 and 4: their rolls are not provable, by roller.
+    table = session[0]
+    bob, alice = table.ids["bob"], table.ids["alice"]
+    assert e3.unseeded == {bob: 1, "gm": 1} and e4.unseeded == {alice: 1}
+    assert report.unprovable_players == 2
+    assert "WARNING: 3 rolls had no player seed in the mix" in report.text()
+    assert "Bob (" in report.text() and "the GM 1" in report.text()
 
 
 def test_the_session_verifies_as_a_player(session: tuple[Table, Path]) -> None:

@@ -251,10 +251,14 @@ VERIFY_EXAMPLES = """Exit status: 0 when every check that could be made holds, 1
 (the entry and the check are named), 2 when the file cannot be read. A roll whose
 draws are the stream's but whose result another version of referee (its engine)
 wrote otherwise is a change of version, not tampering: listed apart, exit 0.
+Rolls whose epoch was locked with no player seed are not provable: the report counts
+them and names their rollers; with --require-seeds, any such roll by a player exits 1.
 
 Examples:
 
   referee verify room-export.jsonl
+
+  referee verify room-export.jsonl --require-seeds
 
   referee verify room-export.jsonl --json"""
 
@@ -262,6 +266,13 @@ Examples:
 def verify(
     export: Annotated[str, typer.Argument(metavar="EXPORT", help="A room's export (NDJSON).")],
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+    require_seeds: Annotated[
+        bool,
+        typer.Option(
+            "--require-seeds",
+            help="Exit 1 if any player's roll had no player seed in its mix (not provable).",
+        ),
+    ] = False,
 ) -> None:
     """Check a game room's exported log: the chain, the seeds, and every roll's dice."""
     import json
@@ -276,6 +287,14 @@ def verify(
         raise typer.Exit(2) from None
     report = check(entries)
     print(json.dumps(report.as_json()) if as_json else report.text())
+    if require_seeds and report.unprovable_players:
+        n = report.unprovable_players
+        print(
+            f"error: --require-seeds: {n} roll{'s' if n != 1 else ''} by players had no "
+            "player seed in the mix",
+            file=sys.stderr,
+        )
+        raise typer.Exit(1)
     raise typer.Exit(0 if report.ok else 1)
 
 

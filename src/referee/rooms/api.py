@@ -326,9 +326,10 @@ def install(app: FastAPI) -> None:
             raise ApiError(403, "only players send client seeds")
         if not _SEED.fullmatch(body.seed):
             raise ApiError(422, "a client seed is 16 to 128 printable ASCII characters")
-        entry = await conflicts(st.store.add_seed(room, member.id, body.seed))
-        st.published(room, entry)
-        return view(entry, member.id)
+        made = await conflicts(st.store.add_seed(room, member.id, body.seed))
+        for entry in made:  # an automatic close and a new epoch may come first (v1.2)
+            st.published(room, entry)
+        return view(made[-1], member.id)
 
     @app.post("/api/rooms/{room}/close", status_code=201, response_model=Entry)
     async def close(room: str, body: Close, member: Caller, request: Request) -> dict[str, Any]:

@@ -137,9 +137,15 @@ class StoreParts:
 class EpochWrites(StoreParts):
     """The store's writes of seeds and epochs (mixed into :class:`.store.Store`)."""
 
-    async def add_seed(self, room: str, member: str, seed: str) -> dict[str, Any]:
-        """A player's client seed: it counts for the current epoch, or for the next one
-        once the current one is locked. A second seed for the same epoch is a Conflict."""
+    async def add_seed(self, room: str, member: str, seed: str) -> list[dict[str, Any]]:
+        """A player's client seed, and the entries it brings (contract v1.2, "Automatic
+        rollover"). Before the current epoch's lock, the seed counts for that epoch: one
+        ``seed`` entry. After it, the server closes the epoch itself (a ``close`` entry
+        with ``"by": "server"``, the public seed revealed and the secret one kept for
+        the GM to declassify), opens the next (its ``epoch`` entry) and counts the seed
+        for it, all in one transaction: so a player's rolls are mixed with her seed from
+        the moment her page sends it, whatever was rolled before she joined. A second
+        seed for the epoch it would count for is a Conflict (409)."""
         async with self._writing(), self.engine.begin() as conn:
             await self._take(conn, room)
             epoch = (await read_epochs(conn, [room]))[room]
@@ -155,14 +161,16 @@ class EpochWrites(StoreParts):
             )
             if taken:
                 raise Conflict(409, f"you have a client seed for epoch {counts_for} already")
+            made = []
+            if epoch.mix is not None:  # locked: roll over to a new epoch that will mix it
+                made = await self._close(conn, room, epoch, declassify=False, by="server")
             await conn.execute(
                 sa.insert(client_seeds).values(
                     room_id=room, epoch=counts_for, member_id=member, seed=seed
                 )
             )
-            return await self._one(
-                conn, room, "seed", {"member": member, "epoch": counts_for, "seed": seed}
-            )
+            fields = {"member": member, "epoch": counts_for, "seed": seed}
+            return [*made, await self._one(conn, room, "seed", fields)]
 
     async def close_epoch(self, room: str, declassify: bool) -> list[dict[str, Any]]:
         """Close the current epoch: its ``close`` entry (the public seed; the secret one if
@@ -170,18 +178,34 @@ class EpochWrites(StoreParts):
         async with self._writing(), self.engine.begin() as conn:
             await self._take(conn, room)
             epoch = (await read_epochs(conn, [room]))[room]
-            await conn.execute(
-                sa.update(epochs)
-                .where(epochs.c.room_id == room, epochs.c.epoch == epoch.number)
-                .values(closed=True, declassified=declassify)
-            )
-            seeds = {
-                "public": epoch.public.hex(),
-                "secret": epoch.secret.hex() if declassify else None,
-            }
-            closed = await self._one(conn, room, "close", {"epoch": epoch.number, "seeds": seeds})
-            nxt = await new_epoch(conn, room, epoch.number + 1)
-            return [closed, await self._one(conn, room, "epoch", nxt)]
+            return await self._close(conn, room, epoch, declassify)
+
+    async def _close(
+        self,
+        conn: AsyncConnection,
+        room: str,
+        epoch: Epoch,
+        declassify: bool,
+        by: str | None = None,
+    ) -> list[dict[str, Any]]:
+        """Inside the caller's transaction: close ``epoch`` and open the next one; their
+        ``close`` and ``epoch`` entries. ``by`` is set (``"server"``) on an automatic
+        close only; the GM's own closes keep the contract's two fields."""
+        await conn.execute(
+            sa.update(epochs)
+            .where(epochs.c.room_id == room, epochs.c.epoch == epoch.number)
+            .values(closed=True, declassified=declassify)
+        )
+        seeds = {
+            "public": epoch.public.hex(),
+            "secret": epoch.secret.hex() if declassify else None,
+        }
+        fields: dict[str, Any] = {"epoch": epoch.number, "seeds": seeds}
+        if by is not None:
+            fields["by"] = by
+        closed = await self._one(conn, room, "close", fields)
+        nxt = await new_epoch(conn, room, epoch.number + 1)
+        return [closed, await self._one(conn, room, "epoch", nxt)]
 
     async def declassify(self, room: str, number: int) -> dict[str, Any]:
         """Reveal a closed epoch's secret seed with a ``declassify`` entry."""

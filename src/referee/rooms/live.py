@@ -42,7 +42,8 @@ def _same_origin(ws: WebSocket) -> bool:
     return urlsplit(origin).netloc.lower() == host.lower()
 
 
-async def _member(ws: WebSocket, st: State, room: str) -> Member | None:
+async def _member(ws: WebSocket, st: State, room: str) -> tuple[Member, str] | None:
+    """The socket's member and token, or None for a bad or missing token."""
     token = ws.cookies.get(cookie_name(room))
     if token is None:
         try:
@@ -59,7 +60,7 @@ async def _member(ws: WebSocket, st: State, room: str) -> Member | None:
         if not isinstance(token, str):
             return None
     try:
-        return await authenticate(st, room, token, ws.client.host if ws.client else "")
+        return await authenticate(st, room, token, ws.client.host if ws.client else ""), token
     except ApiError:
         return None
 
@@ -127,10 +128,11 @@ async def serve(ws: WebSocket, room: str, after: int = -1) -> None:
         await ws.close(code=FOREIGN_ORIGIN)
         return
     await ws.accept()
-    member = await _member(ws, st, room)
-    if member is None:
+    found = await _member(ws, st, room)
+    if found is None:
         await _close(ws, BAD_TOKEN, "bad token")
         return
+    member, token = found
     key = (room, member.id)
     if st.sockets[key] >= st.limits.sockets:
         await _close(ws, TOO_MANY, f"at most {st.limits.sockets} sockets a member")
@@ -143,7 +145,7 @@ async def serve(ws: WebSocket, room: str, after: int = -1) -> None:
     st.sockets[key] += 1
     st.here.setdefault(room, set()).add(member.id)
     try:
-        await _follow(ws, st, member, room, min(max(after, -1), 2**53 - 1))
+        await _follow(ws, st, member, token, room, min(max(after, -1), 2**53 - 1))
     finally:
         st.sockets[key] -= 1
         if not st.sockets[key]:
@@ -160,16 +162,34 @@ async def _close(ws: WebSocket, code: int, reason: str) -> None:
         await asyncio.wait_for(ws.close(code=code, reason=reason), 1.0)
 
 
-async def _follow(ws: WebSocket, st: State, member: Member, room: str, after: int) -> None:
-    """Send the log after ``after``, then each new entry, until the client goes."""
+async def _follow(
+    ws: WebSocket, st: State, member: Member, token: str, room: str, after: int
+) -> None:
+    """Send the log after ``after``, then each new entry, until the client goes, or
+    until its member is removed: then it closes with 4401 at once, whatever its
+    ``after`` (a ``leave`` entry at or below it is never sent, but ends it all the
+    same), on every server (:meth:`.state.State.published` hears every leave)."""
     sub = st.broker.subscribe(room)
+    removed = False
+
+    def kick() -> None:
+        nonlocal removed
+        removed = True
+        sub.close()
+
     reader = asyncio.create_task(_drain(ws, st))
     reader.add_done_callback(lambda _: sub.close())  # the client went: stop waiting
     watch = st.stalls.watch()
+    unwatch = st.on_removal(room, member.id, kick)
     try:
+        # Removed between the handshake's check and now? The leave dropped the token.
+        if await st.member(token) is None:
+            raise _Removed
         last = await _send_after(ws, st, member, room, max(after, -1), watch)
         while True:
             news = await sub.wait()
+            if removed:
+                raise _Removed
             if sub.closed:
                 break
             for entry in news:
@@ -190,6 +210,7 @@ async def _follow(ws: WebSocket, st: State, member: Member, room: str, after: in
         watch.task.uncancel()  # it stopped reading (:class:`Stalls`): let it go
         await _close(ws, TOO_SLOW, "not reading")
     finally:
+        unwatch()
         st.stalls.forget(watch)
         st.broker.unsubscribe(room, sub)
         reader.cancel()

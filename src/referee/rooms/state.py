@@ -9,6 +9,7 @@ import contextlib
 import logging
 import time
 from collections import Counter, OrderedDict
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .broker import Broker, Stalls
@@ -96,6 +97,9 @@ class State:
         self._buckets: dict[tuple[str, str], _Bucket] = {}
         self.sockets: Counter[tuple[str, str]] = Counter()
         """Open live sockets by (room, member)."""
+        self._removal: dict[tuple[str, str], set[Callable[[], None]]] = {}
+        """What to call when a member is removed, by (room, member): each of their live
+        sockets on this server registers one (:meth:`on_removal`)."""
         self.here: dict[str, set[str]] = {}
         """The members with a live socket open, by room (``GET .../present``)."""
         # Caches: a room's row (its name, system, invite and whether it is archived; read
@@ -335,6 +339,21 @@ class State:
         for entry in entries:
             self.published(entry["room"], entry)
 
+    def on_removal(self, room: str, member: str, call: Callable[[], None]) -> Callable[[], None]:
+        """Call ``call`` when ``member`` is removed from ``room`` (a ``leave`` entry this
+        server writes or reads); returns the function that cancels it."""
+        key = (room, member)
+        self._removal.setdefault(key, set()).add(call)
+
+        def cancel() -> None:
+            calls = self._removal.get(key)
+            if calls is not None:
+                calls.discard(call)
+                if not calls:
+                    del self._removal[key]
+
+        return cancel
+
     def published(self, room: str, entry: dict[str, Any]) -> None:
         """Tell this server's sockets (and caches) of a new entry."""
         f = self._followed.get(room)
@@ -347,6 +366,8 @@ class State:
                 f.through += 1  # seen in order: its notice needs no read
         if entry["kind"] == "leave":  # that member's tokens stop working at once
             self._drop_tokens(room, entry["member"])
+            for call in list(self._removal.get((room, entry["member"]), ())):
+                call()  # and their sockets close, whatever they were sent
         elif entry["kind"] in ("invite", "archive"):
             self._rooms.pop(room, None)  # read afresh: its invite, or that it is archived
         self.broker.publish(room, entry)

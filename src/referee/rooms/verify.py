@@ -8,6 +8,11 @@ roll's draws against the stream; and that re-running each roll's command (its
 ``resolved`` command, for a roll made as a character) on its draws gives its
 result. It reports, per epoch, the rolls verified, those whose mix had no player
 seed, those waiting for a seed, and those redacted for the exporter.
+
+A roll whose epoch was locked with no player seed is *not provable*: the server
+alone chose its stream (contract v1.2). The report counts them, whether their dice
+could be checked or not, and names their rollers; :attr:`Report.unprovable_players`
+is what ``referee verify --require-seeds`` refuses.
 """
 
 from __future__ import annotations
@@ -46,6 +51,9 @@ class EpochReport:
     verified: int = 0
     unmixed: int = 0
     """Verified rolls whose mix held no player seed (the server alone chose the stream)."""
+    unseeded: dict[str, int] = field(default_factory=dict)
+    """Rolls of every kind (verified, waiting or redacted) whose epoch's lock held no
+    player seed: not provable. By roller (member id)."""
     waiting: int = 0
     """Rolls whose seed is not revealed yet (the epoch is open, or its secret seed
     is not declassified)."""
@@ -61,6 +69,8 @@ class Report:
     problems: list[Problem] = field(default_factory=list)
     epochs: dict[int, EpochReport] = field(default_factory=dict)
     versions: list[Problem] = field(default_factory=list)
+    names: dict[str, str] = field(default_factory=dict)
+    """Members' display names from the ``join`` entries, to name rollers."""
     """Rolls whose draws are the stream's but whose result this version of referee
     computes otherwise, made by another version (its ``engine``): a change of
     rules or text between versions, reported apart from tampering."""
@@ -71,6 +81,33 @@ class Report:
         (:attr:`versions`) do not count against it: their draws were checked against
         the stream, and ``referee verify`` exits 0 for them, listing them apart."""
         return not self.problems
+
+    @property
+    def unseeded(self) -> dict[str, int]:
+        """Rolls with no player seed in their mix (not provable), by roller, over every epoch."""
+        out: dict[str, int] = {}
+        for e in self.epochs.values():
+            for roller, n in e.unseeded.items():
+                out[roller] = out.get(roller, 0) + n
+        return out
+
+    @property
+    def unprovable_players(self) -> int:
+        """Rolls *by players* with no player seed in their mix: what
+        ``referee verify --require-seeds`` exits 1 for."""
+        return sum(n for roller, n in self.unseeded.items() if roller != "gm")
+
+    def who(self, roller: str) -> str:
+        """A roller as a person reads it: ``the GM``, ``Dai (p:x1)``."""
+        if roller == "gm":
+            return "the GM"
+        name = self.names.get(roller)
+        return f"{name} ({roller})" if name else roller
+
+    def rollers(self, counts: dict[str, int]) -> str:
+        """``the GM 4, Dai (p:x1) 2``: rollers with their counts, most first."""
+        ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+        return ", ".join(f"{self.who(r)} {n}" for r, n in ranked)
 
     def by_version(self) -> list[str]:
         """``rolled by referee 0.1.0, replayed by 0.2.0: 3 results differ``, a line for
@@ -89,6 +126,12 @@ class Report:
         return {
             "ok": self.ok,
             "entries": self.entries,
+            "not_provable": {
+                "rolls": sum(self.unseeded.values()),
+                "by_players": self.unprovable_players,
+                "by": dict(sorted(self.unseeded.items())),
+                "names": {m: self.names[m] for m in sorted(self.unseeded) if m in self.names},
+            },
             "problems": [
                 {"seq": p.seq, "check": p.check, "detail": p.detail} for p in self.problems
             ],
@@ -99,6 +142,8 @@ class Report:
                     "rolls": e.rolls,
                     "verified": e.verified,
                     "verified_without_player_seed": e.unmixed,
+                    "without_player_seed": sum(e.unseeded.values()),
+                    "without_player_seed_by": dict(sorted(e.unseeded.items())),
                     "waiting_for_seed": e.waiting,
                     "redacted": e.redacted,
                 }
@@ -110,8 +155,11 @@ class Report:
         lines = []
         for e in sorted(self.epochs.values(), key=lambda e: e.epoch):
             parts = [f"{e.verified} of {e.rolls} rolls verified"]
-            if e.unmixed:
-                parts.append(f"{e.unmixed} with no player seed in the mix (not verifiable as fair)")
+            if e.unseeded:
+                parts.append(
+                    f"{sum(e.unseeded.values())} with no player seed in the mix, not provable "
+                    f"(by {self.rollers(e.unseeded)})"
+                )
             if e.waiting:
                 parts.append(f"{e.waiting} waiting for a seed to be revealed")
             if e.redacted:
@@ -120,6 +168,12 @@ class Report:
         lines.extend(f"FAILED {p}" for p in self.problems)
         lines.extend(f"NOTE {p}" for p in self.versions)
         lines.extend(self.by_version())
+        if unseeded := self.unseeded:
+            n = sum(unseeded.values())
+            lines.append(
+                f"WARNING: {n} roll{'s' if n != 1 else ''} had no player seed in the mix: "
+                f"not provable, the server alone chose their dice (by {self.rollers(unseeded)})"
+            )
         verdict = (
             "every check that could be made holds"
             if self.ok
@@ -152,6 +206,8 @@ def read_export(path: str | Path) -> list[dict[str, Any]]:
 class _Epoch:
     commitments: dict[str, str] | None = None
     mix: str | None = None
+    players: int = 0
+    """How many player seeds its lock mixed."""
     seeds: dict[str, bytes] = field(default_factory=dict)
     """Revealed server seeds, by ``public``/``secret``, once checked against their commitment."""
 
@@ -179,7 +235,7 @@ def verify(entries: list[dict[str, Any]]) -> Report:
             )
         previous = str(entry.get("chain", ""))
         try:
-            _read(entry, i, epochs, rolls, problems)
+            _read(entry, i, epochs, rolls, problems, report.names)
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             problems.append(Problem(i, "format", f"a field is missing or malformed ({exc!r})"))
     return _rolls(report, epochs, rolls)
@@ -191,11 +247,14 @@ def _read(
     epochs: dict[int, _Epoch],
     rolls: list[tuple[dict[str, Any], int]],
     problems: list[Problem],
+    names: dict[str, str],
 ) -> None:
     """Take what one entry says of its epoch: commitments, the mix, revealed seeds."""
     current = max(epochs) if epochs else 0  # epochs only grow along the log
     kind = entry.get("kind")
-    if kind == "roll":  # a redacted roll has no epoch field: it is the current one
+    if kind == "join":
+        names[str(entry["member"])] = str(entry["name"])
+    elif kind == "roll":  # a redacted roll has no epoch field: it is the current one
         rolls.append((entry, int(entry.get("epoch", current))))
     elif kind == "epoch":
         epochs[entry["epoch"]] = _Epoch(commitments=dict(entry["commitments"]))
@@ -204,6 +263,7 @@ def _read(
         if mix(entry["seeds"]) != entry["mix"]:
             problems.append(Problem(i, "mix", "the mix does not match the locked seeds"))
         ep.mix = entry["mix"]
+        ep.players = len(entry["seeds"])
     elif kind in ("close", "declassify"):
         ep = epochs.setdefault(entry["epoch"], _Epoch())
         for which, hexseed in entry["seeds"].items():
@@ -233,10 +293,13 @@ def _rolls(
     for entry, number in rolls:
         er = report.epochs.setdefault(number, EpochReport(number))
         er.rolls += 1
+        ep = epochs.get(number, _Epoch())
+        if ep.mix is not None and not ep.players:  # locked with no player seed
+            roller = str(entry.get("roller"))
+            er.unseeded[roller] = er.unseeded.get(roller, 0) + 1
         if entry.get("redacted"):
             er.redacted += 1
             continue
-        ep = epochs.get(number, _Epoch())
         seed = ep.seeds.get("public" if entry.get("visibility") == "public" else "secret")
         if seed is None or ep.mix is None:
             er.waiting += 1

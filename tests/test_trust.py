@@ -1,0 +1,206 @@
+"""Issue 39, the trust findings on the API: fair in the usual flow (contract v1.2's
+automatic rollover, and ``referee verify`` naming unprovable rolls), and a removed
+member's socket closed whatever its ``after``, on one server and across two."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from referee.rooms.verify import Report, verify
+from rooms_server import Server, Table, fresh_db, make_table, running
+from test_room_admin import call, closes_within_a_second
+
+# ------------------------------------------------------------ fair in the usual flow
+
+
+def _join(server: Server, room: str, invite: str, name: str) -> tuple[str, str]:
+    with server.client() as c:
+        joined = c.post(f"/api/rooms/{room}/members", json={"name": name, "invite": invite})
+    assert joined.status_code == 201, joined.text
+    return joined.json()["member"], joined.json()["token"]
+
+
+def _as_page(server: Server, room: str, token: str, seed: str) -> httpx.Response:
+    """What a player's page does on opening: send its client seed."""
+    with server.client(token) as c:
+        return c.post(f"/api/rooms/{room}/seed", json={"seed": seed})
+
+
+def _roll(server: Server, room: str, token: str, command: str, vis: str = "public") -> None:
+    with server.client(token) as c:
+        made = c.post(f"/api/rooms/{room}/rolls", json={"command": command, "visibility": vis})
+    assert made.status_code == 201, made.text
+
+
+def _export(server: Server, room: str, token: str) -> list[dict[str, Any]]:
+    with server.client(token) as c:
+        return [json.loads(line) for line in c.get(f"/api/rooms/{room}/export").text.splitlines()]
+
+
+def each_players_roll_holds_their_seed(entries: list[dict[str, Any]]) -> int:
+    """Assert that every roll by a player was mixed with that player's seed; return
+    how many player rolls there were."""
+    locks = {e["epoch"]: e["seeds"] for e in entries if e["kind"] == "lock"}
+    rolls = [e for e in entries if e["kind"] == "roll" and e["roller"] != "gm"]
+    for roll in rolls:
+        assert roll["roller"] in locks[roll["epoch"]], (roll["seq"], locks[roll["epoch"]])
+    return len(rolls)
+
+
+def _trial(gm_side: Server, alice_side: Server, bob_side: Server) -> list[dict[str, Any]]:
+    """The new-GM trial's evening: the GM rolls in secret as an NPC before anyone is
+    there; Alice joins, then Bob after Alice's first roll; everyone rolls. Each
+    player's page sends its seed when it opens, and again only when an epoch is
+    locked without it (as room.js does). The GM does nothing for fairness."""
+    with gm_side.client() as c:
+        made = c.post("/api/rooms", json={"name": "Trial", "system": "gurps"}).json()
+    room, gm = made["room"], made["token"]
+    _roll(gm_side, room, gm, "gurps check 12", "gm")  # epoch 1 locks with no seed
+    _, alice = _join(alice_side, room, made["invite"], "Alice")
+    first = _as_page(alice_side, room, alice, "alice-seed-0001!")
+    assert first.status_code == 201 and first.json()["epoch"] == 2  # rolled over
+    _roll(alice_side, room, alice, "3d6")
+    _roll(gm_side, room, gm, "1d20", "blind")
+    _, bob = _join(bob_side, room, made["invite"], "Bob")
+    late = _as_page(bob_side, room, bob, "bob-seed-000002!")
+    assert late.status_code == 201 and late.json()["epoch"] == 3  # epoch 2 was locked
+    again = _as_page(alice_side, room, alice, "alice-seed-0003!")  # epoch 3 lacks hers
+    assert again.status_code == 201 and again.json()["epoch"] == 3
+    assert _as_page(alice_side, room, alice, "alice-seed-0004!").status_code == 409
+    for side, token, command in [
+        (bob_side, bob, "gurps check 10"),
+        (alice_side, alice, "4dF"),
+        (gm_side, gm, "2d6"),
+        (bob_side, bob, "1d6"),
+    ]:
+        _roll(side, room, token, command)
+    with gm_side.client(gm) as c:  # the GM closes at the end of the evening
+        assert c.post(f"/api/rooms/{room}/close", json={"declassify": True}).status_code == 201
+    return _export(gm_side, room, gm)
+
+
+def _check_trial(entries: list[dict[str, Any]]) -> Report:
+    assert each_players_roll_holds_their_seed(entries) == 4
+    closes = [e for e in entries if e["kind"] == "close"]
+    assert [(e["epoch"], e.get("by")) for e in closes] == [(1, "server"), (2, "server"), (3, None)]
+    assert all(e["seeds"]["secret"] is None for e in closes[:2])  # the GM declassifies
+    report = verify(entries)
+    assert report.ok, report.text()
+    # Only the GM's first roll, before anyone joined, was mixed with no player seed.
+    assert report.unseeded == {"gm": 1} and report.unprovable_players == 0
+    assert "WARNING: 1 roll had no player seed in the mix" in report.text()
+    assert "(by the GM 1)" in report.text()
+    return report
+
+
+def test_the_trial_flow_mixes_every_players_seed(server: Server) -> None:
+    _check_trial(_trial(server, server, server))
+
+
+def test_the_trial_flow_on_two_servers(
+    postgres: str, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """The same evening on PostgreSQL, the GM and Bob on one server, Alice on another:
+    each rollover is one transaction under the room's row lock, whoever serves it."""
+    db = fresh_db(postgres, tmp_path_factory.mktemp("trial-pair"))
+    with running(db) as a, running(db) as b:
+        _check_trial(_trial(a, b, a))
+
+
+def test_verify_names_unprovable_rolls_and_require_seeds_refuses_them(
+    table: Table, tmp_path: Path
+) -> None:
+    """No player sent a seed: every roll is unprovable, the report says how many and
+    whose, and ``--require-seeds`` exits 1 for the players' rolls (0 without it)."""
+    for who, command in [("gm", "3d6"), ("alice", "1d20"), ("alice", "2d6"), ("bob", "4dF")]:
+        assert table.roll(who, command).status_code == 201
+    assert call(table, "gm", "POST", "/close", json={"declassify": True}).status_code == 201
+    path = tmp_path / "export.jsonl"
+    path.write_text("\n".join(json.dumps(e) for e in table.export("gm")) + "\n")
+    report = verify(table.export("gm"))
+    assert report.unseeded == {"gm": 1, table.ids["alice"]: 2, table.ids["bob"]: 1}
+    assert report.unprovable_players == 3
+
+    def cli(*extra: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "referee.cli", "verify", str(path), *extra],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+
+    plain = cli()
+    assert plain.returncode == 0, plain.stderr
+    assert "WARNING: 4 rolls had no player seed in the mix: not provable" in plain.stdout
+    assert f"Alice ({table.ids['alice']}) 2" in plain.stdout and "the GM 1" in plain.stdout
+    strict = cli("--require-seeds")
+    assert strict.returncode == 1
+    assert "3 rolls by players had no player seed" in strict.stderr
+    as_json = json.loads(cli("--json").stdout)["not_provable"]
+    assert as_json["rolls"] == 4 and as_json["by_players"] == 3
+    assert as_json["names"][table.ids["alice"]] == "Alice"
+
+
+def test_require_seeds_passes_a_seeded_session(table: Table, tmp_path: Path) -> None:
+    for who, seed in [("alice", "a" * 16), ("bob", "b" * 16)]:
+        assert call(table, who, "POST", "/seed", json={"seed": seed}).status_code == 201
+    for who in ("alice", "bob", "alice"):
+        assert table.roll(who, "3d6").status_code == 201
+    path = tmp_path / "export.jsonl"
+    path.write_text("\n".join(json.dumps(e) for e in table.export("alice")) + "\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "referee.cli", "verify", str(path), "--require-seeds"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "WARNING" not in done.stdout
+
+
+# ------------------------------------------------------- a removed member is out
+
+
+def _head(table: Table) -> int:
+    return int(table.log("gm")[-1]["seq"])
+
+
+def test_removal_closes_a_socket_that_follows_from_past_the_head(table: Table) -> None:
+    """The review's attack: ``after`` one past the head, so the ``leave`` entry is at
+    or below it and is never sent. The socket still closes with 4401 at once, and
+    the next public roll never reaches it."""
+    from websockets.sync.client import connect
+
+    after = _head(table) + 1
+    url = f"{table.server.ws_base}/api/rooms/{table.room}/live?after={after}"
+    with connect(url) as ws:
+        ws.send(json.dumps({"token": table.tokens["alice"]}))
+        assert table.roll("bob", "1d6").status_code == 201  # seq after: not sent
+        gone = call(table, "gm", "DELETE", f"/members/{table.ids['alice']}")
+        assert gone.status_code == 201, gone.text
+        assert table.roll("bob", "3d6").status_code == 201  # the next public roll
+        closes_within_a_second(ws)
+
+
+def test_removal_closes_a_far_ahead_socket_on_the_other_server(
+    postgres: str, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    from websockets.sync.client import connect
+
+    db = fresh_db(postgres, tmp_path_factory.mktemp("removal-ahead"))
+    with running(db) as a, running(db) as b:
+        table = make_table(a)
+        url = f"{b.ws_base}/api/rooms/{table.room}/live?after={2**40}"
+        with connect(url) as ws:
+            ws.send(json.dumps({"token": table.tokens["alice"]}))
+            assert table.roll("bob", "1d6").status_code == 201
+            gone = call(table, "gm", "DELETE", f"/members/{table.ids['alice']}")
+            assert gone.status_code == 201, gone.text
+            closes_within_a_second(ws)
