@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -204,3 +205,39 @@ def test_removal_closes_a_far_ahead_socket_on_the_other_server(
             gone = call(table, "gm", "DELETE", f"/members/{table.ids['alice']}")
             assert gone.status_code == 201, gone.text
             closes_within_a_second(ws)
+
+
+# --------------------------------------------- a refused roll previews nothing
+
+
+def test_a_refused_roll_uses_no_seq_and_names_no_die(table: Table) -> None:
+    head = _head(table)
+    big = table.roll("alice", "1d20*1000000000*1000000000")
+    assert big.status_code == 422
+    assert "could reach 20,000,000,000,000,000,000" in big.json()["error"]
+    assert _head(table) == head  # refused before any draw: nothing to preview
+    for vis in ("blind", "gm", "public"):
+        blind = table.roll("alice", "1d2*1000000000*5000000", vis)
+        assert blind.status_code == 422, blind.text  # whatever the die
+    zero = table.roll("alice", "10/(1d2-1)", "blind")
+    assert zero.status_code == 422 and "can come to 0" in zero.json()["error"]
+
+
+def test_a_roll_refused_after_drawing_is_logged_and_verifies(table: Table) -> None:
+    """``33d6r<6`` may reroll past the room's 200 dice or not: either way the roll is
+    logged (201), its seq used up; a refused one carries its draws, and the export
+    replays its refusal."""
+    answers = []
+    for i in range(16):  # each costs its member about 11 requests (200 dice): paced
+        answers.append(table.roll(("alice", "bob")[i % 2], "33d6r<6 # try 0", "blind"))
+        time.sleep(0.15)
+    assert {a.status_code for a in answers} == {201}
+    assert all(a.json()["redacted"] is True for a in answers)  # the roller learns nothing
+    rolls = [e for e in table.log("gm") if e["kind"] == "roll"]
+    refused = [e for e in rolls if "refused" in e]
+    assert refused and len(refused) < len(rolls)  # about half of them (p of none: 1e-5)
+    assert all(len(e["draws"]) == 200 for e in refused)
+    assert call(table, "gm", "POST", "/close", json={"declassify": True}).status_code == 201
+    report = verify(table.export("gm"))
+    assert report.ok, report.text()
+    assert sum(e.verified for e in report.epochs.values()) == 16

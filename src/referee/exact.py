@@ -138,13 +138,18 @@ def group_counts(items: list[AnyCounts], node: Group, limits: Limits) -> AnyCoun
     table: dict[tuple[Any, ...], int] = {(): 1}
     work = 0
     for counts in items:
+        # Counted before the step, so a step too big is never begun.
+        work += len(table) * len(counts) * (size + 1)
+        if work > budget:
+            raise DiceLimitError(
+                "exact odds of keeping or dropping these sub-rolls would take too long (try sample)"
+            )
         nxt: dict[tuple[Any, ...], int] = {}
         for state, c in table.items():
             for v, w in counts.items():
                 key = tuple(sorted((*state, v), reverse=top)[:size])
                 nxt[key] = nxt.get(key, 0) + c * w
-        work += len(table) * len(counts) * (size + 1)
-        if work > budget or len(nxt) > limits.odds_outcomes:
+        if len(nxt) > limits.odds_outcomes:
             raise DiceLimitError(
                 "exact odds of keeping or dropping these sub-rolls would take too long (try sample)"
             )

@@ -25,7 +25,7 @@ from fractions import Fraction
 from typing import Any
 
 from .ast import FUDGE, Dice, Expression, Func, Group, Literal, Neg, Node, window
-from .errors import DiceEvalError, DiceLimitError
+from .errors import DiceEvalError, DiceLimitError, RefereeError
 from .limits import DEFAULT_LIMITS, Limits
 from .parser import format_expr, parse
 from .pools import Counts, _convolve, _Dist, _pool, die_distribution
@@ -140,11 +140,24 @@ def odds(expr: str | Expression, limits: Limits = DEFAULT_LIMITS) -> Odds:
         DiceEvalError: the expression can divide by zero.
     """
     parsed = expr if isinstance(expr, Expression) else parse(expr, limits)
-    return _odds_cached(parsed.root, limits)
+    found = _odds_or_refusal(parsed.root, limits)
+    if isinstance(found, RefereeError):
+        raise found
+    return found
 
 
 @functools.lru_cache(maxsize=1024)
-def _odds_cached(root: Node, limits: Limits) -> Odds:
+def _odds_or_refusal(root: Node, limits: Limits) -> Odds | RefereeError:
+    """The odds, or the engine's refusal of them, both kept: a roll refused exact odds
+    as too costly is refused again at once, not after the same work (a game room reads
+    a command in a worker thread, then rolls it on the event loop)."""
+    try:
+        return _odds_uncached(root, limits)
+    except RefereeError as exc:
+        return exc
+
+
+def _odds_uncached(root: Node, limits: Limits) -> Odds:
     dist = _dist(root, limits)
     g = 0
     for c in dist.counts.values():
@@ -178,7 +191,9 @@ def _dist(node: Node, limits: Limits, exact: bool = False) -> _Dist:
     if isinstance(node, Group):
         from .exact import group_counts
 
-        items = [_dist(i, limits, exact) for i in node.items]
+        seen: dict[Node, _Dist] = {}  # {5d6!!, 5d6!!, ...}: each distinct sub-roll once
+        items = [seen[i] if i in seen else seen.setdefault(i, _dist(i, limits, exact))
+                 for i in node.items]  # fmt: skip
         return _Dist(
             group_counts([i.counts for i in items], node, limits),
             math.prod(i.denominator for i in items),

@@ -120,14 +120,19 @@ class CommandLimits:
     work: int | None = None
     """Most steps of exact odds (``roll``'s chance, ``odds``) or simulated dice
     (``sample``) one command may take."""
+    integers: int | None = None
+    """Largest magnitude a dice expression's total (or a sub-roll's) may reach,
+    bounded from the expression before any die is drawn (:func:`referee.bounds.largest`):
+    a game room's log holds no integer beyond ±(2**53 − 1)."""
 
 
 UNLIMITED = CommandLimits()
 """No caps beyond the engine's own limits: a local user's command line."""
 
-SHARED_TABLE = CommandLimits(dice=200, characters=50_000, work=5_000_000)
+SHARED_TABLE = CommandLimits(dice=200, characters=50_000, work=5_000_000, integers=2**53 - 1)
 """Caps for a shared table (a game room, a chat bot): 200 dice a roll, 50,000
-characters of text, and a tenth of the engine's budget for exact odds."""
+characters of text, a tenth of the engine's budget for exact odds, and totals
+within ±(2**53 − 1), checked from the expression alone."""
 
 
 def _builtin_ladder(name: str | None) -> Ladder:

@@ -45,6 +45,35 @@ def chance(expr: str, total: int, limits: Limits = ROLL_ODDS_LIMITS) -> Fraction
         return None  # too large for exact odds, or a possible division by zero
 
 
+def _within(expr: str, most: int, limits: Limits) -> None:
+    """Refuse, before any die is drawn, an expression whose total (or a sub-roll's)
+    could pass ``most`` in size, or that could divide by 0: from the expression
+    alone, so the refusal is the same whatever the dice would have been
+    (:mod:`referee.bounds`)."""
+    from ..bounds import largest, zero_divisor
+    from ..errors import DiceEvalError, DiceLimitError
+    from ..notation import format_expr
+    from ..parser import parse
+
+    root = parse(expr, limits).root
+    zero = zero_divisor(root, limits)
+    if zero is not None:
+        raise DiceEvalError(
+            f"the divisor {format_expr(zero)} can come to 0: here a roll is refused before "
+            "its dice, not after, so divide by something that cannot be 0",
+            expr,
+            None,
+        )
+    top = largest(root, limits)
+    if top is not None and top > most:
+        raise DiceLimitError(
+            f"this roll could reach {top:,}, beyond ±{most:,} (2**53 - 1), the largest "
+            "number a shared log holds exactly",
+            expr,
+            None,
+        )
+
+
 def roll_reply(
     exprs: Sequence[str],
     rng: RandomSource,
@@ -71,6 +100,8 @@ def roll_reply(
     data = []
     lines = []
     for expr in exprs:
+        if caps.integers is not None:
+            _within(expr, caps.integers, limits)
         result = roll(expr, rng=rng, limits=limits)
         at_least = chance(expr, result.total, odds_limits)
         item = roll_json(result)

@@ -14,7 +14,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from .epochs import ARCHIVED
 from .errors import ApiError
-from .log import canon, check_digestible, view
+from .log import canon, check_digestible, outcome, view
 from .models import (
     MAX_SEQ,
     Close,
@@ -174,10 +174,13 @@ def read_command(command: str, most_draws: int = RoomsLimits.draws) -> tuple[str
         shown, plan = commands.plan(command, only_rolls=True, limits=room_limits(most_draws))
         # A dry run, in the caller's thread rather than in the room's transaction:
         # it refuses most oversized rolls before any lock is taken, and it leaves the
-        # engine's caches (a roll's exact odds) warm for the real roll.
-        plan(seeded(command))
+        # engine's caches (a roll's exact odds) warm for the real roll. Its source is
+        # the command's own, so its answer is the same for every roll of the command.
+        check_digestible(plan(seeded(command)).data, "result")
     except RefereeError as exc:
         raise ApiError(422, str(exc)) from None
+    except ValueError as exc:  # check_digestible, which never names a value
+        raise ApiError(422, f"this command's result cannot be logged: {exc}") from None
     return shown, plan
 
 
@@ -189,13 +192,14 @@ def roll_maker(
 ) -> Callable[[int, Epoch], dict[str, Any]]:
     """The function that rolls a command :func:`read_command` read, once its seq and
     epoch are known, on the epoch's stream for its visibility, and makes the fields
-    of its ``roll`` entry. The plan keeps the room's caps: a roll that would draw
-    more dice than they allow is refused (422) when it reaches that many.
+    of its ``roll`` entry. The plan keeps the room's caps. A roll that fails once
+    its dice are drawn (it reaches the cap, say) is logged as a refused roll, its
+    seq used up (:func:`.log.outcome`): its answer is a 201 like any roll's, so the
+    status never tells of dice the log does not hold. It never raises.
 
     A roll made as a sheet gives ``as_sheet``: ``(the command as typed, the sheet's
     name)``; the plan is then its ``resolved`` command's, and the entry has both.
     """
-    from ..errors import RefereeError
     from ..rng import RecordingSource
     from ..stream import HmacStream
     from .verify import engine
@@ -209,26 +213,23 @@ def roll_maker(
             epoch.seed(visibility), member.room, epoch.number, seq, member.id, epoch.mix
         )
         recorder = RecordingSource(stream)
-        try:
-            reply = plan(recorder)
-        except RefereeError as exc:
-            raise ApiError(422, str(exc)) from None
+        # Once a die is drawn the roll is logged, refused or not (contract v1.2):
+        # never an error that would tell the roller of dice the log does not hold.
+        result, text, refused = outcome(plan, recorder)
         fields = {
             "roller": member.id,
             "visibility": visibility,
             "epoch": epoch.number,
             "command": shown if as_sheet is None else as_sheet[0],
             "draws": [[n, v] for n, v in recorder.draws],
-            "result": reply.data,
-            "text": reply.text,
+            "result": result,
+            "text": text,
             "engine": version,
         }
+        if refused is not None:
+            fields["refused"] = refused
         if as_sheet is not None:
             fields["sheet"], fields["resolved"] = as_sheet[1], shown
-        try:
-            check_digestible(fields["result"], "result")
-        except ValueError as exc:
-            raise ApiError(422, f"this command's result cannot be logged: {exc}") from None
         return fields
 
     return make

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
@@ -33,6 +33,7 @@ __all__ = [
     "new_salt",
     "new_token",
     "now",
+    "outcome",
     "seal",
     "sees_whole",
     "view",
@@ -116,10 +117,10 @@ def check_digestible(value: Any, where: str = "entry") -> None:
             continue
         if isinstance(v, int):
             if abs(v) > MAX_SAFE:
-                raise ValueError(f"{path} is {v}, beyond ±(2**53 - 1)")
+                raise ValueError(f"{path} is beyond ±(2**53 - 1)")  # never the value
             continue
         if isinstance(v, float):
-            raise ValueError(f"{path} is a float ({v}); the log holds no floats")
+            raise ValueError(f"{path} is a float; the log holds no floats")
         if isinstance(v, Mapping):
             for k, item in v.items():
                 if not isinstance(k, str) or not k.isascii():
@@ -130,6 +131,33 @@ def check_digestible(value: Any, where: str = "entry") -> None:
             stack.extend((f"{path}[{i}]", item) for i, item in enumerate(v))
             continue
         raise ValueError(f"{path} is not JSON ({type(v).__name__})")
+
+
+def outcome(plan: Callable[[Any], Any], source: Any) -> tuple[Any, str, str | None]:
+    """Run a roll's plan on ``source`` for its log entry: ``(result, text, refused)``.
+
+    A roll that fails once its dice are drawn (a limit met while drawing, a rule
+    that refuses what was rolled, a result the log cannot hold) is still logged,
+    its seq used up, as a *refused* roll: ``result`` is ``{"refused": why}``, the
+    text says so, and ``refused`` is ``why``. Its draws are in the entry like any
+    roll's, so no answer depends on dice the log does not hold (contract v1.2), and
+    ``referee verify`` replays the refusal as it replays a result. ``refused`` is
+    None for a roll that went through.
+    """
+    from ..errors import RefereeError
+
+    try:
+        reply = plan(source)
+        check_digestible(reply.data, "result")
+    except RefereeError as exc:
+        why = str(exc)
+    except ValueError as exc:  # check_digestible: never names a value
+        why = f"this command's result cannot be logged: {exc}"
+    except (ArithmeticError, RecursionError, MemoryError):
+        why = "the engine could not finish this roll"
+    else:
+        return reply.data, reply.text, None
+    return {"refused": why}, f"refused: {why}", why
 
 
 def view(entry: Mapping[str, Any], member: str, revealed: Collection[int] = ()) -> dict[str, Any]:

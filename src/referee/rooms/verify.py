@@ -328,10 +328,19 @@ def _check_roll(
         if stream.randbelow(n) + 1 != value:
             problems.append(Problem(seq, "draws", f"draw {k + 1} (from {n}) is not the stream's"))
             return False
+    replay = ReplaySource([tuple(d) for d in entry["draws"]])
     try:
         # A roll made as a character replays what the engine ran (contract v1.1).
         _, plan = commands.plan(entry.get("resolved") or entry["command"], only_rolls=True)
-        again = plan(ReplaySource([tuple(d) for d in entry["draws"]]))
+        if "refused" in entry:  # logged though refused: the refusal must replay too,
+            # under a room's caps (but its cap on dice, which the export does not hold)
+            from dataclasses import replace
+
+            shared = replace(commands.SHARED_TABLE, dice=None)
+            command = entry.get("resolved") or entry["command"]
+            _, plan = commands.plan(command, only_rolls=True, limits=shared)
+            return _check_refusal(entry, plan, replay, problems)
+        again = plan(replay)
     except (RefereeError, ValueError) as exc:
         problems.append(Problem(seq, "replay", f"the command does not replay: {exc}"))
         return False
@@ -352,6 +361,29 @@ def _check_roll(
         )
         return False
     return True
+
+
+def _check_refusal(entry: dict[str, Any], plan: Any, replay: Any, problems: list[Problem]) -> bool:
+    """A refused roll (:func:`.log.outcome`): replaying its draws must give the same
+    refusal, or, for a room's cap on dice (which the export does not record), use
+    every draw and want one more."""
+    from .log import outcome
+
+    seq, why = entry["seq"], entry["refused"]
+    result, text, refused = outcome(plan, replay)
+    capped = (
+        isinstance(why, str)
+        and why.startswith("a command here may draw at most ")
+        and refused is not None
+        and refused.startswith(f"draw {len(entry['draws']) + 1} ")
+        and replay.left == 0
+    )
+    if capped or (refused == why and result == entry["result"] and text == entry["text"]):
+        return True
+    problems.append(
+        Problem(seq, "refused", "re-running the command on its draws does not refuse it so")
+    )
+    return False
 
 
 @functools.cache
