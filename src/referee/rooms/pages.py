@@ -2,6 +2,10 @@
 
 The room page holds no entries: its script reads them from the live socket,
 which sends only what :func:`.log.view` allows this member to see.
+
+A browser that is refused (a spent or unknown one-time link, a session whose token no
+longer works, a room that does not exist) gets a page that says so in words, with the
+API's status, never the API's ``{"error": ...}``.
 """
 
 from __future__ import annotations
@@ -23,6 +27,23 @@ HERE = Path(__file__).parent
 templates = Jinja2Templates(directory=str(HERE / "templates"))
 
 
+def _refused(request: Request, status: int, title: str, *lines: str) -> Response:
+    """A page in the room pages' style saying why the browser cannot go on, with ``status``."""
+    return templates.TemplateResponse(
+        request, "refused.html", {"title": title, "lines": lines}, status_code=status
+    )
+
+
+def _no_room(request: Request) -> Response:
+    """The page for a room id that names no room (404)."""
+    return _refused(
+        request,
+        404,
+        "No such room",
+        "There is no room at this address. Check the link the GM sent you.",
+    )
+
+
 def install(app: FastAPI) -> None:
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
 
@@ -33,14 +54,21 @@ def install(app: FastAPI) -> None:
     @app.get("/rooms/{room}/join", response_class=HTMLResponse, include_in_schema=False)
     async def join_page(request: Request, room: str) -> Response:
         if await state(request).room(room) is None:
-            raise ApiError(404, f"no room {room!r}")
+            return _no_room(request)
         return templates.TemplateResponse(request, "join.html", {"room": room})
 
     @app.get("/rooms/{room}/enter", name="enter", include_in_schema=False)
     async def enter(request: Request, room: str, code: str = "") -> Response:
         spent = await state(request).store.use_login(code, time.time())
         if spent is None or spent[0] != room:
-            raise ApiError(403, "this link is spent, too old or not for this room")
+            return _refused(
+                request,
+                403,
+                "This link no longer opens the room",
+                "This link has expired or was used already: a room link works once, "
+                "for 10 minutes.",
+                "Ask the GM for a new invite to come back to the table.",
+            )
         response = RedirectResponse(f"/rooms/{room}", status_code=303)
         response.set_cookie(
             cookie_name(room),
@@ -55,7 +83,31 @@ def install(app: FastAPI) -> None:
     @app.get("/rooms/{room}", response_class=HTMLResponse, include_in_schema=False)
     async def room_page(request: Request, room: str) -> Response:
         st = state(request)
-        member = await authenticate(st, room, request.cookies.get(cookie_name(room)))
+        token = request.cookies.get(cookie_name(room))
+        try:
+            member = await authenticate(st, room, token)
+        except ApiError as exc:
+            if exc.status == 404:
+                return _no_room(request)
+            if exc.status not in (401, 403):
+                raise
+            if token is None:
+                return _refused(
+                    request,
+                    exc.status,
+                    "You are not at this table",
+                    "This browser is not signed in to this room.",
+                    "Open the link you got on joining (it works once, for 10 minutes), "
+                    "or ask the GM for a new invite.",
+                )
+            return _refused(
+                request,
+                exc.status,
+                "Your session in this room has ended",
+                "This browser's sign-in no longer works here: the GM may have removed "
+                "you from the room.",
+                "Ask the GM for a new invite to come back to the table.",
+            )
         row = await st.room(room)
         assert row is not None
         return templates.TemplateResponse(
@@ -67,5 +119,6 @@ def install(app: FastAPI) -> None:
                 "member": member.id,
                 "you": member.name,
                 "gm": member.is_gm,
+                "archived": bool(row.get("archived")),
             },
         )

@@ -11,6 +11,7 @@
       method, headers: { "Content-Type": "application/json" }, credentials: "same-origin",
       body: body === undefined ? undefined : JSON.stringify(body),
     });
+    if (window.refereeRoom.refused(response)) return null;
     const answer = await response.json();
     note.textContent = response.ok ? "" : answer.error;
     return response.ok ? answer : null;
@@ -23,6 +24,8 @@
       const item = document.createElement("li");
       const button = document.createElement("button");
       button.type = "button";
+      button.className = "write";
+      button.disabled = window.refereeRoom.readOnly();
       button.textContent = "Remove";
       button.setAttribute("aria-label", `Remove ${who(id)} from the room`);
       button.addEventListener("click", async () => {

@@ -91,6 +91,7 @@
         const item = el("li");
         const button = el("button", "trait");
         button.type = "button";
+        button.disabled = window.refereeRoom.readOnly();  // an archived room, an ended session
         button.append(el("span", "name", line.name), el("span", "level", line.level));
         if (line.chance !== null) button.append(el("span", "chance", percent(line.chance)));
         button.setAttribute("aria-label", `Roll ${line.name} as ${data.name}: ${line.level}` +
@@ -107,7 +108,7 @@
   let refreshing = null;
   async function refresh() {
     const response = await fetch(api(""), { credentials: "same-origin" });
-    if (!response.ok) return;
+    if (!response.ok) { window.refereeRoom.refused(response); return; }
     const { sheets } = await response.json();
     const mine = sheets.filter((s) => isGm || s.owner === member);
     const cards = [];
@@ -144,6 +145,7 @@
     const response = await fetch(api("/" + encodeURIComponent(name)), {
       method: "PUT", headers: { "Content-Type": kind }, body: file, credentials: "same-origin",
     });
+    if (window.refereeRoom.refused(response)) return;
     const answer = await response.json();
     note.textContent = response.ok ? `Uploaded ${answer.name} as @${answer.sheet}.` : answer.error;
     note.className = response.ok ? "" : "error";

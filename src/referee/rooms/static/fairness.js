@@ -69,7 +69,9 @@ async function hmacKey(seedHex) {
   return crypto.subtle.importKey("raw", unhex(seedHex), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
 }
 
-// Returns {ok, verified, redacted, waiting, problems: ["seq N: check: ..."]}.
+// Returns {ok, verified, redacted, waiting, unseeded, problems: ["seq N: check: ..."]}.
+// unseeded: rolls whose epoch was locked with no player seed (the server alone chose
+// their stream, so they are not provable, verified or not), by roller (member id).
 async function verifyLog(entries) {
   const problems = [];
   const epochs = {};
@@ -86,6 +88,7 @@ async function verifyLog(entries) {
       const ep = epochs[e.epoch] || (epochs[e.epoch] = { seeds: {} });
       if (await mixOf(e.seeds) !== e.mix) problems.push(`seq ${i}: mix: does not match its seeds`);
       ep.mix = e.mix;
+      ep.players = Object.keys(e.seeds).length;
     } else if (e.kind === "close" || e.kind === "declassify") {
       const ep = epochs[e.epoch] || (epochs[e.epoch] = { seeds: {} });
       for (const [which, seed] of Object.entries(e.seeds)) {
@@ -96,9 +99,11 @@ async function verifyLog(entries) {
       }
     } else if (e.kind === "roll") { rolls.push([e, e.epoch ?? current]); }
   }
+  const unseeded = {};
   for (const [e, number] of rolls) {
-    if (e.redacted) { redacted++; continue; }
     const ep = epochs[number] || { seeds: {} };
+    if (ep.mix && !ep.players) unseeded[e.roller] = (unseeded[e.roller] || 0) + 1;
+    if (e.redacted) { redacted++; continue; }
     const seed = ep.seeds[e.visibility === "public" ? "public" : "secret"];
     if (!seed || !ep.mix) { waiting++; continue; }
     const stream = new Stream(await hmacKey(seed), e.room, e.epoch, e.seq, e.roller, ep.mix);
@@ -108,7 +113,7 @@ async function verifyLog(entries) {
     }
     if (good) verified++;
   }
-  return { ok: problems.length === 0, verified, redacted, waiting, problems };
+  return { ok: problems.length === 0, verified, redacted, waiting, unseeded, problems };
 }
 
 window.refereeFairness = { verifyLog, mixOf, sha256, canon };

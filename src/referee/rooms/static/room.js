@@ -10,6 +10,46 @@ const entries = [];  // the log as this member sees it, by seq (revealed rolls r
 window.refereeEntries = entries;
 let last = -1;
 
+// A page that may no longer write: an archived room (read only, for everyone), or a
+// session that ended (the GM removed this member, or the token stopped working). The
+// write controls carry the class "write": the style sheet hides them then, and they
+// are disabled too (those made later, such as Reveal buttons, are made disabled).
+const frame = document.getElementById("room");
+const readOnly = () => frame.classList.contains("archived") || frame.classList.contains("ended");
+const WRITES = "button.write, .write button, .write input, .write select, button.trait";
+function lockWrites() {
+  for (const node of frame.querySelectorAll(WRITES)) node.disabled = true;
+}
+function archived() {
+  frame.classList.add("archived");
+  document.getElementById("archived").hidden = false;
+  lockWrites();
+}
+let socket = null, presenceTimer = null;
+function endSession(removed) {
+  if (frame.classList.contains("ended")) return;
+  frame.classList.add("ended");
+  const box = document.getElementById("ended");
+  box.replaceChildren(
+    el("p", "", removed
+      ? "You were removed from this room by the GM."
+      : "Your session in this room has ended: this page can no longer roll or read the room (the GM may have removed you)."),
+    el("p", "", "What you saw stays below. Ask the GM for a new invite to come back to the table."),
+  );
+  box.hidden = false;
+  document.getElementById("error").textContent = "";
+  for (const node of frame.querySelectorAll("button, input, select, textarea")) node.disabled = true;
+  clearInterval(presenceTimer);
+  clearTimeout(autoSeed);
+  if (socket) socket.close();
+}
+// A call answered 401: this member's token no longer works (true), and the page says so.
+function refused(response) {
+  if (response.status !== 401) return false;
+  endSession(false);
+  return true;
+}
+
 const inviteLink = new URLSearchParams(location.hash.slice(1)).get("invite");
 if (isGm && inviteLink) {
   sessionStorage.setItem("invite-" + room, inviteLink);
@@ -85,7 +125,8 @@ function render(entry) {
       li.append(el("span", "meta", "  (" + entry.command + (entry.resolved ? " → " + entry.resolved : "") + ")"));
     }
     if (isGm && entry.visibility !== "public" && !revealed.has(entry.seq)) {
-      const button = el("button", "reveal", "Reveal");
+      const button = el("button", "reveal write", "Reveal");
+      button.disabled = readOnly();
       button.addEventListener("click", () => reveal(entry.seq));
       li.append(" ", button);
     }
@@ -100,14 +141,13 @@ function render(entry) {
     li.append(el("span", "meta", who(entry.member) + " was removed from the room"));
     gone.add(entry.member);
     showMembers();
-    if (entry.member === member) document.getElementById("error").textContent = "The GM removed you from this room.";
+    if (entry.member === member) endSession(true);
     if (window.refereeAdmin) window.refereeAdmin.changed();
   } else if (entry.kind === "invite") {
     li.append(el("span", "meta", "The GM made a new invite link (the old one no longer works)"));
   } else if (entry.kind === "archive") {
     li.append(el("span", "meta", "The GM archived the room"));
-    document.getElementById("archived").hidden = false;
-    for (const node of document.querySelectorAll("#roll input, #roll select, #roll button, #upload button, button.trait")) node.disabled = true;
+    archived();
   } else if (entry.kind === "sheet") {
     const whose = entry.owner === "gm" ? "the GM" : who(entry.owner);
     li.append(el("span", "meta", `${entry.name} (${entry.system}) is at the table as @${entry.sheet}, ${whose}'s`));
@@ -125,7 +165,10 @@ function render(entry) {
     const n = Object.keys(entry.seeds).length;
     li.append(el("span", "meta", "Epoch " + entry.epoch + " locked with " + n + " player seed" + (n === 1 ? "" : "s")));
   } else if (entry.kind === "close") {
-    li.append(el("span", "meta", "The GM closed epoch " + entry.epoch + (entry.seeds.secret ? " and revealed both seeds" : " and revealed its public seed")));
+    const closer = entry.by === "server"
+      ? "A player's seed came after its lock: the server closed epoch "
+      : "The GM closed epoch ";
+    li.append(el("span", "meta", closer + entry.epoch + (entry.seeds.secret ? " and revealed both seeds" : " and revealed its public seed")));
   } else if (entry.kind === "declassify") {
     li.append(el("span", "meta", "The GM revealed the secret seed of epoch " + entry.epoch));
   } else {
@@ -146,10 +189,10 @@ function showMembers() {
 async function presence() {
   try {
     const response = await fetch(`/api/rooms/${room}/present`, { credentials: "same-origin" });
-    if (response.ok) { here = new Set((await response.json()).members); showMembers(); }
+    if (response.ok) { here = new Set((await response.json()).members); showMembers(); } else refused(response);
   } catch (error) { /* the next poll tries again */ }
 }
-setInterval(presence, 15000);
+presenceTimer = setInterval(presence, 15000);
 setTimeout(presence, 500);
 
 function track(entry) {
@@ -179,11 +222,12 @@ function track(entry) {
 
 // Fair by default: a player's page sends a client seed for the epoch that would take
 // it, once the log is caught up, unless one was sent already (one seed an epoch).
-const epochs = { current: 0, locked: new Set(), mine: new Set() };
+const epochs = { current: 0, locked: new Set(), mine: new Set(), mixedMine: new Set() };
 let autoSeed = null;
 function noteEpochs(entry) {
   if (entry.kind === "epoch") epochs.current = Math.max(epochs.current, entry.epoch);
   if (entry.kind === "lock") epochs.locked.add(entry.epoch);
+  if (entry.kind === "lock" && member in entry.seeds) epochs.mixedMine.add(entry.epoch);
   if (entry.kind === "seed" && entry.member === member) epochs.mine.add(entry.epoch);
   if (isGm || !sendSeed) return;
   clearTimeout(autoSeed);
@@ -194,7 +238,9 @@ function seedTarget() {
 }
 async function sendOwnSeed() {
   const target = seedTarget();
-  if (!epochs.current || epochs.mine.has(target)) return;
+  // A seed for a locked epoch makes the server roll over to a new one (contract v1.2):
+  // only when this epoch's mix lacks ours, not after every lock.
+  if (readOnly() || !epochs.current || epochs.mine.has(target) || epochs.mixedMine.has(epochs.current)) return;
   epochs.mine.add(target);  // once: the server keeps one seed a player an epoch
   if (!mySeed) newSeed();
   await post("seed", { seed: mySeed }, "your client seed");  // its entry says "sent for epoch N"
@@ -221,11 +267,14 @@ function show(entry) {
 }
 
 function connect() {
+  if (frame.classList.contains("ended")) return;
   const scheme = location.protocol === "https:" ? "wss" : "ws";
-  const socket = new WebSocket(`${scheme}://${location.host}/api/rooms/${room}/live?after=${last}`);
+  socket = new WebSocket(`${scheme}://${location.host}/api/rooms/${room}/live?after=${last}`);
   socket.addEventListener("message", (event) => show(JSON.parse(event.data)));
   socket.addEventListener("close", (event) => {
-    if (event.code === 4401) { document.getElementById("error").textContent = "Your session has ended."; return; }
+    // 4401: the token stopped working; the server says why when the GM removed us.
+    if (event.code === 4401) { endSession(event.reason === "removed from the room"); return; }
+    if (frame.classList.contains("ended")) return;
     setTimeout(connect, 1000);
   });
 }
@@ -237,6 +286,7 @@ async function post(path, body, what) {
     method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
     credentials: "same-origin",
   });
+  if (refused(response)) return false;
   const answer = await response.json();
   document.getElementById("error").textContent = response.ok ? "" : answer.error;
   if (!response.ok && failed) {
@@ -249,7 +299,7 @@ async function post(path, body, what) {
 }
 
 async function reveal(seq) { await post("reveal", { seq }); }
-window.refereeRoom = { post, who, names, gone };
+window.refereeRoom = { post, who, names, gone, readOnly, refused };
 
 const sendSeed = document.getElementById("send-seed");
 if (sendSeed) sendSeed.addEventListener("click", () => {
@@ -267,10 +317,21 @@ document.getElementById("verify").addEventListener("click", async () => {
   out.textContent = "checking…";
   const log = Array.from({ length: entries.length }, (_, i) => entries[i] || { seq: null });
   const report = await window.refereeFairness.verifyLog(log);
-  out.textContent = report.ok
-    ? `passed: ${report.verified} rolls verified, ${report.waiting} waiting for a seed, ${report.redacted} hidden from you (chain checked)`
-    : "FAILED: " + report.problems.join("; ");
-  out.className = report.ok ? "passed" : "failed error";
+  const counts = `${report.verified} rolls verified, ${report.waiting} waiting for a seed, ${report.redacted} hidden from you (chain checked)`;
+  // Rolls whose mix held no player seed were the server's choice alone: never "passed".
+  const unseeded = Object.entries(report.unseeded).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+  const n = unseeded.reduce((sum, [, count]) => sum + count, 0);
+  const by = unseeded.map(([id, count]) => (id === "gm" ? "the GM" : who(id)) + " " + count).join(", ");
+  if (!report.ok) {
+    out.textContent = "FAILED: " + report.problems.join("; ");
+    out.className = "failed error";
+  } else if (n) {
+    out.textContent = `warning: ${n} roll${n === 1 ? "" : "s"} had no player seed in their mix and ${n === 1 ? "is" : "are"} not provable (by ${by}); ` + counts;
+    out.className = "warning";
+  } else {
+    out.textContent = "passed: " + counts;
+    out.className = "passed";
+  }
 });
 
 const form = document.getElementById("roll");
@@ -293,4 +354,5 @@ form.command.addEventListener("keydown", (event) => {
   form.command.value = back ? typed[typed.length - back] : "";
   event.preventDefault();
 });
+if (readOnly()) lockWrites();
 connect();
