@@ -51,10 +51,10 @@ CAP3 = referee.Limits(explosions=3)
 
 
 def clear_referee() -> None:
-    from referee.odds import _odds_cached  # referee.odds is the function
+    from referee.odds import _odds_or_refusal  # referee.odds is the function
     from referee.pools import _die_cached
 
-    _odds_cached.cache_clear()
+    _odds_or_refusal.cache_clear()
     _die_cached.cache_clear()
 
 

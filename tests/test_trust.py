@@ -241,3 +241,17 @@ def test_a_roll_refused_after_drawing_is_logged_and_verifies(table: Table) -> No
     report = verify(table.export("gm"))
     assert report.ok, report.text()
     assert sum(e.verified for e in report.epochs.values()) == 16
+
+
+def test_rolls_whose_odds_pass_the_rooms_budget_verify(table: Table) -> None:
+    """A room computes a roll's chance within its own budget (and logs none beyond
+    it); the verifier replays under the same budget, so such rolls verify."""
+    for command in ("10d10!", "5d6!", "{5d6!!,5d6!!,5d6!!}kh1", "3d6"):
+        made = table.roll("alice", command)
+        assert made.status_code == 201, made.text
+    at_least = [e["result"]["at_least"] for e in table.log("gm") if e["kind"] == "roll"]
+    assert None in at_least  # 10d10! has no chance within the room's budget
+    assert call(table, "gm", "POST", "/close", json={"declassify": True}).status_code == 201
+    report = verify(table.export("gm"))
+    assert report.ok, report.text()
+    assert sum(e.verified for e in report.epochs.values()) == 4

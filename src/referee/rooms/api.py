@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import re
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -250,10 +249,7 @@ async def roll(st: State, room: str, member: Member, body: NewRoll) -> Response:
     if found is not None:
         typed, row, command = found
         made_as = (typed, row.sheet)
-    read = st.plans.get(command, st.limits.draws)
-    if read is None:  # a new command: read it in a worker thread
-        read = await asyncio.to_thread(read_command, command, st.limits.draws)
-        st.plans.put(command, st.limits.draws, read)
+    read = await st.plans.read(command, st.limits.draws, st.limits.read_seconds)
     make = roll_maker(member, read, body.visibility, made_as)
     entry = await st.append(room, "roll", make)
     st.charge(member, len(entry["draws"]) / st.limits.draws_per_request)

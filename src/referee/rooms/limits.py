@@ -26,6 +26,11 @@ class RoomsLimits:
     """Most dice one roll in a room may draw (rerolls and explosions count): far below
     the engine's 20,000, since a roll is made while its room's log is locked, and each
     die adds about 180 bytes to the entry that every member receives."""
+    read_seconds = 2.0
+    """Most seconds reading a new command (parsing it, its exact odds, a dry run, in a
+    worker thread) may take; a slower one gets 422, so one roll never holds up a table."""
+    readers = 2
+    """New commands read at once (each in a worker thread); more wait their turn."""
     draws_per_request = 20
     """Each this many dice a roll draws cost its member one more request."""
     replay_per_request = 64 * 1024

@@ -8,18 +8,16 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections import Counter, OrderedDict
+from collections import Counter
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .broker import Broker, Stalls
 from .errors import ApiError
 from .limits import MAX_BODY, RoomsLimits, limit_names, limits_from
+from .plans import Plans
 from .rollas import RoomSheets
 from .store import Fields, Member, Store
-
-if TYPE_CHECKING:
-    from ..commands import Plan
 
 __all__ = [
     "MAX_BODY",
@@ -54,33 +52,6 @@ class _Followed:
         self.target = -1
         self.ready = asyncio.Event()
         self.task: asyncio.Task[None] | None = None
-
-
-class Plans:
-    """Rolling commands already read, by their text: ``(normalised command, plan)``.
-
-    Reading a command (the command layer's parser, then a dry run on a seeded source
-    that refuses an oversized roll before any lock is taken) costs far more than
-    rolling it, and a table rolls the same few commands again and again. A plan is
-    a pure function of its random source, so one plan serves every roll of its
-    command. Commands that fail to read are not kept: they fail again, the same way.
-    """
-
-    def __init__(self, most: int = 4096) -> None:
-        self.most = most
-        self._plans: OrderedDict[tuple[str, int], tuple[str, Plan]] = OrderedDict()
-
-    def get(self, command: str, most_draws: int) -> tuple[str, Plan] | None:
-        key = (command, most_draws)
-        found = self._plans.get(key)
-        if found is not None:
-            self._plans.move_to_end(key)
-        return found
-
-    def put(self, command: str, most_draws: int, read: tuple[str, Plan]) -> None:
-        self._plans[(command, most_draws)] = read
-        if len(self._plans) > self.most:
-            self._plans.popitem(last=False)
 
 
 class State:
@@ -118,7 +89,7 @@ class State:
         """Live sockets' sends under way (closes those that stall)."""
         self.frames = store.frames
         """Entries already encoded, as members see them (the store's)."""
-        self.plans = Plans()
+        self.plans = Plans(readers=int(limits.readers))
         """Rolling commands already read (:func:`.api.read_command`)."""
         self.sheets = RoomSheets()
         """The rooms' sheets this server has used (:mod:`.characters`)."""

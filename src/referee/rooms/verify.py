@@ -1,5 +1,5 @@
 """``referee verify EXPORT``: check a room's exported log, as the contract lists
-(``shared/rooms/README.md``, "Verifying").
+(the rooms' contract, docs/reference/rooms-contract.md, "Verifying").
 
 From the export alone, with no word from the server, it checks that seq has no
 gaps; every digest (of a non-redacted entry) and every chain link; each revealed
@@ -19,10 +19,11 @@ from __future__ import annotations
 
 import functools
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from ..commands.result import SHARED_TABLE
 from ..stream import HmacStream, commitment, mix
 from .log import GENESIS, chain_link, digest
 
@@ -330,15 +331,12 @@ def _check_roll(
             return False
     replay = ReplaySource([tuple(d) for d in entry["draws"]])
     try:
-        # A roll made as a character replays what the engine ran (contract v1.1).
-        _, plan = commands.plan(entry.get("resolved") or entry["command"], only_rolls=True)
-        if "refused" in entry:  # logged though refused: the refusal must replay too,
-            # under a room's caps (but its cap on dice, which the export does not hold)
-            from dataclasses import replace
-
-            shared = replace(commands.SHARED_TABLE, dice=None)
-            command = entry.get("resolved") or entry["command"]
-            _, plan = commands.plan(command, only_rolls=True, limits=shared)
+        # A roll made as a character replays what the engine ran (contract v1.1), under
+        # the room's caps as it rolled (their odds budget decides whether a result has
+        # its chance), but for its cap on dice, which the export does not hold.
+        command = entry.get("resolved") or entry["command"]
+        _, plan = commands.plan(command, only_rolls=True, limits=_ROOM_CAPS)
+        if "refused" in entry:  # logged though refused: the refusal must replay too
             return _check_refusal(entry, plan, replay, problems)
         again = plan(replay)
     except (RefereeError, ValueError) as exc:
@@ -384,6 +382,10 @@ def _check_refusal(entry: dict[str, Any], plan: Any, replay: Any, problems: list
         Problem(seq, "refused", "re-running the command on its draws does not refuse it so")
     )
     return False
+
+
+_ROOM_CAPS = replace(SHARED_TABLE, dice=None)
+"""What a room's roll may cost, as :func:`.api.room_limits` caps it, but the dice."""
 
 
 @functools.cache
