@@ -21,6 +21,7 @@ test: lint typecheck unit doctest docs
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/pymarkdown scan --recurse README.md CHANGELOG.md docs  # rules: .pymarkdown
 
 typecheck: $(STAMP)
 	$(BIN)/mypy

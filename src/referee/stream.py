@@ -1,6 +1,6 @@
 """The rooms' fairness stream: dice drawn from HMAC-SHA256 of a committed seed.
 
-The contract (``shared/rooms/README.md``, "Randomness: commit, mix, reveal"):
+The rooms' contract (docs/reference/rooms-contract.md, "Randomness: commit, mix, reveal"):
 a roll's stream is the blocks ``HMAC-SHA256(key=seed,
 msg=f"v1:{room}:{epoch}:{seq}:{roller}:{mix}:{i}")`` for i = 0, 1, 2, ...; each
 32-byte block gives four big-endian unsigned 64-bit integers, in order. To

@@ -1,6 +1,7 @@
 """A command as the engine ran it against a character's sheet, written so that it rolls
 the same with no sheet: what a game room logs as a roll's ``resolved`` command
-(``shared/rooms/README.md``, "Characters and room administration (v1.1)").
+(the rooms' contract, docs/reference/rooms-contract.md, "Characters and room
+administration (v1.1)").
 
 The commands that read a sheet record, as they read it, which of their parameters the
 sheet decided and how they are typed without it (:func:`.sheeted.resolved_as`): a

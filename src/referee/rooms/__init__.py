@@ -1,6 +1,6 @@
 """Game rooms on the web: a shared table with secret GM rolls that never leak.
 
-The contract is ``shared/rooms/README.md``. :mod:`.log` holds its pure parts
+The contract is docs/reference/rooms-contract.md. :mod:`.log` holds its pure parts
 (canonical JSON, digests, the chain, and :func:`.log.view`, the one rule of
 who sees what); :mod:`.store`, :mod:`.appends` (and :mod:`.heads`, :mod:`.held`)
 and :mod:`.epochs` the database (SQLite or PostgreSQL; :mod:`.schema`, and

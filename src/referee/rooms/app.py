@@ -1,7 +1,7 @@
 """The rooms' web app: ``create_app(db_url)`` builds it; ``referee serve`` runs it.
 
 The HTTP API, the live socket and the pages follow the contract
-(``shared/rooms/README.md``). Every path sends what :func:`.log.view` allows.
+(docs/reference/rooms-contract.md). Every path sends what :func:`.log.view` allows.
 Errors are JSON ``{"error": message}`` and never a traceback.
 """
 

@@ -1,4 +1,4 @@
-"""The rooms' log as the contract defines it (``shared/rooms/README.md``, "The log").
+"""The rooms' log as the contract defines it (docs/reference/rooms-contract.md, "The log").
 
 Pure functions, no I/O: the canonical form of an entry, its digest and chain
 link, what each member may see of it (:func:`view`, the one function every

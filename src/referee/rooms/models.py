@@ -62,7 +62,7 @@ class Declassify(BaseModel):
 
 
 class Error(BaseModel):
-    """Every error's body (``shared/rooms/README.md``)."""
+    """Every error's body (the rooms' contract, docs/reference/rooms-contract.md)."""
 
     error: str
 

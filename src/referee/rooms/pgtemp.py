@@ -6,7 +6,7 @@ on a free loopback port, until the block ends; then a fast shutdown and the
 directory is removed. ``initdb`` and ``postgres`` refuse to run as root, so
 when we are root they run as the ``postgres`` user; the server is started
 directly (not through ``runuser``), so that this process owns its PID and its
-signals (``shared/rooms/SERVICES.md``).
+signals.
 
 ``python -m referee.rooms.pgtemp`` starts one and prints its URL, for trying
 two servers against one database by hand.

@@ -3,8 +3,9 @@
 Pure functions returning frozen results: 4dF actions against a difficulty or
 an opponent, reroll bonuses and penalties, and the exact odds of all of it.
 The ladder is data (:data:`PSI_PUNK` by default, :data:`FATE_CORE`, or a user's
-TOML/JSON file via :func:`load_ladder`). Sources are cited in each docstring:
-``../shared/rules/002_259f938919412917.txt`` and that folder's ``README.md``.
+TOML/JSON file via :func:`load_ladder`). Each docstring cites its rule: *Psi-punk*
+(key ``002``) by section, or the rules notes (the "rules README"); docs/reference/sources.md
+lists both.
 
 >>> from referee.systems import fudge
 >>> fudge.PSI_PUNK.parse("Great+1").name

@@ -1,8 +1,8 @@
 """Fudge actions: unopposed against a difficulty, or opposed, with exact odds.
 
-Source: ``../shared/rules/002_259f938919412917.txt`` ("Rolling the Dice",
-"Degree of Success", "Natural Rolls", "Initial Result", the rerolls section and
-"Action Modifiers") and the rules ``README.md``, "Psi-punk trait ladder".
+Source: *Psi-punk* ("Rolling the Dice", "Degree of Success", "Natural Rolls",
+"Initial Result", the rerolls section and "Action Modifiers") and the rules notes,
+"Psi-punk trait ladder" (docs/reference/sources.md).
 Every function is pure apart from the injected random source, and returns a
 frozen result carrying its faces, natural roll, rerolls, result, difficulty,
 degree and exact odds.

@@ -1,11 +1,11 @@
 """4dF with reroll bonuses and penalties, and the exact distribution of the dice.
 
-Source: ``../shared/rules/002_259f938919412917.txt``, "Rolling the Dice" (4dF,
-faces ``+``, blank, ``-``), "Natural Rolls" and the rerolls section after it;
-the rules ``README.md``, "Psi-punk trait ladder" (a reroll replaces one chosen
+Source: *Psi-punk*, "Rolling the Dice" (4dF, faces ``+``, blank, ``-``), "Natural
+Rolls" and the rerolls section after it; the rules notes, "Psi-punk trait ladder"
+(docs/reference/sources.md: a reroll replaces one chosen
 die; bonuses and penalties cancel one for one; a penalty with no ``+`` rolled
 rerolls nothing). The player chooses which dice a bonus rerolls after seeing
-them (``002``: "simply choose the dice you wish to reroll"); the default
+them (*Psi-punk*: "simply choose the dice you wish to reroll"); the default
 choice is the best one (:attr:`Strategy.OPTIMAL`).
 """
 

@@ -1,8 +1,8 @@
 """The trait ladder: named levels that a Fudge game supplies as data.
 
-Source: ``../shared/rules/002_259f938919412917.txt``, "Rolling the Dice" (the
-ladder table, empty in the text) and the rules ``README.md``, "Psi-punk trait
-ladder" (the full ladder, the trait range Poor to Phenomenal, and naming results
+Source: *Psi-punk*, "Rolling the Dice" (the ladder table, empty in the text) and
+the rules notes, "Psi-punk trait ladder" (docs/reference/sources.md: the full ladder, the
+trait range Poor to Phenomenal, and naming results
 beyond the ends). The Fate Core ladder is from *Fate Core System*, "The Ladder".
 
 A ladder is a frozen value. Ship-with ladders are :data:`PSI_PUNK` (the default)

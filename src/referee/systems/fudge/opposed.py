@@ -1,6 +1,6 @@
 """Fudge opposed actions: both sides roll, and each result is the other's difficulty.
 
-Source: ``../shared/rules/002_259f938919412917.txt``, "Degree of Success"
+Source: *Psi-punk*, "Degree of Success"
 ("For opposed actions, the difficulty level is always the total result of the
 opponent's check"); the tie rule is an option (:class:`TieRule`).
 """

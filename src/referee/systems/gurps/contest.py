@@ -1,10 +1,10 @@
 """GURPS Quick and Regular Contests, with exact odds.
 
-Sources: ``000_f6059ff1ef0c1de9.txt`` "Contests", "Quick Contest", "Margin of
-Victory", "Regular Contest"; ``001_9a98b2d24c4f1561.txt`` "Contests" (a
-contestant at effective skill 3 or less fails automatically);
-``004_725ab8d3fbcfd4b2.txt`` "Contests of Skill" (3rd edition shortening
-rule); the rules README for the 4th edition shortening rule (Basic Set p. B349).
+Sources (docs/reference/sources.md): *GURPS Basic Set*, B348–B349, "Contests", "Quick
+Contest", "Margin of Victory", "Regular Contest" (the 4th edition shortening rule,
+B349); a player's notes on it, "Contests" (a contestant at effective skill 3 or less
+fails automatically); *GURPS Lite*, 3rd edition, "Contests of Skill" (the 3rd edition
+shortening rule).
 """
 
 from __future__ import annotations

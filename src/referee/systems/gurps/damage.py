@@ -1,9 +1,9 @@
 """GURPS damage rolls against DR, and the injury they do, with exact odds.
 
-Sources: ``000_f6059ff1ef0c1de9.txt`` "Damage Rolls" and "The Basics"
-(dice+adds); the rules README for the damage minimums and DR; the 4th edition
-Basic Set, "Wounding Modifiers and Injury" (B379), for the wounding
-multipliers, which the seed texts leave to "the combat rules".
+Sources: *GURPS Basic Set*, B378, "Damage Rolls", and "The Basics" (dice+adds);
+the rules notes on GURPS for the damage minimums and DR (docs/reference/sources.md);
+*GURPS Basic Set*, B379, "Wounding Modifiers and Injury", for the wounding
+multipliers, which the rules texts referee works from leave to "the combat rules".
 
 Left out, as the seed has no combat chapter: hit locations (and their
 multipliers: skull, vitals, ...), tight-beam burning, armor divisors, and the

@@ -1,7 +1,8 @@
 """GURPS reaction rolls, with exact odds.
 
-Sources: ``000_f6059ff1ef0c1de9.txt`` "Reaction Rolls" and "Reaction Table";
-the rules README (modifiers apply to the roll; the GM rolls it in secret).
+Sources: *GURPS Basic Set*, "Reaction Rolls" (B494) and the Reaction Table (B560);
+the rules notes on GURPS (docs/reference/sources.md: modifiers apply to the roll; the GM
+rolls it in secret).
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """GURPS repeated attempts at a success roll, with exact odds.
 
-Source: ``../shared/rules/004_725ab8d3fbcfd4b2.txt``, "Repeated Attempts on
-Success Rolls" (cases (a), (b), (c)); ``000_f6059ff1ef0c1de9.txt``, "Critical
-Success and Failure" (a critical failure is "always something bad").
+Source: *GURPS Lite*, 3rd edition, "Repeated Attempts on Success Rolls" (cases
+(a), (b), (c)); *GURPS Basic Set*, B347, "Critical Success and Failure" (a critical
+failure is "always something bad").
 """
 
 from __future__ import annotations

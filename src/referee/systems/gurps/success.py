@@ -1,9 +1,9 @@
 """GURPS success rolls, criticals, repeated attempts, contests, reactions and damage.
 
-Sources (``../shared/rules/``): ``000_f6059ff1ef0c1de9.txt`` (GURPS 4th edition
-text from *GURPS: Stellar Winds*), ``001_9a98b2d24c4f1561.txt`` (player's notes,
-critical tables), ``004_725ab8d3fbcfd4b2.txt`` (3rd edition / GURPS Lite wording),
-and the GURPS facts in that folder's ``README.md``. Every function is pure apart
+Sources (docs/reference/sources.md, which gives each one's key): *GURPS Basic Set*, 4th
+edition (``000``, in the wording of *GURPS: Stellar Winds*), a player's notes on it
+(``001``, the critical tables), *GURPS Lite*, 3rd edition (``004``), and the rules
+notes on GURPS (the "rules README"). Every function is pure apart
 from the injected random source, and returns a frozen dataclass that carries
 its dice, target, margin, outcome and exact odds.
 """

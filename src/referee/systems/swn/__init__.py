@@ -1,9 +1,9 @@
 """Stars Without Number (revised): saves, skill checks, aid, opposed checks, combat,
 injury, morale, and a vectorised encounter simulator.
 
-Pure functions returning frozen results, each with its exact odds. Sources are
-cited in each docstring: ``../shared/rules/003_3daee39045b32d3c.txt`` and the
-Stars Without Number section of that folder's ``README.md``.
+Pure functions returning frozen results, each with its exact odds. Each docstring
+cites its rule: *Stars Without Number Revised* (key ``003``) by section, or the rules
+notes on Stars Without Number (the "rules README"); docs/reference/sources.md lists both.
 
 >>> from referee.systems import swn
 >>> swn.attribute_modifier(14), swn.save_target(3, 1), swn.save_odds(15)

@@ -3,8 +3,8 @@
 modules share. Skill checks and aid are in :mod:`.skills`, saves in :mod:`.saves`,
 opposed checks and morale in :mod:`.opposed`.
 
-Source: ``../shared/rules/003_3daee39045b32d3c.txt`` and the Stars Without
-Number section of the rules ``README.md``. Results are frozen.
+Source: *Stars Without Number Revised* and the rules notes on Stars Without Number
+(docs/reference/sources.md). Results are frozen.
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """Stars Without Number (revised) combat: initiative, attacks, damage and Shock, with
 exact odds (actions per turn are in :mod:`.turns`).
 
-Source: ``../shared/rules/003_3daee39045b32d3c.txt``, "Combat" ("Initiative and
-Rounds", "Instant Actions", "Attack Resolution", "Shock Damage") and the Stars Without
-Number section of the rules ``README.md``. Pure functions apart from the
+Source: *Stars Without Number Revised*, "Combat" ("Initiative and Rounds",
+"Instant Actions", "Attack Resolution", "Shock Damage") and the rules notes on Stars
+Without Number (docs/reference/sources.md). Pure functions apart from the
 injected random source; results are frozen.
 """
 

@@ -1,9 +1,9 @@
 """Stars Without Number (revised) injury: hit points, mortal wounds, the death
 clock, stabilizing and recovery.
 
-Source: ``../shared/rules/003_3daee39045b32d3c.txt``, "Injury and Healing"
-("Mortal Wounds", "Stabilization", "Recovery") and the rules ``README.md``,
-"Mortal wounds". A character's state is a frozen :class:`Health`; each rule is
+Source: *Stars Without Number Revised*, "Injury and Healing" ("Mortal Wounds",
+"Stabilization", "Recovery"), and the rules notes, "Mortal wounds"
+(docs/reference/sources.md). A character's state is a frozen :class:`Health`; each rule is
 a function from one state to the next.
 """
 

@@ -1,7 +1,7 @@
 """Stars Without Number (revised): opposed checks and morale, with exact odds.
 
-Source: ``../shared/rules/003_3daee39045b32d3c.txt``, "Opposed Skill Checks"
-and "Morale", and the Stars Without Number section of the rules ``README.md``.
+Source: *Stars Without Number Revised*, "Opposed Skill Checks" and "Morale", and
+the rules notes on Stars Without Number (docs/reference/sources.md).
 Pure functions apart from the injected random source; results are frozen.
 """
 

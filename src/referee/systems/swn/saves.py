@@ -1,8 +1,8 @@
 """Stars Without Number (revised) saving throws, with their exact odds.
 
-Source: ``../shared/rules/003_3daee39045b32d3c.txt``, "Types of Saving Throws"
-and "Saving Throw Mechanics"; the rules ``README.md`` (the save target, natural
-1 and 20).
+Source: *Stars Without Number Revised*, "Types of Saving Throws" and "Saving Throw
+Mechanics"; the rules notes, "Saving throws" (docs/reference/sources.md: the save target,
+natural 1 and 20).
 """
 
 from __future__ import annotations

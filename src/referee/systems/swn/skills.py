@@ -1,8 +1,8 @@
 """Stars Without Number (revised): skill checks and aid, with their exact odds.
 
-Source: ``../shared/rules/003_3daee39045b32d3c.txt`` ("Skill Checks",
-"Aiding a Skill Check") and the Stars Without Number section of the rules
-``README.md`` (the named difficulties; aid). Every function is pure apart from
+Source: *Stars Without Number Revised*, "Skill Checks" and "Aiding a Skill Check",
+and the rules notes on Stars Without Number (docs/reference/sources.md: the named
+difficulties; aid). Every function is pure apart from
 the injected random source and returns a frozen :class:`.Check`.
 """
 

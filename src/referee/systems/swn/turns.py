@@ -1,8 +1,8 @@
 """Stars Without Number (revised) actions per turn: what a combatant may do in one turn.
 
-Source: ``../shared/rules/003_3daee39045b32d3c.txt``, "Combat" ("Actions per
-Turn", "Main Actions", "Move Actions", "On Turn Actions", "Instant Actions")
-and the rules ``README.md`` (snap attacks and total defense cost the Main Action).
+Source: *Stars Without Number Revised*, "Combat" ("Actions per Turn", "Main
+Actions", "Move Actions", "On Turn Actions", "Instant Actions") and the rules notes,
+"Attack" (docs/reference/sources.md: snap attacks and total defense cost the Main Action).
 """
 
 from __future__ import annotations
