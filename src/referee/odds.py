@@ -158,7 +158,10 @@ def _odds_or_refusal(root: Node, limits: Limits) -> Odds | RefereeError:
 
 
 def _odds_uncached(root: Node, limits: Limits) -> Odds:
-    dist = _dist(root, limits)
+    if isinstance(root, Dice):  # a pool alone: its own checks suffice
+        dist = _dist(root, limits)
+    else:  # a part of a larger whole: refuse a die too big to combine before building it
+        dist = _dist(root, limits, part=True)
     g = 0
     for c in dist.counts.values():
         g = math.gcd(g, c)
@@ -173,26 +176,34 @@ def _odds_uncached(root: Node, limits: Limits) -> Odds:
     )
 
 
-def _dist(node: Node, limits: Limits, exact: bool = False) -> _Dist:
+def _dist(node: Node, limits: Limits, exact: bool = False, part: bool = False) -> _Dist:
     """The distribution of ``node``; with ``exact`` (inside a function's parentheses)
-    ``/`` is exact and outcomes may be fractions, else every outcome is whole."""
+    ``/`` is exact and outcomes may be fractions, else every outcome is whole. With
+    ``part`` (a node inside a larger expression), a die with more faces than the
+    budget's outcomes is refused before its distribution is built: combining it with
+    anything would be refused after (``max(1d999000, 1d999001)`` cost seconds so)."""
     if isinstance(node, Literal):
         return _Dist({node.value: 1}, 1)
     if isinstance(node, Dice):
+        if part and node.sides != FUDGE and node.sides > limits.odds_outcomes:
+            raise DiceLimitError(
+                f"exact odds of a d{node.sides} within a larger roll would need more than "
+                f"{limits.odds_outcomes:,} outcomes (try sample instead)"
+            )
         if node.adds_dice:
             from .explode import added_dice_pool  # only for ! and !p: imported when needed
 
             return added_dice_pool(node, limits)
         return _pool(node, limits)
     if isinstance(node, Neg):
-        inner = _dist(node.operand, limits, exact)
+        inner = _dist(node.operand, limits, exact, True)
         return _Dist({-o: c for o, c in inner.counts.items()}, inner.denominator, inner.capped)
     # Groups, functions and exact division live in .exact, imported when first needed.
     if isinstance(node, Group):
         from .exact import group_counts
 
         seen: dict[Node, _Dist] = {}  # {5d6!!, 5d6!!, ...}: each distinct sub-roll once
-        items = [seen[i] if i in seen else seen.setdefault(i, _dist(i, limits, exact))
+        items = [seen[i] if i in seen else seen.setdefault(i, _dist(i, limits, exact, True))
                  for i in node.items]  # fmt: skip
         return _Dist(
             group_counts([i.counts for i in items], node, limits),
@@ -202,14 +213,14 @@ def _dist(node: Node, limits: Limits, exact: bool = False) -> _Dist:
     if isinstance(node, Func):
         from .exact import apply_function
 
-        args = [_dist(a, limits, exact=True) for a in node.args]
+        args = [_dist(a, limits, True, True) for a in node.args]
         counts = apply_function(node.name, [a.counts for a in args], limits)
         if not exact:  # a fraction that leaves a function at the top level rounds down
             counts = _floored(counts)
         return _Dist(counts, math.prod(a.denominator for a in args), any(a.capped for a in args))
-    acc = _dist(node.first, limits, exact)
+    acc = _dist(node.first, limits, exact, True)
     for op, sub in node.rest:
-        right = _dist(sub, limits, exact)
+        right = _dist(sub, limits, exact, True)
         whole = not exact or all(type(o) is int for d in (acc, right) for o in d.counts)
         if op in "+-" and whole:
             b = right.counts if op == "+" else {-o: c for o, c in right.counts.items()}

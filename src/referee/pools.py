@@ -211,7 +211,6 @@ def _pool(dice: Dice, limits: Limits) -> _Dist:
     if plain and dice.explode_cond is None and dice.reroll is None:
         # A plain sum of plain dice: refuse a costly one before building the die.
         _check_size(n * (3 - 1 if dice.sides == FUDGE else dice.sides - 1) + 1, 1, limits)
-    _check_size(3 if dice.sides == FUDGE else dice.sides, 1, limits)  # one die, before building it
     die, denom, capped = die_distribution(dice, limits)
     contribution = dice.score
     if (lo, hi) == (0, n):
