@@ -147,3 +147,15 @@ def test_the_bounds_are_tight_for_plain_pools() -> None:
     cases: dict[str, Any] = {"3d6": (3, 18), "4d6kh3": (3, 18), "4dF": (-4, 4), "2d6-7": (-5, 5)}
     for expr, (lo, hi) in cases.items():
         assert value_range(parse(expr).root) == (lo, hi), expr
+
+
+def test_every_rolling_help_example_answers_alike_for_every_seed() -> None:
+    """Every rolling command's help examples (the pinned set), as a room reads and
+    rolls them, blind: one status and one error text over many server seeds."""
+    from pinned import examples
+
+    lines = examples()
+    assert len(lines) > 30
+    for line in lines:
+        answers = {answer(line, secrets.token_bytes(32), "blind") for _ in range(8)}
+        assert len(answers) == 1, (line, answers)
