@@ -1,0 +1,313 @@
+"""GURPS combat from the sheet: ``gurps attack`` (an attack by weapon, or the whole
+exchange against a target) and ``gurps defend`` (Dodge, Parry or Block).
+
+A weapon is named as the sheet names it (``Broadsword (Swung)``, ``Punch``) and
+rolls at the level the sheet saved for it; or a level is typed (``14``) with
+``--damage``. The target (``--vs``) is another sheet: a file on the command line,
+``@NAME`` in a game room; its Dodge, best Parry and Block, DR and HP come from it,
+or are typed (``--dodge 8 --parry 10 --dr 2 --hp 12``), as a room's ``resolved``
+command writes them. Rules: :mod:`referee.systems.gurps.melee` and
+:mod:`referee.systems.gurps.exchange`.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any
+
+import typer
+
+from ..errors import RuleError
+from ..rng import RandomSource
+from ..sheets import Attack, Kind, Sheet, find_attack, find_trait, require
+from ..systems.gurps.damage import read_damage
+from ..systems.gurps.exchange import Target, exchange, injury_chance
+from ..systems.gurps.melee import AttackOptions, DefenseOptions, attack, defend
+from .registry import LabelOpt, command
+from .result import Plan, Reply, resources_of
+from .sheeted import SheetOpt, labelled, resolved_as, sheet_for
+
+__all__ = ["defense_level", "target_of"]
+
+_NUMBER = re.compile(r"^\s*(-?\d+)")
+
+IntOpt = Annotated[int | None, typer.Option(min=-100, max=1000)]
+
+
+def defense_level(text: str | None) -> int | None:
+    """A Parry or Block as GCS saves it: ``10``, ``9F`` (fencing), ``8U``; None for
+    ``No``, ``-`` or nothing."""
+    if not text:
+        return None
+    found = _NUMBER.match(text)
+    return int(found.group(1)) if found else None
+
+
+def _best(attacks: tuple[Attack, ...], which: str) -> tuple[int, Attack] | None:
+    found = [(level, a) for a in attacks if (level := defense_level(getattr(a, which))) is not None]
+    return max(found, key=lambda item: item[0]) if found else None
+
+
+def target_of(sheet: Sheet) -> Target:
+    """What an exchange needs of a sheet: its Dodge, best Parry and Block, DR and HP."""
+    dodge = next((t.level for t in sheet.of_kind(Kind.DEFENSE) if t.name == "Dodge"), None)
+    parry, block = _best(sheet.attacks, "parry"), _best(sheet.attacks, "block")
+    return Target(
+        sheet.name or "the target",
+        dodge=dodge,
+        parry=None if parry is None else parry[0],
+        block=None if block is None else block[0],
+        dr=getattr(sheet, "dr", None) or 0,
+        hp=sheet.hp,
+    )
+
+
+def _weapon(ctx: typer.Context, text: str, path: str | None) -> tuple[int, Attack | None]:
+    """A weapon's level: typed (``14``) or the sheet's for the named weapon."""
+    text = " ".join(text.split())
+    if re.fullmatch(r"-?\d+", text):
+        return int(text), None
+    sheet = sheet_for(ctx, path, "gurps", "gurps attack", text)
+    found = find_attack(sheet, text)
+    if found.level is None:
+        raise RuleError(f"{sheet.name}'s sheet saves no skill level for {found.full_name}")
+    return found.level, found
+
+
+@command(
+    "gurps attack",
+    rolls=True,
+    examples=[
+        "gurps attack 14 --deceptive 1",
+        "gurps attack 14 --location skull --all-out",
+        "gurps attack 13 --damage '2d+1 cut' --target-name Orc --parry 10 --dodge 8 --dr 2 --hp 12",
+        "gurps attack 15 --damage '1d+2 imp' --random-location --target-name Orc --dodge 9 "
+        "--defense dodge --retreat --hp 11",
+    ],
+)
+def attack_cmd(
+    ctx: typer.Context,
+    weapon: Annotated[
+        str,
+        typer.Argument(
+            metavar="WEAPON",
+            help="A weapon on the sheet ('Broadsword (Swung)', Punch) or a skill level (14).",
+        ),
+    ],
+    mod: Annotated[
+        list[int] | None, typer.Option("--mod", help="A modifier to hit; repeat for several.")
+    ] = None,
+    deceptive: Annotated[
+        int, typer.Option(min=0, max=10, help="Deceptive Attack: -2 to hit per -1 to defend.")
+    ] = 0,
+    all_out: Annotated[bool, typer.Option("--all-out", help="All-Out Attack (Determined): +4.")] = (
+        False
+    ),
+    telegraphic: Annotated[
+        bool, typer.Option("--telegraphic", help="Telegraphic Attack: +4, the defense +2.")
+    ] = False,
+    rapid: Annotated[bool, typer.Option("--rapid", help="Rapid Strike: -6.")] = False,
+    location: Annotated[
+        str | None, typer.Option(help="Aim at a hit location at its penalty (skull, vitals...).")
+    ] = None,
+    random_location: Annotated[
+        bool, typer.Option("--random-location", help="Roll the location on 3d6 after a hit.")
+    ] = False,
+    criticals: Annotated[
+        bool, typer.Option(help="Roll the critical hit and miss tables (B556) when they apply.")
+    ] = True,
+    damage: Annotated[
+        str | None, typer.Option(help="The damage, when WEAPON is a level: '2d+1 cut'.")
+    ] = None,
+    vs: Annotated[
+        str | None,
+        typer.Option("--vs", metavar="SHEET", help="The target's sheet (a file; @NAME in a room)."),
+    ] = None,
+    target_name: Annotated[str | None, typer.Option(help="The target's name.")] = None,
+    dodge: IntOpt = None,
+    parry: IntOpt = None,
+    block: IntOpt = None,
+    dr: Annotated[int | None, typer.Option(min=0, max=1000, help="The target's DR.")] = None,
+    hp: Annotated[int | None, typer.Option(min=1, max=10000, help="The target's HP.")] = None,
+    hp_now: Annotated[
+        int | None, typer.Option(min=-100000, max=10000, help="The target's HP now.")
+    ] = None,
+    defense: Annotated[
+        str, typer.Option(help="The target's defense: best, dodge, parry, block or none.")
+    ] = "best",
+    retreat: Annotated[bool, typer.Option("--retreat", help="The target retreats.")] = False,
+    aod: Annotated[
+        bool, typer.Option("--aod", help="The target made an All-Out Defense: +2.")
+    ] = False,
+    shield: Annotated[int, typer.Option(min=0, max=10, help="The target's shield DB.")] = 0,
+    label: LabelOpt = None,
+    sheet: SheetOpt = None,
+) -> Plan:
+    """An attack by weapon, with its options and criticals; with a target (--vs, or its
+    numbers), the whole exchange: the defense, the hit location, damage through DR,
+    injury, and what the GM must call for next, with each step's exact odds."""
+    level, found = _weapon(ctx, weapon, sheet)
+    options = AttackOptions(
+        deceptive, all_out, telegraphic, rapid, location, random_location, criticals
+    )
+    name = label or (found.full_name if found else None)
+    if found is not None:
+        resolved_as(ctx, weapon=str(level), label=labelled(found.full_name, label))
+    spec_text = damage or (found.damage if found else None)
+    target = _target(ctx, vs, target_name, dodge, parry, block, dr, hp, hp_now)
+    if target is None:
+
+        def go(rng: RandomSource) -> Reply:
+            r = attack(level, label=name, options=options, modifiers=tuple(mod or ()), rng=rng)
+            return Reply({"system": "gurps", "kind": "attack", **r.json(), "text": r.text}, r.text)
+
+        return go
+    if spec_text is None:
+        raise RuleError("an exchange needs the weapon's damage: name a weapon, or give --damage")
+    spec = read_damage(spec_text)
+    if found is not None and damage is None:
+        resolved_as(ctx, damage=spec_text)
+    if mod:
+        raise RuleError("--mod is for a lone attack; in an exchange use the options")
+    defense_options = DefenseOptions(retreat=retreat, all_out=aod, shield=shield)
+    injury_chance(level, spec, target, options, defense, defense_options)  # checks the choice
+
+    def exchange_go(rng: RandomSource) -> Reply:
+        x = exchange(
+            level,
+            spec,
+            target,
+            attacker=name or "Attack",
+            options=options,
+            defense=defense,
+            defense_options=defense_options,
+            rng=rng,
+        )
+        return Reply({"system": "gurps", "kind": "exchange", **x.json()}, x.text)
+
+    return exchange_go
+
+
+def _target(
+    ctx: typer.Context,
+    vs: str | None,
+    name: str | None,
+    dodge: int | None,
+    parry: int | None,
+    block: int | None,
+    dr: int | None,
+    hp: int | None,
+    hp_now: int | None,
+) -> Target | None:
+    """The target: from its sheet (``--vs``), each typed number over the sheet's; or
+    from typed numbers alone; None when nothing names one."""
+    typed: dict[str, Any] = {
+        k: v
+        for k, v in {"dodge": dodge, "parry": parry, "block": block, "dr": dr, "hp": hp}.items()
+        if v is not None
+    }
+    if vs is None and name is None and not typed:
+        return None
+    base = Target(name or "the target")
+    if vs is not None:
+        found = resources_of(ctx).sheet(vs)
+        if found is None:
+            raise RuleError(f"no sheet {vs!r} to attack")
+        base = target_of(require(found, "gurps", "gurps attack"))
+        if name:
+            base = Target(name, base.dodge, base.parry, base.block, base.dr, base.hp)
+        resolved_as(ctx, vs=None, target_name=base.name)
+        for key in ("dodge", "parry", "block", "dr", "hp"):
+            value = typed.get(key, getattr(base, key))
+            if value is not None and (key != "dr" or value):
+                resolved_as(ctx, **{key: str(value)})
+    values = {**{k: getattr(base, k) for k in ("dodge", "parry", "block", "dr", "hp")}, **typed}
+    return Target(
+        base.name,
+        values["dodge"],
+        values["parry"],
+        values["block"],
+        values["dr"] or 0,
+        values["hp"],
+        hp_now,
+    )
+
+
+@command(
+    "gurps defend",
+    rolls=True,
+    examples=[
+        "gurps defend dodge 8 --retreat",
+        "gurps defend parry 11 --parried 1 --fencing",
+        "gurps defend block 10 --aod --shield 2 --against -1",
+    ],
+)
+def defend_cmd(
+    ctx: typer.Context,
+    kind: Annotated[str, typer.Argument(metavar="DEFENSE", help="dodge, parry or block.")],
+    level: Annotated[
+        str | None,
+        typer.Argument(
+            metavar="LEVEL|WEAPON",
+            help="The defense's level (9), or with a sheet: a weapon to parry or block "
+            "with (the best one when left out).",
+        ),
+    ] = None,
+    retreat: Annotated[bool, typer.Option("--retreat", help="Retreat (B377).")] = False,
+    aod: Annotated[bool, typer.Option("--aod", help="All-Out Defense: +2 (B366).")] = False,
+    shield: Annotated[int, typer.Option(min=0, max=10, help="A shield's DB (B374).")] = 0,
+    parried: Annotated[
+        int, typer.Option(min=0, max=20, help="Parries already made with this weapon (B376).")
+    ] = 0,
+    fencing: Annotated[
+        bool,
+        typer.Option("--fencing", help="A parry with a fencing weapon, Boxing, Judo or Karate."),
+    ] = False,
+    against: Annotated[
+        int,
+        typer.Option(
+            min=-10, max=10, help="The attack's effect: -1 per deceptive level, +2 if telegraphic."
+        ),  # fmt: skip
+    ] = 0,
+    label: LabelOpt = None,
+    sheet: SheetOpt = None,
+) -> Plan:
+    """An active defense roll: Dodge, Parry or Block, with retreat, All-Out Defense, a
+    shield and repeated parries; rolled even at 2 or less (a defense roll)."""
+    kind = kind.lower()
+    if kind not in ("dodge", "parry", "block"):
+        raise RuleError(f"unknown defense {kind!r}; use dodge, parry or block")
+    name = label
+    if level is None or not re.fullmatch(r"-?\d+", level.strip()):
+        value, shown = _defense_from_sheet(ctx, kind, level, sheet)
+        name = labelled(shown, label)
+        resolved_as(ctx, level=str(value), label=name)
+    else:
+        value = int(level)
+    options = DefenseOptions(retreat, aod, shield, parried, fencing)
+
+    def go(rng: RandomSource) -> Reply:
+        d = defend(kind, value, options, against=against, label=name, rng=rng)
+        return Reply({"system": "gurps", "kind": "defense", **d.json(), "text": d.text}, d.text)
+
+    return go
+
+
+def _defense_from_sheet(
+    ctx: typer.Context, kind: str, weapon: str | None, path: str | None
+) -> tuple[int, str]:
+    """A defense's level from the sheet: Dodge; a weapon's Parry or Block (the best)."""
+    sheet = sheet_for(ctx, path, "gurps", "gurps defend", weapon or kind.title())
+    if kind == "dodge":
+        trait = find_trait(sheet, "Dodge", (Kind.DEFENSE,))
+        return trait.level, "Dodge"
+    if weapon is not None:
+        found = find_attack(sheet, weapon)
+        value = defense_level(getattr(found, kind))
+        if value is None:
+            raise RuleError(f"{found.full_name} cannot {kind} on {sheet.name}'s sheet")
+        return value, f"{kind.title()} ({found.full_name})"
+    best = _best(sheet.attacks, kind)
+    if best is None:
+        raise RuleError(f"{sheet.name}'s sheet has no weapon that can {kind}")
+    return best[0], f"{kind.title()} ({best[1].full_name})"

@@ -1,0 +1,165 @@
+"""GURPS critical hits and critical misses: the tables rolled on 3d6 when they apply.
+
+Source: *GURPS Basic Set*, 4th edition, B556, "Critical Hit Table" and "Critical
+Miss Table" (the rules texts referee works from name criticals but give no tables;
+see docs/reference/sources.md). A critical hit to the head (skull, face, eye)
+uses the Critical Head Blow Table in the book; referee rolls the Critical Hit
+Table for every location and says so, a reading stated here rather than guessed.
+
+>>> CRITICAL_HIT[3].effect, CRITICAL_HIT[10].effect, CRITICAL_MISS[18].text[:18]
+('triple', 'normal', 'Your weapon breaks')
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ...fmt import rolled
+from ...rng import RandomSource
+from ...roller import draw_faces
+
+__all__ = [
+    "CRITICAL_HIT",
+    "CRITICAL_MISS",
+    "CriticalRoll",
+    "Entry",
+    "critical_hit",
+    "critical_miss",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One row of a critical table."""
+
+    effect: str
+    """What the engine applies to the damage: ``triple``, ``double``, ``max``,
+    ``half_dr``, ``major`` (treated as a major wound), ``double_shock``, ``drop``
+    (normal damage; the victim drops what they hold) or ``normal``; for a miss, the
+    row's short name."""
+    text: str
+    """The row as the GM reads it out."""
+
+
+_HIT = {
+    "triple": Entry("triple", "The blow does triple damage."),
+    "half_dr": Entry(
+        "half_dr", "The target's DR protects at half value (round down), after any armor divisor."
+    ),
+    "double": Entry("double", "The blow does double damage."),
+    "max": Entry("max", "The blow does maximum normal damage."),
+    "major": Entry(
+        "major", "If any damage penetrates DR, treat it as a major wound, whatever the injury."
+    ),
+    "double_shock": Entry(
+        "double_shock",
+        "If any damage penetrates DR, it inflicts double shock (at most -8); "
+        "a limb or extremity hit is crippled for 1d seconds (a funny-bone injury).",
+    ),
+    "normal": Entry("normal", "Normal damage only."),
+    "drop": Entry(
+        "drop", "Normal damage, and the victim drops anything they hold, even if DR stops it all."
+    ),
+}
+
+CRITICAL_HIT: dict[int, Entry] = {
+    3: _HIT["triple"],
+    4: _HIT["half_dr"],
+    5: _HIT["double"],
+    6: _HIT["max"],
+    7: _HIT["major"],
+    8: _HIT["double_shock"],
+    9: _HIT["normal"],
+    10: _HIT["normal"],
+    11: _HIT["normal"],
+    12: _HIT["drop"],
+    13: _HIT["major"],
+    14: _HIT["major"],
+    15: _HIT["max"],
+    16: _HIT["double"],
+    17: _HIT["half_dr"],
+    18: _HIT["triple"],
+}
+"""B556's Critical Hit Table, by the 3d6 roll."""
+
+_BREAKS = Entry("breaks", "Your weapon breaks and is useless (a very fine or solid one may not).")
+_SELF = Entry(
+    "hits self",
+    "You hit yourself in the arm or leg (even odds), for full damage (an impaling, "
+    "piercing or ranged attack: roll again; a second such result, half damage).",
+)
+_BALANCE = Entry(
+    "off balance",
+    "You lose your balance: you can do nothing else until your next turn, and your "
+    "active defenses are at -2 until then.",
+)
+_TURNS = Entry("turns in hand", "The weapon turns in your hand: an extra Ready before using it.")
+_DROP = Entry("drops", "You drop the weapon (a cheap one breaks instead).")
+
+CRITICAL_MISS: dict[int, Entry] = {
+    3: _BREAKS,
+    4: _BREAKS,
+    5: _SELF,
+    6: Entry("hits self (half)", "As 5, but half damage only."),
+    7: _BALANCE,
+    8: _TURNS,
+    9: _DROP,
+    10: _DROP,
+    11: _DROP,
+    12: _TURNS,
+    13: _BALANCE,
+    14: Entry(
+        "flies",
+        "A swung weapon flies 1d yards from you (even odds forward or back; anyone there "
+        "rolls DX or takes half damage); a thrust or ranged weapon, or a parry: you drop it.",
+    ),
+    15: Entry(
+        "strains shoulder",
+        "You strain your shoulder: the weapon arm is crippled for 30 minutes (you need not "
+        "drop the weapon, but cannot use it).",
+    ),
+    16: Entry("falls", "You fall down (a ranged attacker loses balance instead, as 7)."),
+    17: _BREAKS,
+    18: _BREAKS,
+}
+"""B556's Critical Miss Table, by the 3d6 roll."""
+
+
+@dataclass(frozen=True, slots=True)
+class CriticalRoll:
+    """A roll on a critical table."""
+
+    table: str
+    """``critical hit`` or ``critical miss``."""
+    dice: tuple[int, int, int]
+    total: int
+    entry: Entry
+
+    @property
+    def text(self) -> str:
+        """``critical hit table: rolled 7 (1, 2, 4): If any damage penetrates ...``."""
+        return f"{self.table} table: {rolled(self.total, self.dice)}: {self.entry.text}"
+
+    def json(self) -> dict[str, object]:
+        return {
+            "table": self.table,
+            "dice": list(self.dice),
+            "total": self.total,
+            "effect": self.entry.effect,
+            "text": self.entry.text,
+        }
+
+
+def _roll(table: str, rows: dict[int, Entry], rng: RandomSource | None) -> CriticalRoll:
+    a, b, c = draw_faces(rng, 3, 6)
+    return CriticalRoll(table, (a, b, c), a + b + c, rows[a + b + c])
+
+
+def critical_hit(rng: RandomSource | None = None) -> CriticalRoll:
+    """Roll on the Critical Hit Table (Basic Set, B556; 4th edition), 3d6."""
+    return _roll("critical hit", CRITICAL_HIT, rng)
+
+
+def critical_miss(rng: RandomSource | None = None) -> CriticalRoll:
+    """Roll on the Critical Miss Table (Basic Set, B556; 4th edition), 3d6."""
+    return _roll("critical miss", CRITICAL_MISS, rng)

@@ -1,0 +1,368 @@
+"""The GURPS exchange as one roll: attack, the target's defense, the hit location,
+damage through DR, injury, and what the GM must call for next.
+
+Sources: *GURPS Basic Set*, 4th edition (the rules texts referee works from have no
+combat chapter; see docs/reference/sources.md): B369-B381, "Melee Attack Options"
+and "Active Defense" (a critical hit allows no defense, B381); B398-B400, "Hit
+Location"; B378-B379, damage, DR and wounding; B556, "Critical Hit Table";
+B419-B420, "Shock" and "Major Wounds" (knockdown and stunning: an HT roll,
+unconscious on a failure by 5 or more); B327, "Lost Hit Points" (at 0 HP or less an
+HT roll each turn to stay conscious; at each −1×HP, −2×HP ... an HT roll to live;
+dead at −5×HP).
+
+The draws, in order: the attack's 3d6; 3d6 on a critical table if one applies;
+the defense's 3d6 (none after a critical hit, a miss, or ``defense="none"``);
+3d6 for a random location; the damage dice. Each step is the module function a
+GM would call by hand (:func:`.melee.attack`, :func:`.melee.defend`, the damage
+dice), so the exchange draws exactly what the steps would, in their order.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from ...errors import RuleError
+from ...fmt import percent, rolled
+from ...odds import odds
+from ...rng import RandomSource
+from ...roller import draw_faces
+from .damage import DamageSpec, _dice_adds, armor_dr
+from .locations import RANDOM_TABLE, Location, location_injury, location_odds, read_location
+from .melee import (
+    DEFENSES,
+    AttackOptions,
+    AttackRoll,
+    DefenseOptions,
+    DefenseRoll,
+    attack,
+    defend,
+    defense_modifiers,
+)
+from .success import skill_odds
+
+__all__ = ["Exchange", "Target", "choose_defense", "exchange", "injury_chance"]
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """What the exchange needs of the one attacked (from their sheet, or typed)."""
+
+    name: str = "the target"
+    dodge: int | None = None
+    parry: int | None = None
+    block: int | None = None
+    dr: int = 0
+    """DR over the location hit (the skull adds its own 2)."""
+    hp: int | None = None
+    """Hit points at full health (major wounds, crippling, the thresholds)."""
+    current_hp: int | None = None
+    """Hit points now, when the fight is tracked (else :attr:`hp`)."""
+
+    def level(self, defense: str) -> int | None:
+        return {"dodge": self.dodge, "parry": self.parry, "block": self.block}[defense]
+
+
+def choose_defense(
+    target: Target, choice: str, options: DefenseOptions, against: int
+) -> tuple[str, int] | None:
+    """The defense rolled: the one named, or with ``best`` the highest effective one the
+    target has (Dodge first on a tie); None for ``none``.
+
+    Raises:
+        RuleError: a defense the target does not have, or an unknown choice.
+    """
+    if choice == "none":
+        return None
+    if choice == "best":
+        known = [(d, target.level(d)) for d in DEFENSES if target.level(d) is not None]
+        if not known:
+            raise RuleError(f"{target.name} has no active defense given (dodge, parry or block)")
+
+        def effective(item: tuple[str, int | None]) -> int:
+            mods = defense_modifiers(item[0], options, against)
+            return (item[1] or 0) + sum(m for _, m in mods)
+
+        best = max(known, key=effective)
+        return best[0], int(best[1] or 0)
+    if choice not in DEFENSES:
+        raise RuleError(f"unknown defense {choice!r}; use dodge, parry, block, best or none")
+    level = target.level(choice)
+    if level is None:
+        raise RuleError(f"{target.name} has no {choice.title()} given")
+    return choice, level
+
+
+@dataclass(frozen=True, slots=True)
+class Hurt:
+    """The damage step: location, dice, what the critical table did, and the injury."""
+
+    location: Location
+    location_roll: tuple[int, int, int] | None
+    dice: tuple[int, ...]
+    basic: int
+    dr: int
+    penetrating: int
+    injury: int
+    effect: str = "normal"
+
+
+@dataclass(frozen=True, slots=True)
+class Exchange:
+    """One attack and everything that followed it, with each step's odds."""
+
+    attacker: str
+    target: Target
+    attack: AttackRoll
+    damage: DamageSpec
+    defense: DefenseRoll | None
+    hurt: Hurt | None
+    chance_to_injure: Fraction
+    """Before any die: P(the exchange injures the target)."""
+    calls: tuple[str, ...] = field(default=())
+    """What the GM must call for next (knockdown, consciousness, death checks)."""
+
+    system = "gurps"
+    kind = "exchange"
+
+    @property
+    def hp_after(self) -> int | None:
+        now = self.target.current_hp if self.target.current_hp is not None else self.target.hp
+        if now is None:
+            return None
+        return now - (self.hurt.injury if self.hurt else 0)
+
+    @property
+    def text(self) -> str:
+        parts = [self.attack.text]
+        if self.defense is not None:
+            word = "defends" if self.defense.defended else "fails to defend"
+            parts.append(f"{self.target.name} {word}: {self.defense.text}")
+        h = self.hurt
+        if h is not None:
+            where = h.location.key
+            if h.location_roll is not None:
+                where += f" ({rolled(sum(h.location_roll), h.location_roll)})"
+            dmg = f"{self.damage.expression} {self.damage.damage_type} vs DR {h.dr}"
+            times = "" if h.effect in ("normal", "drop") else f", {h.effect.replace('_', ' ')}"
+            line = f"hits the {where}; {dmg}: {rolled(sum(h.dice), h.dice)}{times}, basic {h.basic}"
+            if h.penetrating:
+                line += f", {h.penetrating} penetrates: injury {h.injury}"
+            else:
+                line += ", stopped by DR: no injury"
+            if self.hp_after is not None and h.injury:
+                line += f" ({self.target.name} {self.hp_after + h.injury} → {self.hp_after} HP)"
+            parts.append(line)
+        out = "; ".join(parts) + f" — {percent(self.chance_to_injure)} to injure"
+        if self.calls:
+            out += ". Next: " + "; ".join(self.calls)
+        return out
+
+    def json(self) -> dict[str, Any]:
+        h = self.hurt
+        return {
+            "attacker": self.attacker,
+            "target": self.target.name,
+            "attack": self.attack.json(),
+            "defense": None if self.defense is None else self.defense.json(),
+            "damage": None
+            if h is None
+            else {
+                "expression": self.damage.expression,
+                "type": self.damage.damage_type,
+                "location": h.location.key,
+                "location_roll": None if h.location_roll is None else list(h.location_roll),
+                "dice": list(h.dice),
+                "basic": h.basic,
+                "dr": h.dr,
+                "penetrating": h.penetrating,
+                "injury": h.injury,
+                "effect": h.effect,
+            },
+            "hp_after": self.hp_after,
+            "chance_to_injure": f"{self.chance_to_injure.numerator}/"
+            f"{self.chance_to_injure.denominator}",
+            "calls": list(self.calls),
+            "text": self.text,
+        }
+
+
+def exchange(
+    skill: int,
+    damage: DamageSpec,
+    target: Target,
+    *,
+    attacker: str = "Attack",
+    options: AttackOptions | None = None,
+    defense: str = "best",
+    defense_options: DefenseOptions | None = None,
+    rng: RandomSource | None = None,
+) -> Exchange:
+    """Resolve one attack against ``target``: see the module for the rules and the
+    order of the draws.
+
+    Raises:
+        RuleError: a defense the target lacks, bad options or damage.
+    """
+    options = options or AttackOptions()
+    defense_options = defense_options or DefenseOptions()
+    on = f"{attacker} on {target.name}"
+    rolled_attack = attack(skill, label=on, options=options, rng=rng)
+    chance = injury_chance(skill, damage, target, options, defense, defense_options)
+    hit, crit = rolled_attack.hit, rolled_attack.critical_hit
+    defense_roll = None
+    if hit and not crit:
+        chosen = choose_defense(target, defense, defense_options, rolled_attack.defense_modifier)
+        if chosen is not None:
+            defense_roll = defend(
+                chosen[0],
+                chosen[1],
+                defense_options,
+                against=rolled_attack.defense_modifier,
+                label=f"{target.name}'s {chosen[0].title()}",
+                rng=rng,
+            )
+    if not hit or (defense_roll is not None and defense_roll.defended):
+        return Exchange(attacker, target, rolled_attack, damage, defense_roll, None, chance)
+    effect = rolled_attack.critical.entry.effect if rolled_attack.critical else "normal"
+    hurt = _hurt(damage, target, options, effect, rng)
+    calls = _calls(target, hurt)
+    return Exchange(attacker, target, rolled_attack, damage, defense_roll, hurt, chance, calls)
+
+
+def _hurt(
+    damage: DamageSpec,
+    target: Target,
+    options: AttackOptions,
+    effect: str,
+    rng: RandomSource | None,
+) -> Hurt:
+    where_roll = None
+    if options.random_location:
+        a, b, c = draw_faces(rng, 3, 6)
+        where_roll = (a, b, c)
+        location = read_location(RANDOM_TABLE[a + b + c])
+    else:
+        location = read_location(options.location or "torso")
+    count, adds = _dice_adds(damage.expression)
+    dice = draw_faces(rng, count, 6)
+    basic, dr, through = _through(sum(dice) + adds, count, adds, damage, target, location, effect)
+    injury = location_injury(through, damage.damage_type, location.key, target.hp)
+    return Hurt(location, where_roll, dice, basic, dr, through, injury, effect)
+
+
+def _through(
+    total: int,
+    count: int,
+    adds: int,
+    damage: DamageSpec,
+    target: Target,
+    location: Location,
+    effect: str,
+) -> tuple[int, int, int]:
+    """(basic damage, DR met, penetrating) for a damage total under a critical effect."""
+    least = 0 if damage.damage_type == "cr" else 1
+    basic = max(total, least)
+    if effect == "max":
+        basic = max(count * 6 + adds, least)
+    elif effect in ("double", "triple"):
+        basic *= 2 if effect == "double" else 3
+    dr = armor_dr(target.dr + location.extra_dr, damage.divisor)
+    if effect == "half_dr":
+        dr //= 2
+    return basic, dr, max(basic - dr, 0)
+
+
+def _calls(target: Target, hurt: Hurt) -> tuple[str, ...]:
+    """What the rules now call for (B420 knockdown; B327 at 0 HP and below)."""
+    calls = []
+    hp = target.hp
+    major = hp is not None and hurt.injury > hp / 2
+    if hurt.penetrating and hurt.effect == "major":
+        major = True
+    struck = hurt.injury > 0 and (hurt.location.head or hurt.location.key == "vitals")
+    if major or struck:
+        mod = f" at {hurt.location.knockdown:+d}" if hurt.location.knockdown else ""
+        why = "a major wound" if major else f"a hit to the {hurt.location.key}"
+        calls.append(
+            f"{target.name} rolls HT{mod} against knockdown and stunning for {why} "
+            "(B420: on a failure, stunned and prone; by 5 or more, unconscious)"
+        )
+    if hurt.effect == "double_shock" and hurt.penetrating:
+        calls.append("double shock, at most -8 (critical hit)")
+    if hp is None or not hurt.injury:
+        return tuple(calls)
+    before = target.current_hp if target.current_hp is not None else hp
+    after = before - hurt.injury
+    if after <= -5 * hp:
+        calls.append(f"{target.name} is dead at {after} HP (-5×HP, B327)")
+        return tuple(calls)
+    if after <= 0 < before or (after <= 0 and before <= 0):
+        calls.append(f"{target.name} rolls HT each turn to stay conscious (B327, at 0 HP or less)")
+    for k in range(1, 5):
+        if after <= -k * hp < before:
+            calls.append(f"{target.name} rolls HT to survive at -{k}×HP (B327)")
+    return tuple(calls)
+
+
+def injury_chance(
+    skill: int,
+    damage: DamageSpec,
+    target: Target,
+    options: AttackOptions | None = None,
+    defense: str = "best",
+    defense_options: DefenseOptions | None = None,
+) -> Fraction:
+    """P(the exchange injures the target), exactly: the attack's odds, the defense's
+    (none after a critical hit), the location's (B398's table when random), the
+    damage dice, and each row of the critical hit table."""
+    from .melee import attack_modifiers
+
+    options = options or AttackOptions()
+    defense_options = defense_options or DefenseOptions()
+    eff = skill + sum(m for _, m in attack_modifiers(options))
+    odds_attack = skill_odds(eff)
+    crit = odds_attack.critical_success
+    normal_hit = odds_attack.success - crit
+    against = -options.deceptive + (2 if options.telegraphic else 0)
+    chosen = choose_defense(target, defense, defense_options, against)
+    fails = Fraction(1)
+    if chosen is not None:
+        mods = defense_modifiers(chosen[0], defense_options, against)
+        fails = 1 - skill_odds(chosen[1] + sum(m for _, m in mods)).success
+    if options.random_location:
+        where = list(location_odds().items())
+    else:
+        where = [(read_location(options.location or "torso").key, Fraction(1))]
+    table = _table_odds() if options.criticals else {"normal": Fraction(1)}
+    total = Fraction(0)
+    for key, p_where in where:
+        loc = read_location(key)
+        p_normal = _penetrates(damage, target, loc, "normal")
+        p_crit = sum(
+            (p * _penetrates(damage, target, loc, eff_) for eff_, p in table.items()), Fraction(0)
+        )
+        total += p_where * (normal_hit * fails * p_normal + crit * p_crit)
+    return total
+
+
+@functools.cache
+def _table_odds() -> dict[str, Fraction]:
+    from .criticals import CRITICAL_HIT
+
+    out: dict[str, Fraction] = {}
+    for roll_total, p in odds("3d6").distribution.items():
+        effect = CRITICAL_HIT[roll_total].effect
+        out[effect] = out.get(effect, Fraction(0)) + p
+    return out
+
+
+def _penetrates(damage: DamageSpec, target: Target, location: Location, effect: str) -> Fraction:
+    count, adds = _dice_adds(damage.expression)
+    hits = Fraction(0)
+    for total, p in odds(f"{count}d6").distribution.items():
+        if _through(total + adds, count, adds, damage, target, location, effect)[2] > 0:
+            hits += p
+    return hits

@@ -1,0 +1,281 @@
+"""GURPS attack rolls and active defenses, with the options that change them.
+
+Sources: *GURPS Basic Set*, 4th edition (the rules texts referee works from have no
+combat chapter; see docs/reference/sources.md): B369, "Deceptive Attack"; B365,
+"All-Out Attack" (Determined); B370, "Rapid Strike"; B398, "Hit Location" (the
+penalty to aim); B374-B377, "Active Defense" (Dodge, Parry, Block, retreating);
+B366, "All-Out Defense" (Increased Defense); B376, parrying more than once; B374,
+a shield's Defense Bonus; *GURPS Martial Arts*, MA113, "Telegraphic Attack". A
+defense roll is made at any effective skill, even 2 or less (``000``, "Base Skill
+vs Effective Skill": "unless you are attempting a defense roll").
+
+>>> from referee import seeded
+>>> a = attack(14, label="Broadsword", options=AttackOptions(deceptive=1), rng=seeded(2))
+>>> a.text
+'Broadsword 14-2 = 12: rolled 10 (4, 5, 1), success by 2 — 74.1% to succeed (deceptive: defense -1)'
+>>> d = defend("parry", 10, DefenseOptions(retreat=True), against=a.defense_modifier, rng=seeded(3))
+>>> d.success.skill_text, d.success.outcome.value
+('10+1-1', 'failure')
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ...errors import RuleError
+from ...rng import RandomSource
+from .criticals import CriticalRoll, critical_hit, critical_miss
+from .locations import read_location
+from .success import Outcome, SuccessRoll, check
+
+__all__ = [
+    "DEFENSES",
+    "AttackOptions",
+    "AttackRoll",
+    "DefenseOptions",
+    "DefenseRoll",
+    "attack",
+    "attack_modifiers",
+    "defend",
+    "defense_modifiers",
+]
+
+DEFENSES = ("dodge", "parry", "block")
+"""The active defenses (B374)."""
+
+
+@dataclass(frozen=True, slots=True)
+class AttackOptions:
+    """What the attacker chose (each cited where it applies)."""
+
+    deceptive: int = 0
+    """Deceptive Attack: −2 to hit per −1 to the foe's defense (B369)."""
+    all_out: bool = False
+    """All-Out Attack (Determined): +4 to hit (B365)."""
+    telegraphic: bool = False
+    """Telegraphic Attack: +4 to hit, the foe's defense +2 (MA113)."""
+    rapid: bool = False
+    """Rapid Strike: −6 to each attack (B370)."""
+    location: str | None = None
+    """An aimed hit location, at its penalty (B398); None: the torso, or a random
+    location when :attr:`random_location`."""
+    random_location: bool = False
+    """Roll the location on 3d6 after a hit (B398's table), at no penalty."""
+    criticals: bool = True
+    """Roll B556's critical tables when a critical hit or miss calls for them."""
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.deceptive <= 10:
+            raise RuleError(f"deceptive attack {self.deceptive} is out of range (0 to 10)")
+        if self.location is not None and self.random_location:
+            raise RuleError("aim at a location or roll a random one, not both")
+        if self.location is not None:
+            read_location(self.location)
+
+
+def attack_modifiers(options: AttackOptions) -> list[tuple[str, int]]:
+    """The attack's modifiers from its options, named, in a fixed order."""
+    mods: list[tuple[str, int]] = []
+    if options.location is not None:
+        loc = read_location(options.location)
+        if loc.penalty:
+            mods.append((loc.key, loc.penalty))
+    if options.deceptive:
+        mods.append(("deceptive", -2 * options.deceptive))
+    if options.all_out:
+        mods.append(("all-out", 4))
+    if options.telegraphic:
+        mods.append(("telegraphic", 4))
+    if options.rapid:
+        mods.append(("rapid strike", -6))
+    return mods
+
+
+@dataclass(frozen=True, slots=True)
+class AttackRoll:
+    """An attack roll: the success roll, what it does to the foe's defense, and the
+    critical table it called for (if any)."""
+
+    success: SuccessRoll
+    options: AttackOptions
+    critical: CriticalRoll | None
+    """B556's Critical Hit Table on a critical success, its Critical Miss Table on a
+    critical failure (with :attr:`AttackOptions.criticals`)."""
+
+    system = "gurps"
+    kind = "attack"
+
+    @property
+    def hit(self) -> bool:
+        """The attack succeeded: it hits unless the foe defends."""
+        return self.success.success
+
+    @property
+    def critical_hit(self) -> bool:
+        """A critical success: the foe gets no active defense (B381)."""
+        return self.success.outcome is Outcome.CRITICAL_SUCCESS
+
+    @property
+    def defense_modifier(self) -> int:
+        """What this attack does to the foe's active defense: −1 per deceptive level,
+        +2 if telegraphic."""
+        return -self.options.deceptive + (2 if self.options.telegraphic else 0)
+
+    @property
+    def text(self) -> str:
+        tail = []
+        if self.options.deceptive:
+            tail.append(f"deceptive: defense -{self.options.deceptive}")
+        if self.options.telegraphic:
+            tail.append("telegraphic: defense +2")
+        line = self.success.text + (f" ({'; '.join(tail)})" if tail else "")
+        if self.critical_hit:
+            line += ": a critical hit, no defense"
+        if self.critical is not None:
+            line += f"; {self.critical.text}"
+        return line
+
+    def json(self) -> dict[str, Any]:
+        s = self.success
+        return {
+            "label": s.label,
+            "skill": s.base_skill,
+            "modifiers": list(s.modifiers),
+            "effective": s.effective_skill,
+            "dice": list(s.dice),
+            "roll": s.roll,
+            "outcome": s.outcome.value,
+            "margin": s.margin,
+            "defense_modifier": self.defense_modifier,
+            "critical_table": None if self.critical is None else self.critical.json(),
+        }
+
+
+def attack(
+    skill: int,
+    *,
+    label: str | None = None,
+    options: AttackOptions = AttackOptions(),
+    modifiers: tuple[int, ...] = (),
+    rng: RandomSource | None = None,
+) -> AttackRoll:
+    """Roll an attack at ``skill`` (the weapon's level on the sheet) with the options'
+    modifiers, then the critical table it calls for. Draws: the attack's 3d6, then
+    3d6 on a critical table if one applies.
+
+    Source: the module's (B365, B369, B370, B398, B556, MA113); the success roll is
+    :func:`.success.check`.
+    """
+    mods = (*modifiers, *(m for _, m in attack_modifiers(options)))
+    rolled = check(skill, modifiers=mods, label=label, rng=rng)
+    table = None
+    if options.criticals and rolled.outcome is Outcome.CRITICAL_SUCCESS:
+        table = critical_hit(rng)
+    elif options.criticals and rolled.outcome is Outcome.CRITICAL_FAILURE:
+        table = critical_miss(rng)
+    return AttackRoll(rolled, options, table)
+
+
+@dataclass(frozen=True, slots=True)
+class DefenseOptions:
+    """What the defender chose."""
+
+    retreat: bool = False
+    """Retreat: +3 to Dodge; +1 to Parry or Block, but +3 to a parry with Boxing,
+    Judo, Karate or a fencing weapon (B377)."""
+    all_out: bool = False
+    """All-Out Defense (Increased Defense): +2 to one defense (B366)."""
+    shield: int = 0
+    """A ready shield's Defense Bonus, added to every defense (B374)."""
+    parried: int = 0
+    """Parries already made with this weapon this turn: −4 each (B376), −2 with a
+    fencing weapon."""
+    fencing: bool = False
+    """The parry is with Boxing, Judo, Karate or a fencing weapon (B377, B404)."""
+    block_retreat: int = 1
+    """A retreat's bonus to Block: +1 by the Basic Set (B377); 3 for a table that
+    reads it as Dodge's (the reading the combat issue states)."""
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.shield <= 10:
+            raise RuleError(f"a shield's DB of {self.shield} is out of range (0 to 10)")
+        if not 0 <= self.parried <= 20:
+            raise RuleError(f"{self.parried} earlier parries is out of range (0 to 20)")
+        if self.block_retreat not in (1, 3):
+            raise RuleError("a retreat gives Block +1 (B377) or +3, nothing else")
+
+
+def defense_modifiers(
+    kind: str, options: DefenseOptions, against: int = 0
+) -> list[tuple[str, int]]:
+    """A defense's modifiers, named: retreat, All-Out Defense, shield, repeated parries,
+    and what the attack does to it (``against``: deceptive, telegraphic)."""
+    if kind not in DEFENSES:
+        raise RuleError(f"unknown defense {kind!r}; use dodge, parry or block")
+    mods: list[tuple[str, int]] = []
+    if options.retreat:
+        bonus = {"dodge": 3, "block": options.block_retreat}.get(kind, 3 if options.fencing else 1)
+        mods.append(("retreat", bonus))
+    if options.all_out:
+        mods.append(("all-out defense", 2))
+    if options.shield:
+        mods.append(("shield", options.shield))
+    if kind == "parry" and options.parried:
+        mods.append(("parried before", -(2 if options.fencing else 4) * options.parried))
+    if against:
+        mods.append(("the attack", against))
+    return mods
+
+
+@dataclass(frozen=True, slots=True)
+class DefenseRoll:
+    """An active defense roll."""
+
+    defense: str
+    """``dodge``, ``parry`` or ``block``."""
+    success: SuccessRoll
+
+    system = "gurps"
+    kind = "defense"
+
+    @property
+    def defended(self) -> bool:
+        return self.success.success
+
+    @property
+    def text(self) -> str:
+        return self.success.text
+
+    def json(self) -> dict[str, Any]:
+        s = self.success
+        return {
+            "defense": self.defense,
+            "label": s.label,
+            "level": s.base_skill,
+            "modifiers": list(s.modifiers),
+            "effective": s.effective_skill,
+            "dice": list(s.dice),
+            "roll": s.roll,
+            "outcome": s.outcome.value,
+            "margin": s.margin,
+        }
+
+
+def defend(
+    kind: str,
+    level: int,
+    options: DefenseOptions = DefenseOptions(),
+    *,
+    against: int = 0,
+    label: str | None = None,
+    rng: RandomSource | None = None,
+) -> DefenseRoll:
+    """Roll an active defense (Dodge, Parry or Block at ``level``, as the sheet
+    computed it) with its modifiers; rolled even at effective 2 or less (B344's
+    exception for defense rolls; ``000``). Draws 3d6.
+
+    Source: the module's (B366, B374-B377, B404)."""
+    mods = tuple(m for _, m in defense_modifiers(kind, options, against))
+    name = label or kind.title()
+    return DefenseRoll(kind, check(level, modifiers=mods, label=name, defense=True, rng=rng))
