@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from referee import commands, seeded
-from referee.errors import RuleError
+from referee.errors import RefereeError, RuleError
 from referee.rng import RecordingSource, ReplaySource
 from referee.roller import draw_faces
 from referee.systems.gurps.criticals import CRITICAL_HIT, CRITICAL_MISS
@@ -291,3 +291,48 @@ def test_every_weapon_attacks_and_parries_at_the_level_gcs_saved(path: Path) -> 
                     ["gurps", "defend", kind, a.full_name], seeded(1), resources=resources
                 )
                 assert d.data["level"] == int("".join(c for c in value if c.isdigit()))
+
+
+# ------------------------------------------- rolls by weapon and defense name
+
+
+def _sheet(path: Path) -> Any:
+    from referee.sheets import read_sheet
+
+    return read_sheet(path.read_bytes())
+
+
+def test_a_weapon_and_its_defenses_roll_by_name_as_the_trial_asked() -> None:
+    ninja = _sheet(GCS / "Master Ninja.gcs")
+    res = commands.with_sheet(ninja)
+    sai = next(a for a in ninja.attacks if a.full_name == "Sai (Swing)")
+    r = commands.run(["gurps", "check", "Sai (Swing)"], seeded(1), resources=res)
+    assert r.data["base_skill"] == sai.level and r.text.startswith("Sai (Swing) ")
+    p = commands.run(["gurps", "check", "Parry", "Sai (Swing)"], seeded(1), resources=res)
+    assert p.data["base_skill"] == int(str(sai.parry).rstrip("FU"))
+    assert p.data["trait"]["kind"] == "defense"
+    with pytest.raises(RefereeError, match="matches 5 attacks"):
+        commands.run(["gurps", "check", "Parry", "Sai"], seeded(1), resources=res)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "gurps check Parry -1",
+        "gurps check 'Knife (Swung)' -2",
+        "gurps attack 'Knife (Swung)' --deceptive 1 --location arm",
+        "gurps defend parry --retreat",
+        "gurps attack 'Knife (Swung)' --target-name Orc --parry 9 --dodge 8 --hp 10",
+    ],
+)
+def test_a_resolved_combat_roll_rolls_the_same_with_no_sheet(line: str) -> None:
+    dai = _sheet(Path(__file__).parents[1] / "examples" / "sheets" / "dai.toml")
+    resolved = commands.resolve(line, dai)
+    assert "Knife" in resolved or "Parry" in resolved
+    for seed in range(5):
+        with_sheet = commands.run(line, seeded(seed), resources=commands.with_sheet(dai))
+        bare = commands.run(resolved, seeded(seed))
+        mine, theirs = dict(with_sheet.data), dict(bare.data)
+        mine.pop("trait", None)
+        theirs.pop("trait", None)
+        assert mine == theirs and with_sheet.draws == bare.draws

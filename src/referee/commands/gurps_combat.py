@@ -23,35 +23,20 @@ from ..sheets import Attack, Kind, Sheet, find_attack, find_trait, require
 from ..systems.gurps.damage import read_damage
 from ..systems.gurps.exchange import Target, exchange, injury_chance
 from ..systems.gurps.melee import AttackOptions, DefenseOptions, attack, defend
+from .gurps_traits import best_defense, defense_level
 from .registry import LabelOpt, command
 from .result import Plan, Reply, resources_of
 from .sheeted import SheetOpt, labelled, resolved_as, sheet_for
 
-__all__ = ["defense_level", "target_of"]
-
-_NUMBER = re.compile(r"^\s*(-?\d+)")
+__all__ = ["target_of"]
 
 IntOpt = Annotated[int | None, typer.Option(min=-100, max=1000)]
-
-
-def defense_level(text: str | None) -> int | None:
-    """A Parry or Block as GCS saves it: ``10``, ``9F`` (fencing), ``8U``; None for
-    ``No``, ``-`` or nothing."""
-    if not text:
-        return None
-    found = _NUMBER.match(text)
-    return int(found.group(1)) if found else None
-
-
-def _best(attacks: tuple[Attack, ...], which: str) -> tuple[int, Attack] | None:
-    found = [(level, a) for a in attacks if (level := defense_level(getattr(a, which))) is not None]
-    return max(found, key=lambda item: item[0]) if found else None
 
 
 def target_of(sheet: Sheet) -> Target:
     """What an exchange needs of a sheet: its Dodge, best Parry and Block, DR and HP."""
     dodge = next((t.level for t in sheet.of_kind(Kind.DEFENSE) if t.name == "Dodge"), None)
-    parry, block = _best(sheet.attacks, "parry"), _best(sheet.attacks, "block")
+    parry, block = best_defense(sheet.attacks, "parry"), best_defense(sheet.attacks, "block")
     return Target(
         sheet.name or "the target",
         dodge=dodge,
@@ -307,7 +292,7 @@ def _defense_from_sheet(
         if value is None:
             raise RuleError(f"{found.full_name} cannot {kind} on {sheet.name}'s sheet")
         return value, f"{kind.title()} ({found.full_name})"
-    best = _best(sheet.attacks, kind)
+    best = best_defense(sheet.attacks, kind)
     if best is None:
         raise RuleError(f"{sheet.name}'s sheet has no weapon that can {kind}")
     return best[0], f"{kind.title()} ({best[1].full_name})"

@@ -21,13 +21,16 @@ from typing import Any
 
 import typer
 
-from ..errors import RuleError
+from ..errors import RuleError, SheetError
 from ..sheets import Attack, Kind, Sheet, Trait, find_attack, find_trait
 from ..systems import gurps as g
 from ..systems.gurps.damage import MARKERS, damage_type_name, read_damage, with_adds
 from .sheeted import sheet_for, trait_json
 
-__all__ = ["Damage", "Skill", "resolve_damage", "resolve_skill"]
+__all__ = ["Damage", "Skill", "best_defense", "defense_level", "resolve_damage", "resolve_skill"]
+
+_NUMBER = re.compile(r"^\s*(-?\d+)")
+_DEFENSE = re.compile(r"^(parry|block)\b\s*(.*)$", re.I)
 
 ROLLED = (Kind.ATTRIBUTE, Kind.SKILL, Kind.TECHNIQUE, Kind.SPELL, Kind.DEFENSE)
 """What a GURPS success roll may name on a sheet."""
@@ -106,8 +109,58 @@ def resolve_skill(ctx: typer.Context, text: str, path: str | None, command: str)
     assert found is not None  # the pattern matches any text
     name, mods = found.group("name"), found.group("mods").replace(" ", "")
     sheet = sheet_for(ctx, path, "gurps", command, name)
-    trait = find_trait(sheet, name, ROLLED)
+    try:
+        trait = find_trait(sheet, name, ROLLED)
+    except SheetError as exc:
+        if " has no " not in str(exc):
+            raise  # several traits match: the player names one
+        weapon = _from_weapons(sheet, name)
+        if weapon is None:
+            raise
+        trait = weapon
     return Skill(f"{trait.level}{mods}", trait, sheet)
+
+
+def _from_weapons(sheet: Sheet, name: str) -> Trait | None:
+    """A name that is no trait but a weapon (``Sai (Swing)``: its level as the sheet
+    saved it), or a defense with one (``Parry Broadsword``; ``Parry`` or ``Block``
+    alone: the sheet's best), read from the sheet's weapons; None if neither."""
+    defense = _DEFENSE.match(name.strip())
+    if defense is not None:
+        which, rest = defense.group(1).lower(), defense.group(2).strip()
+        if rest:
+            weapon = find_attack(sheet, rest)
+            level = defense_level(getattr(weapon, which))
+            if level is None:
+                raise RuleError(f"{weapon.full_name} cannot {which} on {sheet.name}'s sheet")
+        else:
+            best = best_defense(sheet.attacks, which)
+            if best is None:
+                raise RuleError(f"{sheet.name}'s sheet has no weapon that can {which}")
+            level, weapon = best
+        return Trait(which.title(), weapon.full_name, level, Kind.DEFENSE)
+    try:
+        weapon = find_attack(sheet, name)
+    except SheetError:
+        return None
+    if weapon.level is None:
+        return None
+    return Trait(weapon.name, weapon.usage, weapon.level, Kind.SKILL)
+
+
+def defense_level(text: str | None) -> int | None:
+    """A Parry or Block as GCS saves it: ``10``, ``9F`` (fencing), ``8U``; None for
+    ``No``, ``-`` or nothing."""
+    if not text:
+        return None
+    found = _NUMBER.match(text)
+    return int(found.group(1)) if found else None
+
+
+def best_defense(attacks: tuple[Attack, ...], which: str) -> tuple[int, Attack] | None:
+    """The highest Parry (or Block) among a sheet's weapons, with its weapon."""
+    found = [(level, a) for a in attacks if (level := defense_level(getattr(a, which))) is not None]
+    return max(found, key=lambda item: item[0]) if found else None
 
 
 @dataclass(frozen=True, slots=True)
