@@ -23,7 +23,7 @@ Importing this package is cheap; the registry (typer, click) loads on first use.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from ..errors import CommandError
@@ -117,13 +117,20 @@ def plan(
     return shown, made
 
 
-def resolve(line: str | Sequence[str], sheet: Sheet, *, limits: CommandLimits | None = None) -> str:
-    """The command as the engine runs it with ``sheet`` for its trait names, written so
-    that it rolls the same with no sheet (``gurps check Stealth -2`` is ``gurps check
-    15 -2 --label Stealth``): a game room's ``resolved``. See :mod:`.resolving`."""
+def resolve(
+    line: str | Sequence[str],
+    sheet: Sheet | None,
+    *,
+    limits: CommandLimits | None = None,
+    others: Mapping[str, Sheet] | None = None,
+) -> str:
+    """The command as the engine runs it with ``sheet`` for its trait names (and
+    ``others`` for the other sheets it names, as ``--vs @orc``), written so that it
+    rolls the same with no sheet (``gurps check Stealth -2`` is ``gurps check 15 -2
+    --label Stealth``): a game room's ``resolved``. See :mod:`.resolving`."""
     from .resolving import resolve as _resolve
 
-    return _resolve(line, sheet, limits=limits)
+    return _resolve(line, sheet, limits=limits, others=others)
 
 
 def is_rolling(line: str | Sequence[str]) -> bool:

@@ -15,7 +15,7 @@ its options, each word quoted as the reader splits them (:func:`.line.split_line
 from __future__ import annotations
 
 import shlex
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -32,7 +32,13 @@ if TYPE_CHECKING:
 __all__ = ["resolve"]
 
 
-def resolve(line: str | Sequence[str], sheet: Sheet, *, limits: CommandLimits | None = None) -> str:
+def resolve(
+    line: str | Sequence[str],
+    sheet: Sheet | None,
+    *,
+    limits: CommandLimits | None = None,
+    others: Mapping[str, Sheet] | None = None,
+) -> str:
     """The command ``line`` as the engine runs it with ``sheet`` for its trait names,
     written so that it rolls the same with no sheet.
 
@@ -60,7 +66,7 @@ def resolve(line: str | Sequence[str], sheet: Sheet, *, limits: CommandLimits | 
         raise CommandError(
             f"'{meta.name}' does not roll dice: only rolling commands are allowed here", meta.name
         )
-    resources = with_sheet(sheet, replace(BUILTIN, limits=limits or BUILTIN.limits))
+    resources = with_sheet(sheet, replace(BUILTIN, limits=limits or BUILTIN.limits), others)
     meta, cmd, args, ctx, _plan = invoke(words, resources=resources)
     changed: dict[str, Raw] = ctx.meta.get(RESOLVED, {})
     if meta.path == ("swn", "initiative") and not ctx.params.get("path"):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -205,9 +205,15 @@ def resources_of(ctx: Any) -> Resources:
     return found if isinstance(found, Resources) else BUILTIN
 
 
-def with_sheet(sheet: Sheet, resources: Resources = BUILTIN) -> Resources:
+def with_sheet(
+    sheet: Sheet | None,
+    resources: Resources = BUILTIN,
+    others: Mapping[str, Sheet] | None = None,
+) -> Resources:
     """``resources`` whose default sheet is ``sheet`` (``--sheet`` names no file then):
-    how a bot or a game room lets a command roll by trait name.
+    how a bot or a game room lets a command roll by trait name. ``others`` are the
+    other sheets a command may name (a target: ``--vs @orc`` in a game room), by the
+    name it gives them.
 
     >>> from referee.sheets import read_sheet
     >>> ron = read_sheet(b'system = "fudge"\\nname = "Ron"\\n[traits]\\nNotice = "Fair"')
@@ -216,11 +222,14 @@ def with_sheet(sheet: Sheet, resources: Resources = BUILTIN) -> Resources:
     """
     from dataclasses import replace
 
+    named = dict(others or {})
+
     def only(path: str | None) -> Sheet | None:
         if path is None:
             return sheet
-        raise CommandError(
-            f"cannot read {path!r}: this command rolls as {sheet.name}, from the sheet given"
-        )
+        if path in named:
+            return named[path]
+        who = f"rolls as {sheet.name}, from the sheet given" if sheet else "reads no sheet file"
+        raise CommandError(f"cannot read {path!r}: this command {who}")
 
     return replace(resources, sheet=only)

@@ -187,7 +187,7 @@ def roll_maker(
     member: Member,
     read: tuple[str, Plan],
     visibility: str,
-    as_sheet: tuple[str, str] | None = None,
+    as_sheet: tuple[str, str | None] | None = None,
 ) -> Callable[[int, Epoch], dict[str, Any]]:
     """The function that rolls a command :func:`read_command` read, once its seq and
     epoch are known, on the epoch's stream for its visibility, and makes the fields
@@ -227,8 +227,10 @@ def roll_maker(
         }
         if refused is not None:
             fields["refused"] = refused
-        if as_sheet is not None:
-            fields["sheet"], fields["resolved"] = as_sheet[1], shown
+        if as_sheet is not None:  # a sheet's name; None for a roll naming only a target
+            fields["resolved"] = shown
+            if as_sheet[1] is not None:
+                fields["sheet"] = as_sheet[1]
         return fields
 
     return make
@@ -248,7 +250,7 @@ async def roll(st: State, room: str, member: Member, body: NewRoll) -> Response:
     found = await as_sheet(st, room, member, command, room_limits(st.limits.draws))
     if found is not None:
         typed, row, command = found
-        made_as = (typed, row.sheet)
+        made_as = (typed, None if row is None else row.sheet)
     read = await st.plans.read(command, st.limits.draws, st.limits.read_seconds)
     make = roll_maker(member, read, body.visibility, made_as)
     entry = await st.append(room, "roll", make)

@@ -117,11 +117,20 @@ def read_sheet_body(body: bytes) -> Sheet:
         raise ApiError(422, f"this sheet cannot be read: {exc}") from None
 
 
+_REF = re.compile(r"(?:^|\s)@([^\s]+)")
+"""A sheet named inside a command (``--vs @orc``), beyond the ``@NAME`` it may start with."""
+
+
 async def as_sheet(
     st: _State, room: str, member: Member, command: str, limits: CommandLimits
-) -> tuple[str, SheetRow, str] | None:
-    """Whether ``command`` (normalised) is rolled as a sheet: ``(the command as the log
-    keeps it, the sheet's row, the resolved command)``, or None.
+) -> tuple[str, SheetRow | None, str] | None:
+    """Whether ``command`` (normalised) is rolled as a sheet, or names other sheets
+    (a target: ``--vs @orc``): ``(the command as the log keeps it, the sheet's row or
+    None, the resolved command)``, or None.
+
+    A sheet named inside the command must be one the member may read: their own, or
+    any for the GM (its numbers go into the resolved command, which every member who
+    sees the roll sees).
 
     Raises:
         ApiError: 403 for a player naming another member's sheet; 422 for an unknown
@@ -136,35 +145,53 @@ async def as_sheet(
         if not command:
             raise ApiError(422, f"{head} needs a command to roll, such as {head} 3d6")
     sheets = await st.sheets.of(st, room)
+    row: SheetRow | None = None
     if named is not None:
-        row = sheets.get(named)
-        if row is None:
-            known = ", ".join(sorted(sheets)) or "none yet"
-            raise ApiError(422, f"no sheet {named!r} in this room (sheets: {known})")
-        if row.owner != member.id and not member.is_gm:
-            raise ApiError(403, f"the sheet {named!r} is another member's")
+        row = _readable(sheets, named, member)
     else:
         own = [r for r in sheets.values() if r.owner == member.id]
-        if len(own) != 1:
-            return None
-        row = own[0]
-    key = (row.sha256, command)
+        row = own[0] if len(own) == 1 else None
+    refs = {f"@{name}": _readable(sheets, name, member) for name in _REF.findall(command)}
+    if row is None and not refs:
+        return None
+    key = (None if row is None else row.sha256, tuple((k, r.sha256) for k, r in refs.items()),
+           command)  # fmt: skip
     done: tuple[str, str] | None = st.sheets.resolved.get(key)
     if done is None:
-        sheet = await st.sheets.sheet(st, room, row)
-        done = await asyncio.to_thread(_resolve, command, sheet, limits)
+        sheet = None if row is None else await st.sheets.sheet(st, room, row)
+        others = {k: await st.sheets.sheet(st, room, r) for k, r in refs.items()}
+        done = await asyncio.to_thread(_resolve, command, sheet, limits, others)
         st.sheets.resolved.keep(key, done)
     typed, resolved = done
     return (typed if named is None else f"@{named} {typed}"), row, resolved
 
 
-def _resolve(command: str, sheet: Sheet, limits: CommandLimits) -> tuple[str, str]:
+def _readable(sheets: Mapping[str, SheetRow], name: str, member: Member) -> SheetRow:
+    """The sheet ``name`` of the room, if ``member`` may roll as it or read it (its
+    owner, or the GM).
+
+    Raises:
+        ApiError: 422 for no such sheet, 403 for another member's."""
+    if not SHEET_NAME.fullmatch(name):
+        raise ApiError(422, f"'@{name}' names no sheet: @NAME, with a sheet's name")
+    row = sheets.get(name)
+    if row is None:
+        known = ", ".join(sorted(sheets)) or "none yet"
+        raise ApiError(422, f"no sheet {name!r} in this room (sheets: {known})")
+    if row.owner != member.id and not member.is_gm:
+        raise ApiError(403, f"the sheet {name!r} is another member's")
+    return row
+
+
+def _resolve(
+    command: str, sheet: Sheet | None, limits: CommandLimits, others: Mapping[str, Sheet]
+) -> tuple[str, str]:
     """``(command normalised, as typed, resolved against sheet)``."""
     from .. import commands
     from ..errors import RefereeError
 
     try:
-        resolved = commands.resolve(command, sheet, limits=limits)
+        resolved = commands.resolve(command, sheet, limits=limits, others=others)
     except RefereeError as exc:
         raise ApiError(422, str(exc)) from None
     return _typed(command), resolved
