@@ -117,9 +117,9 @@ def test_a_critical_success_rolls_the_hit_table_and_a_critical_failure_the_miss_
 
 def test_attack_options_apply_their_modifiers() -> None:
     r = attack(14, options=AttackOptions(deceptive=2, location="skull"), rng=seeded(1))
-    assert r.success.modifiers == (-7, -4) and r.defense_modifier == -2
+    assert r.check.modifiers == (-7, -4) and r.defense_modifier == -2
     r = attack(10, options=AttackOptions(all_out=True, telegraphic=True, rapid=True), rng=seeded(1))
-    assert r.success.modifiers == (4, 4, -6) and r.defense_modifier == 2
+    assert r.check.modifiers == (4, 4, -6) and r.defense_modifier == 2
     with pytest.raises(RuleError, match="unknown hit location"):
         AttackOptions(location="tail")
 
@@ -137,7 +137,7 @@ def test_defense_options_follow_b377_and_friends() -> None:
 
 def test_a_defense_at_2_or_less_is_still_rolled() -> None:
     d = defend("dodge", 2, against=-2, rng=seeded(4))
-    assert d.success.effective_skill == 0 and d.success.roll >= 3
+    assert d.check.effective_skill == 0 and d.check.roll >= 3
 
 
 # --------------------------------------------------------------- the exchange
@@ -165,12 +165,12 @@ def test_the_exchange_draws_what_its_steps_draw(
     x = exchange(skill, spec, ORC, options=options, defense=choice, rng=whole)
     steps = RecordingSource(seeded(seed))  # the same source, step by step
     a = attack(skill, options=options, rng=steps)
-    assert a.success.dice == x.attack.success.dice
+    assert a.check.dice == x.attack.check.dice
     if a.hit and not a.critical_hit and choice != "none":
         kind = {"best": "parry"}.get(choice, choice)
         level = {"dodge": 8, "parry": 10}[kind]
         d = defend(kind, level, DefenseOptions(), against=a.defense_modifier, rng=steps)
-        assert x.defense is not None and d.success.dice == x.defense.success.dice
+        assert x.defense is not None and d.check.dice == x.defense.check.dice
         defended = d.defended
     else:
         defended = False

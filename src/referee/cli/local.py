@@ -27,16 +27,25 @@ def _ladder(name: str | None) -> Ladder:
     return get_ladder(name)
 
 
+def _named(name: str, kind: str) -> str:
+    """A file by the name a user gave: a path, or a shipped example (``example:NAME``)."""
+    from .. import examples
+
+    return str(examples.path(name, kind)) if examples.is_example(name) else name
+
+
 def _encounter(name: str) -> Encounter:
+    from ..examples import ENCOUNTERS
     from ..systems.swn import load_encounter
 
-    return load_encounter(name)
+    return load_encounter(_named(name, ENCOUNTERS))
 
 
 def _party(name: str) -> list[tuple[str, int, bool]]:
+    from ..examples import ENCOUNTERS
     from ..systems.swn import load_party
 
-    return load_party(name)
+    return load_party(_named(name, ENCOUNTERS))
 
 
 SHEET_VARIABLE = "REFEREE_SHEET"
@@ -44,17 +53,20 @@ SHEET_VARIABLE = "REFEREE_SHEET"
 
 
 def read_sheet_file(path: str) -> Sheet:
-    """The sheet in the file at ``path``: its size is checked before it is read, and any
-    error names the file.
+    """The sheet in the file at ``path``, or the shipped example ``example:NAME``
+    (:mod:`referee.examples`): its size is checked before it is read, and any error
+    names the file.
 
     Raises:
-        SheetError: no such file, not readable, too large, or not a sheet.
+        SheetError: no such file or example, not readable, too large, or not a sheet.
     """
     import os
 
     from ..errors import SheetError
+    from ..examples import SHEETS
     from ..sheets import MAX_BYTES, read_sheet
 
+    shown, path = path, _named(path, SHEETS)
     try:
         size = os.path.getsize(path)
         if size > MAX_BYTES:
@@ -71,7 +83,7 @@ def read_sheet_file(path: str) -> Sheet:
     try:
         return read_sheet(data)
     except SheetError as exc:
-        raise SheetError(f"{path}: {exc}", exc.line) from None
+        raise SheetError(f"{shown}: {exc}", exc.line) from None
 
 
 def _sheet(path: str | None) -> Sheet | None:
@@ -98,5 +110,5 @@ def _progress(total: int) -> Iterator[Callable[[int], None] | None]:
 LOCAL = Resources(
     ladder=_ladder, encounter=_encounter, party=_party, progress=_progress, sheet=_sheet
 )
-"""Ladder, encounter, party and sheet files by path (and ``REFEREE_SHEET``), and progress
-bars: for local users only."""
+"""Ladder, encounter, party and sheet files by path or as shipped examples
+(``example:NAME``; and ``REFEREE_SHEET``), and progress bars: for local users only."""

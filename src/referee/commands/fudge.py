@@ -77,8 +77,8 @@ def _ladder(ctx: typer.Context, name: str | None) -> f.Ladder:
         "fudge roll gr --vs none --seed 7 --json",
         "fudge roll Poor --vs Astonishing+2 --roll-anyway",
         "fudge roll Good --label 'Pick the lock'",
-        "fudge roll 'Ranged Combat' --vs Great --sheet examples/sheets/ron.toml",
-        "fudge roll Focus --ladder fate-core --sheet examples/sheets/ron.toml",
+        "fudge roll 'Ranged Combat' --vs Great --sheet example:ron.toml",
+        "fudge roll Focus --ladder fate-core --sheet example:ron.toml",
     ],
     notes=BY_NAME,
 )
@@ -131,9 +131,9 @@ def roll(
     examples=[
         "fudge oppose Great Good",
         "fudge oppose Good Fair --mod +1 --reroll2 -1 --ties defender --names Ron,Bouncer",
-        "fudge oppose 'Ranged Combat' Notice --sheet examples/sheets/ron.toml "
-        "--sheet2 examples/sheets/bouncer.toml",
-        "fudge oppose Focus Mind --sheet examples/sheets/ron.toml",
+        "fudge oppose 'Ranged Combat' Notice --sheet example:ron.toml "
+        "--sheet2 example:bouncer.toml",
+        "fudge oppose Focus Mind --sheet example:ron.toml",
     ],
 )
 def oppose(
@@ -213,7 +213,7 @@ def oppose(
     examples=[
         "fudge odds Good --vs Great --reroll +1",
         "fudge odds Good --against Great --json",
-        "fudge odds 'Ranged Combat' --against Great --sheet examples/sheets/ron.toml",
+        "fudge odds 'Ranged Combat' --against Great --sheet example:ron.toml",
     ],
     notes=BY_NAME,
 )

@@ -50,7 +50,7 @@ Sheet2Opt = Annotated[
     typer.Option(
         "--sheet2",
         metavar="FILE",
-        help="The second side's sheet (default: the first side's sheet).",
+        help="The second side's sheet, or example:NAME (default: the first side's sheet).",
     ),
 ]
 

@@ -66,8 +66,8 @@ def _skill(text: str, mods: list[int] | None) -> tuple[str | None, int]:
         "gurps check 14 --mod -2",
         "gurps check Broadsword-14-2",
         "gurps check 9-5+10 --label Lockpicking --json",
-        "gurps check Stealth -2 --sheet 'tests/data/gcs/Dai Blackthorn.gcs'",
-        "gurps check 'Fast-Draw (Knife)' --sheet examples/sheets/dai.toml",
+        "gurps check Stealth -2 --sheet example:dai.gcs",
+        "gurps check 'Fast-Draw (Knife)' --sheet example:dai.toml",
     ],
 )
 def check(
@@ -155,7 +155,7 @@ def table() -> Plan:
     "gurps retry",
     rolls=False,
     joins=True,
-    examples=["gurps retry 12 --max 5", "gurps retry Lockpicking --sheet examples/sheets/dai.toml"],
+    examples=["gurps retry 12 --max 5", "gurps retry Lockpicking --sheet example:dai.toml"],
 )
 def retry(
     ctx: typer.Context,
@@ -328,8 +328,8 @@ def reaction(
         "gurps damage 3d-3 --dr 2 --type cut",
         "gurps damage 2d+1 --type imp --label Spear",
         "gurps damage '4d(3) burn' --dr 9",
-        "gurps damage Punch --sheet 'tests/data/gcs/Dai Blackthorn.gcs'",
-        "gurps damage sw+2 cut --dr 2 --sheet examples/sheets/dai.toml",
+        "gurps damage Punch --sheet example:dai.gcs",
+        "gurps damage sw+2 cut --dr 2 --sheet example:dai.toml",
     ],
 )
 def damage(

@@ -18,6 +18,7 @@ from typing import Annotated, Any
 import typer
 
 from ..errors import RuleError
+from ..render.combat import attack_json, defense_json, exchange_json
 from ..rng import RandomSource
 from ..sheets import Attack, Kind, Sheet, find_attack, find_trait, require
 from ..systems.gurps.damage import read_damage
@@ -144,7 +145,7 @@ def attack_cmd(
 
         def go(rng: RandomSource) -> Reply:
             r = attack(level, label=name, options=options, modifiers=tuple(mod or ()), rng=rng)
-            return Reply({"system": "gurps", "kind": "attack", **r.json(), "text": r.text}, r.text)
+            return Reply(attack_json(r), r.text)
 
         return go
     if spec_text is None:
@@ -168,7 +169,7 @@ def attack_cmd(
             defense_options=defense_options,
             rng=rng,
         )
-        return Reply({"system": "gurps", "kind": "exchange", **x.json()}, x.text)
+        return Reply(exchange_json(x), x.text)
 
     return exchange_go
 
@@ -273,7 +274,7 @@ def defend_cmd(
 
     def go(rng: RandomSource) -> Reply:
         d = defend(kind, value, options, against=against, label=name, rng=rng)
-        return Reply({"system": "gurps", "kind": "defense", **d.json(), "text": d.text}, d.text)
+        return Reply(defense_json(d), d.text)
 
     return go
 

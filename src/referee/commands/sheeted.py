@@ -32,8 +32,9 @@ SheetOpt = Annotated[
     typer.Option(
         "--sheet",
         metavar="FILE",
-        help="The character's sheet: a GCS file, a TOML sheet or a Foundry swnr export "
-        "(default: $REFEREE_SHEET). Trait names are read from it.",
+        help="The character's sheet: a GCS file, a TOML sheet or a Foundry swnr export, "
+        "or example:NAME for one shipped with referee ('referee sheet --examples' lists "
+        "them) (default: $REFEREE_SHEET). Trait names are read from it.",
     ),
 ]
 

@@ -32,7 +32,7 @@ ANYWAY_HELP = "Roll even when the result is certain (2d6 + mod is 2 + mod to 12 
 HELPER_HELP = """One person aiding, as SKILL[/MOD]: skill 0-4 or untrained, then their
 attribute modifier (1/+2, 0, untrained/-1). Repeat for each helper."""
 HELPERS_HELP = "N helpers alike: the shorthand of N --helper, with --helper-skill/--helper-mod."
-VEX = "--sheet examples/sheets/vex.toml"
+VEX = "--sheet example:vex.toml"
 NAME_HELP = "Read from the sheet: Dex/Shoot, Int/Heal, or a skill alone (Shoot)."
 NameArg = Annotated[str | None, typer.Argument(metavar="[ATTRIBUTE/]SKILL", help=NAME_HELP)]
 WEAPON_HELP = "A weapon on the sheet: its damage, Shock, skill and attributes."
@@ -358,15 +358,15 @@ def oppose(
     "swn initiative",
     rolls=True,
     examples=[
-        "swn initiative examples/swn/party.toml",
-        f"swn initiative {VEX} --sheet examples/sheets/juno.toml examples/swn/party.toml",
+        "swn initiative example:party.toml",
+        f"swn initiative {VEX} --sheet example:juno.toml example:party.toml",
     ],
 )
 def initiative(
     ctx: typer.Context,
     path: Annotated[
         str | None,
-        typer.Argument(help="A TOML file of [[combatants]] (name, dex, pc); or only --sheet."),
+        typer.Argument(help=on.PARTY_HELP),
     ] = None,
     sheet: on.SheetsOpt = None,
     label: LabelOpt = None,
@@ -392,11 +392,11 @@ def initiative(
 @command(
     "swn simulate",
     rolls=False,
-    examples=["swn simulate examples/swn/warrior_vs_3_thugs.toml -n 100000 --seed 1"],
+    examples=["swn simulate example:warrior_vs_3_thugs.toml -n 100000 --seed 1"],
 )
 def simulate(
     ctx: typer.Context,
-    path: Annotated[str, typer.Argument(help="An encounter TOML file (see examples/swn/).")],
+    path: Annotated[str, typer.Argument(help=on.ENCOUNTER_HELP)],
     runs: Annotated[int, typer.Option("-n", "--runs", help="Encounters to simulate.")] = 100_000,
     seed: Annotated[int | None, typer.Option("--seed", help="Seed for a reproducible run.")] = None,
 ) -> Plan:

@@ -15,6 +15,8 @@ from ..systems import swn
 from .sheeted import Raw, labelled, resolved_as
 
 __all__ = [
+    "ENCOUNTER_HELP",
+    "PARTY_HELP",
     "Given",
     "SheetsOpt",
     "attr_params",
@@ -24,8 +26,16 @@ __all__ = [
 ]
 
 SheetsOpt = Annotated[list[str] | None, typer.Option(
-    "--sheet", metavar="FILE", help="A PC's sheet (a TOML sheet or a Foundry swnr export): "
-    "the PC rolls with the sheet's Dex modifier. Repeat for each PC.")]  # fmt: skip
+    "--sheet", metavar="FILE", help="A PC's sheet (a TOML sheet or a Foundry swnr export, "
+    "or example:NAME): the PC rolls with the sheet's Dex modifier. Repeat for each PC.",
+)]  # fmt: skip
+PARTY_HELP = (
+    "A TOML file of [[combatants]] (name, dex, pc), or example:party.toml; or only --sheet."
+)
+ENCOUNTER_HELP = (
+    "An encounter TOML file, or example:NAME for one shipped with referee "
+    "('referee sheet --examples' lists them)."
+)
 
 
 class Given(dict[str, int]):

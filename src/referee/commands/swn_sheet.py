@@ -31,6 +31,8 @@ from ..systems import swn
 from .result import Reply, resources_of
 from .sheeted import maybe_sheet, override, sheet_for, trait_json
 from .swn_options import (
+    ENCOUNTER_HELP,
+    PARTY_HELP,
     Given,
     SheetsOpt,
     attr_params,
@@ -39,8 +41,9 @@ from .swn_options import (
     skill_words,
 )
 
-__all__ = ["Attacker", "Given", "Read", "SheetsOpt", "attr_params", "for_attack", "for_check",
-           "for_initiative", "for_save", "for_stabilize", "gather_attrs"]  # fmt: skip
+__all__ = ["ENCOUNTER_HELP", "PARTY_HELP", "Attacker", "Given", "Read", "SheetsOpt",
+           "attr_params", "for_attack", "for_check", "for_initiative", "for_save",
+           "for_stabilize", "gather_attrs"]  # fmt: skip
 
 _FULL = {"strength": "str", "dexterity": "dex", "constitution": "con",
          "intelligence": "int", "wisdom": "wis", "charisma": "cha"}  # fmt: skip
@@ -391,7 +394,7 @@ def for_initiative(
         if found is None:
             raise CommandError(
                 "'swn initiative' needs someone to roll for: give a party file "
-                "(examples/swn/party.toml), --sheet FILE for each PC, or both",
+                "(example:party.toml), --sheet FILE for each PC, or both",
                 "swn initiative",
             )
         sheets = [found]

@@ -53,7 +53,7 @@ class Plans:
             return found
         if command in self._slow:
             raise ApiError(422, self.SLOW.format(seconds))
-        from .api import read_command
+        from .reading import read_command
 
         await self._readers.acquire()
         work = asyncio.get_running_loop().run_in_executor(None, read_command, command, most_draws)

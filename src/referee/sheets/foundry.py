@@ -63,6 +63,7 @@ from typing import Any
 from ..errors import RefereeError, SheetError
 from ..parser import parse
 from ..systems.swn.attributes import attribute_modifier
+from . import foundry_fields as fields
 from .foundry_fields import WHO, at, effect_notes, kind_of, layout, number, show, whole
 from .model import Attack, Kind, Sheet, Trait
 
@@ -73,6 +74,8 @@ STATS = {"str": "Str", "dex": "Dex", "con": "Con", "int": "Int", "wis": "Wis", "
 
 _NO_STAT = {"", "none", "ask"}
 _NO_SKILL = {"", "ask", "none"}
+_Skills = tuple[dict[str, str], dict[str, str]]
+"""An actor's skills by item id, and by casefolded name (the first of a name)."""
 
 
 def is_foundry_swnr(doc: object) -> bool:
@@ -122,8 +125,8 @@ def read_foundry_swnr(doc: dict[str, Any]) -> Sheet:
     Raises:
         SheetError: the export is not an swnr character, or a field the sheet needs
             is missing or holds a value a character cannot have (a score outside
-            3-18, a skill rank outside -1..4, a weapon without damage); the message
-            names the field.
+            3-18, a skill rank outside -1..4, a weapon without damage, over
+            :data:`~.foundry_fields.MAX_WEAPONS` weapons); the message names the field.
     """
     if not isinstance(doc, dict):
         raise SheetError(f"{WHO} export is not a JSON object")
@@ -147,6 +150,12 @@ def read_foundry_swnr(doc: dict[str, Any]) -> Sheet:
     for i, item in enumerate(items, 1):
         if not isinstance(item, dict):
             raise SheetError(f"{WHO}'s item {i} is {kind_of(item)}, not an object")
+    weapons = sum(item.get("type") == "weapon" for item in items)
+    if weapons > fields.MAX_WEAPONS:
+        raise SheetError(
+            f"{WHO} has {weapons:,} weapon items; a character sheet has at most "
+            f"{fields.MAX_WEAPONS}"
+        )
 
     notes: list[str] = []
     level = whole(at(data, root, "level", "value"), "level", 1, 20, required=True)
@@ -160,9 +169,10 @@ def read_foundry_swnr(doc: dict[str, Any]) -> Sheet:
             skills[item["_id"]] = skill
         if rank >= 0:
             traits.append(Trait(skill, None, rank, Kind.SKILL))
+    by_name = {s.casefold(): s for s in reversed(skills.values())}  # the first of a name
     attacks: list[Attack] = []
     for i, item in _typed(items, "weapon"):
-        attack = _weapon(item, i, skills, notes)
+        attack = _weapon(item, i, (skills, by_name), notes)
         if attack is not None:
             attacks.append(attack)
     attack_bonus = whole(at(data, root, "ab"), "attack bonus", -10, 30)
@@ -256,9 +266,7 @@ def _skill(item: dict[str, Any], i: int) -> tuple[str, int]:
     return name, rank
 
 
-def _weapon(
-    item: dict[str, Any], i: int, skills: dict[str, str], notes: list[str]
-) -> Attack | None:
+def _weapon(item: dict[str, Any], i: int, skills: _Skills, notes: list[str]) -> Attack | None:
     """A weapon item as an :class:`~.model.Attack`, or None (with a note) when its
     damage is not dice referee can roll."""
     name = _item_name(item, "weapon", i)
@@ -270,6 +278,12 @@ def _weapon(
     if not isinstance(damage, str) or not damage.strip():
         raise SheetError(f"{who} has no damage ({root}.damage)")
     damage = damage.strip()
+    if len(damage) > fields.MAX_DAMAGE:
+        notes.append(
+            f"left out the weapon {name!r}: its damage {show(damage)} is over {fields.MAX_DAMAGE} "
+            "characters, not dice referee rolls"
+        )
+        return None
     try:
         parse(damage)
     except RefereeError:
@@ -313,17 +327,18 @@ def _weapon_stats(data: dict[str, Any], root: str, who: str) -> tuple[str, ...]:
 
 
 def _weapon_skill(
-    data: dict[str, Any], root: str, name: str, skills: dict[str, str], notes: list[str]
+    data: dict[str, Any], root: str, name: str, skills: _Skills, notes: list[str]
 ) -> str | None:
-    """The name (lower case) of the skill item a weapon's ``skill`` holds the id of."""
+    """The name (lower case) of the skill item a weapon's ``skill`` holds the id (or,
+    failing that, the name) of: looked up, not searched, so that reading stays linear."""
     ref = data.get("skill")
     if not isinstance(ref, str) or ref.strip().casefold() in _NO_SKILL:
         return None
-    if ref in skills:
-        return skills[ref].casefold()
-    by_name = [s for s in skills.values() if s.casefold() == ref.strip().casefold()]
-    if by_name:
-        return by_name[0].casefold()
+    by_id, by_name = skills
+    if ref in by_id:
+        return by_id[ref].casefold()
+    if ref.strip().casefold() in by_name:
+        return by_name[ref.strip().casefold()].casefold()
     notes.append(
         f"the weapon {name!r} names a skill ({root}.skill {show(ref)}) the actor does not "
         "have; no skill is set for it"

@@ -10,10 +10,28 @@ from typing import Any
 from ..errors import SheetError
 from .formats import whole_number
 
-__all__ = ["WHO", "Field", "at", "effect_notes", "kind_of", "layout", "number", "show", "whole"]
+__all__ = [
+    "MAX_DAMAGE",
+    "MAX_WEAPONS",
+    "WHO",
+    "Field",
+    "at",
+    "effect_notes",
+    "kind_of",
+    "layout",
+    "number",
+    "show",
+    "whole",
+]
 
 WHO = "the Foundry actor"
 """What messages call the actor."""
+MAX_WEAPONS = 500
+"""Most weapon items an export may hold: a character carries a handful, and each
+weapon's damage is parsed as dice (the one costly step of reading an export)."""
+MAX_DAMAGE = 40
+"""Longest damage a weapon's dice are parsed from (swnr's are like ``1d8+2``): a longer
+one is left out with a note, unparsed."""
 
 
 class Field:

@@ -27,7 +27,7 @@ from ..errors import SheetError
 from .formats import kind_of, load_json, whole_number
 from .model import Attack, Kind, Sheet, Trait
 
-__all__ = ["VERSIONS", "is_gcs", "read_gcs"]
+__all__ = ["VERSIONS", "gcs_sheet", "is_gcs", "read_gcs"]
 
 VERSIONS = range(2, 6)
 """The GCS file versions read (the top-level ``"version"``)."""
@@ -152,7 +152,16 @@ def read_gcs(data: bytes) -> Sheet:
     """
     if kind_of(data) == "xml":
         raise SheetError(f"this is a GCS file in the old XML format (GCS before 4.30): {_RESAVE}")
-    doc = load_json(data)
+    return gcs_sheet(load_json(data))
+
+
+def gcs_sheet(doc: Any) -> Sheet:
+    """A GCS character file, once parsed (by :func:`~.formats.load_json`), as a
+    :class:`~.model.Sheet`.
+
+    Raises:
+        SheetError: a version other than 2-5, or not a character.
+    """
     if not is_gcs(doc):
         raise SheetError("this JSON is not a GCS character file (it has no version and profile)")
     version = doc.get("version")

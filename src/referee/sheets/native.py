@@ -95,10 +95,8 @@ def _line_of(text: str, key: str) -> int | None:
     """The first line that mentions ``key``, to point an error at."""
     if not key:
         return None
-    for number, line in enumerate(text.splitlines(), 1):
-        if re.search(rf"(^|[^\w]){re.escape(key)}([^\w]|$)", line):
-            return number
-    return None
+    found = re.search(rf"(?<!\w){re.escape(key)}(?!\w)", text)
+    return None if found is None else text.count("\n", 0, found.start()) + 1
 
 
 def _named(name: str) -> tuple[str, str | None]:

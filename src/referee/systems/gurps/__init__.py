@@ -1,4 +1,5 @@
-"""GURPS: success rolls, criticals, repeated attempts, contests, reactions, damage.
+"""GURPS: success rolls, criticals, repeated attempts, contests, reactions, damage, and
+combat (attacks, active defenses, hit locations, the critical tables, the exchange).
 
 Pure functions returning frozen results that carry their dice, target, margin,
 outcome and exact odds. Sources are cited in each function's docstring.
@@ -15,7 +16,20 @@ from .contest import (
     rolled_skill,
     shorten,
 )
-from .damage import DAMAGE_TYPES, WOUNDING, DamageRoll, damage, damage_odds, injury_odds, wound
+from .criticals import CRITICAL_HIT, CRITICAL_MISS, CriticalRoll, critical_hit, critical_miss
+from .damage import (
+    DAMAGE_TYPES,
+    WOUNDING,
+    DamageRoll,
+    damage,
+    damage_odds,
+    injury_odds,
+    read_damage,
+    wound,
+)
+from .exchange import Exchange, Target, exchange, injury_chance
+from .locations import LOCATIONS, RANDOM_TABLE, Location, location_wounding, read_location
+from .melee import AttackOptions, AttackRoll, DefenseOptions, DefenseRoll, attack, defend
 from .reaction import SECRET_BY_DEFAULT, ReactionRoll, reaction, reaction_band, reaction_odds
 from .retry import Attempts, RetryRule, repeated_attempts, retry_odds
 from .success import (
@@ -30,6 +44,27 @@ from .success import (
 )
 
 __all__ = [
+    "CRITICAL_HIT",
+    "CRITICAL_MISS",
+    "LOCATIONS",
+    "RANDOM_TABLE",
+    "AttackOptions",
+    "AttackRoll",
+    "CriticalRoll",
+    "DefenseOptions",
+    "DefenseRoll",
+    "Exchange",
+    "Location",
+    "Target",
+    "attack",
+    "critical_hit",
+    "critical_miss",
+    "defend",
+    "exchange",
+    "injury_chance",
+    "location_wounding",
+    "read_damage",
+    "read_location",
     "Attempts",
     "RetryRule",
     "repeated_attempts",

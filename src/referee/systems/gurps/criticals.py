@@ -140,15 +140,6 @@ class CriticalRoll:
         """``critical hit table: rolled 7 (1, 2, 4): If any damage penetrates ...``."""
         return f"{self.table} table: {rolled(self.total, self.dice)}: {self.entry.text}"
 
-    def json(self) -> dict[str, object]:
-        return {
-            "table": self.table,
-            "dice": list(self.dice),
-            "total": self.total,
-            "effect": self.entry.effect,
-            "text": self.entry.text,
-        }
-
 
 def _roll(table: str, rows: dict[int, Entry], rng: RandomSource | None) -> CriticalRoll:
     a, b, c = draw_faces(rng, 3, 6)

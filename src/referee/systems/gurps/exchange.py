@@ -22,11 +22,11 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any
 
 from ...errors import RuleError
 from ...fmt import percent, rolled
 from ...odds import odds
+from ...results import Chances
 from ...rng import RandomSource
 from ...roller import draw_faces
 from .damage import DamageSpec, _dice_adds, armor_dr
@@ -128,6 +128,22 @@ class Exchange:
     kind = "exchange"
 
     @property
+    def success(self) -> bool:
+        """Whether the exchange injured the target."""
+        return bool(self.hurt and self.hurt.injury)
+
+    @property
+    def outcome(self) -> str:
+        """``injures``, ``no injury`` (DR stopped it), ``defended`` or ``misses``."""
+        if self.hurt is not None:
+            return "injures" if self.hurt.injury else "no injury"
+        return "defended" if self.attack.hit else "misses"
+
+    @property
+    def chances(self) -> Chances:
+        return Chances.of(injures=self.chance_to_injure)
+
+    @property
     def hp_after(self) -> int | None:
         now = self.target.current_hp if self.target.current_hp is not None else self.target.hp
         if now is None:
@@ -159,34 +175,6 @@ class Exchange:
         if self.calls:
             out += ". Next: " + "; ".join(self.calls)
         return out
-
-    def json(self) -> dict[str, Any]:
-        h = self.hurt
-        return {
-            "attacker": self.attacker,
-            "target": self.target.name,
-            "attack": self.attack.json(),
-            "defense": None if self.defense is None else self.defense.json(),
-            "damage": None
-            if h is None
-            else {
-                "expression": self.damage.expression,
-                "type": self.damage.damage_type,
-                "location": h.location.key,
-                "location_roll": None if h.location_roll is None else list(h.location_roll),
-                "dice": list(h.dice),
-                "basic": h.basic,
-                "dr": h.dr,
-                "penetrating": h.penetrating,
-                "injury": h.injury,
-                "effect": h.effect,
-            },
-            "hp_after": self.hp_after,
-            "chance_to_injure": f"{self.chance_to_injure.numerator}/"
-            f"{self.chance_to_injure.denominator}",
-            "calls": list(self.calls),
-            "text": self.text,
-        }
 
 
 def exchange(

@@ -14,16 +14,16 @@ vs Effective Skill": "unless you are attempting a defense roll").
 >>> a.text
 'Broadsword 14-2 = 12: rolled 10 (4, 5, 1), success by 2 — 74.1% to succeed (deceptive: defense -1)'
 >>> d = defend("parry", 10, DefenseOptions(retreat=True), against=a.defense_modifier, rng=seeded(3))
->>> d.success.skill_text, d.success.outcome.value
+>>> d.check.skill_text, d.check.outcome.value
 ('10+1-1', 'failure')
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from ...errors import RuleError
+from ...results import Chances
 from ...rng import RandomSource
 from .criticals import CriticalRoll, critical_hit, critical_miss
 from .locations import read_location
@@ -97,7 +97,7 @@ class AttackRoll:
     """An attack roll: the success roll, what it does to the foe's defense, and the
     critical table it called for (if any)."""
 
-    success: SuccessRoll
+    check: SuccessRoll
     options: AttackOptions
     critical: CriticalRoll | None
     """B556's Critical Hit Table on a critical success, its Critical Miss Table on a
@@ -109,12 +109,25 @@ class AttackRoll:
     @property
     def hit(self) -> bool:
         """The attack succeeded: it hits unless the foe defends."""
-        return self.success.success
+        return self.check.success
+
+    @property
+    def success(self) -> bool:
+        return self.check.success
+
+    @property
+    def outcome(self) -> str:
+        """``critical success``, ``success``, ``failure`` or ``critical failure``."""
+        return self.check.outcome.value
+
+    @property
+    def chances(self) -> Chances:
+        return self.check.chances
 
     @property
     def critical_hit(self) -> bool:
         """A critical success: the foe gets no active defense (B381)."""
-        return self.success.outcome is Outcome.CRITICAL_SUCCESS
+        return self.check.outcome is Outcome.CRITICAL_SUCCESS
 
     @property
     def defense_modifier(self) -> int:
@@ -129,27 +142,12 @@ class AttackRoll:
             tail.append(f"deceptive: defense -{self.options.deceptive}")
         if self.options.telegraphic:
             tail.append("telegraphic: defense +2")
-        line = self.success.text + (f" ({'; '.join(tail)})" if tail else "")
+        line = self.check.text + (f" ({'; '.join(tail)})" if tail else "")
         if self.critical_hit:
             line += ": a critical hit, no defense"
         if self.critical is not None:
             line += f"; {self.critical.text}"
         return line
-
-    def json(self) -> dict[str, Any]:
-        s = self.success
-        return {
-            "label": s.label,
-            "skill": s.base_skill,
-            "modifiers": list(s.modifiers),
-            "effective": s.effective_skill,
-            "dice": list(s.dice),
-            "roll": s.roll,
-            "outcome": s.outcome.value,
-            "margin": s.margin,
-            "defense_modifier": self.defense_modifier,
-            "critical_table": None if self.critical is None else self.critical.json(),
-        }
 
 
 def attack(
@@ -234,32 +232,30 @@ class DefenseRoll:
 
     defense: str
     """``dodge``, ``parry`` or ``block``."""
-    success: SuccessRoll
+    check: SuccessRoll
 
     system = "gurps"
     kind = "defense"
 
     @property
     def defended(self) -> bool:
-        return self.success.success
+        return self.check.success
+
+    @property
+    def success(self) -> bool:
+        return self.check.success
+
+    @property
+    def outcome(self) -> str:
+        return self.check.outcome.value
+
+    @property
+    def chances(self) -> Chances:
+        return self.check.chances
 
     @property
     def text(self) -> str:
-        return self.success.text
-
-    def json(self) -> dict[str, Any]:
-        s = self.success
-        return {
-            "defense": self.defense,
-            "label": s.label,
-            "level": s.base_skill,
-            "modifiers": list(s.modifiers),
-            "effective": s.effective_skill,
-            "dice": list(s.dice),
-            "roll": s.roll,
-            "outcome": s.outcome.value,
-            "margin": s.margin,
-        }
+        return self.check.text
 
 
 def defend(

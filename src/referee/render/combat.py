@@ -1,0 +1,107 @@
+"""GURPS combat results as JSON: an attack, a defense, a critical table's row, and
+the whole exchange (the objects ``gurps attack`` and ``gurps defend`` print with
+``--json``, and a game room logs)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..fmt import fraction
+from ..systems.gurps.criticals import CriticalRoll
+from ..systems.gurps.exchange import Exchange
+from ..systems.gurps.melee import AttackRoll, DefenseRoll
+from .gurps import skill_odds_json
+
+__all__ = ["attack_json", "critical_json", "defense_json", "exchange_json"]
+
+
+def critical_json(r: CriticalRoll | None) -> dict[str, Any] | None:
+    """A roll on a critical table, or None."""
+    if r is None:
+        return None
+    return {
+        "table": r.table,
+        "dice": list(r.dice),
+        "total": r.total,
+        "effect": r.entry.effect,
+        "text": r.entry.text,
+    }
+
+
+def attack_json(r: AttackRoll) -> dict[str, Any]:
+    """An attack roll."""
+    s = r.check
+    return {
+        "system": "gurps",
+        "kind": "attack",
+        "label": s.label,
+        "skill": s.base_skill,
+        "modifiers": list(s.modifiers),
+        "effective": s.effective_skill,
+        "dice": list(s.dice),
+        "roll": s.roll,
+        "outcome": r.outcome,
+        "success": r.success,
+        "margin": s.margin,
+        "defense_modifier": r.defense_modifier,
+        "critical_table": critical_json(r.critical),
+        "odds": skill_odds_json(s.odds),
+        "text": r.text,
+    }
+
+
+def defense_json(r: DefenseRoll) -> dict[str, Any]:
+    """An active defense roll."""
+    s = r.check
+    return {
+        "system": "gurps",
+        "kind": "defense",
+        "defense": r.defense,
+        "label": s.label,
+        "level": s.base_skill,
+        "modifiers": list(s.modifiers),
+        "effective": s.effective_skill,
+        "dice": list(s.dice),
+        "roll": s.roll,
+        "outcome": r.outcome,
+        "success": r.success,
+        "margin": s.margin,
+        "odds": skill_odds_json(s.odds),
+        "text": r.text,
+    }
+
+
+def exchange_json(x: Exchange) -> dict[str, Any]:
+    """The whole exchange: each step with its dice and odds, then the injury, the HP
+    after (when known) and what the GM must call for next."""
+    h = x.hurt
+    damage = None
+    if h is not None:
+        damage = {
+            "expression": x.damage.expression,
+            "type": x.damage.damage_type,
+            "location": h.location.key,
+            "location_roll": None if h.location_roll is None else list(h.location_roll),
+            "dice": list(h.dice),
+            "basic": h.basic,
+            "dr": h.dr,
+            "penetrating": h.penetrating,
+            "injury": h.injury,
+            "effect": h.effect,
+        }
+    return {
+        "system": "gurps",
+        "kind": "exchange",
+        "attacker": x.attacker,
+        "target": x.target.name,
+        "attack": attack_json(x.attack),
+        "defense": None if x.defense is None else defense_json(x.defense),
+        "damage": damage,
+        "hp_after": x.hp_after,
+        "outcome": x.outcome,
+        "success": x.success,
+        "odds": {"injures": fraction(x.chance_to_injure)},
+        "chance_to_injure": fraction(x.chance_to_injure),
+        "calls": list(x.calls),
+        "text": x.text,
+    }

@@ -1,0 +1,54 @@
+"""Reading a rolling command for a room: the room's caps, and a dry run that refuses
+what the command alone would make fail, before any seq or draw (contract v1.2: no
+answer depends on dice the log does not hold). :class:`.plans.Plans` runs it in a
+worker thread; :func:`.api.roll_maker` rolls what it read."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .errors import ApiError
+from .limits import RoomsLimits
+from .log import check_digestible
+
+if TYPE_CHECKING:
+    from ..commands import CommandLimits, Plan
+
+__all__ = ["read_command", "room_limits"]
+
+
+def room_limits(most_draws: int = RoomsLimits.draws) -> CommandLimits:
+    """What one roll in a room may cost: the shared table's caps
+    (:data:`referee.commands.SHARED_TABLE`), with the room's own cap on dice."""
+    from dataclasses import replace
+
+    from ..commands import SHARED_TABLE
+
+    return replace(SHARED_TABLE, dice=most_draws)
+
+
+def read_command(command: str, most_draws: int = RoomsLimits.draws) -> tuple[str, Plan]:
+    """Read a rolling command: ``(normalised command, plan)``, after a dry run that
+    refuses (422) a roll drawing more than ``most_draws`` dice on a source seeded by
+    the command (so the same command always gets the same answer). The plan keeps
+    that cap (:func:`room_limits`) when it rolls for real.
+
+    Raises:
+        ApiError: 422 with the engine's own message for a bad command.
+    """
+    from .. import commands
+    from ..errors import RefereeError
+    from ..rng import seeded
+
+    try:
+        shown, plan = commands.plan(command, only_rolls=True, limits=room_limits(most_draws))
+        # A dry run, in the caller's thread rather than in the room's transaction:
+        # it refuses most oversized rolls before any lock is taken, and it leaves the
+        # engine's caches (a roll's exact odds) warm for the real roll. Its source is
+        # the command's own, so its answer is the same for every roll of the command.
+        check_digestible(plan(seeded(command)).data, "result")
+    except RefereeError as exc:
+        raise ApiError(422, str(exc)) from None
+    except ValueError as exc:  # check_digestible, which never names a value
+        raise ApiError(422, f"this command's result cannot be logged: {exc}") from None
+    return shown, plan
