@@ -336,3 +336,51 @@ def test_a_resolved_combat_roll_rolls_the_same_with_no_sheet(line: str) -> None:
         mine.pop("trait", None)
         theirs.pop("trait", None)
         assert mine == theirs and with_sheet.draws == bare.draws
+
+
+# ---------------------------------------------------- the target from its sheet
+
+
+@pytest.mark.parametrize("path", sorted(GCS.glob("*.gcs")), ids=lambda p: p.stem)
+def test_gcs_hp_and_dr_are_read_as_saved(path: Path) -> None:
+    doc = json.loads(path.read_text())
+    sheet = _sheet(path)
+    hp = [a["calc"]["value"] for a in doc.get("attributes", []) if a.get("attr_id") == "hp"]
+    assert sheet.hp == (hp[0] if hp else None)
+    body = (doc.get("settings") or {}).get("body_type") or doc.get("body_type") or {}
+    for loc in body.get("locations") or []:
+        armor = loc["calc"]["dr"]["all"] - (loc.get("dr_bonus") or 0)
+        assert dict(sheet.dr)[loc["id"]] == armor, (loc["id"], armor)
+
+
+def test_an_exchange_against_a_sheet_uses_its_defenses_dr_and_hp() -> None:
+    from referee.commands.gurps_combat import target_of
+
+    ninja = _sheet(GCS / "Master Ninja.gcs")
+    target = target_of(ninja)
+    parries = [int(a.parry.rstrip("FU")) for a in ninja.attacks if a.parry and a.parry[0].isdigit()]
+    assert target.parry == max(parries) and target.hp == 12 and target.dr == 1
+    assert target.dr_over("eye") == 0 and target.dr_over("right leg") == 1
+    dai = _sheet(Path(__file__).parents[1] / "examples" / "sheets" / "dai.toml")
+    line = "gurps attack 'Knife (Swung)' --vs @ninja --location eye --defense none"
+    res = commands.with_sheet(dai, others={"@ninja": ninja})
+    resolved = commands.resolve(line, dai, others={"@ninja": ninja})
+    assert "@" not in resolved and "--dr-at eye=0" in resolved and "--hp 12" in resolved
+    for seed in range(8):
+        a = commands.run(line, seeded(seed), resources=res)
+        b = commands.run(resolved, seeded(seed))
+        assert a.data == b.data
+        if a.data["damage"] is not None:
+            assert a.data["damage"]["dr"] == 0  # the eye: no armor, no skull bonus
+
+
+def test_a_toml_sheet_gives_hp_and_dr_by_location() -> None:
+    from referee.errors import SheetError
+    from referee.sheets import read_sheet
+
+    text = b'system = "gurps"\nname = "Orc"\nhp = 14\n[dr]\ntorso = 3\nskull = 5\n'
+    orc = read_sheet(text)
+    assert orc.hp == 14 and orc.dr_at("skull") == 5 and orc.dr_at("hand") == 3
+    assert read_sheet(b'system = "gurps"\nname = "Orc"\ndr = 2\n').dr == (("torso", 2),)
+    with pytest.raises(SheetError, match="no hit location"):
+        read_sheet(b'system = "gurps"\nname = "Orc"\n[dr]\ntail = 2\n')

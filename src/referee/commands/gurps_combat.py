@@ -13,6 +13,7 @@ command writes them. Rules: :mod:`referee.systems.gurps.melee` and
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Annotated, Any
 
 import typer
@@ -38,14 +39,29 @@ def target_of(sheet: Sheet) -> Target:
     """What an exchange needs of a sheet: its Dodge, best Parry and Block, DR and HP."""
     dodge = next((t.level for t in sheet.of_kind(Kind.DEFENSE) if t.name == "Dodge"), None)
     parry, block = best_defense(sheet.attacks, "parry"), best_defense(sheet.attacks, "block")
+    torso = sheet.dr_at("torso") or 0
     return Target(
         sheet.name or "the target",
         dodge=dodge,
         parry=None if parry is None else parry[0],
         block=None if block is None else block[0],
-        dr=getattr(sheet, "dr", None) or 0,
+        dr=torso,
         hp=sheet.hp,
+        dr_at=tuple((k, v) for k, v in sheet.dr if v != torso),
     )
+
+
+def _dr_at(given: list[str] | None) -> tuple[tuple[str, int], ...]:
+    """``--dr-at skull=4``: DR over one location, each read."""
+    from ..systems.gurps.locations import read_location
+
+    out = []
+    for item in given or []:
+        where, sep, value = item.partition("=")
+        if not sep or not re.fullmatch(r"\d{1,4}", value.strip()):
+            raise RuleError(f"--dr-at {item!r}: give a location and its DR, like skull=4")
+        out.append((read_location(where).key, int(value)))
+    return tuple(out)
 
 
 def _weapon(ctx: typer.Context, text: str, path: str | None) -> tuple[int, Attack | None]:
@@ -113,7 +129,13 @@ def attack_cmd(
     dodge: IntOpt = None,
     parry: IntOpt = None,
     block: IntOpt = None,
-    dr: Annotated[int | None, typer.Option(min=0, max=1000, help="The target's DR.")] = None,
+    dr: Annotated[
+        int | None, typer.Option(min=0, max=1000, help="The target's DR (over the torso).")
+    ] = None,
+    dr_at: Annotated[
+        list[str] | None,
+        typer.Option("--dr-at", metavar="LOC=DR", help="DR over one location: skull=4."),
+    ] = None,
     hp: Annotated[int | None, typer.Option(min=1, max=10000, help="The target's HP.")] = None,
     hp_now: Annotated[
         int | None, typer.Option(min=-100000, max=10000, help="The target's HP now.")
@@ -140,7 +162,7 @@ def attack_cmd(
     if found is not None:
         resolved_as(ctx, weapon=str(level), label=labelled(found.full_name, label))
     spec_text = damage or (found.damage if found else None)
-    target = _target(ctx, vs, target_name, dodge, parry, block, dr, hp, hp_now)
+    target = _target(ctx, vs, target_name, dodge, parry, block, dr, hp, hp_now, _dr_at(dr_at))
     if target is None:
 
         def go(rng: RandomSource) -> Reply:
@@ -184,6 +206,7 @@ def _target(
     dr: int | None,
     hp: int | None,
     hp_now: int | None,
+    dr_at: tuple[tuple[str, int], ...] = (),
 ) -> Target | None:
     """The target: from its sheet (``--vs``), each typed number over the sheet's; or
     from typed numbers alone; None when nothing names one."""
@@ -192,7 +215,7 @@ def _target(
         for k, v in {"dodge": dodge, "parry": parry, "block": block, "dr": dr, "hp": hp}.items()
         if v is not None
     }
-    if vs is None and name is None and not typed:
+    if vs is None and name is None and not typed and not dr_at:
         return None
     base = Target(name or "the target")
     if vs is not None:
@@ -201,8 +224,11 @@ def _target(
             raise RuleError(f"no sheet {vs!r} to attack")
         base = target_of(require(found, "gurps", "gurps attack"))
         if name:
-            base = Target(name, base.dodge, base.parry, base.block, base.dr, base.hp)
+            base = replace(base, name=name)
         resolved_as(ctx, vs=None, target_name=base.name)
+        table = dict(base.dr_at) | dict(dr_at)
+        if table:
+            resolved_as(ctx, dr_at=[f"{k}={v}" for k, v in table.items()])
         for key in ("dodge", "parry", "block", "dr", "hp"):
             value = typed.get(key, getattr(base, key))
             if value is not None and (key != "dr" or value):
@@ -216,6 +242,7 @@ def _target(
         values["dr"] or 0,
         values["hp"],
         hp_now,
+        tuple((dict(base.dr_at) | dict(dr_at)).items()),
     )
 
 

@@ -208,5 +208,32 @@ def gcs_sheet(doc: Any) -> Sheet:
         attacks=tuple(attacks),
         swing=_str(calc.get("swing")),
         thrust=_str(calc.get("thrust")),
+        hp=_hit_points(doc),
+        dr=_dr(doc),
         notes=tuple(notes),
     )
+
+
+def _hit_points(doc: dict[str, Any]) -> int | None:
+    """The HP pool's full value (``attributes``, ``attr_id`` ``hp``, ``calc.value``)."""
+    for entry in doc.get("attributes") or []:
+        if isinstance(entry, dict) and entry.get("attr_id") == "hp":
+            return whole_number(_dict(entry.get("calc")).get("value"))
+    return None
+
+
+def _dr(doc: dict[str, Any]) -> tuple[tuple[str, int], ...]:
+    """DR by hit location: each body location's ``calc.dr.all`` less its ``dr_bonus`` (the
+    skull's natural 2, which the rules add themselves: B399), so that the sheet keeps
+    the armor's DR (GCS 4 and later keep the body under ``settings.body_type``, or at
+    the top as ``body_type``)."""
+    body = _dict(_dict(doc.get("settings")).get("body_type")) or _dict(doc.get("body_type"))
+    out: dict[str, int] = {}
+    for loc in body.get("locations") or []:
+        if not isinstance(loc, dict) or not isinstance(loc.get("id"), str):
+            continue
+        value = whole_number(_dict(_dict(loc.get("calc")).get("dr")).get("all"))
+        if value is not None:
+            natural = whole_number(loc.get("dr_bonus")) or 0
+            out.setdefault(str(loc["id"]).lower(), max(value - natural, 0))
+    return tuple(out.items())

@@ -118,11 +118,23 @@ class Sheet:
     ac: int | None = None
     """SWN: Armor Class."""
     hp: int | None = None
-    """SWN: hit points."""
+    """Hit points at full health: SWN's, or GURPS's HP (a GCS file's HP pool, a TOML
+    sheet's ``hp``)."""
+    dr: tuple[tuple[str, int], ...] = ()
+    """GURPS: the armor's DR by hit location (``("torso", 2)``; a GCS file's body
+    locations less the body's own DR, such as the skull's 2; a TOML sheet's ``dr``);
+    empty when not given."""
     ladder: str | None = None
     """Fudge: the built-in ladder the traits are written on (``psi-punk``)."""
     notes: tuple[str, ...] = field(default=())
     """What the reader left out and why (an attack whose damage is not dice+adds)."""
+
+    def dr_at(self, location: str) -> int | None:
+        """GURPS: the DR the sheet gives over ``location`` (a random table's ``right leg``
+        reads the sheet's ``leg``), else over the torso, else None."""
+        table = dict(self.dr)
+        key = location.removeprefix("right ").removeprefix("left ")
+        return table.get(location, table.get(key, table.get("torso")))
 
     def of_kind(self, *kinds: Kind) -> tuple[Trait, ...]:
         """The traits of the given kinds (every trait when none is given)."""

@@ -3,7 +3,8 @@
 * ``system = "gurps"``: for those without GCS: ``[attributes]`` (``ST = 10``,
   ``Per = 12``...), ``[skills]``, ``[techniques]`` and ``[spells]`` with their
   levels, ``swing``/``thrust``/``dodge``, and ``[[attacks]]`` (``name``,
-  ``usage``, ``level``, ``damage`` such as ``"2d+1 cut"``, ``parry``, ``block``).
+  ``usage``, ``level``, ``damage`` such as ``"2d+1 cut"``, ``parry``, ``block``),
+  ``hp``, and ``dr`` (a number, or a ``[dr]`` table by hit location).
 * ``system = "swn"``: ``level``, ``[attributes]`` (scores 3-18), ``[skills]``
   (levels 0-4; a skill not listed is untrained), ``[combat]`` (``attack_bonus``,
   ``ac``, ``hp``) and ``[[weapons]]`` (``name``, ``damage``, ``skill``,
@@ -112,7 +113,7 @@ def _gurps(r: _Reader, name: str) -> Sheet:
     r.keys(
         doc,
         {"system", "name", "attributes", "skills", "techniques", "spells", "attacks"}
-        | {"swing", "thrust", "dodge"},
+        | {"swing", "thrust", "dodge", "hp", "dr"},
         "",
     )
     traits: list[Trait] = []
@@ -151,7 +152,30 @@ def _gurps(r: _Reader, name: str) -> Sheet:
         attacks=tuple(attacks),
         swing=r.optional("swing", doc),
         thrust=r.optional("thrust", doc),
+        hp=None if "hp" not in doc else r.integer("hp", doc["hp"], 1, 10000),
+        dr=_dr_table(r, doc.get("dr")),
     )
+
+
+def _dr_table(r: _Reader, given: Any) -> tuple[tuple[str, int], ...]:
+    """``dr = 2`` (over the torso and every location) or ``[dr]`` by location
+    (``torso = 2``, ``skull = 4``)."""
+    if given is None:
+        return ()
+    if not isinstance(given, Mapping):
+        return (("torso", r.integer("dr", given, 0, 1000)),)
+    out = []
+    for key, value in given.items():
+        where = str(key).lower()
+        if where not in _LOCATIONS:
+            raise r.fail(f"[dr] {key}", f"is no hit location ({', '.join(_LOCATIONS)})")
+        out.append((where, r.integer(f"[dr] {key}", value, 0, 1000)))
+    return tuple(out)
+
+
+_LOCATIONS = ("torso", "vitals", "skull", "eye", "face", "neck", "groin", "arm", "leg", "hand",
+              "foot")  # fmt: skip
+"""The hit locations a ``[dr]`` table may name (*GURPS Basic Set*, B398)."""
 
 
 def _swn(r: _Reader, name: str) -> Sheet:

@@ -55,11 +55,20 @@ class Target:
     parry: int | None = None
     block: int | None = None
     dr: int = 0
-    """DR over the location hit (the skull adds its own 2)."""
+    """DR over the torso, and wherever :attr:`dr_at` says nothing (the skull adds its
+    own 2)."""
     hp: int | None = None
     """Hit points at full health (major wounds, crippling, the thresholds)."""
     current_hp: int | None = None
     """Hit points now, when the fight is tracked (else :attr:`hp`)."""
+    dr_at: tuple[tuple[str, int], ...] = ()
+    """DR over particular locations (``("skull", 4)``; ``leg`` covers both legs)."""
+
+    def dr_over(self, location: str) -> int:
+        """The DR over ``location``: :attr:`dr_at`'s, else :attr:`dr`."""
+        table = dict(self.dr_at)
+        key = location.removeprefix("right ").removeprefix("left ")
+        return table.get(location, table.get(key, self.dr))
 
     def level(self, defense: str) -> int | None:
         return {"dodge": self.dodge, "parry": self.parry, "block": self.block}[defense]
@@ -257,7 +266,7 @@ def _through(
         basic = max(count * 6 + adds, least)
     elif effect in ("double", "triple"):
         basic *= 2 if effect == "double" else 3
-    dr = armor_dr(target.dr + location.extra_dr, damage.divisor)
+    dr = armor_dr(target.dr_over(location.key) + location.extra_dr, damage.divisor)
     if effect == "half_dr":
         dr //= 2
     return basic, dr, max(basic - dr, 0)
