@@ -33,6 +33,15 @@ from .sheeted import SheetOpt, labelled, resolved_as, sheet_for
 __all__ = ["target_of"]
 
 IntOpt = Annotated[int | None, typer.Option(min=-100, max=1000)]
+BlockRetreatOpt = Annotated[
+    int,
+    typer.Option(
+        "--block-retreat",
+        min=1,
+        max=3,
+        help="A retreat's bonus to Block: 1 by the Basic Set (B377), or 3.",
+    ),
+]
 
 
 def target_of(sheet: Sheet) -> Target:
@@ -148,6 +157,7 @@ def attack_cmd(
         bool, typer.Option("--aod", help="The target made an All-Out Defense: +2.")
     ] = False,
     shield: Annotated[int, typer.Option(min=0, max=10, help="The target's shield DB.")] = 0,
+    block_retreat: BlockRetreatOpt = 1,
     label: LabelOpt = None,
     sheet: SheetOpt = None,
 ) -> Plan:
@@ -177,7 +187,9 @@ def attack_cmd(
         resolved_as(ctx, damage=spec_text)
     if mod:
         raise RuleError("--mod is for a lone attack; in an exchange use the options")
-    defense_options = DefenseOptions(retreat=retreat, all_out=aod, shield=shield)
+    defense_options = DefenseOptions(
+        retreat=retreat, all_out=aod, shield=shield, block_retreat=block_retreat
+    )
     injury_chance(level, spec, target, options, defense, defense_options)  # checks the choice
 
     def exchange_go(rng: RandomSource) -> Reply:
@@ -282,6 +294,7 @@ def defend_cmd(
             min=-10, max=10, help="The attack's effect: -1 per deceptive level, +2 if telegraphic."
         ),  # fmt: skip
     ] = 0,
+    block_retreat: BlockRetreatOpt = 1,
     label: LabelOpt = None,
     sheet: SheetOpt = None,
 ) -> Plan:
@@ -297,7 +310,7 @@ def defend_cmd(
         resolved_as(ctx, level=str(value), label=name)
     else:
         value = int(level)
-    options = DefenseOptions(retreat, aod, shield, parried, fencing)
+    options = DefenseOptions(retreat, aod, shield, parried, fencing, block_retreat)
 
     def go(rng: RandomSource) -> Reply:
         d = defend(kind, value, options, against=against, label=name, rng=rng)

@@ -88,6 +88,7 @@ def exchange_json(x: Exchange) -> dict[str, Any]:
             "penetrating": h.penetrating,
             "injury": h.injury,
             "effect": h.effect,
+            "odds": {"penetrates": fraction(h.chance_through)},
         }
     return {
         "system": "gurps",

@@ -116,6 +116,8 @@ class Hurt:
     penetrating: int
     injury: int
     effect: str = "normal"
+    chance_through: Fraction = Fraction(0)
+    """Before the damage dice: P(any damage penetrates DR here)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,7 +172,10 @@ class Exchange:
             where = h.location.key
             if h.location_roll is not None:
                 where += f" ({rolled(sum(h.location_roll), h.location_roll)})"
-            dmg = f"{self.damage.expression} {self.damage.damage_type} vs DR {h.dr}"
+            dmg = (
+                f"{self.damage.expression} {self.damage.damage_type} vs DR {h.dr} "
+                f"({percent(h.chance_through)} to penetrate)"
+            )
             times = "" if h.effect in ("normal", "drop") else f", {h.effect.replace('_', ' ')}"
             line = f"hits the {where}; {dmg}: {rolled(sum(h.dice), h.dice)}{times}, basic {h.basic}"
             if h.penetrating:
@@ -247,7 +252,8 @@ def _hurt(
     dice = draw_faces(rng, count, 6)
     basic, dr, through = _through(sum(dice) + adds, count, adds, damage, target, location, effect)
     injury = location_injury(through, damage.damage_type, location.key, target.hp)
-    return Hurt(location, where_roll, dice, basic, dr, through, injury, effect)
+    chance = _penetrates(damage, target, location, effect)
+    return Hurt(location, where_roll, dice, basic, dr, through, injury, effect, chance)
 
 
 def _through(
