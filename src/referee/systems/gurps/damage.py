@@ -5,9 +5,9 @@ the rules notes on GURPS for the damage minimums and DR (docs/reference/sources.
 *GURPS Basic Set*, B379, "Wounding Modifiers and Injury", for the wounding
 multipliers, which the rules texts referee works from leave to "the combat rules".
 
-Left out, as the seed has no combat chapter: hit locations (and their
-multipliers: skull, vitals, ...), tight-beam burning, armor divisors, and the
-injury's effects (shock, major wounds, knockdown).
+Hit locations and their multipliers are in :mod:`.locations`, and what an injury
+calls for next (knockdown, consciousness, death checks) in :mod:`.exchange`.
+Tight-beam burning is left to the GM.
 """
 
 from __future__ import annotations
