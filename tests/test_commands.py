@@ -31,8 +31,8 @@ ROLLING: dict[str, list[str]] = {
     "gurps damage": ["gurps damage 3d-3 --dr 2 --type cut"],
     "gurps attack": [
         "gurps attack 14 --deceptive 1 --location arm",
-        "gurps attack 13 --damage '2d+1 cut' --target-name Orc --parry 10 --dodge 8 --dr 2 --hp 12",
-        "gurps attack 12 --damage '1d imp' --random-location --dodge 9 --defense dodge --retreat",
+        "gurps attack 13 --damage 2d+1 --type cut --target-name Orc --parry 10 --dodge 8 --dr 2",
+        "gurps attack 12 --damage 1d --type imp --random-location --dodge 9 --defense dodge",
     ],
     "gurps defend": ["gurps defend parry 11 --parried 1 --fencing", "gurps defend dodge 8"],
     "fudge roll": ["fudge roll Good --vs Great --reroll +1", "fudge roll -1 --mod -1"],

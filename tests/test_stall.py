@@ -95,6 +95,7 @@ def test_a_slow_command_does_not_raise_another_rooms_p99(tmp_path: Path) -> None
         if a.status_code == 422:
             assert "to read" in a.json()["error"] or "exact odds" in a.json()["error"]
     base, loaded = _p99(before), _p99(during)
-    # The quiet room's p99 stays within 100 ms of its own (GIL sharing with the reading
-    # threads costs a few ms; the former 17 s stall cost seconds).
-    assert loaded < base + 0.1, (base, loaded)
+    # The quiet room's p99 stays within 250 ms of its own: sharing the interpreter with
+    # the reading threads costs it 5-20 ms alone and about 110 ms under the suite's
+    # coverage tracing; the former stall, the slow odds on the event loop, cost 2.5 s.
+    assert loaded < base + 0.25, (base, loaded)

@@ -237,6 +237,7 @@ def test_the_rooms_cap_is_the_command_layers() -> None:
         dice=RoomsLimits.draws,
         characters=commands.SHARED_TABLE.characters,
         work=commands.SHARED_TABLE.work,
+        integers=2**53 - 1,
     )
     assert commands.SHARED_TABLE.dice == RoomsLimits.draws
     with pytest.raises(ApiError, match="at most 200 dice"):

@@ -19,15 +19,25 @@ from typing import Annotated, Any
 import typer
 
 from ..errors import RuleError
+from ..fmt import fraction, percent, readable
 from ..render.combat import attack_json, defense_json, exchange_json
+from ..render.gurps import skill_odds_json
 from ..rng import RandomSource
 from ..sheets import Attack, Kind, Sheet, find_attack, find_trait, require
 from ..systems.gurps.damage import read_damage
 from ..systems.gurps.exchange import Target, exchange, injury_chance
-from ..systems.gurps.melee import AttackOptions, DefenseOptions, attack, defend
+from ..systems.gurps.melee import (
+    AttackOptions,
+    DefenseOptions,
+    attack,
+    attack_modifiers,
+    defend,
+    defense_modifiers,
+)
+from ..systems.gurps.success import skill_odds
 from .gurps_traits import best_defense, defense_level
-from .registry import LabelOpt, command
-from .result import Plan, Reply, resources_of
+from .registry import LabelOpt, Twin, twins
+from .result import Reply, resources_of
 from .sheeted import SheetOpt, labelled, resolved_as, sheet_for
 
 __all__ = ["target_of"]
@@ -85,9 +95,9 @@ def _weapon(ctx: typer.Context, text: str, path: str | None) -> tuple[int, Attac
     return found.level, found
 
 
-@command(
-    "gurps attack",
-    rolls=True,
+@twins(
+    "gurps",
+    "attack",
     examples=[
         "gurps attack 14 --deceptive 1",
         "gurps attack 14 --location skull --all-out",
@@ -159,8 +169,12 @@ def attack_cmd(
     shield: Annotated[int, typer.Option(min=0, max=10, help="The target's shield DB.")] = 0,
     block_retreat: BlockRetreatOpt = 1,
     label: LabelOpt = None,
+    damage_type: Annotated[
+        str | None,
+        typer.Option("--type", help="The damage type, when --damage gives none (cr, cut...)."),
+    ] = None,
     sheet: SheetOpt = None,
-) -> Plan:
+) -> Twin:
     """An attack by weapon, with its options and criticals; with a target (--vs, or its
     numbers), the whole exchange: the defense, the hit location, damage through DR,
     injury, and what the GM must call for next, with each step's exact odds."""
@@ -174,14 +188,30 @@ def attack_cmd(
     spec_text = damage or (found.damage if found else None)
     target = _target(ctx, vs, target_name, dodge, parry, block, dr, hp, hp_now, _dr_at(dr_at))
     if target is None:
+        mods = tuple(mod or ())
 
         def go(rng: RandomSource) -> Reply:
-            r = attack(level, label=name, options=options, modifiers=tuple(mod or ()), rng=rng)
+            r = attack(level, label=name, options=options, modifiers=mods, rng=rng)
             return Reply(attack_json(r), r.text)
 
-        return go
+        def attack_odds() -> Reply:
+            eff = level + sum(mods) + sum(m for _, m in attack_modifiers(options))
+            o = skill_odds(eff)
+            text = (
+                f"{name or 'Attack'} {eff}: hits {percent(o.success)}, critical hit "
+                f"{percent(o.critical_success)}, critical miss {percent(o.critical_failure)}"
+            )
+            data = {"system": "gurps", "kind": "odds", "label": name, "effective_skill": eff,
+                    "odds": skill_odds_json(o), "text": text}  # fmt: skip
+            return Reply(data, text)
+
+        return go, attack_odds
     if spec_text is None:
         raise RuleError("an exchange needs the weapon's damage: name a weapon, or give --damage")
+    if damage_type is not None and damage is not None:
+        spec_text = f"{damage} {damage_type}"
+    elif damage is not None and re.fullmatch(r"\s*\d+d\s*([+-]\s*\d+)?\s*", damage):
+        spec_text = f"{damage} cr"  # dice+adds with no type: crushing, as gurps damage
     spec = read_damage(spec_text)
     if found is not None and damage is None:
         resolved_as(ctx, damage=spec_text)
@@ -203,9 +233,16 @@ def attack_cmd(
             defense_options=defense_options,
             rng=rng,
         )
-        return Reply(exchange_json(x), x.text)
+        return Reply({**exchange_json(x), "label": name}, x.text)
 
-    return exchange_go
+    def exchange_odds() -> Reply:
+        p = injury_chance(level, spec, target, options, defense, defense_options)
+        text = f"{name or 'Attack'} on {target.name}: injures {percent(p)}"
+        data = {"system": "gurps", "kind": "odds", "label": name, "target": target.name,
+                "odds": {"injures": fraction(p)}, "text": text}  # fmt: skip
+        return Reply(data, text)
+
+    return exchange_go, exchange_odds
 
 
 def _target(
@@ -258,9 +295,9 @@ def _target(
     )
 
 
-@command(
-    "gurps defend",
-    rolls=True,
+@twins(
+    "gurps",
+    "defend",
     examples=[
         "gurps defend dodge 8 --retreat",
         "gurps defend parry 11 --parried 1 --fencing",
@@ -297,7 +334,7 @@ def defend_cmd(
     block_retreat: BlockRetreatOpt = 1,
     label: LabelOpt = None,
     sheet: SheetOpt = None,
-) -> Plan:
+) -> Twin:
     """An active defense roll: Dodge, Parry or Block, with retreat, All-Out Defense, a
     shield and repeated parries; rolled even at 2 or less (a defense roll)."""
     kind = kind.lower()
@@ -316,7 +353,15 @@ def defend_cmd(
         d = defend(kind, value, options, against=against, label=name, rng=rng)
         return Reply(defense_json(d), d.text)
 
-    return go
+    def defense_odds() -> Reply:
+        eff = value + sum(m for _, m in defense_modifiers(kind, options, against))
+        o = skill_odds(eff)
+        text = f"{name or kind.title()} {eff}: defends {readable(o.success)}"
+        data = {"system": "gurps", "kind": "odds", "label": name, "effective_skill": eff,
+                "odds": skill_odds_json(o), "text": text}  # fmt: skip
+        return Reply(data, text)
+
+    return go, defense_odds
 
 
 def _defense_from_sheet(

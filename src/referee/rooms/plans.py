@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from .errors import ApiError
@@ -56,7 +59,9 @@ class Plans:
         from .reading import read_command
 
         await self._readers.acquire()
-        work = asyncio.get_running_loop().run_in_executor(None, read_command, command, most_draws)
+        work = asyncio.get_running_loop().run_in_executor(
+            None, _at_low_priority, read_command, command, most_draws
+        )
         work.add_done_callback(self._read_done)
         try:
             read = await asyncio.wait_for(asyncio.shield(work), seconds)
@@ -84,3 +89,22 @@ class Plans:
         self._plans[(command, most_draws)] = read
         if len(self._plans) > self.most:
             self._plans.popitem(last=False)
+
+
+def _at_low_priority(
+    read: Callable[[str, int], tuple[str, Plan]], command: str, most_draws: int
+) -> tuple[str, Plan]:
+    """Read a command in this worker thread at a lower CPU priority than the event
+    loop's (Linux nices one thread by its id), so that the rolls of commands already
+    read come first; elsewhere, at the thread's priority."""
+    try:
+        tid = threading.get_native_id()
+        if os.getpriority(os.PRIO_PROCESS, tid) < READER_NICE:
+            os.setpriority(os.PRIO_PROCESS, tid, READER_NICE)
+    except (AttributeError, OSError):  # not Linux, or not allowed: read all the same
+        pass
+    return read(command, most_draws)
+
+
+READER_NICE = 10
+"""The niceness of a thread that reads commands (the loop's stays at the process's)."""
