@@ -161,12 +161,21 @@ def test_a_check_by_attribute_and_skill(
     )
 
 
-def test_a_skill_alone_has_no_attribute_and_says_so() -> None:
-    d = local(f"swn check Shoot --difficulty 8 --sheet {VEX_FILE}").data
-    assert d["modifiers"] == {"skill": 1, "attribute": 0}
-    assert "+0, no attribute given" in d["assumed"] and "attribute" not in d
-    assert frac(d["odds"]["success"]) == two_d6_at_least(8 - 1)
-    assert d["text"].startswith("Shoot check: rolled ")
+def test_a_skill_alone_takes_its_usual_attribute_or_asks_for_one(tmp_path: Path) -> None:
+    # The trial: a skill clicked alone rolled "+0, no attribute given". Now a sheet
+    # that names no usual attribute is asked for one, with each pair's total.
+    with pytest.raises(RuleError, match="Shoot has no usual attribute on Vex Ortega") as no:
+        local(f"swn check Shoot --difficulty 8 --sheet {VEX_FILE}")
+    assert "Dex/Shoot (+2)" in str(no.value) and "Wis/Shoot (+1)" in str(no.value)
+    usual = tmp_path / "vex-usual.toml"
+    usual.write_text(
+        VEX_FILE.read_text().replace("shoot = 1", 'shoot = { level = 1, attribute = "dex" }')
+    )
+    d = local(f"swn check Shoot --difficulty 8 --sheet {usual}").data
+    assert d["modifiers"] == {"skill": 1, "attribute": mod(score(VEX_TOML, "dex"))}
+    assert not any("no attribute" in a for a in d.get("assumed", []))
+    assert d["text"].startswith("Dex/Shoot check: rolled ")
+    assert frac(d["odds"]["success"]) == two_d6_at_least(8 - 1 - mod(score(VEX_TOML, "dex")))
 
 
 @settings(max_examples=60, deadline=None)
@@ -294,7 +303,7 @@ def test_options_override_the_sheet_and_the_text_says_so() -> None:
     assert r.data["modifiers"] == {"skill": 3, "attribute": -1}
     assert r.data["overrides"] == ["--dex-mod -1 over the sheet's Dex 16 (+1)",
                                    "--skill 3 over the sheet's 1"]  # fmt: skip
-    r = local(f"swn check Shoot --untrained --sheet {VEX_FILE}")
+    r = local(f"swn check Dex/Shoot --untrained --sheet {VEX_FILE}")
     assert r.data["modifiers"]["skill"] == -1
     assert "--untrained over the sheet's Shoot 1" in r.text
     r = local(f"swn attack 'Laser Rifle' --attack-bonus 4 --damage 2d6 --shock none --ac 20 "
@@ -313,8 +322,8 @@ def test_options_override_the_sheet_and_the_text_says_so() -> None:
 
 
 def test_a_known_skill_not_on_the_sheet_is_untrained_and_said() -> None:
-    for name in ("Pilot", "pilot", "Telepathy"):
-        r = local(f"swn check {name} --difficulty 8 --sheet {VEX_FILE}")
+    for name in ("Pilot", "pilot", "Telepathy"):  # Wis 9: +0
+        r = local(f"swn check Wis/{name} --difficulty 8 --sheet {VEX_FILE}")
         shown = name.title()
         assert r.data["modifiers"]["skill"] == -1 and r.data["trait"] is None
         assert f"{shown} untrained: not on Vex Ortega's sheet" in r.text
@@ -323,7 +332,7 @@ def test_a_known_skill_not_on_the_sheet_is_untrained_and_said() -> None:
     assert r.data["modifiers"] == {"skill": -1, "attribute": mod(score(VEX_TOML, "cha"))}
     assert r.text.startswith("Cha/Talk check: rolled ")
     with pytest.raises(RuleError, match="technical skill cannot be attempted untrained"):
-        local(f"swn check Fix --technical --sheet {VEX_FILE}")
+        local(f"swn check Int/Fix --technical --sheet {VEX_FILE}")
 
 
 def test_an_unknown_name_is_refused_naming_the_character() -> None:
@@ -374,3 +383,10 @@ def test_without_a_sheet_nothing_changes() -> None:
     d = local("swn attack --ac 10").data
     assert d["modifiers"]["attack bonus"] == 0 and "weapon" not in d
     assert d["damage_distribution"][-1][0] == 6  # 1d6, as before
+
+
+def test_a_foundry_skill_rolls_with_its_default_stat() -> None:
+    foundry = Path(__file__).parent / "data" / "sheets" / "vex-foundry.json"
+    d = local(f"swn check Heal --difficulty 8 --sheet '{foundry}'").data
+    assert d["text"].startswith("Int/Heal check: rolled ")
+    assert d["modifiers"] == {"skill": 2, "attribute": mod(score(VEX_TOML, "int"))}

@@ -99,7 +99,7 @@ def save(
         "swn check --skill 2 --difficulty hard --helpers 3 --helper-skill 1 --helper-mod -1",
         f"swn check Dex/Shoot --difficulty 8 {VEX}",
         f"swn check Int/Heal --difficulty hard --skill 3 {VEX}",
-        f"swn check Pilot {VEX}",
+        f"swn check Int/Pilot {VEX}",
     ],
 )
 def check(

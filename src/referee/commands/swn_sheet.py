@@ -205,6 +205,31 @@ class _Reading:
         return merged, traits
 
 
+def _usual(sheet: Sheet, name: str) -> str:
+    """The usual attribute of the skill ``name`` on the sheet (``Dex``).
+
+    Source: *Stars Without Number Revised*, "Skill Checks": a check adds "the most
+    relevant attribute modifier", which the GM chooses; a sheet may name a skill's
+    usual one. referee never assumes +0 for a check made by name.
+
+    Raises:
+        RuleError: the sheet names none: the message lists each Attribute/Skill pair
+            with the total it would add, for the player (or the room's page) to choose.
+    """
+    trait, shown, _ = _skill(sheet, name)
+    if trait is not None and trait.attribute:
+        return trait.attribute.title()
+    level = -1 if trait is None else trait.level
+    pairs = []
+    for t in sheet.of_kind(Kind.ATTRIBUTE):
+        total = level + _mod(t)
+        pairs.append(f"{t.name}/{shown} ({total:+d})")
+    raise RuleError(
+        f"{shown} has no usual attribute on {sheet.name}'s sheet: name one, as "
+        f"swn check Attribute/{shown}: " + ", ".join(pairs)
+    )
+
+
 def for_save(
     ctx: typer.Context, path: str | None, kind: swn.SaveKind, level: int | None, attrs: Given
 ) -> tuple[int, dict[str, int], Read]:
@@ -246,6 +271,8 @@ def for_check(
     sheet = sheet_for(ctx, path, "swn", "swn check", name)
     r, merged, head = _Reading(sheet), dict(attrs), ""
     first, slash, rest = name.partition("/")
+    if not slash and not attrs:  # the skill's usual attribute, never an unsaid +0
+        first, slash, rest = _usual(sheet, name), "/", name
     if slash:  # the attribute first, as in Dex/Shoot
         key = _attribute_key(first)
         other = [a for a in attrs if a != key]

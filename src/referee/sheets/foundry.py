@@ -28,8 +28,9 @@ read, and where the system defines them:
   field is absent, as files before 1.0.4 have no such field and gave a shield +1),
   plus the Dex modifier with its ``bonus``.
 * ``skill`` items: ``name`` and ``system.rank`` (-1 untrained, 0-4). Untrained
-  skills are left out: a skill not on a sheet is untrained. ``defaultStat`` and
-  ``pool`` (the dice, ``2d6`` or ``3d6kh2``...) are not read.
+  skills are left out: a skill not on a sheet is untrained. ``defaultStat`` (a
+  stat key) is the skill's usual attribute; ``"ask"`` or none leaves it to the
+  roll. ``pool`` (the dice, ``2d6`` or ``3d6kh2``...) is not read.
 * ``weapon`` items: ``name``; ``system.damage`` (a dice string); ``system.stat``
   and ``system.secondStat`` (a stat key, ``"none"``/null for no second stat,
   ``"ask"`` in 2.x to ask at each roll; before 0.4.0 ``stat`` held both, as
@@ -168,7 +169,10 @@ def read_foundry_swnr(doc: dict[str, Any]) -> Sheet:
         if isinstance(item.get("_id"), str):
             skills[item["_id"]] = skill
         if rank >= 0:
-            traits.append(Trait(skill, None, rank, Kind.SKILL))
+            where, held = layout(item)
+            usual = at(held, where, "defaultStat").value
+            stat = usual.lower() if isinstance(usual, str) and usual.lower() in STATS else None
+            traits.append(Trait(skill, None, rank, Kind.SKILL, attribute=stat))
     by_name = {s.casefold(): s for s in reversed(skills.values())}  # the first of a name
     attacks: list[Attack] = []
     for i, item in _typed(items, "weapon"):

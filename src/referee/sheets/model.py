@@ -45,6 +45,9 @@ class Trait:
     """What it is."""
     tech_level: str | None = None
     """GURPS: the skill's tech level (``7`` for Navigation/TL7), when it has one."""
+    attribute: str | None = None
+    """SWN: the skill's usual attribute (``dex``), where the sheet names one: a
+    Foundry swnr skill's ``defaultStat``, a TOML skill written as a table."""
 
     @property
     def full_name(self) -> str:

@@ -6,7 +6,8 @@
   ``usage``, ``level``, ``damage`` such as ``"2d+1 cut"``, ``parry``, ``block``),
   ``hp``, and ``dr`` (a number, or a ``[dr]`` table by hit location).
 * ``system = "swn"``: ``level``, ``[attributes]`` (scores 3-18), ``[skills]``
-  (levels 0-4; a skill not listed is untrained), ``[combat]`` (``attack_bonus``,
+  (levels 0-4, or ``{ level = 1, attribute = "dex" }`` to name the skill's usual
+  attribute; a skill not listed is untrained), ``[combat]`` (``attack_bonus``,
   ``ac``, ``hp``) and ``[[weapons]]`` (``name``, ``damage``, ``skill``,
   ``attribute`` as a name or a list, ``shock`` as ``"2/15"``).
 * ``system = "fudge"``: ``ladder`` (a built-in ladder) and ``[traits]`` with
@@ -191,9 +192,20 @@ def _swn(r: _Reader, name: str) -> Sheet:
         for k, v in attrs.items()
     ]
     for skill, lv in r.table("skills").items():
+        where = f"[skills] {skill}"
+        usual = None
+        if isinstance(lv, Mapping):  # shoot = { level = 1, attribute = "dex" }
+            r.keys(lv, {"level", "attribute"}, f"{where}: ")
+            if "level" not in lv:
+                raise r.fail(where, "needs a level")
+            if "attribute" in lv:
+                usual = r.string(f"{where} attribute", lv["attribute"], 3).lower()
+                if usual not in SWN_ATTRIBUTES:
+                    raise r.fail(where, f"{usual!r} is none of {', '.join(SWN_ATTRIBUTES)}")
+            lv = lv["level"]
         traits.append(
-            Trait(r.string("[skills]", skill, 60), None, r.integer(f"[skills] {skill}", lv, 0, 4),
-                  Kind.SKILL)
+            Trait(r.string("[skills]", skill, 60), None, r.integer(where, lv, 0, 4), Kind.SKILL,
+                  attribute=usual)
         )  # fmt: skip
     combat = r.table("combat")
     r.keys(combat, {"attack_bonus", "ac", "hp"}, "[combat] ")
