@@ -45,7 +45,7 @@ def expected(doc: dict[str, Any]) -> Sheet:
     traits = [Trait(STATS[k], None, scores[k], Kind.ATTRIBUTE) for k in STATS]
     skills = {s["_id"]: s["name"] for s in of_type(doc, "skill")}
     traits += [
-        Trait(s["name"], None, body(s)["rank"], Kind.SKILL)
+        Trait(s["name"], None, body(s)["rank"], Kind.SKILL, attribute=body(s).get("defaultStat"))
         for s in of_type(doc, "skill")
         if body(s)["rank"] >= 0
     ]
