@@ -67,3 +67,29 @@ def test_a_player_may_not_target_another_members_sheet(table: Table) -> None:
     assert unknown.status_code == 422 and "no sheet 'nobody'" in unknown.json()["error"]
     own = table.roll("alice", "@dai gurps attack 'Knife (Swung)' --vs @dai")
     assert own.status_code == 201, own.text  # her own sheet: allowed (if odd)
+
+
+def test_fudge_oppose_from_two_sheets_in_a_room(table: Table) -> None:
+    with table.server.client() as c:  # a Fudge room of its own
+        made = c.post("/api/rooms", json={"name": "Psi", "system": "fudge"}).json()
+        alice = c.post(
+            f"/api/rooms/{made['room']}/members", json={"name": "Alice", "invite": made["invite"]}
+        ).json()
+    table = Table(
+        table.server,
+        made["room"],
+        made["invite"],
+        {"gm": made["token"], "alice": alice["token"]},
+        {"gm": "gm", "alice": alice["member"]},
+    )
+    examples = DAI_TOML.parent
+    for name in ("ron", "bouncer"):
+        body = (examples / f"{name}.toml").read_bytes()
+        assert put(table, "gm", name, body, "application/toml").status_code == 201
+    entry = _roll(table, "gm", "fudge oppose @ron @bouncer Notice")
+    assert entry["command"] == "fudge oppose @ron @bouncer Notice"
+    assert entry["resolved"] == "fudge oppose +0 +1 --names Ron,Bouncer"
+    assert entry["sheet"] == "ron" and "Bouncer" in str(entry["text"])
+    same = _roll(table, "gm", "@ron fudge oppose Notice Notice --sheet2 @bouncer")
+    assert same["resolved"] == entry["resolved"]
+    assert table.roll("alice", "fudge oppose @ron @bouncer Notice").status_code == 403

@@ -137,6 +137,10 @@ async def as_sheet(
             sheet, or a command that cannot be resolved against it (the engine's message).
     """
     named: str | None = None
+    as_typed = command
+    pair = _two_sheets(command)
+    if pair is not None:  # fudge oppose @A @B TRAIT: A's trait against B's
+        command = pair
     if command.startswith("@"):
         head, _, command = command.partition(" ")
         named = head[1:]
@@ -163,7 +167,30 @@ async def as_sheet(
         done = await asyncio.to_thread(_resolve, command, sheet, limits, others)
         st.sheets.resolved.keep(key, done)
     typed, resolved = done
+    if pair is not None:
+        return as_typed, row, resolved
     return (typed if named is None else f"@{named} {typed}"), row, resolved
+
+
+def _two_sheets(command: str) -> str | None:
+    """``fudge oppose @ron @bouncer Notice [options]`` as the command layer reads it:
+    ``@ron fudge oppose Notice Notice --sheet2 @bouncer [options]`` (None for any
+    other command)."""
+    import shlex
+
+    from ..commands.line import split_line
+    from ..errors import RefereeError
+
+    try:
+        words = split_line(command)
+    except RefereeError:
+        return None
+    if len(words) < 5 or words[:2] != ["fudge", "oppose"]:
+        return None
+    first, second, trait = words[2], words[3], words[4]
+    if not (first.startswith("@") and second.startswith("@")) or trait.startswith("-"):
+        return None
+    return shlex.join([first, "fudge", "oppose", trait, trait, "--sheet2", second, *words[5:]])
 
 
 def _readable(sheets: Mapping[str, SheetRow], name: str, member: Member) -> SheetRow:
