@@ -390,3 +390,43 @@ def test_a_foundry_skill_rolls_with_its_default_stat() -> None:
     d = local(f"swn check Heal --difficulty 8 --sheet '{foundry}'").data
     assert d["text"].startswith("Int/Heal check: rolled ")
     assert d["modifiers"] == {"skill": 2, "attribute": mod(score(VEX_TOML, "int"))}
+
+
+ORC_SWN = """system = "swn"
+name = "Orc"
+level = 1
+[attributes]
+str = 14
+dex = 10
+con = 12
+int = 8
+wis = 10
+cha = 8
+[combat]
+attack_bonus = 1
+ac = 13
+hp = 9
+"""
+
+
+def test_an_attack_against_a_sheet_takes_its_ac_and_tracks_its_hp(tmp_path: Path) -> None:
+    from referee.sheets import read_sheet
+
+    orc_file = tmp_path / "orc.toml"
+    orc_file.write_text(ORC_SWN)
+    for seed in range(6):
+        d = local(f"swn attack 'Laser Rifle' --vs {orc_file} --sheet {VEX_FILE}", seed).data
+        assert d["target"] == 13 and d["target_name"] == "Orc"
+        assert d["hp_after"] == 9 - d["damage"]
+    vex, orc = read_sheet(VEX_FILE.read_bytes()), read_sheet(ORC_SWN.encode())
+    line = "swn attack 'Laser Rifle' --vs @orc"
+    resolved = commands.resolve(line, vex, others={"@orc": orc})
+    assert "--ac 13" in resolved and "--target-hp 9" in resolved and "@" not in resolved
+    res = commands.with_sheet(vex, others={"@orc": orc})
+    for seed in range(4):
+        mine = commands.run(line, seeded(seed), resources=res).data
+        bare = commands.run(resolved, seeded(seed)).data
+        assert "Orc HP 9 → " in bare["text"] and mine["text"].startswith(bare["text"])
+        assert {k: v for k, v in mine.items() if k in bare and k != "text"} == {
+            k: v for k, v in bare.items() if k != "text"
+        }  # the sheet's run adds what it read from the sheet (its traits, the weapon)

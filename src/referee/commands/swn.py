@@ -6,19 +6,23 @@ Rules and their validation are in :mod:`referee.systems.swn`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Annotated, Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from ..errors import CommandError
 from ..fmt import fraction, percent
 from ..render import swn as render
 from ..rng import RandomSource
 from ..systems import swn
 from . import swn_sheet as on
 from .registry import LabelOpt, NamesOpt, Twin, command, label_reply, read_names, twins
-from .result import Plan, Reply, Resources
-from .sheeted import SheetOpt
+from .result import Plan, Reply, Resources, resources_of
+from .sheeted import SheetOpt, maybe_sheet, sheet_for
+
+if TYPE_CHECKING:
+    from ..sheets import Sheet
 
 __all__: list[str] = []
 
@@ -167,83 +171,6 @@ def check(
     return go, chances
 
 
-@_twins(
-    "attack",
-    [
-        "swn attack --attack-bonus 1 --skill 1 --dex 14 --ac 13 --damage 1d8 --shock 2/15",
-        "swn attack --untrained --str-mod 1 --ac 10 --damage 1d4 --snap",
-        f"swn attack 'Laser Rifle' --ac 15 {VEX}",
-        f"swn attack Knife --ac 13 --skill 1 {VEX}",
-    ],
-)
-def attack(
-    ctx: typer.Context,
-    attrs: on.Given,
-    name: WeaponArg = None,
-    ac: Annotated[
-        int | None, typer.Option("--ac", help="The target's Armor Class (10 if not given).")
-    ] = None,
-    attack_bonus: BonusOpt = None,
-    skill: SkillOpt = None,
-    untrained: UntrainedOpt = False,
-    damage: Annotated[str | None, typer.Option("--damage", help="Damage dice (1d6).")] = None,
-    shock: Annotated[str | None, typer.Option("--shock", help="Shock as AMOUNT/AC: 2/15.")] = None,
-    damage_bonus: Annotated[int, typer.Option("--damage-bonus", help="Added to damage.")] = 0,
-    snap: Annotated[bool, typer.Option("--snap", help="A snap attack (-4).")] = False,
-    total_defense: Annotated[
-        bool, typer.Option("--total-defense", help="The target is on total defense (+2 AC).")
-    ] = False,
-    shock_floor: Annotated[
-        swn.ShockFloor, typer.Option("--shock-floor", help="When a hit is raised to Shock.")
-    ] = swn.ShockFloor.ALWAYS,
-    naturals: Annotated[
-        bool, typer.Option("--naturals", help="A natural 20 always hits, a natural 1 misses.")
-    ] = False,
-    shock_through_defense: Annotated[
-        bool,
-        typer.Option(
-            "--shock-through-defense",
-            help="Shock still harms a target on total defense (the book makes it immune).",
-        ),
-    ] = False,
-    label: LabelOpt = None,
-    sheet: SheetOpt = None,
-) -> Twin:
-    """An attack: 1d20 + attack bonus + skill + attribute vs AC, then damage or Shock.
-
-    An untrained combat skill counts as -2 (--untrained); with neither --skill nor
-    --untrained the skill is 0, and the result says so, as it does AC 10 without --ac.
-    A sheet (--sheet, or $REFEREE_SHEET) gives the attack bonus, and a weapon named on
-    it the rest (its skill, untrained if not on the sheet); options override it.
-    """
-    a, read = on.for_attack(
-        ctx, sheet, name, attack_bonus=attack_bonus, skill=skill, untrained=untrained,
-        damage=damage, shock=shock, attrs=attrs,
-    )  # fmt: skip
-    kw: dict[str, Any] = dict(
-        ac=10 if ac is None else ac, weapon=swn.Weapon.make(a.damage, a.shock),
-        naturals=naturals, shock_through_defense=shock_through_defense,
-        attack_bonus=a.attack_bonus,
-        skill=a.skill,
-        attribute=swn.best_attribute(a.attrs, swn.ATTRIBUTES, "an attack", single=True),
-        damage_bonus=damage_bonus, snap=snap, total_defense=total_defense,
-        shock_floor=shock_floor,
-    )  # fmt: skip
-    o = swn.attack_odds(**kw)
-
-    assumed = _known("AC 10 (not given)" if ac is None else None, a.assumed)
-
-    def go(rng: RandomSource) -> Reply:
-        r = swn.attack(assumed=assumed, label=label or read.label, rng=rng, **kw)
-        return read.reply(Reply(render.attack_json(r), r.text))
-
-    def chances() -> Reply:
-        data = render.attack_odds_json(o, assumed, ac is not None, read.label or "Attack")
-        return read.reply(Reply(data, data["text"]))
-
-    return go, chances
-
-
 @_twins("stabilize", ["swn stabilize --rounds 2 --tools medkit --skill 1 --int 12",
                       f"swn stabilize --rounds 1 {VEX}"])  # fmt: skip
 def stabilize(
@@ -376,7 +303,7 @@ def initiative(
     Everyone in the party file rolls, then each --sheet as a PC with the sheet's Dex
     modifier. With neither, the sheet in $REFEREE_SHEET rolls alone.
     """
-    party, sheets, traits, assumed = on.for_initiative(ctx, path, sheet)
+    party, sheets, traits, assumed = _for_initiative(ctx, path, sheet)
 
     def go(rng: RandomSource) -> Reply:
         data = render.initiative_json(swn.initiative(party, rng=rng))
@@ -418,3 +345,37 @@ def simulate(
         return Reply(data, data["text"])
 
     return go
+
+
+def _for_initiative(
+    ctx: typer.Context, path: str | None, paths: Sequence[str] | None
+) -> tuple[list[tuple[str, int, bool]], list[Sheet], list[dict[str, Any] | None], list[str]]:
+    """Who rolls initiative: the party file's combatants, then a PC for each sheet (its
+    Dex modifier). With neither, the caller's sheet (``$REFEREE_SHEET``) if any. Also
+    the sheets, each one's Dex trait (None if the sheet has none) and what was assumed.
+
+    Raises:
+        CommandError: nobody to roll for.
+        SheetError: an unreadable sheet, or one for another system.
+    """
+    resources = resources_of(ctx)
+    party = [] if path is None else list(resources.party(path))
+    sheets = [sheet_for(ctx, p, "swn", "swn initiative") for p in paths or ()]
+    if path is None and not sheets:
+        found = maybe_sheet(ctx, None, "swn", "swn initiative")
+        if found is None:
+            raise CommandError(
+                "'swn initiative' needs someone to roll for: give a party file "
+                "(example:party.toml), --sheet FILE for each PC, or both",
+                "swn initiative",
+            )
+        sheets = [found]
+    traits: list[dict[str, Any] | None] = []
+    assumed: list[str] = []
+    for sheet in sheets:
+        dex = on._attribute(sheet, "dex")
+        if dex is None:
+            assumed.append(f"{sheet.name}'s Dex +0 (not on the sheet)")
+        party.append((sheet.name, 0 if dex is None else on._mod(dex), True))
+        traits.append(on._json(dex, sheet))
+    return party, sheets, traits, assumed

@@ -6,14 +6,11 @@ initiative --sheet a.toml --sheet b.toml`` read from the characters' sheets
 * A save reads the level and the save's two attributes; stabilizing, Heal and the
   better of Int and Dex; an attack with no weapon named, the attack bonus. None
   needs a sheet: with none, they read the options as before.
-* A check names ``[Attribute/]Skill`` (``Dex/Shoot``, or ``Shoot`` with no
-  attribute); an attack names a weapon (its damage, Shock, skill and attributes,
-  the better modifier counting). These need a sheet.
-* A skill the sheet does not list is untrained (−1 in a check, −2 in an attack)
-  when it is one of the rules' skills (:data:`referee.systems.swn.SKILLS`), and the
-  result says so; any other unknown name is refused, naming the character.
-* An option given with a sheet overrides it, and the text says so (``--level 5
-  over the sheet's 3``); the JSON lists these under ``overrides``.
+* A check names ``[Attribute/]Skill`` (``Shoot`` alone: its usual attribute, or
+  the pairs to choose from); an attack names a weapon. These need a sheet.
+* A skill not on the sheet is untrained (−1 in a check, −2 in an attack) when it is
+  one of the rules' skills (:data:`referee.systems.swn.SKILLS`); any other unknown
+  name is refused. Options override the sheet, and the text says so.
 """
 
 from __future__ import annotations
@@ -24,11 +21,11 @@ from typing import Any, NamedTuple
 
 import typer
 
-from ..errors import CommandError, RuleError, SheetError
+from ..errors import RuleError, SheetError
 from ..sheets import Attack, Kind, Sheet, Trait, find_attack, find_trait
 from ..sheets.match import normal
 from ..systems import swn
-from .result import Reply, resources_of
+from .result import Reply
 from .sheeted import maybe_sheet, override, sheet_for, trait_json
 from .swn_options import (
     ENCOUNTER_HELP,
@@ -42,7 +39,7 @@ from .swn_options import (
 )
 
 __all__ = ["ENCOUNTER_HELP", "PARTY_HELP", "Attacker", "Given", "Read", "SheetsOpt",
-           "attr_params", "for_attack", "for_check", "for_initiative", "for_save",
+           "attr_params", "for_attack", "for_check", "for_save",
            "for_stabilize", "gather_attrs"]  # fmt: skip
 
 _FULL = {"strength": "str", "dexterity": "dex", "constitution": "con",
@@ -206,24 +203,14 @@ class _Reading:
 
 
 def _usual(sheet: Sheet, name: str) -> str:
-    """The usual attribute of the skill ``name`` on the sheet (``Dex``).
-
-    Source: *Stars Without Number Revised*, "Skill Checks": a check adds "the most
-    relevant attribute modifier", which the GM chooses; a sheet may name a skill's
-    usual one. referee never assumes +0 for a check made by name.
-
-    Raises:
-        RuleError: the sheet names none: the message lists each Attribute/Skill pair
-            with the total it would add, for the player (or the room's page) to choose.
-    """
+    """The usual attribute of the skill ``name`` on the sheet (``Dex``); where it names
+    none, a RuleError lists each Attribute/Skill pair with its total, to choose from
+    (*Stars Without Number Revised*, "Skill Checks": the most relevant attribute)."""
     trait, shown, _ = _skill(sheet, name)
     if trait is not None and trait.attribute:
         return trait.attribute.title()
     level = -1 if trait is None else trait.level
-    pairs = []
-    for t in sheet.of_kind(Kind.ATTRIBUTE):
-        total = level + _mod(t)
-        pairs.append(f"{t.name}/{shown} ({total:+d})")
+    pairs = [f"{t.name}/{shown} ({level + _mod(t):+d})" for t in sheet.of_kind(Kind.ATTRIBUTE)]
     raise RuleError(
         f"{shown} has no usual attribute on {sheet.name}'s sheet: name one, as "
         f"swn check Attribute/{shown}: " + ", ".join(pairs)
@@ -400,37 +387,3 @@ def for_stabilize(
     label = shown if pick is None else f"{pick.title()}/{shown}"
     resolved_options(ctx, label, {k: merged[k] for k in traits}, skill_words(level))
     return level, assumed, merged, r.done(label)
-
-
-def for_initiative(
-    ctx: typer.Context, path: str | None, paths: Sequence[str] | None
-) -> tuple[list[tuple[str, int, bool]], list[Sheet], list[dict[str, Any] | None], list[str]]:
-    """Who rolls initiative: the party file's combatants, then a PC for each sheet (its
-    Dex modifier). With neither, the caller's sheet (``$REFEREE_SHEET``) if any. Also
-    the sheets, each one's Dex trait (None if the sheet has none) and what was assumed.
-
-    Raises:
-        CommandError: nobody to roll for.
-        SheetError: an unreadable sheet, or one for another system.
-    """
-    resources = resources_of(ctx)
-    party = [] if path is None else list(resources.party(path))
-    sheets = [sheet_for(ctx, p, "swn", "swn initiative") for p in paths or ()]
-    if path is None and not sheets:
-        found = maybe_sheet(ctx, None, "swn", "swn initiative")
-        if found is None:
-            raise CommandError(
-                "'swn initiative' needs someone to roll for: give a party file "
-                "(example:party.toml), --sheet FILE for each PC, or both",
-                "swn initiative",
-            )
-        sheets = [found]
-    traits: list[dict[str, Any] | None] = []
-    assumed: list[str] = []
-    for sheet in sheets:
-        dex = _attribute(sheet, "dex")
-        if dex is None:
-            assumed.append(f"{sheet.name}'s Dex +0 (not on the sheet)")
-        party.append((sheet.name, 0 if dex is None else _mod(dex), True))
-        traits.append(_json(dex, sheet))
-    return party, sheets, traits, assumed
