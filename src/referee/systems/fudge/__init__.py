@@ -5,7 +5,8 @@ an opponent, reroll bonuses and penalties, and the exact odds of all of it.
 The ladder is data (:data:`PSI_PUNK` by default, :data:`FATE_CORE`, or a user's
 TOML/JSON file via :func:`load_ladder`). Each docstring cites its rule: *Psi-punk*
 (key ``002``) by section, or the rules notes (the "rules README"); docs/reference/sources.md
-lists both.
+lists both. *Psi-punk*'s text gives no damage capacity or wound track: damage is
+left out, not guessed.
 
 >>> from referee.systems import fudge
 >>> fudge.PSI_PUNK.parse("Great+1").name
