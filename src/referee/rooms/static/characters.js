@@ -47,17 +47,37 @@
       const name = fullName(t);
       const command = system === "gurps" ? (m) => `gurps check ${quote(name)}${m === null ? "" : " " + signed(m)}`
         : system === "fudge" ? (m) => `fudge roll ${quote(name)}${m === null ? "" : " --mod " + m}`
-        : (m) => `swn check ${quote(name)}${m === null ? "" : " --mod " + m}`;
+        : (m) => `swn check ${quote((pk(sheet).attribute ? pk(sheet).attribute + "/" : "") + name)}` +
+          (pk(sheet).difficulty ? ` --difficulty ${pk(sheet).difficulty}` : "") + (m === null ? "" : " --mod " + m);
       lines.push({ group: t.kind, name, level: String(t.level), chance: t.chance, command });
     }
     for (const s of data.saves || []) {
       lines.push({ group: "save", name: s.save + " save", level: String(s.target) + "+", chance: s.chance,
         command: (m) => `swn save ${s.save}${m === null ? "" : " --mod " + m}` });
     }
+    const target = () => (pk(sheet).target ? ` --vs @${pk(sheet).target}` : "");
+    const swn = () => (pk(sheet).ac ? ` --ac ${pk(sheet).ac}` : "");
     for (const a of data.attacks || []) {
       const name = a.usage ? `${a.name} (${a.usage})` : a.name;
-      const command = () => (system === "gurps" ? "gurps damage " : "swn attack ") + quote(name);
-      lines.push({ group: "attack", name, level: a.damage, chance: null, command, mod: false });
+      if (system === "gurps") {  // Attack (the exchange, with a target) and Damage
+        if (a.level !== null && a.level !== undefined) {
+          lines.push({ group: "attack", name: `Attack: ${name}`, level: `${a.level} · ${a.damage}`,
+            chance: null, command: () => `gurps attack ${quote(name)}${target()}`, mod: false });
+        }
+        lines.push({ group: "attack", name: `Damage: ${name}`, level: a.damage, chance: null,
+          command: () => `gurps damage ${quote(name)}`, mod: false });
+        if (a.parry && /^\d/.test(a.parry)) {
+          lines.push({ group: "defense", name: `Parry: ${name}`, level: a.parry, chance: null,
+            command: (m) => `gurps check Parry ${quote(name)}${m === null ? "" : " " + signed(m)}` });
+        }
+      } else {
+        lines.push({ group: "attack", name, level: a.damage, chance: null,
+          command: () => `swn attack ${quote(name)}${pk(sheet).target ? target() : swn()}`, mod: false });
+      }
+    }
+    if (system === "gurps" && (data.attacks || []).some((a) => a.block && /^\d/.test(a.block))) {
+      lines.push({ group: "defense", name: "Block", level: "best", chance: null,
+        command: (m) => `gurps check Block${m === null ? "" : " " + signed(m)}` });
     }
     return lines;
   }
@@ -79,6 +99,7 @@
     const owner = sheet.owner === "gm" ? "NPC" : window.refereeRoom.who(sheet.owner);
     box.append(el("h3", "", `${data.name}`));
     box.append(el("p", "meta", `@${sheet.sheet} · ${sheet.system} · ${owner}`));
+    box.append(settings(sheet, data));
     const groups = new Map();
     for (const line of rolls(sheet, data)) {
       if (!groups.has(line.group)) groups.set(line.group, []);
@@ -105,12 +126,62 @@
     return box;
   }
 
+  // What a click carries beyond the trait: the GM's target ("Attack ▸ Orc"), and for
+  // SWN the attribute, the difficulty and the AC (the rules ask for them; the sheet
+  // may not say).
+  const others = [];
+  const picks = new Map();  // kept across the panel's refreshes, by sheet
+  const pk = (sheet) => {
+    if (!picks.has(sheet.sheet)) picks.set(sheet.sheet, {});
+    return picks.get(sheet.sheet);
+  };
+  function field(labelText, control) {
+    const label = el("label", "setting");
+    label.append(el("span", "", labelText), control);
+    return label;
+  }
+  function settings(sheet, data) {
+    const form = el("div", "settings write");
+    if (isGm && others.length > 1) {
+      const pick = el("select");
+      pick.append(el("option", "", "nobody"));
+      pick.options[0].value = "";
+      for (const o of others) {
+        if (o.sheet === sheet.sheet) continue;
+        const option = el("option", "", o.name);
+        option.value = o.sheet;
+        pick.append(option);
+      }
+      pick.value = pk(sheet).target || "";
+      pick.addEventListener("change", () => { pk(sheet).target = pick.value; });
+      form.append(field("Attack ▸", pick));
+    }
+    if (data.system === "swn") {
+      const attr = el("select");
+      for (const a of ["", "Str", "Dex", "Con", "Int", "Wis", "Cha"]) {
+        const option = el("option", "", a || "usual");
+        option.value = a;
+        attr.append(option);
+      }
+      attr.addEventListener("change", () => { pk(sheet).attribute = attr.value; });
+      const difficulty = el("input");
+      Object.assign(difficulty, { inputMode: "numeric", size: 3, maxLength: 2, placeholder: "8" });
+      difficulty.addEventListener("change", () => { pk(sheet).difficulty = /^\d{1,2}$/.test(difficulty.value) ? difficulty.value : ""; });
+      const ac = el("input");
+      Object.assign(ac, { inputMode: "numeric", size: 3, maxLength: 2, placeholder: "10" });
+      ac.addEventListener("change", () => { pk(sheet).ac = /^\d{1,2}$/.test(ac.value) ? ac.value : ""; });
+      form.append(field("Attribute", attr), field("Difficulty", difficulty), field("AC", ac));
+    }
+    return form;
+  }
+
   let refreshing = null;
   async function refresh() {
     const response = await fetch(api(""), { credentials: "same-origin" });
     if (!response.ok) { window.refereeRoom.refused(response); return; }
     const { sheets } = await response.json();
     const mine = sheets.filter((s) => isGm || s.owner === member);
+    others.splice(0, others.length, ...sheets);
     const cards = [];
     for (const sheet of mine) {
       const got = await fetch(api("/" + sheet.sheet), { credentials: "same-origin" });

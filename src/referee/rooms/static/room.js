@@ -121,7 +121,18 @@ function render(entry) {
       if (chart) li.append(chart);
       const outcome = outcomeOf(entry.result);
       if (outcome) li.dataset.outcome = outcome;
-      li.append(el("span", "text", entry.text));
+      if (entry.result && entry.result.kind === "exchange") {
+        // The exchange as its steps: attack, defense, location and damage, then the
+        // calls, one line each (the text is the same words joined).
+        const [steps, calls] = String(entry.text).split(". Next: ");
+        const list = el("ol", "text steps");
+        list.setAttribute("aria-label", "The exchange, step by step");
+        for (const step of steps.split("; ")) list.append(el("li", "", step));
+        if (calls) list.append(el("li", "calls", "Next: " + calls));
+        li.append(list);
+      } else {
+        li.append(el("span", "text", entry.text));
+      }
       li.append(el("span", "meta", "  (" + entry.command + (entry.resolved ? " → " + entry.resolved : "") + ")"));
     }
     if (isGm && entry.visibility !== "public" && !revealed.has(entry.seq)) {
