@@ -92,8 +92,28 @@ def attack_modifiers(options: AttackOptions) -> list[tuple[str, int]]:
     return mods
 
 
+class _Checked:
+    """What an attack and a defense answer from their success roll (``check``)."""
+
+    __slots__ = ()
+    check: SuccessRoll
+
+    @property
+    def success(self) -> bool:
+        return self.check.success
+
+    @property
+    def outcome(self) -> str:
+        """``critical success``, ``success``, ``failure`` or ``critical failure``."""
+        return self.check.outcome.value
+
+    @property
+    def chances(self) -> Chances:
+        return self.check.chances
+
+
 @dataclass(frozen=True, slots=True)
-class AttackRoll:
+class AttackRoll(_Checked):
     """An attack roll: the success roll, what it does to the foe's defense, and the
     critical table it called for (if any)."""
 
@@ -110,19 +130,6 @@ class AttackRoll:
     def hit(self) -> bool:
         """The attack succeeded: it hits unless the foe defends."""
         return self.check.success
-
-    @property
-    def success(self) -> bool:
-        return self.check.success
-
-    @property
-    def outcome(self) -> str:
-        """``critical success``, ``success``, ``failure`` or ``critical failure``."""
-        return self.check.outcome.value
-
-    @property
-    def chances(self) -> Chances:
-        return self.check.chances
 
     @property
     def critical_hit(self) -> bool:
@@ -227,7 +234,7 @@ def defense_modifiers(
 
 
 @dataclass(frozen=True, slots=True)
-class DefenseRoll:
+class DefenseRoll(_Checked):
     """An active defense roll."""
 
     defense: str
@@ -240,18 +247,6 @@ class DefenseRoll:
     @property
     def defended(self) -> bool:
         return self.check.success
-
-    @property
-    def success(self) -> bool:
-        return self.check.success
-
-    @property
-    def outcome(self) -> str:
-        return self.check.outcome.value
-
-    @property
-    def chances(self) -> Chances:
-        return self.check.chances
 
     @property
     def text(self) -> str:
