@@ -62,20 +62,24 @@ def _swn_saves(sheet: Sheet) -> list[dict[str, Any]]:
 
 
 def sheet_json(sheet: Sheet) -> dict[str, Any]:
-    """The sheet as JSON: exact chances as ``"p/q"``; ``text`` as :func:`sheet_text`."""
+    """The sheet as JSON: exact chances as ``"p/q"``; ``text`` as :func:`sheet_text`.
+
+    An SWN skill also carries ``attribute``: its usual attribute, or None where the
+    sheet names none (a check by name then asks for one)."""
     traits = []
     for t in sheet.traits:
         p = trait_chance(sheet, t)
-        traits.append(
-            {
-                "name": t.name,
-                "specialization": t.specialization,
-                "tech_level": t.tech_level,
-                "level": t.level,
-                "kind": t.kind.value,
-                "chance": None if p is None else fraction(p),
-            }
-        )
+        item: dict[str, Any] = {
+            "name": t.name,
+            "specialization": t.specialization,
+            "tech_level": t.tech_level,
+            "level": t.level,
+            "kind": t.kind.value,
+            "chance": None if p is None else fraction(p),
+        }
+        if sheet.system == "swn" and t.kind is Kind.SKILL:
+            item["attribute"] = t.attribute  # its usual attribute (dex), or None: ask
+        traits.append(item)
     attacks = [
         {
             "name": a.name,

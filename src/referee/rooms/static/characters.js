@@ -2,6 +2,12 @@
 // The character panel: upload a sheet, see each sheet this member may see (their own;
 // the GM every one) with its traits' levels and exact chances, and click a trait to
 // roll it as that sheet (@NAME), with the chosen visibility and the modifier field.
+// Combat from the sheet: each weapon with its skill, damage and parry, and buttons to
+// attack with it (GURPS: and to roll its damage); the defenses (Dodge, Parry, Block)
+// as buttons; on the GM's page a target, so that Attack ▸ Orc rolls the whole exchange
+// (--vs @orc). A small form on each card keeps the options that hold until changed:
+// GURPS's target and its defense, Deceptive Attack and the aim; SWN's target, its AC,
+// the difficulty of checks and the attribute for a skill.
 (function () {
   const me = document.getElementById("me");
   const room = me.dataset.room, member = me.dataset.member, isGm = me.dataset.gm === "yes";
@@ -24,6 +30,17 @@
     return (100 * a / (b || 1)).toFixed(1) + "%";
   };
   const fullName = (t) => t.specialization ? `${t.name} (${t.specialization})` : t.name;
+  const weaponName = (a) => a.usage ? `${a.name} (${a.usage})` : a.name;
+
+  // GURPS: the ways to roll at most n on 3d6; a 3 or 4 always succeeds, a 17 or 18
+  // always fails (B347), so a roll against n succeeds as often as one against 4..16.
+  const AT_MOST = [0, 0, 0, 1, 4, 10, 20, 35, 56, 81, 108, 135, 160, 181, 196, 206, 212, 215, 216];
+  const chance3d6 = (level) => `${AT_MOST[Math.min(16, Math.max(4, level))]}/216`;
+  // A weapon's Parry or Block as the sheet writes it ("11", "10F", "13U", "No").
+  const defenseLevel = (text) => {
+    const found = /^\s*(-?\d+)/.exec(text || "");
+    return found ? Number(found[1]) : null;
+  };
 
   // The modifier field applies to the next click, then empties.
   function takeMod() {
@@ -38,59 +55,266 @@
   }
   const signed = (n) => (n < 0 ? String(n) : "+" + n);
 
-  // What a click on each kind of line rolls, by system.
+  // Each card's options, by sheet name: they stay while the cards are redrawn.
+  const settings = new Map();
+  const optionsOf = (name) => {
+    if (!settings.has(name)) settings.set(name, {});
+    return settings.get(name);
+  };
+  let roster = [];  // the room's sheets, as the list gives them
+  const targetOf = (o) => roster.find((s) => s.sheet === o.target) || null;
+  function whole(text, what, low, high) {
+    if (text === undefined || text === "") return null;
+    const n = Number(text);
+    if (!Number.isInteger(n) || n < low || n > high) {
+      throw new Error(`${what} is a whole number from ${low} to ${high}`);
+    }
+    return n;
+  }
+
+  // What a click on each kind of line rolls, by system. A command gets the modifier
+  // (or null) and the card's options.
   function rolls(sheet, data) {
     const lines = [];
     const system = data.system;
     for (const t of data.traits) {
       if (t.chance === null) continue;
+      if (system === "gurps" && t.kind === "defense") continue;  // with the defenses
       const name = fullName(t);
-      const command = system === "gurps" ? (m) => `gurps check ${quote(name)}${m === null ? "" : " " + signed(m)}`
-        : system === "fudge" ? (m) => `fudge roll ${quote(name)}${m === null ? "" : " --mod " + m}`
-        : (m) => `swn check ${quote((pk(sheet).attribute ? pk(sheet).attribute + "/" : "") + name)}` +
-          (pk(sheet).difficulty ? ` --difficulty ${pk(sheet).difficulty}` : "") + (m === null ? "" : " --mod " + m);
-      lines.push({ group: t.kind, name, level: String(t.level), chance: t.chance, command });
+      let command, shown = name;
+      if (system === "gurps") {
+        command = (m) => `gurps check ${quote(name)}${m === null ? "" : " " + signed(m)}`;
+      } else if (system === "fudge") {
+        command = (m) => `fudge roll ${quote(name)}${m === null ? "" : " --mod " + m}`;
+      } else {
+        // The card's attribute, else the skill's usual one (the engine asks when the
+        // sheet names none, listing each pair with its total).
+        if (t.attribute) shown = `${t.attribute[0].toUpperCase()}${t.attribute.slice(1)}/${name}`;
+        command = (m, o) => {
+          const difficulty = whole(o.difficulty, "the difficulty", 2, 30);
+          return `swn check ${quote(o.attribute ? `${o.attribute}/${name}` : name)}` +
+            (difficulty === null ? "" : " --difficulty " + difficulty) + (m === null ? "" : " --mod " + m);
+        };
+      }
+      lines.push({ group: t.kind, name: shown, level: String(t.level), chance: t.chance, command });
     }
     for (const s of data.saves || []) {
       lines.push({ group: "save", name: s.save + " save", level: String(s.target) + "+", chance: s.chance,
         command: (m) => `swn save ${s.save}${m === null ? "" : " --mod " + m}` });
     }
-    const target = () => (pk(sheet).target ? ` --vs @${pk(sheet).target}` : "");
-    const swn = () => (pk(sheet).ac ? ` --ac ${pk(sheet).ac}` : "");
-    for (const a of data.attacks || []) {
-      const name = a.usage ? `${a.name} (${a.usage})` : a.name;
-      if (system === "gurps") {  // Attack (the exchange, with a target) and Damage
-        if (a.level !== null && a.level !== undefined) {
-          lines.push({ group: "attack", name: `Attack: ${name}`, level: `${a.level} · ${a.damage}`,
-            chance: null, command: () => `gurps attack ${quote(name)}${target()}`, mod: false });
-        }
-        lines.push({ group: "attack", name: `Damage: ${name}`, level: a.damage, chance: null,
-          command: () => `gurps damage ${quote(name)}`, mod: false });
-        if (a.parry && /^\d/.test(a.parry)) {
-          lines.push({ group: "defense", name: `Parry: ${name}`, level: a.parry, chance: null,
-            command: (m) => `gurps check Parry ${quote(name)}${m === null ? "" : " " + signed(m)}` });
-        }
-      } else {
-        lines.push({ group: "attack", name, level: a.damage, chance: null,
-          command: () => `swn attack ${quote(name)}${pk(sheet).target ? target() : swn()}`, mod: false });
-      }
-    }
-    if (system === "gurps" && (data.attacks || []).some((a) => a.block && /^\d/.test(a.block))) {
-      lines.push({ group: "defense", name: "Block", level: "best", chance: null,
-        command: (m) => `gurps check Block${m === null ? "" : " " + signed(m)}` });
+    return lines;
+  }
+
+  // GURPS: Dodge, the best Parry and the best Block, each a defense roll by name.
+  function defenses(data) {
+    if (data.system !== "gurps") return [];
+    const lines = [];
+    const line = (name, level, chance, command) => lines.push({
+      group: "defense", name, level: String(level), chance: chance || chance3d6(level),
+      command: (m) => `gurps check ${command}${m === null ? "" : " " + signed(m)}`,
+    });
+    const dodge = data.traits.find((t) => t.kind === "defense" && t.name === "Dodge");
+    if (dodge) line("Dodge", dodge.level, dodge.chance, "Dodge");
+    for (const [name, key] of [["Parry", "parry"], ["Block", "block"]]) {
+      const levels = (data.attacks || []).map((a) => defenseLevel(a[key])).filter((n) => n !== null);
+      if (levels.length) line(name, Math.max(...levels), null, name);
     }
     return lines;
   }
 
   async function roll(sheet, line) {
-    let mod = null;
-    try { if (line.mod !== false) mod = takeMod(); } catch (error) {
-      document.getElementById("error").textContent = error.message;
+    const error = document.getElementById("error");
+    let mod = null, command;
+    try {
+      if (line.mod !== false) mod = takeMod();
+      command = `@${sheet.sheet} ${line.command(mod, optionsOf(sheet.sheet))}`;
+    } catch (problem) {
+      if (mod !== null) modField.value = signed(mod);
+      error.textContent = problem.message;
       return;
     }
     const visibility = document.getElementById("visibility").value;
-    const command = `@${sheet.sheet} ${line.command(mod)}`;
-    await window.refereeRoom.post("rolls", { command, visibility });
+    const ok = await window.refereeRoom.post("rolls", { command, visibility });
+    if (!ok && mod !== null && !modField.value) modField.value = signed(mod);  // to try again
+  }
+
+  function button(sheet, data, line, cls) {
+    const node = el("button", "trait" + (cls ? " " + cls : ""));
+    node.type = "button";
+    node.disabled = window.refereeRoom.readOnly();  // an archived room, an ended session
+    node.append(el("span", "name", line.name), el("span", "level", line.level));
+    if (line.chance !== null) node.append(el("span", "chance", percent(line.chance)));
+    node.setAttribute("aria-label", `Roll ${line.name} as ${data.name}: ${line.level}` +
+      (line.chance !== null ? `, ${percent(line.chance)} to succeed` : ""));
+    node.addEventListener("click", () => roll(sheet, line));
+    return node;
+  }
+
+  // A labelled control of the card's form, bound to one of its options.
+  function field(sheet, key, label, control, onChange) {
+    const o = optionsOf(sheet.sheet);
+    const box = el("span", "field");
+    control.id = `opt-${sheet.sheet}-${key}`;
+    const tag = el("label", "", label);
+    tag.htmlFor = control.id;
+    if (control.type === "checkbox") control.checked = Boolean(o[key]);
+    else if (o[key] !== undefined) control.value = o[key];
+    const keep = () => {
+      o[key] = control.type === "checkbox" ? control.checked : control.value.trim();
+      if (onChange) onChange();
+    };
+    control.addEventListener("change", keep);
+    if (control.tagName === "INPUT") control.addEventListener("input", keep);
+    if (control.type === "checkbox") box.append(control, tag); else box.append(tag, control);
+    return box;
+  }
+  function select(choices) {
+    const node = el("select");
+    for (const [value, text] of choices) {
+      const option = el("option", "", text);
+      option.value = value;
+      node.append(option);
+    }
+    return node;
+  }
+  function number(low, high, placeholder) {
+    const node = el("input");
+    node.type = "number";
+    node.min = low;
+    node.max = high;
+    node.step = 1;
+    node.inputMode = "numeric";
+    if (placeholder) node.placeholder = placeholder;
+    return node;
+  }
+
+  const AIMS = [["", "the torso (no penalty)"], ["random", "a random location (3d6)"],
+    ["vitals", "vitals (−3)"], ["groin", "groin (−3)"], ["arm", "an arm (−2)"], ["leg", "a leg (−2)"],
+    ["hand", "a hand (−4)"], ["foot", "a foot (−4)"], ["face", "face (−5)"], ["neck", "neck (−5)"],
+    ["skull", "skull (−7)"], ["eye", "an eye (−9)"]];
+  const ATTRIBUTES = ["Str", "Dex", "Con", "Int", "Wis", "Cha"];
+
+  // The card's form: the options each click reads. Only the GM may name another sheet.
+  function form(sheet, data, box) {
+    const o = optionsOf(sheet.sheet);
+    const set = el("fieldset", "combat write");
+    set.append(el("legend", "", "Options for the clicks below"));
+    const others = roster.filter((s) => s.sheet !== sheet.sheet && s.system === data.system);
+    if (o.target && !others.some((s) => s.sheet === o.target)) o.target = "";
+    const aimed = [];  // the fields that only an exchange reads
+    const shown = () => {
+      for (const node of aimed) node.hidden = !o.target;
+      showTarget(box, data);
+    };
+    if (isGm && others.length && data.system !== "fudge") {
+      const target = select([["", "no one (the attack roll alone)"],
+        ...others.map((s) => [s.sheet, `${s.name} (@${s.sheet})`])]);
+      set.append(field(sheet, "target", "Attack ▸ target", target, shown));
+      if (data.system === "gurps") {
+        aimed.push(field(sheet, "defense", "Their defense", select([["", "their best"],
+          ["dodge", "Dodge"], ["parry", "Parry"], ["block", "Block"], ["none", "none"]])));
+        const retreat = el("input");
+        retreat.type = "checkbox";
+        aimed.push(field(sheet, "retreat", "They retreat", retreat));
+      }
+    }
+    if (data.system === "gurps") {
+      set.append(...aimed);
+      set.append(field(sheet, "deceptive", "Deceptive attack (−2 to hit per −1 to defend)", number(0, 10, "0")));
+      set.append(field(sheet, "aim", "Aim at", select(AIMS)));
+    } else if (data.system === "swn") {
+      set.append(field(sheet, "ac", "Target's AC", number(0, 40, "10")));
+      set.append(field(sheet, "difficulty", "Difficulty of checks", number(2, 30, "8")));
+      set.append(field(sheet, "attribute", "Attribute for skill checks",
+        select([["", "the skill's usual"], ...ATTRIBUTES.map((a) => [a, a])])));
+    }
+    for (const node of aimed) node.hidden = !o.target;
+    return set;
+  }
+
+  // The attack buttons say whom they attack: "Attack ▸ Orc".
+  function showTarget(box, data) {
+    const target = targetOf(optionsOf(box.dataset.sheet));
+    for (const node of box.querySelectorAll("button.attack")) {
+      node.querySelector(".target").textContent = target ? ` ▸ ${target.name}` : "";
+      node.setAttribute("aria-label", `Attack with ${node.dataset.weapon} as ${data.name}` +
+        (target ? `, on ${target.name} (the whole exchange)` : "") + node.dataset.odds);
+    }
+  }
+
+  function attackCommand(system, name, m, o) {
+    const target = targetOf(o);
+    if (system === "swn") {
+      const ac = whole(o.ac, "the AC", 0, 40);
+      return `swn attack ${quote(name)}` + (target ? ` --vs @${target.sheet}` : "") +
+        (ac === null ? "" : " --ac " + ac);
+    }
+    const deceptive = whole(o.deceptive, "a Deceptive Attack", 0, 10);
+    let out = `gurps attack ${quote(name)}`;
+    if (m !== null) out += " --mod " + m;
+    if (deceptive) out += " --deceptive " + deceptive;
+    if (o.aim === "random") out += " --random-location";
+    else if (o.aim) out += " --location " + o.aim;
+    if (target) {
+      out += ` --vs @${target.sheet}`;
+      if (o.defense) out += " --defense " + o.defense;
+      if (o.retreat) out += " --retreat";
+    }
+    return out;
+  }
+
+  // Each weapon: what the sheet says of it, and its buttons.
+  function weapons(sheet, data) {
+    const attacks = data.attacks || [];
+    if (!attacks.length || data.system === "fudge") return null;
+    const list = el("ul", "weapons");
+    list.setAttribute("aria-label", `${data.name}: weapons`);
+    for (const a of attacks) {
+      const name = weaponName(a);
+      const item = el("li", "weapon");
+      const facts = [];
+      if (data.system === "gurps") {
+        if (a.level !== null) facts.push(`skill ${a.level}`);
+        facts.push(a.damage);
+        if (a.parry) facts.push(`parry ${a.parry}`);
+        if (a.block) facts.push(`block ${a.block}`);
+      } else {
+        const attrs = a.attributes.map((x) => x[0].toUpperCase() + x.slice(1)).join("/");
+        facts.push(`skill ${a.skill || "none"}${attrs ? " (" + attrs + ")" : ""}`, a.damage);
+        if (a.shock) facts.push(`Shock ${a.shock}`);
+      }
+      item.append(el("span", "name", name), " ", el("span", "meta", facts.join(" · ")));
+      const buttons = el("span", "buttons");
+      const attack = el("button", "trait attack");
+      attack.type = "button";
+      attack.disabled = window.refereeRoom.readOnly();
+      attack.dataset.weapon = name;
+      attack.append("Attack", el("span", "target"));
+      attack.dataset.odds = "";
+      if (data.system === "gurps" && a.level !== null && a.level >= 3) {
+        const odds = percent(chance3d6(a.level));
+        attack.append(el("span", "chance", odds));
+        attack.dataset.odds = `: skill ${a.level}, ${odds} to hit before any modifier`;
+      }
+      const line = { command: (m, o) => attackCommand(data.system, name, m, o), mod: data.system === "gurps" };
+      attack.addEventListener("click", () => roll(sheet, line));
+      buttons.append(attack);
+      if (data.system === "gurps") {
+        buttons.append(button(sheet, data, { name: "Damage", level: a.damage, chance: null, mod: false,
+          command: () => `gurps damage ${quote(name)}` }));
+        const parry = defenseLevel(a.parry);
+        if (parry !== null) {
+          const parryButton = button(sheet, data, { name: "Parry", level: String(parry), chance: chance3d6(parry),
+            command: (m) => `gurps check Parry ${quote(name)}${m === null ? "" : " " + signed(m)}` });
+          parryButton.setAttribute("aria-label", `Parry with ${name} as ${data.name}: ${parry}, ` +
+            `${percent(chance3d6(parry))} to succeed`);
+          buttons.append(parryButton);
+        }
+      }
+      item.append(buttons);
+      list.append(item);
+    }
+    return list;
   }
 
   function card(sheet, data) {
@@ -99,80 +323,26 @@
     const owner = sheet.owner === "gm" ? "NPC" : window.refereeRoom.who(sheet.owner);
     box.append(el("h3", "", `${data.name}`));
     box.append(el("p", "meta", `@${sheet.sheet} · ${sheet.system} · ${owner}`));
-    box.append(settings(sheet, data));
+    if (data.system !== "fudge") box.append(form(sheet, data, box));
+    const armed = weapons(sheet, data);
+    if (armed) box.append(armed);
     const groups = new Map();
-    for (const line of rolls(sheet, data)) {
+    for (const line of [...defenses(data), ...rolls(sheet, data)]) {
       if (!groups.has(line.group)) groups.set(line.group, []);
       groups.get(line.group).push(line);
     }
     for (const [group, lines] of groups) {
       const list = el("ul", "traits");
-      list.setAttribute("aria-label", `${data.name}: ${group}`);
+      list.setAttribute("aria-label", `${data.name}: ${group === "defense" ? "defenses" : group}`);
       for (const line of lines) {
         const item = el("li");
-        const button = el("button", "trait");
-        button.type = "button";
-        button.disabled = window.refereeRoom.readOnly();  // an archived room, an ended session
-        button.append(el("span", "name", line.name), el("span", "level", line.level));
-        if (line.chance !== null) button.append(el("span", "chance", percent(line.chance)));
-        button.setAttribute("aria-label", `Roll ${line.name} as ${data.name}: ${line.level}` +
-          (line.chance !== null ? `, ${percent(line.chance)} to succeed` : ""));
-        button.addEventListener("click", () => roll(sheet, line));
-        item.append(button);
+        item.append(button(sheet, data, line));
         list.append(item);
       }
       box.append(list);
     }
+    showTarget(box, data);
     return box;
-  }
-
-  // What a click carries beyond the trait: the GM's target ("Attack ▸ Orc"), and for
-  // SWN the attribute, the difficulty and the AC (the rules ask for them; the sheet
-  // may not say).
-  const others = [];
-  const picks = new Map();  // kept across the panel's refreshes, by sheet
-  const pk = (sheet) => {
-    if (!picks.has(sheet.sheet)) picks.set(sheet.sheet, {});
-    return picks.get(sheet.sheet);
-  };
-  function field(labelText, control) {
-    const label = el("label", "setting");
-    label.append(el("span", "", labelText), control);
-    return label;
-  }
-  function settings(sheet, data) {
-    const form = el("div", "settings write");
-    if (isGm && others.length > 1) {
-      const pick = el("select");
-      pick.append(el("option", "", "nobody"));
-      pick.options[0].value = "";
-      for (const o of others) {
-        if (o.sheet === sheet.sheet) continue;
-        const option = el("option", "", o.name);
-        option.value = o.sheet;
-        pick.append(option);
-      }
-      pick.value = pk(sheet).target || "";
-      pick.addEventListener("change", () => { pk(sheet).target = pick.value; });
-      form.append(field("Attack ▸", pick));
-    }
-    if (data.system === "swn") {
-      const attr = el("select");
-      for (const a of ["", "Str", "Dex", "Con", "Int", "Wis", "Cha"]) {
-        const option = el("option", "", a || "usual");
-        option.value = a;
-        attr.append(option);
-      }
-      attr.addEventListener("change", () => { pk(sheet).attribute = attr.value; });
-      const difficulty = el("input");
-      Object.assign(difficulty, { inputMode: "numeric", size: 3, maxLength: 2, placeholder: "8" });
-      difficulty.addEventListener("change", () => { pk(sheet).difficulty = /^\d{1,2}$/.test(difficulty.value) ? difficulty.value : ""; });
-      const ac = el("input");
-      Object.assign(ac, { inputMode: "numeric", size: 3, maxLength: 2, placeholder: "10" });
-      ac.addEventListener("change", () => { pk(sheet).ac = /^\d{1,2}$/.test(ac.value) ? ac.value : ""; });
-      form.append(field("Attribute", attr), field("Difficulty", difficulty), field("AC", ac));
-    }
-    return form;
   }
 
   let refreshing = null;
@@ -180,8 +350,8 @@
     const response = await fetch(api(""), { credentials: "same-origin" });
     if (!response.ok) { window.refereeRoom.refused(response); return; }
     const { sheets } = await response.json();
+    roster = sheets;
     const mine = sheets.filter((s) => isGm || s.owner === member);
-    others.splice(0, others.length, ...sheets);
     const cards = [];
     for (const sheet of mine) {
       const got = await fetch(api("/" + sheet.sheet), { credentials: "same-origin" });

@@ -103,6 +103,41 @@ function diceNode(result) {
   return box;
 }
 
+// An exchange (gurps attack --vs @orc) as its steps, one line each with its dice and
+// odds: attack, defense, location and damage, then the calls (from the result; its
+// text says the same on one line).
+const OUTCOME = { injures: "injures", "no injury": "hits, but DR stops it", defended: "defended", misses: "misses" };
+function exchangeNodes(x) {
+  const pct = (p) => { const [a, b] = String(p).split("/").map(Number); return (100 * a / (b || 1)).toFixed(1) + "%"; };
+  const rolled = (dice) => `rolled ${dice.reduce((s, n) => s + n, 0)} (${dice.join(", ")})`;
+  const head = el("span", "text", `${x.attack.label}: ${OUTCOME[x.outcome] || x.outcome} (${pct(x.chance_to_injure)} to injure)`);
+  const steps = el("ol", "steps");
+  steps.setAttribute("aria-label", "The exchange, step by step");
+  const step = (what, result, text, cls) => {
+    const item = el("li", cls);
+    item.append(el("strong", "", what + ": "));
+    const dice = result && diceNode(result);
+    if (dice) item.append(dice, " ");
+    const chart = result && window.refereeChart && window.refereeChart(result);
+    if (chart) item.append(chart);
+    item.append(text);
+    steps.append(item);
+  };
+  step("Attack", x.attack, x.attack.text);
+  if (x.defense) step("Defense", x.defense, `${x.target} ${x.defense.success ? "defends" : "fails to defend"}: ${x.defense.text}`);
+  const d = x.damage;
+  if (d) {
+    let text = `hits the ${d.location}${d.location_roll ? " (" + rolled(d.location_roll) + ")" : ""}; ` +
+      `${d.expression} ${d.type} vs DR ${d.dr}, ${pct(d.odds.penetrates)} to penetrate: ${rolled(d.dice)}`;
+    if (d.effect && d.effect !== "normal" && d.effect !== "drop") text += ", " + d.effect.replace(/_/g, " ");
+    text += `, basic ${d.basic}` + (d.penetrating ? `, ${d.penetrating} penetrates: injury ${d.injury}` : ", stopped by DR: no injury");
+    if (typeof x.hp_after === "number" && d.injury) text += ` (${x.target} ${x.hp_after + d.injury} → ${x.hp_after} HP)`;
+    step("Damage", { dice: d.dice }, text);
+  }
+  for (const call of x.calls || []) step("Next", null, call, "calls");
+  return [head, steps];
+}
+
 function render(entry) {
   const li = el("li");
   li.dataset.seq = entry.seq;
@@ -121,18 +156,8 @@ function render(entry) {
       if (chart) li.append(chart);
       const outcome = outcomeOf(entry.result);
       if (outcome) li.dataset.outcome = outcome;
-      if (entry.result && entry.result.kind === "exchange") {
-        // The exchange as its steps: attack, defense, location and damage, then the
-        // calls, one line each (the text is the same words joined).
-        const [steps, calls] = String(entry.text).split(". Next: ");
-        const list = el("ol", "text steps");
-        list.setAttribute("aria-label", "The exchange, step by step");
-        for (const step of steps.split("; ")) list.append(el("li", "", step));
-        if (calls) list.append(el("li", "calls", "Next: " + calls));
-        li.append(list);
-      } else {
-        li.append(el("span", "text", entry.text));
-      }
+      if (entry.result && entry.result.kind === "exchange") li.append(...exchangeNodes(entry.result));
+      else li.append(el("span", "text", entry.text));
       li.append(el("span", "meta", "  (" + entry.command + (entry.resolved ? " → " + entry.resolved : "") + ")"));
     }
     if (isGm && entry.visibility !== "public" && !revealed.has(entry.seq)) {
