@@ -11,7 +11,7 @@ group) by interval arithmetic over the tree, never by rolling.
 >>> largest(parse("1d20*1000000000*1000000000").root)
 20000000000000000000
 >>> largest(parse("4d6kh3+2").root)
-26
+20
 """
 
 from __future__ import annotations
