@@ -28,12 +28,14 @@ async def _join(browser: Any, base: str, room: str, invite: str, name: str) -> A
 async def _roll(page: Any, command: str, visibility: str = "public") -> None:
     from playwright.async_api import expect
 
-    rolls = page.locator("#log li[data-kind=roll]")
-    before = await rolls.count()
+    # This page's own roll, by its command (the commands here are all distinct): other
+    # pages' rolls may reach this log at any moment, so a plain count would race.
+    mine = page.locator("#log li[data-kind=roll]", has_text=command)
+    before = await mine.count()
     await page.select_option("select[name=visibility]", visibility)
     await page.fill("input[name=command]", command)
     await page.press("input[name=command]", "Enter")
-    await expect(rolls).to_have_count(before + 1)
+    await expect(mine).to_have_count(before + 1)
 
 
 async def test_the_trial_evening_is_fair_in_the_browser(server: Server) -> None:
