@@ -93,3 +93,7 @@ def test_fudge_oppose_from_two_sheets_in_a_room(table: Table) -> None:
     same = _roll(table, "gm", "@ron fudge oppose Notice Notice --sheet2 @bouncer")
     assert same["resolved"] == entry["resolved"]
     assert table.roll("alice", "fudge oppose @ron @bouncer Notice").status_code == 403
+    two = _roll(table, "gm", "fudge oppose @ron @bouncer Focus Brawling --mod2 -1")
+    assert two["resolved"] == "fudge oppose +2 +2 --mod2 -1 --names Ron,Bouncer"
+    missing = table.roll("gm", "fudge oppose @ron @bouncer Focus Notice2")
+    assert missing.status_code == 422 and "Notice2" in missing.json()["error"]

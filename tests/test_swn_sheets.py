@@ -417,7 +417,7 @@ def test_an_attack_against_a_sheet_takes_its_ac_and_tracks_its_hp(tmp_path: Path
     for seed in range(6):
         d = local(f"swn attack 'Laser Rifle' --vs {orc_file} --sheet {VEX_FILE}", seed).data
         assert d["target"] == 13 and d["target_name"] == "Orc"
-        assert d["hp_after"] == 9 - d["damage"]
+        assert d["hp_after"] == max(0, 9 - d["damage"])  # never below 0 (003)
     vex, orc = read_sheet(VEX_FILE.read_bytes()), read_sheet(ORC_SWN.encode())
     line = "swn attack 'Laser Rifle' --vs @orc"
     resolved = commands.resolve(line, vex, others={"@orc": orc})

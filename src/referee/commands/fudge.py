@@ -168,6 +168,10 @@ def oppose(
     sheet). Sides by name are called by the characters' names (by the traits' names
     when both are one character's) unless --names. A trait that is a level keeps its
     meaning unless the sheet given has a trait of exactly that name: see 'fudge roll'.
+    In a game room, two sheets oppose as 'fudge oppose @ron @bouncer Notice'
+    (or 'Focus Brawling', a trait for each side). An
+    attack is an opposed action; Psi-punk gives no damage capacity or wound track,
+    so its damage is left out (a wound's penalty, such as Hurt -1, is a --mod).
     """
     read = resolve(ctx, [first, second], [sheet, sheet2], ladder, "fudge oppose")
     lad = read.ladder
@@ -176,6 +180,8 @@ def oppose(
         if side.trait is not None:
             resolved_as(ctx, **{param: f"{side.trait.level:+d}"}, names=",".join(who))
             resolved_as(ctx, ladder=ladder_key(lad, ladder), sheet2=None)
+    if sheet2 is not None:  # levels alone: the second sheet still gave the ladder
+        resolved_as(ctx, ladder=ladder_key(lad, ladder), sheet2=None)
     one, two = (s.text for s in read.sides)
     kw: dict[str, Any] = dict(
         modifiers=(mod or [], mod2 or []),

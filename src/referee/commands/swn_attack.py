@@ -43,6 +43,12 @@ def attack(
     damage: Annotated[str | None, typer.Option("--damage", help="Damage dice (1d6).")] = None,
     shock: Annotated[str | None, typer.Option("--shock", help="Shock as AMOUNT/AC: 2/15.")] = None,
     damage_bonus: Annotated[int, typer.Option("--damage-bonus", help="Added to damage.")] = 0,
+    mod: Annotated[
+        int,
+        typer.Option(
+            "--mod", min=-20, max=20, help="A situational modifier to hit, the GM's call (0)."
+        ),
+    ] = 0,
     snap: Annotated[bool, typer.Option("--snap", help="A snap attack (-4).")] = False,
     total_defense: Annotated[
         bool, typer.Option("--total-defense", help="The target is on total defense (+2 AC).")
@@ -66,7 +72,7 @@ def attack(
     ] = None,
     target_name: Annotated[str | None, typer.Option(help="The target's name.")] = None,
     target_hp: Annotated[
-        int | None, typer.Option(min=-1000, max=10000, help="The target's HP now.")
+        int | None, typer.Option(min=0, max=10000, help="The target's HP now.")
     ] = None,
     label: LabelOpt = None,
     sheet: SheetOpt = None,
@@ -78,7 +84,9 @@ def attack(
     A sheet (--sheet, or $REFEREE_SHEET) gives the attack bonus, and a weapon named on
     it the rest (its skill, untrained if not on the sheet); options override it.
     With a target (--vs its sheet, or --target-name and --target-hp), its AC comes
-    from its sheet (--ac over it) and the result gives its HP after the damage.
+    from its sheet (--ac over it) and the result gives its HP after the damage,
+    never below 0: at 0 a lethal attack leaves it mortally wounded (003, "Mortal
+    Wounds"). A sheet's HP is its full HP; --target-hp gives the HP it has now.
     """
     if vs is not None:
         ac, target_name, target_hp = _target(ctx, vs, ac, target_name, target_hp)
@@ -93,7 +101,7 @@ def attack(
         skill=a.skill,
         attribute=swn.best_attribute(a.attrs, swn.ATTRIBUTES, "an attack", single=True),
         damage_bonus=damage_bonus, snap=snap, total_defense=total_defense,
-        shock_floor=shock_floor,
+        shock_floor=shock_floor, modifier=mod,
     )  # fmt: skip
     o = swn.attack_odds(**kw)
 
@@ -103,10 +111,7 @@ def attack(
         r = swn.attack(assumed=assumed, label=label or read.label, rng=rng, **kw)
         reply = Reply(render.attack_json(r), r.text)
         if target_name is not None or target_hp is not None:
-            who = target_name or "the target"
-            after = None if target_hp is None else target_hp - r.damage
-            text = reply.text + ("" if after is None else f" ({who} HP {target_hp} → {after})")
-            reply = Reply({**reply.data, "target_name": who, "hp_after": after, "text": text}, text)
+            reply = _hurt(reply, target_name or "the target", target_hp, r.damage)
         return read.reply(reply)
 
     def chances() -> Reply:
@@ -114,6 +119,27 @@ def attack(
         return read.reply(Reply(data, data["text"]))
 
     return go, chances
+
+
+def _hurt(reply: Reply, who: str, hp: int | None, damage: int) -> Reply:
+    """``reply`` with the target's name and, when its HP is known, its HP after the
+    damage (``Orc HP 9 → 3``) and its condition (``target_condition``: ``up``, or
+    ``mortally wounded`` at 0 HP).
+
+    Source: *Stars Without Number Revised*, "Injury and Healing: Mortal Wounds" (``003``:
+    "0 HP from lethal attack = mortally wounded"), through
+    :func:`referee.systems.swn.take_damage`: HP never fall below 0. Every attack here is
+    lethal (there is no non-lethal option), and the target is taken to be up, as no
+    fight is tracked yet.
+    """
+    data: dict[str, Any] = {**reply.data, "target_name": who, "hp_after": None}
+    text = reply.text
+    if hp is not None:
+        after = swn.take_damage(swn.Health(hp, max(hp, 1)), damage)
+        down = "" if after.condition is swn.Condition.UP else f", {after.condition}"
+        text += f" ({who} HP {hp} → {after.hp}{down})"
+        data.update(hp_after=after.hp, target_condition=str(after.condition))
+    return Reply({**data, "text": text}, text)
 
 
 def _target(

@@ -174,8 +174,9 @@ async def as_sheet(
 
 def _two_sheets(command: str) -> str | None:
     """``fudge oppose @ron @bouncer Notice [options]`` as the command layer reads it:
-    ``@ron fudge oppose Notice Notice --sheet2 @bouncer [options]`` (None for any
-    other command)."""
+    ``@ron fudge oppose Notice Notice --sheet2 @bouncer [options]``; with a second
+    trait, ``fudge oppose @ron @bouncer Fighting Brawling`` opposes Ron's Fighting to
+    the bouncer's Brawling (None for any other command)."""
     import shlex
 
     from ..commands.line import split_line
@@ -190,7 +191,11 @@ def _two_sheets(command: str) -> str | None:
     first, second, trait = words[2], words[3], words[4]
     if not (first.startswith("@") and second.startswith("@")) or trait.startswith("-"):
         return None
-    return shlex.join([first, "fudge", "oppose", trait, trait, "--sheet2", second, *words[5:]])
+    rest = words[5:]
+    other = trait
+    if rest and not rest[0].startswith("-"):
+        other, rest = rest[0], rest[1:]
+    return shlex.join([first, "fudge", "oppose", trait, other, "--sheet2", second, *rest])
 
 
 def _readable(sheets: Mapping[str, SheetRow], name: str, member: Member) -> SheetRow:

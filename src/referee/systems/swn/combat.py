@@ -246,13 +246,14 @@ def attack_odds(
     shock_floor: ShockFloor | str = ShockFloor.ALWAYS,
     naturals: bool = False,
     shock_through_defense: bool = False,
+    modifier: int = 0,
 ) -> AttackOdds:
     """The exact odds of :func:`attack` with the same arguments, without rolling.
 
     Source: as :func:`attack`.
     """
     eff_ac = ac + (TOTAL_DEFENSE_AC if total_defense else 0)
-    bonus = attack_modifier(attack_bonus, skill, attribute, snap=snap)
+    bonus = attack_modifier(attack_bonus, skill, attribute, snap=snap) + modifier
     shock = shock_through_defense or not total_defense
     dist = damage_distribution(
         weapon, bonus, eff_ac, attribute + damage_bonus, ShockFloor(shock_floor), naturals, shock
@@ -273,6 +274,7 @@ def attack(
     shock_floor: ShockFloor | str = ShockFloor.ALWAYS,
     naturals: bool = False,
     shock_through_defense: bool = False,
+    modifier: int = 0,
     assumed: Sequence[str] = (),
     label: str | None = None,
     rng: RandomSource | None = None,
@@ -290,12 +292,15 @@ def attack(
     leaves out: a miss deals no Shock (``shock_through_defense=True`` deals it
     anyway); a hit is not affected. ``naturals`` makes a natural 20 hit and a
     natural 1 miss (off by default: the texts say so of saves only).
+    ``modifier`` is a situational modifier to the hit roll, the GM's call (cover,
+    range): ``003``, "Attack Resolution", names none, and the ±2 of "Skill Checks:
+    Modifiers" is for skill checks, so no ±2 cap applies; 0, and not shown, by default.
     ``assumed`` names what the caller took for granted (``AC 10 (not given)``).
     """
     floor = ShockFloor(shock_floor)
     shock = shock_through_defense or not total_defense
     eff_ac = ac + (TOTAL_DEFENSE_AC if total_defense else 0)
-    bonus = attack_modifier(attack_bonus, skill, attribute, snap=snap)
+    bonus = attack_modifier(attack_bonus, skill, attribute, snap=snap) + modifier
     extra = attribute + damage_bonus
     src = resolve(rng)
     (d,) = draw_faces(src, 1, 20)
@@ -306,6 +311,8 @@ def attack(
     ]
     if snap:
         mods.append(("snap attack", SNAP_PENALTY))
+    if modifier:
+        mods.append(("modifier", modifier))
     hit = hits(d, bonus, eff_ac, naturals)
     notes = []
     if naturals and d in (1, 20):
