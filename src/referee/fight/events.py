@@ -1,0 +1,134 @@
+"""The events a fight takes, as JSON objects, and the check that reads one.
+
+An event is what a GM (or a player, for their own combatant) does to the fight: add
+a combatant, apply damage, answer a called roll, end a turn. It is logged inside
+each entry it causes (``event``), so that replaying the events gives the state
+again (:func:`referee.fight.replay`).
+
+>>> read_event({"kind": "damage", "combatant": "orc", "amount": 7})["amount"]
+7
+>>> read_event({"kind": "damage", "combatant": "orc"})
+Traceback (most recent call last):
+...
+referee.errors.RuleError: a damage event needs 'amount' (an integer within ±1,000,000)
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from ..errors import RuleError
+
+__all__ = ["EVENTS", "ID", "LIMIT", "read_event"]
+
+ID = re.compile(r"[A-Za-z0-9_-]{1,40}")
+"""A combatant's id: a sheet's name, or one the GM chooses."""
+
+LIMIT = 1_000_000
+"""Every number in an event stays within ±this."""
+
+EVENTS: dict[str, tuple[tuple[str, str], ...]] = {
+    "add": (
+        ("combatant", "id"),
+        ("name", "str?"),
+        ("values", "ints"),
+        ("hidden", "bool?"),
+        ("side", "str?"),
+        ("pc", "bool?"),
+        ("sheet", "id?"),
+        ("owner", "str?"),
+    ),
+    "reveal": (("combatant", "id"),),
+    "remove": (("combatant", "id"),),
+    "damage": (("combatant", "id"), ("amount", "int"), ("location", "str?"), ("lethal", "bool?")),
+    "heal": (("combatant", "id"), ("amount", "int")),
+    "fatigue": (("combatant", "id"), ("amount", "int")),
+    "set": (("combatant", "id"), ("values", "ints?"), ("add", "strs?"), ("drop", "strs?")),
+    "answer": (
+        ("call", "int"),
+        ("success", "bool"),
+        ("margin", "int"),
+        ("critical", "bool"),
+        ("total", "int"),
+    ),
+    "result": (("combatant", "id"), ("of", "str"), ("success", "bool")),
+    "dismiss": (("call", "int"),),
+    "start": (("order", "ids?"), ("group", "bool?")),
+    "next": (),
+    "previous": (),
+    "delay": (("combatant", "id"),),
+    "act": (("combatant", "id"),),
+}
+"""Each event kind's fields and their types (``?``: may be left out)."""
+
+
+def read_event(obj: Any) -> dict[str, Any]:
+    """``obj`` checked as an event: a known ``kind`` and its fields, of their types.
+
+    Raises:
+        RuleError: naming the kind and the field that is wrong.
+    """
+    if not isinstance(obj, Mapping) or not isinstance(obj.get("kind"), str):
+        raise RuleError("an event is an object with a 'kind' (" + ", ".join(EVENTS) + ")")
+    kind = obj["kind"]
+    fields = EVENTS.get(kind)
+    if fields is None:
+        raise RuleError(f"no event {kind!r}: one of " + ", ".join(EVENTS))
+    known = {name for name, _ in fields} | {"kind"}
+    extra = sorted(set(obj) - known)
+    if extra:
+        raise RuleError(f"a {kind} event has no field {extra[0]!r}")
+    out: dict[str, Any] = {"kind": kind}
+    for name, typ in fields:
+        value = obj.get(name)
+        if value is None:
+            if not typ.endswith("?"):
+                raise RuleError(f"a {kind} event needs {name!r} ({_WHAT[typ]})")
+            continue
+        if not _CHECKS[typ.rstrip("?")](value):
+            raise RuleError(f"a {kind} event's {name!r} must be {_WHAT[typ.rstrip('?')]}")
+        out[name] = value
+    return out
+
+
+def _int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and abs(v) <= LIMIT
+
+
+def _str(v: Any) -> bool:
+    return isinstance(v, str) and 0 < len(v) <= 80 and v.isprintable()
+
+
+def _ints(v: Any) -> bool:
+    return (
+        isinstance(v, Mapping)
+        and len(v) <= 20
+        and all(isinstance(k, str) and ID.fullmatch(k) and _int(x) for k, x in v.items())
+    )
+
+
+def _id(v: Any) -> bool:
+    return isinstance(v, str) and ID.fullmatch(v) is not None
+
+
+_CHECKS: dict[str, Callable[[Any], bool]] = {
+    "id": _id,
+    "ids": lambda v: isinstance(v, list) and len(v) <= 200 and all(_id(x) for x in v),
+    "int": _int,
+    "ints": _ints,
+    "str": _str,
+    "strs": lambda v: isinstance(v, list) and len(v) <= 10 and all(_str(x) for x in v),
+    "bool": lambda v: isinstance(v, bool),
+}
+_WHAT = {
+    "id": "1-40 of A-Z a-z 0-9 _ -",
+    "ids": "a list of ids",
+    "int": f"an integer within ±{LIMIT:,}",
+    "ints": "an object of names to integers",
+    "str": "text of 1-80 printable characters",
+    "strs": "a list of texts",
+    "bool": "true or false",
+}
+_WHAT.update({f"{k}?": v for k, v in list(_WHAT.items())})

@@ -1,0 +1,235 @@
+"""GURPS injury and fatigue in a fight: HP, shock, major wounds, the HT rolls the
+rules call for, FP, and the conditions they leave.
+
+Sources: *GURPS Basic Set*, 4th edition. The rules texts referee works from have no
+injury chapter (docs/reference/sources.md), so each function cites the Basic Set's
+page: B419, "Shock" and "General Injury: Lost Hit Points"; B420, "Major Wounds" and
+"Knockdown and Stunning"; B426, "Lost Fatigue Points"; B59, "High Pain Threshold";
+B16-B17 for the values a sheet may leave out. Every function is pure: it takes a
+:class:`~.model.Combatant` and gives the next one and the rolls now called for, as
+``(kind, command, why)``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import replace
+
+from ..systems.gurps.locations import LOCATIONS
+from .model import Combatant
+
+__all__ = [
+    "TRACKED",
+    "answer",
+    "defaults",
+    "end_turn",
+    "fatigue",
+    "injure",
+    "shown",
+    "start_turn",
+]
+
+TRACKED = ("hp", "hp_max", "fp", "fp_max", "ht", "will", "dx", "speed", "hpt", "shock", "shock_new")
+"""GURPS values: HP and FP with their maxima; HT, Will and DX; Basic Speed in
+hundredths; ``hpt`` 1 for High Pain Threshold; the shock penalty now, and
+``shock_new`` 1 while it is from this turn or the last (it ends with the next turn)."""
+
+CallSpec = tuple[str, str, str]
+"""A call before it has a number: ``(kind, command, why)``."""
+
+DOWN = frozenset({"dead", "unconscious"})
+"""Conditions under which a combatant rolls nothing more."""
+
+
+def defaults(values: dict[str, int]) -> dict[str, int]:
+    """Fill what a combatant's values leave out: HP from ST, FP from HT, Will from IQ
+    (B16), Basic Speed (DX + HT) / 4 (B17), and 10 for a missing attribute; the
+    current HP and FP start at their maxima.
+
+    >>> d = defaults({"dx": 12, "ht": 11, "st": 10})
+    >>> d["hp"], d["fp"], d["speed"], d["will"]
+    (10, 11, 575, 10)
+    """
+    v = dict(values)
+    for name in ("st", "dx", "iq", "ht"):
+        v.setdefault(name, 10)
+    v.setdefault("hp_max", v["st"])
+    v.setdefault("fp_max", v["ht"])
+    v.setdefault("will", v["iq"])
+    v.setdefault("speed", (v["dx"] + v["ht"]) * 25)
+    v.setdefault("hp", v["hp_max"])
+    v.setdefault("fp", v["fp_max"])
+    for name in ("hpt", "shock", "shock_new"):
+        v.setdefault(name, 0)
+    for name in ("st", "iq"):
+        del v[name]
+    return v
+
+
+def _ht(c: Combatant, mod: int, label: str) -> str:
+    return _check(c.value("ht"), mod, f"HT ({label})")
+
+
+def _check(level: int, mod: int, label: str) -> str:
+    shown = f" {mod:+d}" if mod else ""
+    return f"gurps check {level}{shown} --label '{label}'"
+
+
+def injure(
+    c: Combatant, injury: int, location: str | None = None
+) -> tuple[Combatant, list[CallSpec]]:
+    """``injury`` HP lost in one blow (after DR and wounding), hit at ``location``.
+
+    Source: B419, "Shock": −1 to DX and IQ per HP lost, at most −4, on the next turn
+    only (this option: it lasts to the end of the victim's next turn); High Pain
+    Threshold (``hpt``, B59) ignores it. B420, "Major Wounds": an injury of more than
+    half the HP in one blow calls for an HT roll against knockdown and stunning, as
+    does any injury to the skull, eye, face or vitals (B399: at −10 for the skull and
+    eye, −5 for the face and vitals), +3 with High Pain Threshold. B419, "Lost Hit
+    Points": at each −1×HP, −2×HP, −3×HP and −4×HP crossed, an HT roll to live; at
+    −5×HP, dead at once. (At 0 HP or below, the roll each turn to stay conscious is
+    called when the victim's turn begins: :func:`start_turn`.)
+    """
+    if injury <= 0 or "dead" in c.conditions:
+        return c, []
+    hp, most = c.value("hp"), max(c.value("hp_max"), 1)
+    after = hp - injury
+    out = c.with_values(hp=after)
+    if not c.value("hpt"):
+        out = out.with_values(shock=min(4, c.value("shock") + injury), shock_new=1)
+    calls: list[CallSpec] = []
+    if after <= -5 * most:
+        return _with(out, add={"dead"}), []
+    loc = LOCATIONS.get(location or "torso", LOCATIONS["torso"])
+    major = 2 * injury > most
+    struck = loc.head or loc.key == "vitals"
+    if (major or struck) and not (c.conditions & DOWN):
+        mod = loc.knockdown + (3 if c.value("hpt") else 0)
+        why = "a major wound" if major else f"a hit to the {loc.key}"
+        calls.append(
+            (
+                "knockdown",
+                _ht(c, mod, "knockdown"),
+                f"{why}: HT against knockdown and stunning (B420); on a failure stunned "
+                "and prone, by 5 or more or a critical failure unconscious",
+            )
+        )
+    for k in range(1, 5):
+        if after <= -k * most < hp:
+            calls.append(
+                ("survive", _ht(c, 0, f"survive -{k}xHP"), f"at -{k}×HP: HT or die (B419)")
+            )
+    return out, calls
+
+
+def fatigue(c: Combatant, lost: int) -> tuple[Combatant, list[CallSpec]]:
+    """``lost`` FP lost (a negative number: FP regained).
+
+    Source: B426, "Lost Fatigue Points": below 0 FP each FP lost also costs 1 HP; at
+    −1×FP the combatant falls unconscious (and FP cannot go lower: the rest comes off
+    HP); back above 0 FP, a collapse ends.
+    """
+    fp, most = c.value("fp"), max(c.value("fp_max"), 1)
+    if lost < 0:
+        after = min(fp - lost, most)
+        out = c.with_values(fp=after)
+        return (_with(out, drop={"collapsed"}) if after > 0 else out), []
+    after = max(fp - lost, -most)
+    hp_cost = max(0, -(fp - lost)) - max(0, -fp)  # each FP lost below 0
+    out = c.with_values(fp=after, hp=c.value("hp") - hp_cost)
+    calls: list[CallSpec] = []
+    if after <= -most:
+        out = _with(out, add={"unconscious"})
+    for k in range(1, 5):
+        if out.value("hp") <= -k * c.value("hp_max") < c.value("hp"):
+            calls.append(("survive", _ht(c, 0, f"survive -{k}xHP"), f"at -{k}×HP (B419)"))
+    return out, calls
+
+
+def start_turn(c: Combatant) -> tuple[Combatant, list[CallSpec]]:
+    """The combatant's turn begins: this is the "next turn" its shock applies to.
+
+    Source: B419, "Lost Hit Points": at 0 HP or below, an HT roll each turn to stay
+    conscious, at −1 per full multiple of HP below zero (taking Do Nothing spares the
+    roll: the GM dismisses the call); B426: at 0 FP or below, a Will roll before any
+    maneuver but Do Nothing, or collapse.
+    """
+    out = c.with_values(shock_new=0) if c.value("shock_new") else c
+    if c.conditions & (DOWN | {"mortally wounded"}):
+        return out, []
+    calls: list[CallSpec] = []
+    hp, most = c.value("hp"), max(c.value("hp_max"), 1)
+    if hp <= 0:
+        mod = -((-hp) // most)
+        calls.append(
+            ("conscious", _ht(c, mod, "stay conscious"), "at 0 HP or less: HT each turn (B419)")
+        )
+    if c.value("fp") <= 0 and "collapsed" not in c.conditions:
+        calls.append(
+            (
+                "collapse",
+                _check(c.value("will"), 0, "Will (collapse)"),
+                "at 0 FP or less: Will before any maneuver but Do Nothing (B426)",
+            )
+        )
+    return out, calls
+
+
+def end_turn(c: Combatant) -> tuple[Combatant, list[CallSpec]]:
+    """The combatant's turn ends: shock from before this turn ends with it (B419), and
+    a stunned combatant rolls HT to recover (B420, "Knockdown and Stunning"; +3 with
+    High Pain Threshold, B59)."""
+    out = c
+    if c.value("shock") and not c.value("shock_new"):
+        out = out.with_values(shock=0)
+    if "stunned" in c.conditions and not (c.conditions & DOWN):
+        mod = 3 if c.value("hpt") else 0
+        return out, [("stun", _ht(c, mod, "recover from stun"), "stunned: HT to recover (B420)")]
+    return out, []
+
+
+def answer(c: Combatant, kind: str, success: bool, margin: int, critical: bool) -> Combatant:
+    """What a called roll's result does. ``margin`` is the effective skill less the
+    roll, as ``gurps check`` gives it: −5 is a failure by 5.
+
+    Source: B420: a failed knockdown roll leaves the combatant stunned and prone, a
+    failure by 5 or more or a critical failure unconscious; a successful roll against
+    stun ends it. B419: a failed roll to stay conscious, unconscious; a failed roll to
+    live at −N×HP, dead, but a failure by 1 or 2 (not a critical failure) leaves the
+    combatant dying, not dead (B419's note; B423, "Mortal Wounds"). B426: a failed Will
+    roll at 0 FP or below, collapsed until FP are above 0.
+    """
+    if success:
+        return _with(c, drop={"stunned"}) if kind == "stun" else c
+    if kind == "knockdown":
+        if margin <= -5 or critical:
+            return _with(c, add={"unconscious", "prone"}, drop={"stunned"})
+        return _with(c, add={"stunned", "prone"})
+    if kind == "conscious":
+        return _with(c, add={"unconscious", "prone"}, drop={"stunned"})
+    if kind == "survive":
+        if margin >= -2 and not critical:
+            return _with(c, add={"mortally wounded", "unconscious", "prone"})
+        return _with(c, add={"dead"})
+    if kind == "collapse":
+        return _with(c, add={"collapsed"})
+    return c
+
+
+def shown(c: Combatant) -> list[str]:
+    """Its conditions with those its values give (B419: under 1/3 HP, reeling, half
+    Move and Dodge; B426: under 1/3 FP, very tired; shock −N), for display."""
+    out = sorted(c.conditions)
+    if "dead" in c.conditions:
+        return out
+    if 3 * c.value("hp") < c.value("hp_max"):
+        out.append("reeling")
+    if 3 * c.value("fp") < c.value("fp_max"):
+        out.append("very tired")
+    if c.value("shock"):
+        out.append(f"shock -{c.value('shock')}")
+    return out
+
+
+def _with(c: Combatant, add: Collection[str] = (), drop: Collection[str] = ()) -> Combatant:
+    return replace(c, conditions=(c.conditions - set(drop)) | set(add))

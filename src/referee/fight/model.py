@@ -1,0 +1,163 @@
+"""The state of a fight and the events that change it: frozen values, and their JSON.
+
+A fight is its combatants (each with the values its system tracks and its
+conditions), the initiative order, whose turn it is and the round, and the rolls
+the rules now call for (:class:`Call`). :func:`referee.fight.step` takes a fight and
+one event and gives the next fight and the records to log (contract v1.2's
+``combatant``, ``change`` and ``turn`` entries; docs/reference/rooms-contract.md).
+
+Every value is an integer (a GURPS Basic Speed in hundredths: 5.75 is ``575``), so
+a record can go into the log, which holds no floats.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from ..errors import RuleError
+
+__all__ = ["SYSTEMS", "Call", "Combatant", "Fight", "Record", "Step"]
+
+SYSTEMS = ("gurps", "swn", "fudge")
+"""The systems a fight follows (a room's ``system``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Combatant:
+    """One side's fighter: who it is, who answers for it, and what is tracked."""
+
+    id: str
+    """Its id in the fight: 1-40 of ``A-Z a-z 0-9 _ -`` (``orc``, ``dai``)."""
+    name: str
+    """Its name as shown (an NPC's name is its roller's name in the log)."""
+    values: Mapping[str, int]
+    """What its system tracks (:data:`referee.fight.rules.TRACKED`), all integers."""
+    conditions: frozenset[str] = frozenset()
+    """``stunned``, ``prone``, ``unconscious``, ``mortally wounded``, ``dead``, ..."""
+    sheet: str | None = None
+    """The room sheet it came from, if any."""
+    owner: str = "gm"
+    """The member who answers its calls: the sheet's owner, or the GM."""
+    hidden: bool = False
+    """Hidden from players (the GM's NPCs) until revealed."""
+    side: str = ""
+    """Its side (SWN morale counts a side's casualties)."""
+    pc: bool = False
+    """A player character (SWN: PCs win initiative ties and never check morale)."""
+
+    def value(self, name: str) -> int:
+        return self.values.get(name, 0)
+
+    def with_values(self, **changes: int) -> Combatant:
+        return replace(self, values={**self.values, **changes})
+
+    def json(self) -> dict[str, Any]:
+        """The fields of its ``combatant`` entry."""
+        return {
+            "combatant": self.id,
+            "name": self.name,
+            "sheet": self.sheet,
+            "owner": self.owner,
+            "hidden": self.hidden,
+            "side": self.side,
+            "pc": self.pc,
+            "values": dict(sorted(self.values.items())),
+            "conditions": sorted(self.conditions),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """A roll the rules now call for, one click for the member it belongs to."""
+
+    id: int
+    """Its number in the fight (1, 2, ...), which an answer names."""
+    combatant: str
+    """Who rolls (a GURPS knockdown roll is the target's)."""
+    kind: str
+    """``knockdown``, ``conscious``, ``survive``, ``stun``, ``collapse``,
+    ``initiative``, ``tiebreak``, ``morale``."""
+    command: str
+    """What to roll, as a room command: ``gurps check 12 -5 --label 'HT (knockdown)'``."""
+    why: str
+    """Why the rules call for it, with the rule's page or section."""
+
+    def json(self) -> dict[str, Any]:
+        return {
+            "call": self.id,
+            "combatant": self.combatant,
+            "kind": self.kind,
+            "command": self.command,
+            "why": self.why,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Fight:
+    """A fight's whole state. Combatants keep the order they were added in."""
+
+    system: str
+    combatants: Mapping[str, Combatant] = field(default_factory=dict)
+    order: tuple[str, ...] = ()
+    """The initiative order, first to act first; empty before the fight starts."""
+    current: str | None = None
+    """Whose turn it is (None before the start)."""
+    round: int = 0
+    """The round, from 1 (0 before the start)."""
+    delayed: tuple[str, ...] = ()
+    """Combatants holding their action, out of the order until they act."""
+    removed: tuple[str, ...] = ()
+    """Combatants out of the fight (kept, with their values, for the record)."""
+    initiative: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
+    """Each combatant's place in the order, compared highest first, once known."""
+    calls: tuple[Call, ...] = ()
+    """The rolls the rules call for now, oldest first."""
+    last_call: int = 0
+    """The last call's number."""
+
+    def __post_init__(self) -> None:
+        if self.system not in SYSTEMS:
+            raise RuleError(f"a fight follows gurps, swn or fudge, not {self.system!r}")
+
+    def combatant(self, cid: str) -> Combatant:
+        found = self.combatants.get(cid)
+        if found is None:
+            known = ", ".join(self.combatants) or "none yet"
+            raise RuleError(f"no combatant {cid!r} in this fight (combatants: {known})")
+        return found
+
+    def call(self, number: int) -> Call:
+        for c in self.calls:
+            if c.id == number:
+                return c
+        raise RuleError(f"no call {number} is open in this fight")
+
+    def turn_json(self) -> dict[str, Any]:
+        """The fields of a ``turn`` entry."""
+        return {
+            "order": list(self.order),
+            "current": self.current,
+            "round": self.round,
+            "delayed": list(self.delayed),
+            "removed": list(self.removed),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    """One entry to log: ``kind`` is ``combatant``, ``change`` or ``turn``; ``fields``
+    its fields beside the common ones; ``hidden`` when players see it redacted."""
+
+    kind: str
+    fields: Mapping[str, Any]
+    hidden: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """What an event did: the fight after it, and what to log, in order."""
+
+    fight: Fight
+    records: tuple[Record, ...]

@@ -1,0 +1,229 @@
+"""The one function that changes a fight: :func:`step`, a pure function from a fight
+and an event to the next fight and the records to log; and :func:`replay`.
+
+The records: a ``combatant`` record when one is added or revealed, a ``change``
+record for each combatant whose values, conditions or calls changed (its values as
+``[old, new]``), and a ``turn`` record when the order, the turn or the round moved.
+A hidden combatant's records are hidden (players see them redacted).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import replace
+from typing import Any
+
+from ..errors import RuleError
+from . import gurps
+from . import swn as swn_rules
+from .events import read_event
+from .model import Call, Combatant, Fight, Record, Step
+from .turns import TURN_EVENTS, initiative_answer, start, turn_event
+
+__all__ = ["begin", "replay", "step"]
+
+
+def begin(system: str) -> Fight:
+    """An empty fight following ``system`` (``gurps``, ``swn`` or ``fudge``)."""
+    return Fight(system)
+
+
+def step(fight: Fight, event: Mapping[str, Any]) -> Step:
+    """Apply ``event`` (:mod:`.events`) to ``fight``.
+
+    Raises:
+        RuleError: an event that is malformed or does not fit the fight (an unknown
+            combatant, a call that is not open, a fight not started); the fight is
+            unchanged.
+    """
+    ev = read_event(event)
+    kind = ev["kind"]
+    if kind == "add":
+        return _add(fight, ev)
+    if kind == "start":
+        return _diff(fight, start(fight, ev))
+    if kind in TURN_EVENTS:
+        return _diff(fight, turn_event(fight, ev))
+    if kind == "reveal":
+        c = fight.combatant(ev["combatant"])
+        if not c.hidden:
+            raise RuleError(f"{c.name} is not hidden")
+        shown = replace(c, hidden=False)
+        after = replace(fight, combatants={**fight.combatants, c.id: shown})
+        return Step(after, (Record("combatant", shown.json()),))
+    if kind in ("answer", "dismiss"):
+        call = fight.call(ev["call"])
+        rest = tuple(c for c in fight.calls if c.id != call.id)
+        after = replace(fight, calls=rest)
+        if kind == "answer":
+            after = _answer(after, call, ev)
+        return _diff(fight, after, closed=(call.id,))
+    c = fight.combatant(ev["combatant"])
+    if c.id in fight.removed:
+        raise RuleError(f"{c.name} is out of the fight")
+    new, specs = _apply(fight, c, ev)
+    after = _put(fight, new)
+    after = _called(after, c.id, specs)
+    if fight.system == "swn" and kind == "damage":
+        after = _morale(fight, after, c.id)
+    return _diff(fight, after)
+
+
+def replay(system: str, events: Iterable[Mapping[str, Any]]) -> Fight:
+    """The fight that ``events`` make, from an empty one: what a log's events give."""
+    fight = begin(system)
+    for ev in events:
+        fight = step(fight, ev).fight
+    return fight
+
+
+def _add(fight: Fight, ev: Mapping[str, Any]) -> Step:
+    cid = ev["combatant"]
+    if cid in fight.combatants:
+        raise RuleError(f"{cid!r} is in the fight already")
+    if len(fight.combatants) >= 200:
+        raise RuleError("a fight holds at most 200 combatants")
+    values = dict(ev["values"])
+    fill = {"gurps": gurps.defaults, "swn": swn_rules.swn_defaults}.get(
+        fight.system, swn_rules.fudge_defaults
+    )
+    c = Combatant(
+        id=cid,
+        name=ev.get("name", cid),
+        values=fill(values),
+        sheet=ev.get("sheet"),
+        owner=ev.get("owner", "gm"),
+        hidden=ev.get("hidden", False),
+        side=ev.get("side", ""),
+        pc=ev.get("pc", False),
+    )
+    after = _put(fight, c)
+    if fight.order or fight.round:  # joining a fight under way: its place in the order
+        after = start(after, {"kind": "start", "join": cid})
+    return Step(after, (Record("combatant", c.json(), c.hidden), *_diff(fight, after).records))
+
+
+def _apply(fight: Fight, c: Combatant, ev: Mapping[str, Any]) -> tuple[Combatant, list[Any]]:
+    kind = ev["kind"]
+    if kind == "damage":
+        if ev["amount"] < 0:
+            raise RuleError("damage is 0 or more (a 'heal' event gives HP back)")
+        if fight.system == "gurps":
+            return gurps.injure(c, ev["amount"], ev.get("location"))
+        if fight.system == "swn":
+            return swn_rules.injure(c, ev["amount"], ev.get("lethal", True)), []
+        raise RuleError("Psi-punk has no wound track to damage (002): note a wound as a --mod")
+    if kind == "heal":
+        if ev["amount"] < 0 or fight.system == "fudge":
+            raise RuleError("healing is 0 or more HP, in GURPS or SWN")
+        hp = min(c.value("hp_max"), c.value("hp") + ev["amount"])
+        if fight.system == "swn":
+            return swn_rules.injure(c, c.value("hp") - hp), []
+        return c.with_values(hp=hp), []
+    if kind == "fatigue":
+        if fight.system != "gurps":
+            raise RuleError("fatigue points are GURPS's (B426)")
+        return gurps.fatigue(c, ev["amount"])
+    if kind == "result":
+        return _result(fight, c, ev["of"], ev["success"], 0, False), []
+    return _set(fight, c, ev), []
+
+
+def _set(fight: Fight, c: Combatant, ev: Mapping[str, Any]) -> Combatant:
+    """The GM's hand: values and conditions set directly (a Luck Point spent, system
+    strain taken, a combatant standing up). Only tracked values may be set."""
+    from .turns import tracked
+
+    values = dict(ev.get("values", {}))
+    unknown = sorted(set(values) - set(tracked(fight.system)))
+    if unknown:
+        names = ", ".join(tracked(fight.system))
+        raise RuleError(f"{fight.system} tracks no {unknown[0]!r} (it tracks {names})")
+    out = c.with_values(**values)
+    if fight.system == "swn" and out.value("strain") > out.value("strain_max"):
+        raise RuleError(f"system strain {out.value('strain')} is over {c.name}'s maximum")
+    if fight.system == "fudge" and out.value("luck") < 0:
+        raise RuleError(f"{c.name} has no Luck Point left to spend")
+    conditions = (out.conditions - set(ev.get("drop", ()))) | set(ev.get("add", ()))
+    return replace(out, conditions=frozenset(conditions))
+
+
+def _result(fight: Fight, c: Combatant, kind: str, ok: bool, margin: int, crit: bool) -> Combatant:
+    if fight.system == "gurps":
+        return gurps.answer(c, kind, ok, margin, crit)
+    if fight.system == "swn":
+        if kind not in ("stabilize", "morale"):
+            raise RuleError(f"an SWN result is of 'stabilize' or 'morale', not {kind!r}")
+        return swn_rules.swn_answer(c, kind, ok)
+    raise RuleError("a Psi-punk fight takes no results (its rolls change no tracked value)")
+
+
+def _answer(fight: Fight, call: Call, ev: Mapping[str, Any]) -> Fight:
+    if call.kind in ("initiative", "tiebreak"):
+        return initiative_answer(fight, call, ev["total"])
+    c = fight.combatants[call.combatant]
+    new = _result(fight, c, call.kind, ev["success"], ev["margin"], ev["critical"])
+    return _put(fight, new)
+
+
+def _morale(before: Fight, after: Fight, hit: str) -> Fight:
+    """``003``, "Morale": NPCs check after their side's first casualty and at 50%
+    losses (:func:`referee.systems.swn.morale_triggers`); PCs never do."""
+    from ..systems.swn import morale_triggers
+
+    side = after.combatants[hit].side
+    team = [cid for cid, c in after.combatants.items() if c.side == side]
+    down_before = sum(swn_rules.is_down(before.combatants[cid]) for cid in team if cid != hit)
+    was = swn_rules.is_down(before.combatants[hit])
+    now = swn_rules.is_down(after.combatants[hit])
+    why = morale_triggers(len(team), down_before + was, down_before + now)
+    for cid in team:
+        c = after.combatants[cid]
+        if why and not c.pc and c.value("morale") and not swn_rules.is_down(c):
+            if "broken" not in c.conditions:
+                label = f"Morale ({why[0]})"
+                spec = (
+                    "morale",
+                    f"swn morale {c.value('morale')} --label '{label}'",
+                    f"{' and '.join(why)} on {side or 'its side'}: NPCs check morale (003)",
+                )
+                after = _called(after, cid, [spec])
+    return after
+
+
+def _put(fight: Fight, c: Combatant) -> Fight:
+    return replace(fight, combatants={**fight.combatants, c.id: c})
+
+
+def _called(fight: Fight, cid: str, specs: Iterable[tuple[str, str, str]]) -> Fight:
+    calls, last = list(fight.calls), fight.last_call
+    for kind, command, why in specs:
+        last += 1
+        calls.append(Call(last, cid, kind, command, why))
+    return replace(fight, calls=tuple(calls), last_call=last)
+
+
+def _diff(before: Fight, after: Fight, closed: tuple[int, ...] = ()) -> Step:
+    """The records that take ``before`` to ``after``."""
+    records: list[Record] = []
+    if before.turn_json() != after.turn_json():
+        records.append(Record("turn", after.turn_json()))
+    old_calls = {c.id for c in before.calls}
+    for cid, c in after.combatants.items():
+        was = before.combatants.get(cid, c)  # one just added: only its calls are new
+        values = {
+            k: [was.value(k), c.value(k)]
+            for k in sorted(set(c.values) | set(was.values))
+            if was.value(k) != c.value(k)
+        }
+        new_calls = [x.json() for x in after.calls if x.combatant == cid and x.id not in old_calls]
+        shut = [n for n in closed if any(x.id == n and x.combatant == cid for x in before.calls)]
+        if not (values or new_calls or shut or was.conditions != c.conditions):
+            continue
+        fields: dict[str, Any] = {"combatant": cid, "values": values}
+        if was.conditions != c.conditions:
+            fields["conditions"] = [sorted(was.conditions), sorted(c.conditions)]
+        fields["calls"] = new_calls
+        fields["closed"] = shut
+        records.append(Record("change", fields, c.hidden))
+    return Step(after, tuple(records))

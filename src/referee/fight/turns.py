@@ -1,0 +1,253 @@
+"""Initiative and turns: the order, whose turn it is, the round; delaying, acting and
+leaving the fight; and what a turn's start and end call for.
+
+Sources:
+- GURPS: *Basic Set*, B363, "Sequence of Turns": highest Basic Speed first, then the
+  higher DX, then a random roll (here a ``roll 1d6`` each tied combatant makes, the
+  higher first; a second tie keeps the order they were added in).
+- SWN: ``003``, "Initiative and Rounds": 1d8 + Dex modifier, highest first, PCs win
+  ties, not rerolled each round (rules README). Two NPCs (or two PCs) that tie keep
+  the order they were added in. ``group`` (an option; ``003`` gives no group rule)
+  rolls once for each side, adding the side's best Dex modifier.
+- Psi-punk: ``002`` gives no initiative rule, so the GM's order is kept (``order``),
+  or the order the combatants were added in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any
+
+from ..errors import RuleError
+from . import gurps
+from . import swn as swn_rules
+from .model import Call, Fight
+
+__all__ = ["TURN_EVENTS", "initiative_answer", "start", "tracked", "turn_event"]
+
+TURN_EVENTS = ("next", "previous", "delay", "act", "remove")
+"""The events that move the turn."""
+
+_ROLLS = ("initiative", "side initiative", "tiebreak")
+
+
+def tracked(system: str) -> tuple[str, ...]:
+    """The values a system's combatants carry."""
+    if system == "gurps":
+        return gurps.TRACKED
+    return swn_rules.SWN_TRACKED if system == "swn" else swn_rules.FUDGE_TRACKED
+
+
+def start(fight: Fight, ev: Mapping[str, Any]) -> Fight:
+    """Begin the fight (``ev``: the ``start`` event), or find a place in it for a
+    combatant who joins it under way (``{"join": id}``). When rolls decide the order,
+    they are called for, and the first round begins when the last is answered."""
+    join = ev.get("join")
+    if join is None:
+        if fight.round or any(c.kind in _ROLLS for c in fight.calls):
+            raise RuleError("the fight has started already")
+        if not fight.combatants:
+            raise RuleError("add combatants before the fight starts")
+    ids = [join] if join else [c for c in fight.combatants if c not in fight.removed]
+    if ev.get("order"):
+        order = ev["order"]
+        if sorted(order) != sorted(ids):
+            raise RuleError("'order' names each combatant in the fight once: " + ", ".join(ids))
+        return _begin(fight, tuple(order))
+    if fight.system == "gurps":
+        keys = {
+            cid: (fight.combatants[cid].value("speed"), fight.combatants[cid].value("dx"))
+            for cid in ids
+        }
+        fight = replace(fight, initiative={**fight.initiative, **keys})
+        if join:
+            return _place(fight, join)
+        tied = [cid for cid in ids if list(keys.values()).count(keys[cid]) > 1]
+        if not tied:
+            return _begin(fight)
+        return _call(
+            fight,
+            [
+                (
+                    cid,
+                    "tiebreak",
+                    "roll 1d6 --label 'Initiative tie'",
+                    "a tie of Basic Speed and DX: a roll decides (B363)",
+                )
+                for cid in tied
+            ],
+        )
+    if fight.system == "swn":
+        if ev.get("group") and not join:
+            sides: dict[str, list[str]] = {}
+            for cid in ids:
+                sides.setdefault(fight.combatants[cid].side, []).append(cid)
+            specs = []
+            for team in sides.values():
+                best = max(fight.combatants[cid].value("dex_mod") for cid in team)
+                specs.append((team[0], "side initiative", _d8(best), "the side's initiative"))
+            return _call(fight, specs)
+        return _call(
+            fight,
+            [
+                (
+                    cid,
+                    "initiative",
+                    _d8(fight.combatants[cid].value("dex_mod")),
+                    "1d8 + Dex modifier (003)",
+                )
+                for cid in ids
+            ],
+        )
+    if join:
+        return replace(fight, order=(*fight.order, join))
+    return _begin(fight, tuple(ids))
+
+
+def _d8(mod: int) -> str:
+    return f"roll 1d8{mod:+d} --label Initiative" if mod else "roll 1d8 --label Initiative"
+
+
+def _call(fight: Fight, specs: list[tuple[str, str, str, str]]) -> Fight:
+    calls, last = list(fight.calls), fight.last_call
+    for cid, kind, command, why in specs:
+        last += 1
+        calls.append(Call(last, cid, kind, command, why))
+    return replace(fight, calls=tuple(calls), last_call=last)
+
+
+def initiative_answer(fight: Fight, call: Call, total: int) -> Fight:
+    """An initiative roll's ``total`` (or a tie's roll) for ``call``'s combatant."""
+    c = fight.combatants[call.combatant]
+    keys = dict(fight.initiative)
+    if call.kind == "tiebreak":
+        keys[c.id] = (*keys[c.id][:2], total)
+    elif call.kind == "side initiative":
+        for other in fight.combatants.values():
+            if other.side == c.side:
+                keys[other.id] = (total, int(other.pc))
+    else:
+        keys[c.id] = (total, int(c.pc))
+    fight = replace(fight, initiative=keys)
+    if fight.round:
+        return _place(fight, c.id) if c.id not in fight.order else fight
+    if any(x.kind in _ROLLS for x in fight.calls):
+        return fight
+    return _begin(fight)
+
+
+def _ranked(fight: Fight, ids: list[str]) -> list[str]:
+    added = list(fight.combatants)
+    return sorted(
+        ids, key=lambda cid: (tuple(-k for k in fight.initiative.get(cid, ())), added.index(cid))
+    )
+
+
+def _begin(fight: Fight, order: tuple[str, ...] | None = None) -> Fight:
+    if order is None:
+        ids = [c for c in fight.combatants if c not in fight.removed]
+        order = tuple(_ranked(fight, ids))
+    fight = replace(fight, order=order, round=1, current=order[0])
+    return _begin_turn(fight, order[0])
+
+
+def _place(fight: Fight, cid: str) -> Fight:
+    ranked = _ranked(fight, [*fight.order, cid])
+    at = ranked.index(cid)
+    order = list(fight.order)
+    order.insert(at, cid)
+    return replace(fight, order=tuple(order))
+
+
+def _begin_turn(fight: Fight, cid: str) -> Fight:
+    c = fight.combatants.get(cid)
+    if fight.system != "gurps" or c is None:
+        return fight
+    new, specs = gurps.start_turn(c)
+    fight = replace(fight, combatants={**fight.combatants, cid: new})
+    return _call(fight, [(cid, *s) for s in specs])
+
+
+def _end_turn(fight: Fight, cid: str) -> Fight:
+    c = fight.combatants.get(cid)
+    if fight.system != "gurps" or c is None:
+        return fight
+    new, specs = gurps.end_turn(c)
+    fight = replace(fight, combatants={**fight.combatants, cid: new})
+    return _call(fight, [(cid, *s) for s in specs])
+
+
+def _end_round(fight: Fight) -> Fight:
+    if fight.system != "swn":
+        return fight
+    ended = {cid: swn_rules.end_round(c) for cid, c in fight.combatants.items()}
+    return replace(fight, combatants=ended)
+
+
+def _advance(fight: Fight, after: str, order: tuple[str, ...]) -> Fight:
+    """The turn passes from ``after`` (at its place in the old order) to the next in
+    ``order``; past the last, a new round begins."""
+    old = fight.order
+    rest = [cid for cid in old[old.index(after) + 1 :] if cid in order]
+    if rest:
+        return _begin_turn(replace(fight, order=order, current=rest[0]), rest[0])
+    if not order:
+        return replace(fight, order=order, current=None)
+    fight = _end_round(replace(fight, order=order, round=fight.round + 1, current=order[0]))
+    return _begin_turn(fight, order[0])
+
+
+def turn_event(fight: Fight, ev: Mapping[str, Any]) -> Fight:
+    """``next`` (the current turn ends, the next begins), ``previous`` (the pointer
+    steps back, a correction with no rule effects), ``delay`` (a combatant holds its
+    action and leaves the order), ``act`` (a delayed combatant acts now, before the
+    current one) and ``remove`` (out of the fight)."""
+    kind = ev["kind"]
+    if kind == "remove":
+        cid = fight.combatant(ev["combatant"]).id
+        if cid in fight.removed:
+            raise RuleError(f"{cid!r} is out of the fight already")
+        calls = tuple(c for c in fight.calls if c.combatant != cid)
+        fight = replace(
+            fight,
+            removed=(*fight.removed, cid),
+            calls=calls,
+            delayed=tuple(d for d in fight.delayed if d != cid),
+        )
+        if cid not in fight.order:
+            return fight
+        order = tuple(o for o in fight.order if o != cid)
+        if fight.current != cid:
+            return replace(fight, order=order)
+        return _advance(fight, cid, order)
+    if not fight.round or fight.current is None:
+        raise RuleError("the fight has not started: 'start' it first")
+    cur = fight.current
+    if kind == "next":
+        return _advance(_end_turn(fight, cur), cur, fight.order)
+    if kind == "previous":
+        at = fight.order.index(cur)
+        if at == 0 and fight.round == 1:
+            raise RuleError("this is the first turn of the fight")
+        if at == 0:
+            return replace(fight, current=fight.order[-1], round=fight.round - 1)
+        return replace(fight, current=fight.order[at - 1])
+    cid = fight.combatant(ev["combatant"]).id
+    if kind == "delay":
+        if cid not in fight.order:
+            raise RuleError(f"{cid!r} is not in the order")
+        order = tuple(o for o in fight.order if o != cid)
+        if not order:
+            raise RuleError(f"{cid!r} is the only one in the order: nobody to wait for")
+        fight = replace(fight, delayed=(*fight.delayed, cid))
+        if cid != cur:
+            return replace(fight, order=order)
+        return _advance(fight, cid, order)
+    if cid not in fight.delayed:
+        raise RuleError(f"{cid!r} is not holding its action")
+    acting = list(fight.order)
+    acting.insert(acting.index(cur), cid)
+    return replace(
+        fight, order=tuple(acting), current=cid, delayed=tuple(d for d in fight.delayed if d != cid)
+    )

@@ -1,0 +1,392 @@
+"""The fight engine (referee.fight): GURPS injury, shock, knockdown and the HT rolls
+(B419-B420, B426), SWN mortal wounds and morale (003), initiative and turns, and the
+pure step function, held by hand-worked cases, brute force and hypothesis."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from referee import fight
+from referee.errors import RuleError
+
+
+def _fight(system: str, *adds: tuple[str, dict[str, Any]], **extra: Any) -> fight.Fight:
+    f = fight.begin(system)
+    for cid, values in adds:
+        f = fight.step(f, {"kind": "add", "combatant": cid, "values": values, **extra}).fight
+    return f
+
+
+def _answer(
+    f: fight.Fight, kind: str, success: bool, margin: int = 0, total: int = 10
+) -> fight.Step:
+    call = next(c for c in f.calls if c.kind == kind)
+    return fight.step(
+        f,
+        {
+            "kind": "answer",
+            "call": call.id,
+            "success": success,
+            "margin": margin,
+            "critical": False,
+            "total": total,
+        },
+    )
+
+
+@pytest.mark.parametrize("hp_max", range(1, 25))
+def test_gurps_major_wound_and_death_checks_by_brute_force(hp_max: int) -> None:
+    for start in range(-6 * hp_max, hp_max + 1):
+        for injury in range(1, 6 * hp_max + 2):
+            f = _fight("gurps", ("orc", {"hp_max": hp_max, "hp": start, "ht": 11}))
+            after = fight.step(f, {"kind": "damage", "combatant": "orc", "amount": injury}).fight
+            c = after.combatants["orc"]
+            kinds = [x.kind for x in after.calls]
+            end = start - injury
+            assert c.values["hp"] == end
+            dead = end <= -5 * hp_max
+            assert ("dead" in c.conditions) == dead or "dead" in f.combatants["orc"].conditions
+            if dead:
+                assert kinds == []
+                continue
+            assert ("knockdown" in kinds) == (2 * injury > hp_max)  # B420: over half HP
+            crossed = sum(1 for k in range(1, 5) if end <= -k * hp_max < start)
+            assert kinds.count("survive") == crossed  # B419: one HT roll per multiple
+
+
+@pytest.mark.parametrize("injury", range(0, 9))
+def test_shock_is_the_injury_at_most_four_and_high_pain_threshold_blocks_it(injury: int) -> None:
+    f = _fight("gurps", ("a", {"st": 20}), ("b", {"st": 20, "hpt": 1}))
+    for cid, expected in (("a", min(4, injury)), ("b", 0)):
+        f = fight.step(f, {"kind": "damage", "combatant": cid, "amount": injury}).fight
+        assert f.combatants[cid].values["shock"] == expected
+
+
+def test_shock_lasts_to_the_end_of_the_victims_next_turn() -> None:
+    f = _fight("gurps", ("fast", {"dx": 14, "ht": 14}), ("slow", {"dx": 10, "ht": 10}))
+    f = fight.step(f, {"kind": "start"}).fight
+    assert f.order == ("fast", "slow") and f.current == "fast"
+    f = fight.step(f, {"kind": "damage", "combatant": "slow", "amount": 2}).fight  # fast hits
+    f = fight.step(f, {"kind": "next"}).fight  # slow's turn: the shock applies
+    assert f.current == "slow" and f.combatants["slow"].values["shock"] == 2
+    f = fight.step(f, {"kind": "next"}).fight  # slow's turn ends: so does its shock
+    assert f.combatants["slow"].values["shock"] == 0
+    # hurt during its own turn: the shock is still there for its next turn
+    f = fight.step(f, {"kind": "next"}).fight
+    assert f.current == "slow"
+    f = fight.step(f, {"kind": "damage", "combatant": "slow", "amount": 3}).fight
+    f = fight.step(f, {"kind": "next"}).fight
+    assert f.combatants["slow"].values["shock"] == 3
+    f = fight.step(fight.step(f, {"kind": "next"}).fight, {"kind": "next"}).fight
+    assert f.combatants["slow"].values["shock"] == 0
+
+
+@pytest.mark.parametrize(
+    ("margin", "critical", "conditions"),
+    [
+        (-1, False, {"stunned", "prone"}),
+        (-4, False, {"stunned", "prone"}),
+        (-5, False, {"unconscious", "prone"}),
+        (-1, True, {"unconscious", "prone"}),
+    ],
+)
+def test_a_failed_knockdown_roll(margin: int, critical: bool, conditions: set[str]) -> None:
+    f = _fight("gurps", ("orc", {"st": 10, "ht": 11}))
+    f = fight.step(f, {"kind": "damage", "combatant": "orc", "amount": 6}).fight
+    (call,) = f.calls
+    assert call.command == "gurps check 11 --label 'HT (knockdown)'"
+    f = fight.step(
+        f,
+        {
+            "kind": "answer",
+            "call": call.id,
+            "success": False,
+            "margin": margin,
+            "critical": critical,
+            "total": 11 - margin,
+        },
+    ).fight
+    assert f.combatants["orc"].conditions == conditions and f.calls == ()
+
+
+def test_knockdown_modifiers_by_location_and_high_pain_threshold() -> None:
+    f = _fight("gurps", ("a", {"ht": 12, "st": 30}), ("b", {"ht": 12, "st": 30, "hpt": 1}))
+    f = fight.step(f, {"kind": "damage", "combatant": "a", "amount": 1, "location": "skull"}).fight
+    f = fight.step(f, {"kind": "damage", "combatant": "b", "amount": 1, "location": "vitals"}).fight
+    f = fight.step(f, {"kind": "damage", "combatant": "a", "amount": 1, "location": "arm"}).fight
+    assert [c.command for c in f.calls] == [
+        "gurps check 12 -10 --label 'HT (knockdown)'",
+        "gurps check 12 -2 --label 'HT (knockdown)'",
+    ]
+
+
+def test_at_zero_hp_an_ht_roll_each_turn_at_minus_one_per_multiple() -> None:
+    f = _fight("gurps", ("orc", {"st": 10, "ht": 11}))
+    f = fight.step(f, {"kind": "start"}).fight
+    f = fight.step(f, {"kind": "set", "combatant": "orc", "values": {"hp": -12}}).fight
+    f = fight.step(f, {"kind": "next"}).fight  # round 2: its turn begins
+    assert f.round == 2
+    assert [c.command for c in f.calls] == ["gurps check 11 -1 --label 'HT (stay conscious)'"]
+    f = _answer(f, "conscious", False, -2).fight
+    assert "unconscious" in f.combatants["orc"].conditions
+
+
+@pytest.mark.parametrize(
+    ("margin", "critical", "result"),
+    [
+        (-1, False, "mortally wounded"),
+        (-2, False, "mortally wounded"),
+        (-3, False, "dead"),
+        (-1, True, "dead"),
+    ],
+)
+def test_the_roll_to_live(margin: int, critical: bool, result: str) -> None:
+    f = _fight("gurps", ("orc", {"st": 10}))
+    f = fight.step(f, {"kind": "damage", "combatant": "orc", "amount": 21}).fight
+    call = next(c for c in f.calls if c.kind == "survive")
+    f = fight.step(
+        f,
+        {
+            "kind": "answer",
+            "call": call.id,
+            "success": False,
+            "margin": margin,
+            "critical": critical,
+            "total": 12,
+        },
+    ).fight
+    assert result in f.combatants["orc"].conditions
+
+
+def test_fatigue_below_zero_costs_hp_and_at_minus_fp_knocks_out() -> None:
+    f = _fight("gurps", ("a", {"ht": 10, "st": 10}))
+    f = fight.step(f, {"kind": "fatigue", "combatant": "a", "amount": 12}).fight
+    assert f.combatants["a"].values["fp"] == -2 and f.combatants["a"].values["hp"] == 8
+    f = fight.step(f, {"kind": "fatigue", "combatant": "a", "amount": 20}).fight
+    c = f.combatants["a"]
+    # 20 FP lost below 0: FP stop at -10 and every one of the 20 costs 1 HP (B426)
+    assert c.values["fp"] == -10 and "unconscious" in c.conditions and c.values["hp"] == -12
+    assert [x.kind for x in f.calls] == ["survive"]  # -12 crosses -1×HP
+    f = fight.step(f, {"kind": "fatigue", "combatant": "a", "amount": -25}).fight
+    assert f.combatants["a"].values["fp"] == 10
+
+
+def test_gurps_order_by_speed_then_dx_and_a_roll_for_a_tie() -> None:
+    f = _fight(
+        "gurps",
+        ("a", {"dx": 12, "ht": 10}),
+        ("b", {"dx": 11, "ht": 11}),
+        ("c", {"dx": 12, "ht": 10}),
+        ("d", {"dx": 10, "ht": 14}),
+    )
+    f = fight.step(f, {"kind": "start"}).fight
+    assert f.round == 0 and [(c.combatant, c.kind) for c in f.calls] == [
+        ("a", "tiebreak"),
+        ("c", "tiebreak"),
+    ]
+    f = fight.step(
+        f,
+        {"kind": "answer", "call": 1, "success": False, "margin": 0, "critical": False, "total": 2},
+    ).fight
+    assert f.round == 0  # one roll still due
+    f = fight.step(
+        f,
+        {"kind": "answer", "call": 2, "success": False, "margin": 0, "critical": False, "total": 5},
+    ).fight
+    assert f.order == ("d", "c", "a", "b") and f.current == "d" and f.round == 1
+
+
+def test_swn_initiative_pcs_win_ties_and_a_late_joiner_takes_its_place() -> None:
+    f = _fight("swn", ("orc", {"hp_max": 5, "dex_mod": 1}))
+    f = fight.step(
+        f, {"kind": "add", "combatant": "vex", "values": {"hp_max": 8}, "pc": True}
+    ).fight
+    f = fight.step(f, {"kind": "start"}).fight
+    assert [c.command for c in f.calls] == [
+        "roll 1d8+1 --label Initiative",
+        "roll 1d8 --label Initiative",
+    ]
+    for call in f.calls:
+        f = fight.step(
+            f,
+            {
+                "kind": "answer",
+                "call": call.id,
+                "success": False,
+                "margin": 0,
+                "critical": False,
+                "total": 6,
+            },
+        ).fight
+    assert f.order == ("vex", "orc")
+    f = fight.step(f, {"kind": "add", "combatant": "rat", "values": {"hp_max": 1}}).fight
+    f = _answer(f, "initiative", False, total=7).fight
+    assert f.order == ("rat", "vex", "orc") and f.current == "vex"
+
+
+def test_swn_mortal_wounds_morale_and_the_death_clock() -> None:
+    f = _fight(
+        "swn", ("o1", {"hp_max": 5, "morale": 8}), ("o2", {"hp_max": 5, "morale": 7}), side="orcs"
+    )
+    f = fight.step(
+        f, {"kind": "add", "combatant": "vex", "values": {"hp_max": 8}, "pc": True, "side": "pcs"}
+    ).fight
+    f = fight.step(f, {"kind": "start", "order": ["vex", "o1", "o2"]}).fight
+    f = fight.step(f, {"kind": "damage", "combatant": "o1", "amount": 9}).fight
+    assert f.combatants["o1"].conditions == {"mortally wounded"}
+    assert [(c.combatant, c.command) for c in f.calls] == [
+        ("o2", "swn morale 7 --label 'Morale (first casualty)'")
+    ]
+    f = _answer(f, "morale", False).fight
+    assert "broken" in f.combatants["o2"].conditions
+    for _ in range(3 * 6):  # six rounds go by
+        f = fight.step(f, {"kind": "next"}).fight
+    assert f.combatants["o1"].conditions == {"mortally wounded"}
+    f = fight.step(
+        f, {"kind": "result", "combatant": "o1", "of": "stabilize", "success": True}
+    ).fight
+    assert f.combatants["o1"].conditions == {"stabilized"}
+    f = fight.step(f, {"kind": "damage", "combatant": "o1", "amount": 1}).fight
+    assert f.combatants["o1"].conditions == {"dead"}  # 003: further damage kills
+
+
+def test_swn_death_after_six_rounds_down() -> None:
+    f = _fight("swn", ("a", {"hp_max": 3}), ("b", {"hp_max": 3}))
+    f = fight.step(f, {"kind": "start", "order": ["a", "b"]}).fight
+    f = fight.step(f, {"kind": "damage", "combatant": "b", "amount": 3}).fight  # round 1
+    for rounds in range(1, 8):
+        f = fight.step(fight.step(f, {"kind": "next"}).fight, {"kind": "next"}).fight
+        assert ("dead" in f.combatants["b"].conditions) == (rounds == 7)
+
+
+def test_delay_act_remove_and_previous() -> None:
+    f = _fight("fudge", ("a", {}), ("b", {}), ("c", {}))
+    f = fight.step(f, {"kind": "start"}).fight
+    f = fight.step(f, {"kind": "delay", "combatant": "a"}).fight
+    assert f.order == ("b", "c") and f.current == "b" and f.delayed == ("a",)
+    f = fight.step(f, {"kind": "act", "combatant": "a"}).fight
+    assert f.order == ("a", "b", "c") and f.current == "a"
+    f = fight.step(f, {"kind": "remove", "combatant": "a"}).fight
+    assert f.order == ("b", "c") and f.current == "b" and f.removed == ("a",)
+    with pytest.raises(RuleError, match="first turn"):
+        fight.step(f, {"kind": "previous"})
+    f = fight.step(fight.step(f, {"kind": "next"}).fight, {"kind": "next"}).fight
+    assert (f.current, f.round) == ("b", 2)
+    assert fight.step(f, {"kind": "previous"}).fight.current == "c"
+
+
+def test_fudge_luck_points_are_spent_one_change_each() -> None:
+    f = _fight("fudge", ("ron", {"luck": 1}))
+    s = fight.step(f, {"kind": "set", "combatant": "ron", "values": {"luck": 0}})
+    assert s.records[0].fields["values"] == {"luck": [1, 0]}
+    with pytest.raises(RuleError, match="no Luck Point"):
+        fight.step(s.fight, {"kind": "set", "combatant": "ron", "values": {"luck": -1}})
+    with pytest.raises(RuleError, match="no wound track"):
+        fight.step(f, {"kind": "damage", "combatant": "ron", "amount": 1})
+
+
+@pytest.mark.parametrize(
+    ("event", "message"),
+    [
+        ({"kind": "damage", "combatant": "nobody", "amount": 1}, "no combatant 'nobody'"),
+        (
+            {
+                "kind": "answer",
+                "call": 9,
+                "success": True,
+                "margin": 0,
+                "critical": False,
+                "total": 1,
+            },
+            "no call 9",
+        ),
+        ({"kind": "next"}, "not started"),
+        ({"kind": "damage", "combatant": "a", "amount": -1}, "0 or more"),
+        ({"kind": "set", "combatant": "a", "values": {"mana": 3}}, "tracks no 'mana'"),
+        ({"kind": "dance"}, "no event 'dance'"),
+        ({"kind": "add", "combatant": "a", "values": {}}, "already"),
+        ({"kind": "damage", "combatant": "a", "amount": 10**7}, "within"),
+    ],
+)
+def test_bad_events_are_refused_by_name(event: dict[str, Any], message: str) -> None:
+    f = _fight("gurps", ("a", {}))
+    with pytest.raises(RuleError, match=message):
+        fight.step(f, event)
+
+
+# hypothesis: any sequence of events -------------------------------------------------
+IDS = ["a", "b", "c"]
+EVENT = st.one_of(
+    st.builds(
+        lambda c, n, loc: {"kind": "damage", "combatant": c, "amount": n, "location": loc},
+        st.sampled_from(IDS),
+        st.integers(0, 30),
+        st.sampled_from(["torso", "skull", "vitals"]),
+    ),
+    st.builds(
+        lambda c, n: {"kind": "heal", "combatant": c, "amount": n},
+        st.sampled_from(IDS),
+        st.integers(0, 9),
+    ),
+    st.builds(
+        lambda c, n: {"kind": "fatigue", "combatant": c, "amount": n},
+        st.sampled_from(IDS),
+        st.integers(-5, 9),
+    ),
+    st.builds(
+        lambda n, ok, m: {
+            "kind": "answer",
+            "call": n,
+            "success": ok,
+            "margin": m,
+            "critical": False,
+            "total": 3,
+        },
+        st.integers(1, 12),
+        st.booleans(),
+        st.integers(-8, 5),
+    ),
+    st.builds(lambda k: {"kind": k}, st.sampled_from(["next", "previous", "start"])),
+    st.builds(
+        lambda k, c: {"kind": k, "combatant": c},
+        st.sampled_from(["delay", "act", "remove"]),
+        st.sampled_from(IDS),
+    ),
+)
+HP_EVENTS = {"damage", "heal", "fatigue", "set"}
+
+
+@settings(max_examples=150, deadline=None)
+@given(system=st.sampled_from(["gurps", "swn"]), events=st.lists(EVENT, max_size=30))
+def test_hp_changes_only_by_an_hp_event_and_replay_gives_the_same_state(
+    system: str, events: list[dict[str, Any]]
+) -> None:
+    f = fight.begin(system)
+    taken: list[dict[str, Any]] = []
+    for cid, hp in zip(IDS, (10, 7, 12), strict=True):
+        add = {"kind": "add", "combatant": cid, "values": {"hp_max": hp}}
+        f = fight.step(f, add).fight
+        taken.append(add)
+    for ev in events:
+        try:
+            s = fight.step(f, ev)
+        except RuleError:
+            continue  # refused: the fight is as it was
+        taken.append(ev)
+        for cid, c in s.fight.combatants.items():
+            moved = c.values["hp"] != f.combatants[cid].values["hp"]
+            # the SWN death clock and turns move no HP; only these events do
+            assert not moved or (ev["kind"] in HP_EVENTS and ev.get("combatant") == cid)
+            change = [r for r in s.records if r.kind == "change" and r.fields["combatant"] == cid]
+            assert bool(change and "hp" in change[0].fields["values"]) == moved
+            if moved:
+                assert change[0].fields["values"]["hp"] == [
+                    f.combatants[cid].values["hp"],
+                    c.values["hp"],
+                ]
+        f = s.fight
+    assert fight.replay(system, taken) == f
