@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from referee import fight
 from referee.errors import RuleError
+from referee.fight.step import adopt
 
 
 def _fight(system: str, *adds: tuple[str, dict[str, Any]], **extra: Any) -> fight.Fight:
@@ -190,12 +191,26 @@ def test_gurps_order_by_speed_then_dx_and_a_roll_for_a_tie() -> None:
     ]
     f = fight.step(
         f,
-        {"kind": "answer", "call": 1, "success": False, "margin": 0, "critical": False, "total": 2},
+        {
+            "kind": "answer",
+            "call": "a/1",
+            "success": False,
+            "margin": 0,
+            "critical": False,
+            "total": 2,
+        },
     ).fight
     assert f.round == 0  # one roll still due
     f = fight.step(
         f,
-        {"kind": "answer", "call": 2, "success": False, "margin": 0, "critical": False, "total": 5},
+        {
+            "kind": "answer",
+            "call": "c/1",
+            "success": False,
+            "margin": 0,
+            "critical": False,
+            "total": 5,
+        },
     ).fight
     assert f.order == ("d", "c", "a", "b") and f.current == "d" and f.round == 1
 
@@ -296,13 +311,13 @@ def test_fudge_luck_points_are_spent_one_change_each() -> None:
         (
             {
                 "kind": "answer",
-                "call": 9,
+                "call": "a/9",
                 "success": True,
                 "margin": 0,
                 "critical": False,
                 "total": 1,
             },
-            "no call 9",
+            "no call 'a/9'",
         ),
         ({"kind": "next"}, "not started"),
         ({"kind": "damage", "combatant": "a", "amount": -1}, "0 or more"),
@@ -346,7 +361,7 @@ EVENT = st.one_of(
             "critical": False,
             "total": 3,
         },
-        st.integers(1, 12),
+        st.builds(lambda c, n: f"{c}/{n}", st.sampled_from(IDS), st.integers(1, 5)),
         st.booleans(),
         st.integers(-8, 5),
     ),
@@ -388,5 +403,9 @@ def test_hp_changes_only_by_an_hp_event_and_replay_gives_the_same_state(
                     f.combatants[cid].values["hp"],
                     c.values["hp"],
                 ]
+        adopted = f
+        for r in s.records:  # a verifier that takes the records as they stand
+            adopted = adopt(adopted, r.kind, r.fields)
+        assert adopted == s.fight
         f = s.fight
     assert fight.replay(system, taken) == f

@@ -21,10 +21,13 @@ from typing import Any
 
 from ..errors import RuleError
 
-__all__ = ["EVENTS", "ID", "LIMIT", "read_event"]
+__all__ = ["CALL", "EVENTS", "ID", "LIMIT", "read_event"]
 
 ID = re.compile(r"[A-Za-z0-9_-]{1,40}")
 """A combatant's id: a sheet's name, or one the GM chooses."""
+
+CALL = re.compile(r"[A-Za-z0-9_-]{1,40}/[0-9]{1,7}")
+"""A call's id: its combatant's id and the number of the call for it."""
 
 LIMIT = 1_000_000
 """Every number in an event stays within ±this."""
@@ -47,14 +50,14 @@ EVENTS: dict[str, tuple[tuple[str, str], ...]] = {
     "fatigue": (("combatant", "id"), ("amount", "int")),
     "set": (("combatant", "id"), ("values", "ints?"), ("add", "strs?"), ("drop", "strs?")),
     "answer": (
-        ("call", "int"),
+        ("call", "call"),
         ("success", "bool"),
         ("margin", "int"),
         ("critical", "bool"),
         ("total", "int"),
     ),
     "result": (("combatant", "id"), ("of", "str"), ("success", "bool")),
-    "dismiss": (("call", "int"),),
+    "dismiss": (("call", "call"),),
     "start": (("order", "ids?"), ("group", "bool?")),
     "next": (),
     "previous": (),
@@ -79,18 +82,22 @@ def read_event(obj: Any) -> dict[str, Any]:
     known = {name for name, _ in fields} | {"kind"}
     extra = sorted(set(obj) - known)
     if extra:
-        raise RuleError(f"a {kind} event has no field {extra[0]!r}")
+        raise RuleError(f"{_a(kind)} event has no field {extra[0]!r}")
     out: dict[str, Any] = {"kind": kind}
     for name, typ in fields:
         value = obj.get(name)
         if value is None:
             if not typ.endswith("?"):
-                raise RuleError(f"a {kind} event needs {name!r} ({_WHAT[typ]})")
+                raise RuleError(f"{_a(kind)} event needs {name!r} ({_WHAT[typ]})")
             continue
         if not _CHECKS[typ.rstrip("?")](value):
-            raise RuleError(f"a {kind} event's {name!r} must be {_WHAT[typ.rstrip('?')]}")
+            raise RuleError(f"{_a(kind)} event's {name!r} must be {_WHAT[typ.rstrip('?')]}")
         out[name] = value
     return out
+
+
+def _a(kind: str) -> str:
+    return ("an " if kind[0] in "aeiou" else "a ") + kind
 
 
 def _int(v: Any) -> bool:
@@ -115,6 +122,7 @@ def _id(v: Any) -> bool:
 
 _CHECKS: dict[str, Callable[[Any], bool]] = {
     "id": _id,
+    "call": lambda v: isinstance(v, str) and CALL.fullmatch(v) is not None,
     "ids": lambda v: isinstance(v, list) and len(v) <= 200 and all(_id(x) for x in v),
     "int": _int,
     "ints": _ints,
@@ -124,6 +132,7 @@ _CHECKS: dict[str, Callable[[Any], bool]] = {
 }
 _WHAT = {
     "id": "1-40 of A-Z a-z 0-9 _ -",
+    "call": "a call's id, such as orc/2",
     "ids": "a list of ids",
     "int": f"an integer within ±{LIMIT:,}",
     "ints": "an object of names to integers",

@@ -12,7 +12,7 @@ a record can go into the log, which holds no floats.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -72,8 +72,9 @@ class Combatant:
 class Call:
     """A roll the rules now call for, one click for the member it belongs to."""
 
-    id: int
-    """Its number in the fight (1, 2, ...), which an answer names."""
+    id: str
+    """Its id, which an answer names: the combatant's id and its own count of calls
+    (``orc/2``), so that a hidden combatant's calls change no other's numbering."""
     combatant: str
     """Who rolls (a GURPS knockdown roll is the target's)."""
     kind: str
@@ -114,8 +115,8 @@ class Fight:
     """Each combatant's place in the order, compared highest first, once known."""
     calls: tuple[Call, ...] = ()
     """The rolls the rules call for now, oldest first."""
-    last_call: int = 0
-    """The last call's number."""
+    counts: Mapping[str, int] = field(default_factory=dict)
+    """How many calls each combatant has had (for the next call's id)."""
 
     def __post_init__(self) -> None:
         if self.system not in SYSTEMS:
@@ -128,11 +129,19 @@ class Fight:
             raise RuleError(f"no combatant {cid!r} in this fight (combatants: {known})")
         return found
 
-    def call(self, number: int) -> Call:
+    def call(self, cid: str) -> Call:
         for c in self.calls:
-            if c.id == number:
+            if c.id == cid:
                 return c
-        raise RuleError(f"no call {number} is open in this fight")
+        raise RuleError(f"no call {cid!r} is open in this fight")
+
+    def calling(self, specs: Iterable[tuple[str, str, str, str]]) -> Fight:
+        """This fight with new calls: ``(combatant, kind, command, why)`` each."""
+        calls, counts = list(self.calls), dict(self.counts)
+        for cid, kind, command, why in specs:
+            counts[cid] = counts.get(cid, 0) + 1
+            calls.append(Call(f"{cid}/{counts[cid]}", cid, kind, command, why))
+        return replace(self, calls=tuple(calls), counts=counts)
 
     def turn_json(self) -> dict[str, Any]:
         """The fields of a ``turn`` entry."""

@@ -20,7 +20,7 @@ from .events import read_event
 from .model import Call, Combatant, Fight, Record, Step
 from .turns import TURN_EVENTS, initiative_answer, start, turn_event
 
-__all__ = ["begin", "replay", "step"]
+__all__ = ["adopt", "begin", "replay", "step"]
 
 
 def begin(system: str) -> Fight:
@@ -196,14 +196,10 @@ def _put(fight: Fight, c: Combatant) -> Fight:
 
 
 def _called(fight: Fight, cid: str, specs: Iterable[tuple[str, str, str]]) -> Fight:
-    calls, last = list(fight.calls), fight.last_call
-    for kind, command, why in specs:
-        last += 1
-        calls.append(Call(last, cid, kind, command, why))
-    return replace(fight, calls=tuple(calls), last_call=last)
+    return fight.calling((cid, *spec) for spec in specs)
 
 
-def _diff(before: Fight, after: Fight, closed: tuple[int, ...] = ()) -> Step:
+def _diff(before: Fight, after: Fight, closed: tuple[str, ...] = ()) -> Step:
     """The records that take ``before`` to ``after``."""
     records: list[Record] = []
     if before.turn_json() != after.turn_json():
@@ -218,12 +214,57 @@ def _diff(before: Fight, after: Fight, closed: tuple[int, ...] = ()) -> Step:
         }
         new_calls = [x.json() for x in after.calls if x.combatant == cid and x.id not in old_calls]
         shut = [n for n in closed if any(x.id == n and x.combatant == cid for x in before.calls)]
-        if not (values or new_calls or shut or was.conditions != c.conditions):
+        key = after.initiative.get(cid)
+        moved = key != before.initiative.get(cid)
+        if not (values or new_calls or shut or moved or was.conditions != c.conditions):
             continue
         fields: dict[str, Any] = {"combatant": cid, "values": values}
         if was.conditions != c.conditions:
             fields["conditions"] = [sorted(was.conditions), sorted(c.conditions)]
+        if moved and key is not None:
+            fields["initiative"] = list(key)
         fields["calls"] = new_calls
         fields["closed"] = shut
         records.append(Record("change", fields, c.hidden))
     return Step(after, tuple(records))
+
+
+def adopt(fight: Fight, kind: str, fields: Mapping[str, Any]) -> Fight:
+    """``fight`` with a logged record taken as it stands, unchecked: what a player's
+    verifier does with a record whose event it may not see (one about a hidden
+    combatant), so that what follows it can still be checked."""
+    if kind == "turn":
+        return replace(
+            fight,
+            order=tuple(fields["order"]),
+            current=fields["current"],
+            round=fields["round"],
+            delayed=tuple(fields["delayed"]),
+            removed=tuple(fields["removed"]),
+        )
+    cid = fields["combatant"]
+    if kind == "combatant":
+        c = Combatant(
+            id=cid,
+            name=fields["name"],
+            values=dict(fields["values"]),
+            conditions=frozenset(fields["conditions"]),
+            sheet=fields["sheet"],
+            owner=fields["owner"],
+            hidden=fields["hidden"],
+            side=fields["side"],
+            pc=fields["pc"],
+        )
+        return _put(fight, c)
+    c = fight.combatant(cid)
+    c = c.with_values(**{k: new for k, (_, new) in fields["values"].items()})
+    if "conditions" in fields:
+        c = replace(c, conditions=frozenset(fields["conditions"][1]))
+    fight = _put(fight, c)
+    if "initiative" in fields:
+        fight = replace(fight, initiative={**fight.initiative, cid: tuple(fields["initiative"])})
+    shut = set(fields["closed"])
+    kept = tuple(x for x in fight.calls if x.id not in shut)
+    fight = replace(fight, calls=kept)
+    calls = [(x["combatant"], x["kind"], x["command"], x["why"]) for x in fields["calls"]]
+    return fight.calling(calls)

@@ -110,11 +110,7 @@ def _d8(mod: int) -> str:
 
 
 def _call(fight: Fight, specs: list[tuple[str, str, str, str]]) -> Fight:
-    calls, last = list(fight.calls), fight.last_call
-    for cid, kind, command, why in specs:
-        last += 1
-        calls.append(Call(last, cid, kind, command, why))
-    return replace(fight, calls=tuple(calls), last_call=last)
+    return fight.calling(specs)
 
 
 def initiative_answer(fight: Fight, call: Call, total: int) -> Fight:
