@@ -407,8 +407,9 @@ def test_hp_changes_only_by_an_hp_event_and_replay_gives_the_same_state(
         adopted = f
         for r in s.records:  # a verifier that takes the records as they stand
             adopted = adopt(adopted, r.kind, r.fields)
+
         def by_id(x: fight.Fight) -> fight.Fight:  # the calls as a set
-            return replace(x, calls=tuple(sorted(x.calls, key=lambda c: c.id)))
+            return replace(x, calls=tuple(sorted(x.calls, key=lambda call: call.id)))
 
         assert by_id(adopted) == by_id(s.fight)
         f = s.fight

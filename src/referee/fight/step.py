@@ -57,7 +57,7 @@ def step(fight: Fight, event: Mapping[str, Any]) -> Step:
         after = replace(fight, calls=rest)
         if kind == "answer":
             after = _answer(after, call, ev)
-        return _diff(fight, after, closed=(call.id,))
+        return _diff(fight, after)
     c = fight.combatant(ev["combatant"])
     if c.id in fight.removed:
         raise RuleError(f"{c.name} is out of the fight")
@@ -199,7 +199,7 @@ def _called(fight: Fight, cid: str, specs: Iterable[tuple[str, str, str]]) -> Fi
     return fight.calling((cid, *spec) for spec in specs)
 
 
-def _diff(before: Fight, after: Fight, closed: tuple[str, ...] = ()) -> Step:
+def _diff(before: Fight, after: Fight) -> Step:
     """The records that take ``before`` to ``after``."""
     records: list[Record] = []
     if before.turn_json() != after.turn_json():
@@ -213,7 +213,8 @@ def _diff(before: Fight, after: Fight, closed: tuple[str, ...] = ()) -> Step:
             if was.value(k) != c.value(k)
         }
         new_calls = [x.json() for x in after.calls if x.combatant == cid and x.id not in old_calls]
-        shut = [n for n in closed if any(x.id == n and x.combatant == cid for x in before.calls)]
+        open_now = {x.id for x in after.calls}
+        shut = [x.id for x in before.calls if x.combatant == cid and x.id not in open_now]
         key = after.initiative.get(cid)
         moved = key != before.initiative.get(cid)
         if not (values or new_calls or shut or moved or was.conditions != c.conditions):
