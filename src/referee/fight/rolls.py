@@ -22,7 +22,8 @@ def numbers(kind: str, result: Mapping[str, Any]) -> dict[str, Any]:
 
     - ``damage``: ``amount`` (a GURPS ``damage``'s injury, an exchange's injury and
       its ``location``, an SWN attack's damage with Shock, a plain roll's total);
-    - ``answer`` and ``result``: ``success``, ``margin`` (a GURPS roll's effective
+    - ``result``: ``success``;
+    - ``answer``: ``success``, ``margin`` (a GURPS roll's effective
       skill less the roll; 0 for others), ``critical`` (a critical failure) and
       ``total``.
 
@@ -54,6 +55,8 @@ def numbers(kind: str, result: Mapping[str, Any]) -> dict[str, Any]:
         raise RuleError("that roll deals no damage: apply a damage roll, an attack or a dice roll")
     if "success" not in result and "total" not in result:
         raise RuleError("that roll has no success or total to answer with")
+    if kind == "result":
+        return {"success": bool(result.get("success"))}
     total = result.get("total", result.get("roll"))
     return {
         "success": bool(result.get("success")),

@@ -23,7 +23,7 @@ from fastapi.telemetry import TelemetryConfig
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from . import admin, api, characters, live, pages
+from . import admin, api, characters, fights, live, pages
 from .errors import ApiError
 from .hot import Hot
 from .models import ERRORS
@@ -250,6 +250,7 @@ def create_app(
     api.install(app)
     characters.install(app)
     admin.install(app)
+    fights.install(app)
     live.install(app)
     pages.install(app)
     app.add_middleware(Hot)  # innermost: inside the limits below

@@ -17,6 +17,7 @@ from typing import Any
 import orjson
 
 __all__ = [
+    "FIGHT_KINDS",
     "GENESIS",
     "Frames",
     "KINDS",
@@ -42,14 +43,21 @@ __all__ = [
 GENESIS = "0" * 64
 """The chain before seq 0."""
 
-KINDS = ("room", "join", "epoch", "seed", "lock", "roll", "reveal", "close", "declassify", "sheet")
+KINDS = ("room", "join", "epoch", "seed", "lock", "roll", "reveal", "close", "declassify", "sheet",
+         "leave", "invite", "archive", "combatant", "change", "turn")  # fmt: skip
 """Every kind of entry."""
+
+FIGHT_KINDS = ("combatant", "change", "turn")
+"""The fight's entries (contract v1.2): a ``combatant`` or ``change`` entry with
+``"visibility": "gm"`` (a hidden combatant's, or one a secret roll caused) is redacted
+for players as a secret roll is."""
 
 VISIBILITIES = ("public", "gm", "blind")
 """Who may see a roll: everyone; its roller and the GM; the GM only."""
 
-REDACTED_KEYS = ("room", "seq", "kind", "time", "roller", "visibility", "digest", "chain")
-"""What a redacted roll keeps, beside ``"redacted": true``."""
+REDACTED_KEYS = ("room", "seq", "kind", "time", "roller", "by", "visibility", "digest", "chain")
+"""What a redacted entry keeps, beside ``"redacted": true`` (a roll has a ``roller``,
+a fight's entry a ``by``)."""
 
 MAX_SAFE = 2**53 - 1
 """Integers in a digested entry stay within ±MAX_SAFE (so JSON readers agree)."""
@@ -164,7 +172,8 @@ def view(entry: Mapping[str, Any], member: str, revealed: Collection[int] = ()) 
     """What ``member`` may see of ``entry``: the one rule for every path (the POST
     answer, the log, the export, the live stream and the page).
 
-    Every kind but ``roll`` is public. A ``public`` roll is seen whole by all; a
+    Every kind but ``roll`` and the fight's (:data:`FIGHT_KINDS`) is public; a fight's
+    entry with ``"visibility": "gm"`` is the GM's alone. A ``public`` roll is seen whole by all; a
     ``gm`` roll by its roller and the GM; a ``blind`` roll by the GM only. A roll
     whose seq is in ``revealed`` is seen whole by all. Anyone else gets exactly
     :data:`REDACTED_KEYS` and ``"redacted": true``.
@@ -185,9 +194,12 @@ def view(entry: Mapping[str, Any], member: str, revealed: Collection[int] = ()) 
 
 def sees_whole(entry: Mapping[str, Any], member: str, revealed: Collection[int] = ()) -> bool:
     """Whether :func:`view` gives ``member`` the whole ``entry`` (else, its redacted form)."""
-    if entry.get("kind") != "roll" or entry.get("seq") in revealed:
-        return True
+    kind = entry.get("kind")
     visibility = entry.get("visibility")
+    if kind in FIGHT_KINDS:
+        return visibility != "gm" or member == "gm"
+    if kind != "roll" or entry.get("seq") in revealed:
+        return True
     return (
         visibility == "public"
         or member == "gm"

@@ -124,6 +124,9 @@ class Entry(BaseModel):
         "leave",
         "invite",
         "archive",
+        "combatant",
+        "change",
+        "turn",
     ]
     time: str
     digest: str

@@ -34,6 +34,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_en
 from .adminstore import AdminWrites
 from .appends import Appends, Fields
 from .epochs import Conflict, Epoch, EpochWrites, new_epoch
+from .fightstore import FightWrites
 from .held import Held
 from .log import GENESIS, decode, hash_token, new_id, new_token
 from .schema import entries, logins, members, rooms, tokens
@@ -103,7 +104,7 @@ IDLE_PING = 0.5
 """Seconds a pooled PostgreSQL connection may rest before it is tested on checkout."""
 
 
-class Store(Appends, EpochWrites, SheetWrites, AdminWrites):
+class Store(Appends, EpochWrites, SheetWrites, AdminWrites, FightWrites):
     """The rooms' database. Create with :meth:`open`; close with :meth:`close`."""
 
     def __init__(self, engine: AsyncEngine) -> None:

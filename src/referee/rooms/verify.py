@@ -70,6 +70,10 @@ class Report:
     problems: list[Problem] = field(default_factory=list)
     epochs: dict[int, EpochReport] = field(default_factory=dict)
     versions: list[Problem] = field(default_factory=list)
+    fight_checked: int = 0
+    """The fight's events replayed and found to follow by the rules."""
+    fight_adopted: int = 0
+    """The fight's events hidden from the exporter, their visible entries taken as logged."""
     names: dict[str, str] = field(default_factory=dict)
     """Members' display names from the ``join`` entries, to name rollers."""
     """Rolls whose draws are the stream's but whose result this version of referee
@@ -166,6 +170,9 @@ class Report:
             if e.redacted:
                 parts.append(f"{e.redacted} redacted for you (chain checked only)")
             lines.append(f"epoch {e.epoch}: " + "; ".join(parts))
+        if self.fight_checked or self.fight_adopted:
+            hidden = f"; {self.fight_adopted} hidden from you" if self.fight_adopted else ""
+            lines.append(f"fight: {self.fight_checked} events follow by the rules{hidden}")
         lines.extend(f"FAILED {p}" for p in self.problems)
         lines.extend(f"NOTE {p}" for p in self.versions)
         lines.extend(self.by_version())
@@ -239,6 +246,10 @@ def verify(entries: list[dict[str, Any]]) -> Report:
             _read(entry, i, epochs, rolls, problems, report.names)
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             problems.append(Problem(i, "format", f"a field is missing or malformed ({exc!r})"))
+    from .fightcheck import check_fight
+
+    report.fight_checked, report.fight_adopted, found = check_fight(entries)
+    problems.extend(Problem(seq, "fight", what) for seq, what in found)
     return _rolls(report, epochs, rolls)
 
 

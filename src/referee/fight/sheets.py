@@ -1,0 +1,37 @@
+"""A combatant's values from a character sheet: what the fight tracks, as the sheet
+records it, and what the rules derive when it does not."""
+
+from __future__ import annotations
+
+from ..sheets.model import Kind, Sheet
+from ..systems.swn import attribute_modifier
+
+__all__ = ["values_from"]
+
+
+def values_from(sheet: Sheet) -> dict[str, int]:
+    """The tracked values ``sheet`` gives (a fight's ``add`` event fills the rest):
+
+    - GURPS: ST, DX, IQ, HT and Will from its attributes, HP from its HP (or ST),
+      FP from HT, Basic Speed from DX and HT (:func:`referee.fight.gurps.defaults`,
+      B16-B17), and ``hpt`` when it has High Pain Threshold (B59);
+    - SWN: its HP, the Dex modifier (``003``, "Initiative and Rounds") and the Con
+      score as the system strain maximum;
+    - Fudge: nothing (Luck Points are not on a sheet referee reads).
+    """
+    attrs = {t.name.lower(): t.level for t in sheet.traits if t.kind is Kind.ATTRIBUTE}
+    out: dict[str, int] = {}
+    if sheet.system == "gurps":
+        out = {k: attrs[k] for k in ("st", "dx", "iq", "ht", "will") if k in attrs}
+        if sheet.hp is not None:
+            out["hp_max"] = sheet.hp
+        if any(t.name.lower() == "high pain threshold" for t in sheet.traits):
+            out["hpt"] = 1
+    elif sheet.system == "swn":
+        if sheet.hp is not None:
+            out["hp_max"] = max(1, sheet.hp)
+        if "dex" in attrs:
+            out["dex_mod"] = attribute_modifier(attrs["dex"])
+        if "con" in attrs:
+            out["strain_max"] = attrs["con"]
+    return out

@@ -1,0 +1,102 @@
+"""The fight at the table (contract v1.2, "The fight's state"): its calls.
+
+* ``POST /api/rooms/{room}/fight`` takes ``{"event": {...}, "roll": seq or null,
+  "why": text or null}`` (the events of :mod:`referee.fight.events`) and answers 201
+  ``{"entries": [...]}``, the entries it logged as the caller may see them. With
+  ``roll``, the event's numbers come from that roll (the injury of a damage roll, the
+  success and margin of a called HT roll, an initiative total).
+* ``GET /api/rooms/{room}/fight`` answers the fight as the caller may see it:
+  combatants, order, turn, round, conditions and the open calls.
+
+The GM may make any event. A player may answer the calls of their own combatants
+(with their own roll of the call's command), end their own combatant's turn
+(``next``), and spend their own combatant's Luck Points (``set`` of ``luck``). An
+``add`` that names a room sheet takes its values from it (:func:`referee.fight.sheets.values_from`),
+its name and its owner; values given in the event win.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from fastapi import FastAPI, Request
+from pydantic import BaseModel, ConfigDict
+
+from ..fight import Fight, visible
+from ..fight.sheets import values_from
+from .api import Caller, conflicts, state, writable
+from .epochs import Conflict
+from .errors import ApiError
+from .log import view
+from .models import ERRORS
+from .store import Member
+
+__all__ = ["install"]
+
+
+class NewEvent(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    event: dict[str, Any]
+    roll: int | None = None
+    why: str | None = None
+
+
+def _may(member: Member) -> Any:
+    def check(fight: Fight, ev: Mapping[str, Any]) -> None:
+        if member.is_gm:
+            return
+        kind = ev.get("kind")
+        mine = {cid for cid, c in fight.combatants.items() if c.owner == member.id}
+        if kind == "answer":
+            call = fight.call(str(ev.get("call")))
+            if call.combatant in mine:
+                return
+        elif kind == "next" and fight.current in mine:
+            return
+        elif (
+            kind == "set"
+            and ev.get("combatant") in mine
+            and set(ev) <= {"kind", "combatant", "values"}
+        ):
+            if set(ev.get("values") or {}) == {"luck"}:
+                return
+        raise Conflict(403, f"a player may not make this {kind} event: it is the GM's")
+
+    return check
+
+
+def install(app: FastAPI) -> None:
+    @app.post("/api/rooms/{room}/fight", status_code=201, responses=ERRORS)
+    async def fight_event(room: str, body: NewEvent, member: Caller, request: Request) -> Any:
+        st = state(request)
+        await writable(st, room)
+        if body.why is not None and (len(body.why) > 200 or not body.why.isprintable()):
+            raise ApiError(422, "'why' is at most 200 printable characters")
+        ev = dict(body.event)
+        if ev.get("kind") == "add" and isinstance(ev.get("sheet"), str):
+            if not member.is_gm:
+                raise ApiError(403, "only the GM adds combatants")
+            rows = await st.sheets.of(st, room)
+            row = rows.get(ev["sheet"])
+            if row is None:
+                raise ApiError(422, f"no sheet {ev['sheet']!r} in this room")
+            sheet = await st.sheets.sheet(st, room, row)
+            given: dict[str, Any] = ev["values"] if isinstance(ev.get("values"), dict) else {}
+            ev["values"] = {**values_from(sheet), **given}
+            ev.setdefault("name", sheet.name)
+            ev.setdefault("owner", row.owner)
+            ev.setdefault("pc", row.owner != "gm")
+        logged = await conflicts(
+            st.store.fight_event(room, member.id, ev, body.roll, body.why, _may(member))
+        )
+        for e in logged:
+            st.published(room, e)
+        revealed = await st.revealed(room)
+        return {"entries": [view(e, member.id, revealed) for e in logged]}
+
+    @app.get("/api/rooms/{room}/fight", responses=ERRORS)
+    async def fight_state(room: str, member: Caller, request: Request) -> Any:
+        st = state(request)
+        fight = await conflicts(st.store.fight(room))
+        return visible(fight, member.id)

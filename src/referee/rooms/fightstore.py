@@ -1,0 +1,180 @@
+"""The fight in the database (contract v1.2, "The fight's state"): an event becomes its
+``combatant``, ``change`` and ``turn`` entries in one transaction, under the room's
+row lock, on the fight as the log holds it then.
+
+Each entry of one event carries ``part`` (``[i, n]``: the i-th of its n entries),
+``by`` (the member), ``why`` (the seq of the roll it applies, or the GM's words, or
+null), ``visibility`` and ``event``: the event itself, so that replaying the log's
+events gives the fight again (:func:`events_of`; ``referee verify`` does the same).
+An event about a hidden combatant, or taken from a roll that players may not see, is
+the GM's: its entries are ``"visibility": "gm"`` (redacted for players) or, for a
+public ``turn`` entry it moved, carry ``"event": null``.
+
+Mixed into :class:`.store.Store` (see :class:`.epochs.StoreParts`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from ..errors import RefereeError
+from ..fight import Fight, begin, numbers, step
+from .epochs import Conflict, StoreParts
+from .log import FIGHT_KINDS, decode
+from .schema import entries, rooms
+
+__all__ = ["FightWrites", "events_of"]
+
+
+def events_of(
+    logged: Iterable[Mapping[str, Any]],
+) -> list[tuple[Mapping[str, Any] | None, list[Mapping[str, Any]]]]:
+    """The fight's entries of a log grouped by event: ``(event, its entries)`` each, in
+    order; the event is None when none of its entries shows it (a hidden one)."""
+    out: list[tuple[Mapping[str, Any] | None, list[Mapping[str, Any]]]] = []
+    group: list[Mapping[str, Any]] = []
+    for e in logged:
+        if e.get("kind") not in FIGHT_KINDS:
+            continue
+        part = e.get("part")
+        if isinstance(part, list) and part and part[0] == 0 and group:
+            out.append(_closed(group))
+            group = []
+        group.append(e)
+        if isinstance(part, list) and len(part) == 2 and part[0] == part[1] - 1:
+            out.append(_closed(group))
+            group = []
+    if group:
+        out.append(_closed(group))
+    return out
+
+
+def _closed(
+    group: list[Mapping[str, Any]],
+) -> tuple[Mapping[str, Any] | None, list[Mapping[str, Any]]]:
+    event = next((e["event"] for e in group if isinstance(e.get("event"), Mapping)), None)
+    return event, group
+
+
+class FightWrites(StoreParts):
+    """The fight's writes."""
+
+    _fights: dict[str, tuple[int, Fight]]
+
+    async def _append_many(
+        self, conn: AsyncConnection, groups: list[tuple[str, list[tuple[str, Any]]]]
+    ) -> list[list[dict[str, Any] | Exception]]:
+        raise NotImplementedError
+
+    async def fight(self, room: str) -> Fight:
+        """The fight as the log holds it now (the GM's whole view)."""
+        async with self.engine.connect() as conn:
+            return await self._fight(conn, room)
+
+    async def _fight(self, conn: AsyncConnection, room: str) -> Fight:
+        cache = self.__dict__.setdefault("_fights", {})
+        seen, fight = cache.get(room, (-1, None))
+        if fight is None:
+            system = await conn.scalar(sa.select(rooms.c.system).where(rooms.c.id == room))
+            if system is None:
+                raise Conflict(422, "a fight needs a room with a system (gurps, swn or fudge)")
+            fight = begin(system)
+        rows = await conn.execute(
+            sa.select(entries.c.seq, entries.c.body)
+            .where(entries.c.room_id == room, entries.c.seq > seen, entries.c.kind.in_(FIGHT_KINDS))
+            .order_by(entries.c.seq)
+        )
+        found = [(seq, decode(body)) for seq, body in rows]
+        for event, _group in events_of(e for _, e in found):
+            if event is not None:
+                fight = step(fight, event).fight
+        if found:
+            seen = found[-1][0]
+        cache[room] = (seen, fight)
+        out: Fight = fight
+        return out
+
+    async def fight_event(
+        self,
+        room: str,
+        by: str,
+        event: Mapping[str, Any],
+        roll: int | None,
+        why: str | None,
+        may: Any,
+    ) -> list[dict[str, Any]]:
+        """Apply ``event`` by member ``by``: its numbers from the roll at seq ``roll``
+        when given (its roller must be ``by``, or ``by`` the GM), checked by ``may``
+        (``may(fight, event)`` raises for what ``by`` may not do), logged.
+
+        Raises:
+            Conflict: 422 for an event the fight refuses (the engine's message), 403
+                for one this member may not make.
+        """
+        async with self._writing(), self.engine.begin() as conn:
+            await self._take(conn, room)
+            fight = await self._fight(conn, room)
+            ev = dict(event)
+            secret = False
+            if roll is not None:
+                found = await conn.scalar(
+                    sa.select(entries.c.body).where(
+                        entries.c.room_id == room, entries.c.seq == roll
+                    )
+                )
+                e = None if found is None else decode(found)
+                if e is None or e.get("kind") != "roll":
+                    raise Conflict(422, f"seq {roll} is not a roll in this room")
+                if by != "gm" and e.get("roller") != by:
+                    raise Conflict(403, f"roll {roll} is another member's")
+                secret = e.get("visibility") != "public"
+                try:
+                    ev.update(numbers(str(ev.get("kind")), e.get("result") or {}))
+                except RefereeError as exc:
+                    raise Conflict(422, f"roll {roll}: {exc}") from None
+                if ev.get("kind") == "answer":
+                    _same_roll(fight, ev, e)
+            try:
+                may(fight, ev)
+                done = step(fight, ev)
+            except RefereeError as exc:
+                raise Conflict(422, str(exc)) from None
+            target = ev.get("combatant")
+            hidden = secret or (
+                isinstance(target, str)
+                and target in fight.combatants
+                and fight.combatants[target].hidden
+            )
+            n = len(done.records)
+            if not n:
+                raise Conflict(422, "that changes nothing in the fight")
+            items: list[tuple[str, Mapping[str, Any]]] = []
+            for i, r in enumerate(done.records):
+                gm = r.hidden or secret or (hidden and r.kind != "turn")
+                fields = {**r.fields, "event": None if hidden and not gm else ev, "part": [i, n],
+                          "why": roll if roll is not None else why, "by": by,
+                          "visibility": "gm" if gm else "public"}  # fmt: skip
+                items.append((r.kind, fields))
+            (sealed,) = await self._append_many(conn, [(room, items)])
+            out = []
+            for s in sealed:
+                if isinstance(s, Exception):
+                    raise s
+                out.append(s)
+        self.__dict__.setdefault("_fights", {})[room] = (out[-1]["seq"], done.fight)
+        return out
+
+
+def _same_roll(fight: Fight, ev: Mapping[str, Any], e: Mapping[str, Any]) -> None:
+    """An answer's roll must be the call's command, as the call gave it."""
+    try:
+        call = fight.call(str(ev.get("call")))
+    except RefereeError as exc:
+        raise Conflict(422, str(exc)) from None
+    made = " ".join(str(e.get("command", "")).split())
+    if made != " ".join(call.command.split()):
+        raise Conflict(422, f"call {call.id} is answered by '{call.command}', not '{made}'")

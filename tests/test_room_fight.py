@@ -1,0 +1,142 @@
+"""Issue 41 in a room: the fight's entries (contract v1.2 ``combatant``, ``change`` and
+``turn``), damage applied from a roll, calls answered by their owner's roll, hidden
+NPCs redacted for players on every path, and the export's fight replayed by verify."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+
+from referee.rooms.verify import verify
+from rooms_server import Table, live
+from test_room_combat import ORC_WITH_DR
+from test_room_sheets import DAI_TOML, put
+
+
+def _event(
+    table: Table, who: str, event: dict[str, Any], roll: int | None = None
+) -> httpx.Response:
+    with table.client(who) as c:
+        return c.post(f"/api/rooms/{table.room}/fight", json={"event": event, "roll": roll})
+
+
+def _ok(
+    table: Table, who: str, event: dict[str, Any], roll: int | None = None
+) -> list[dict[str, Any]]:
+    answer = _event(table, who, event, roll)
+    assert answer.status_code == 201, answer.text
+    return list(answer.json()["entries"])
+
+
+def _state(table: Table, who: str) -> dict[str, Any]:
+    with table.client(who) as c:
+        got = c.get(f"/api/rooms/{table.room}/fight")
+    assert got.status_code == 200, got.text
+    return dict(got.json())
+
+
+def _roll(table: Table, who: str, command: str, vis: str = "public") -> dict[str, Any]:
+    answer = table.roll(who, command, vis)
+    assert answer.status_code == 201, answer.text
+    return dict(answer.json())
+
+
+def _setup(table: Table) -> None:
+    assert put(table, "alice", "dai", DAI_TOML.read_bytes(), "application/toml").status_code == 201
+    assert put(table, "gm", "orc", ORC_WITH_DR, "application/toml").status_code == 201
+    _ok(table, "gm", {"kind": "add", "combatant": "dai", "sheet": "dai"})
+    _ok(table, "gm", {"kind": "add", "combatant": "orc", "sheet": "orc", "hidden": True})
+
+
+def test_a_gurps_fight_from_the_sheets(table: Table) -> None:
+    _setup(table)
+    gm, alice = _state(table, "gm"), _state(table, "alice")
+    assert [c["combatant"] for c in gm["combatants"]] == ["dai", "orc"]
+    assert [c["combatant"] for c in alice["combatants"]] == ["dai"]  # the orc is hidden
+    dai = gm["combatants"][0]
+    assert dai["owner"] == table.ids["alice"] and dai["name"] == "Dai Blackthorn"
+    assert dai["values"]["ht"] == 12 and dai["values"]["hp"] == dai["values"]["hp_max"]
+    started = _ok(table, "gm", {"kind": "start"})
+    assert started[0]["kind"] == "turn" and started[0]["order"] == ["dai", "orc"]
+    # The GM rolls damage and applies it to Dai with one click: its injury, from the log.
+    hit = _roll(table, "gm", "gurps damage 3d+4 --type cr")
+    applied = _ok(table, "gm", {"kind": "damage", "combatant": "dai"}, roll=int(hit["seq"]))
+    (change,) = [e for e in applied if e["kind"] == "change"]
+    injury = hit["result"]["injury"]
+    assert change["why"] == hit["seq"] and change["event"]["amount"] == injury
+    assert change["values"]["hp"] == [dai["values"]["hp_max"], dai["values"]["hp_max"] - injury]
+    (call,) = [c for c in change["calls"] if c["kind"] == "knockdown"]  # 3d+4 > half of 8 HP
+    # Bob may not answer Alice's call, nor may she answer with another roll.
+    bob = _roll(table, "bob", call["command"])
+    assert (
+        _event(table, "bob", {"kind": "answer", "call": call["call"]}, int(bob["seq"])).status_code
+        == 403
+    )
+    other = _roll(table, "alice", "gurps check 12")
+    wrong = _event(table, "alice", {"kind": "answer", "call": call["call"]}, int(other["seq"]))
+    assert wrong.status_code == 422 and "is answered by" in wrong.json()["error"]
+    mine = _roll(table, "alice", call["command"])
+    answered = _ok(table, "alice", {"kind": "answer", "call": call["call"]}, int(mine["seq"]))
+    assert answered[0]["closed"] == [call["call"]]
+    stunned = "stunned" in _state(table, "alice")["combatants"][0]["conditions"]
+    assert stunned == (not mine["result"]["success"])
+    # Alice ends her own turn; then it is the orc's, which she may not end.
+    assert _ok(table, "alice", {"kind": "next"})[0]["current"] == "orc"
+    assert _event(table, "alice", {"kind": "next"}).status_code == 403
+    # The GM hurts the hidden orc: players see that a change happened, not what.
+    _ok(table, "gm", {"kind": "damage", "combatant": "orc", "amount": 5, "location": "vitals"})
+    for who in ("alice", "bob"):
+        log = table.log(who)
+        fight = [e for e in log if e["kind"] in ("combatant", "change")]
+        hidden = [e for e in fight if e.get("redacted")]
+        assert len(hidden) == 3  # the orc's combatant entry, its initiative, its hurt
+        assert all(set(e) == {"room", "seq", "kind", "time", "by", "visibility", "digest",
+                              "chain", "redacted"} for e in hidden)  # fmt: skip
+        assert all("orc" not in str(e) for e in fight if not e.get("redacted"))
+        assert table.export(who) == log
+    gm_log = table.log("gm")
+    assert not any(e.get("redacted") for e in gm_log)
+    frames = live(table, "bob", after=-1, count=len(gm_log))
+    assert [f.get("redacted", False) for f in frames] == [
+        e.get("redacted", False) for e in table.log("bob")
+    ]
+    # The GM reveals the orc: a public combatant entry with its values now.
+    shown = _ok(table, "gm", {"kind": "reveal", "combatant": "orc"})
+    assert shown[0]["kind"] == "combatant" and shown[0]["values"]["hp"] == 12 - 5
+    assert [c["combatant"] for c in _state(table, "bob")["combatants"]] == ["dai", "orc"]
+    for who in ("gm", "alice"):
+        report = verify(table.export(who))
+        assert report.ok, report.text()
+        assert report.fight_checked > 0
+    # A change the log does not follow from is caught.
+    forged = table.export("gm")
+    for e in forged:
+        if e["kind"] == "change" and e["combatant"] == "dai" and "hp" in e["values"]:
+            e["values"]["hp"][1] -= 1
+            break
+    assert not verify(forged).ok
+
+
+def test_bad_fight_events_get_clear_errors(table: Table) -> None:
+    _setup(table)
+    cases: list[tuple[dict[str, Any], int, str]] = [
+        ({"kind": "dance"}, 422, "no event 'dance'"),
+        ({"kind": "damage", "combatant": "nobody", "amount": 1}, 422, "no combatant 'nobody'"),
+        ({"kind": "next"}, 422, "not started"),
+        ({"kind": "add", "combatant": "x", "sheet": "nope", "values": {}}, 422, "no sheet 'nope'"),
+    ]
+    for event, status, message in cases:
+        got = _event(table, "gm", event)
+        assert got.status_code == status and message in got.json()["error"], got.text
+    assert (
+        _event(table, "alice", {"kind": "damage", "combatant": "dai", "amount": 1}).status_code
+        == 403
+    )
+    text = _roll(table, "gm", "gurps check 12")
+    got = _event(table, "gm", {"kind": "damage", "combatant": "dai"}, int(text["seq"]))
+    assert got.status_code == 422 and "deals no damage" in got.json()["error"]
+    secret = _roll(table, "gm", "gurps damage 1d", "gm")
+    applied = _ok(table, "gm", {"kind": "damage", "combatant": "dai"}, int(secret["seq"]))
+    assert all(e["visibility"] == "gm" for e in applied)  # as secret as its roll
+    assert all(e.get("redacted") for e in table.log("alice") if e["seq"] == applied[0]["seq"])
