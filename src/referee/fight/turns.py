@@ -15,14 +15,14 @@ Sources:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
 from ..errors import RuleError
 from . import gurps
 from . import swn as swn_rules
-from .model import Call, Fight
+from .model import Call, Combatant, Fight
 
 __all__ = ["TURN_EVENTS", "initiative_answer", "start", "tracked", "turn_event"]
 
@@ -157,21 +157,23 @@ def _place(fight: Fight, cid: str) -> Fight:
 
 
 def _begin_turn(fight: Fight, cid: str) -> Fight:
-    c = fight.combatants.get(cid)
-    if fight.system != "gurps" or c is None:
-        return fight
-    new, specs = gurps.start_turn(c)
-    fight = replace(fight, combatants={**fight.combatants, cid: new})
-    return _call(fight, [(cid, *s) for s in specs])
+    return _turn_rule(fight, cid, gurps.start_turn)
 
 
 def _end_turn(fight: Fight, cid: str) -> Fight:
+    return _turn_rule(fight, cid, gurps.end_turn)
+
+
+def _turn_rule(fight: Fight, cid: str, rule: Callable[[Combatant], Any]) -> Fight:
+    """A GURPS turn's start or end (:func:`.gurps.start_turn`, :func:`.gurps.end_turn`)
+    for ``cid``, and the rolls it calls for; nothing in other systems, or for a
+    combatant the caller cannot see."""
     c = fight.combatants.get(cid)
     if fight.system != "gurps" or c is None:
         return fight
-    new, specs = gurps.end_turn(c)
+    new, specs = rule(c)
     fight = replace(fight, combatants={**fight.combatants, cid: new})
-    return _call(fight, [(cid, *s) for s in specs])
+    return fight.calling((cid, *spec) for spec in specs)
 
 
 def _end_round(fight: Fight) -> Fight:
