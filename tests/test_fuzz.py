@@ -86,6 +86,7 @@ NO_BAD_INPUT = {
     "GET /api/rooms/{room}/sheets",
     "GET /api/rooms/{room}/sheets/{sheet}",
     "GET /api/rooms/{room}/present",
+    "GET /api/rooms/{room}/fight",
     "DELETE /api/rooms/{room}/members/{member_id}",
     "POST /api/rooms/{room}/invite",
     "POST /api/rooms/{room}/archive",
