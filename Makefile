@@ -33,7 +33,7 @@ unit: $(STAMP) services
 	$(BIN)/pytest --cov --cov-report=term:skip-covered
 
 doctest: $(STAMP)
-	$(BIN)/pytest -p no:cacheprovider --doctest-glob='*.md' --doctest-modules README.md docs src/referee --ignore=src/referee/rooms/migrations
+	$(BIN)/pytest -p no:cacheprovider --doctest-glob='*.md' --doctest-modules README.md docs src/referee --ignore=src/referee/rooms/db/migrations
 
 # The documentation site (MkDocs, Material theme) into site/; --strict: a broken link,
 # anchor or API reference fails the build. `make test` runs it.

@@ -9,7 +9,7 @@ import sys
 import zlib
 from pathlib import Path
 
-from referee.rooms.child import wait_healthy
+from referee.rooms.serving.child import wait_healthy
 
 UNLIMITED = {"rate": 1e9, "burst": 1e9, "address_rate": 1e9, "address_burst": 1e9,
              "anonymous_rate": 1e9, "anonymous_burst": 1e9}  # fmt: skip

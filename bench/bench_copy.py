@@ -11,10 +11,10 @@ from pathlib import Path
 
 import httpx
 
-from referee.rooms.child import Child
-from referee.rooms.copy import copy_rooms
-from referee.rooms.pgtemp import throwaway
-from referee.rooms.store import sqlite_url
+from referee.rooms.db.copy import copy_rooms
+from referee.rooms.db.store import sqlite_url
+from referee.rooms.serving.child import Child
+from referee.rooms.serving.pgtemp import throwaway
 
 ENTRIES = 10_000
 UNLIMITED = {"rate": 1e9, "burst": 1e9, "address_rate": 1e9, "address_burst": 1e9}

@@ -3,7 +3,7 @@ from a POST to the last live subscriber's frame, on the SQLite default and on
 PostgreSQL with one and with two server processes; and the memory of a connected
 socket.
 
-Each server runs in a child process (``referee.rooms.child``) on loopback, with the
+Each server runs in a child process (``referee.rooms.serving.child``) on loopback, with the
 rate limits lifted (this measures throughput, not the limiters). This process runs
 the load: posting clients and, per room, 5 subscribers on the live socket, spread
 over the servers. Everything shares the machine's 2 cores, so the figures are for
@@ -41,9 +41,9 @@ import orjson
 import uvloop
 from websockets.asyncio.client import connect
 
-from referee.rooms.child import Child
-from referee.rooms.pgtemp import throwaway
-from referee.rooms.store import sqlite_url
+from referee.rooms.db.store import sqlite_url
+from referee.rooms.serving.child import Child
+from referee.rooms.serving.pgtemp import throwaway
 
 UNLIMITED = {"rate": 1e9, "burst": 1e9, "address_rate": 1e9, "address_burst": 1e9}
 

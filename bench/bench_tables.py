@@ -17,7 +17,7 @@ Usage: ``python bench/bench_tables.py`` runs the issue's goals, each with a PASS
 MISS: SQLite, then PostgreSQL with one worker and with two, at 20 to 1,000 tables (CPU a roll
 flat within 20%; 1,000 tables at 1,000 rolls/s: p99 <= 50 ms, nothing missed);
 then ``ROUNDS`` (2) rounds side by side at 1,000 tables as fast as they go: one
-worker; ``--workers 2`` (each room served in one worker: :mod:`referee.rooms.affine`
+worker; ``--workers 2`` (each room served in one worker: :mod:`referee.rooms.serving.affine`
 hands a connection to its room's worker); and two servers of one process each, each
 room's calls and sockets on one of them (:func:`_served.route`, what a balancer's hash
 of the room does: nginx ``hash $room``), with 96 posters (:data:`FLOOD`). Two
@@ -64,8 +64,8 @@ from _served import (
     route,
 )
 from bench_rooms import _frame, _masked
-from referee.rooms.child import Child
-from referee.rooms.store import sqlite_url
+from referee.rooms.db.store import sqlite_url
+from referee.rooms.serving.child import Child
 
 SOCKETS = 5
 POSTERS = int(os.environ.get("POSTERS", "32"))
@@ -347,7 +347,7 @@ async def _warm(
 ) -> list[tuple[str, int]]:
     """Roll ``times`` in each table on its connection, 200 tables at once, so that the
     measured rolls cost what they do in a server that has run a while: each connection
-    has moved to its room's worker (``--workers``: :mod:`referee.rooms.affine`), the
+    has moved to its room's worker (``--workers``: :mod:`referee.rooms.serving.affine`), the
     epoch's lock is written and the room's members and sheets read. The last roll of
     each table."""
     last: dict[str, int] = {}
@@ -432,7 +432,7 @@ def run(
     each, room-affine (:class:`_served.Affine`)."""
     with tempfile.TemporaryDirectory() as tmp:
         if workers or servers:
-            from referee.rooms.pgtemp import throwaway
+            from referee.rooms.serving.pgtemp import throwaway
 
             with throwaway() as pg:
                 served = Affine(pg, servers) if servers else Served(pg, workers)

@@ -23,7 +23,7 @@ settings.load_profile("ci")
 def postgres() -> Iterator[str]:
     """A throwaway PostgreSQL cluster for the whole run (fsync off: the crash tests
     start durable clusters of their own). Yields its URL."""
-    from referee.rooms.pgtemp import throwaway
+    from referee.rooms.serving.pgtemp import throwaway
 
     with throwaway(durable=False) as url:
         yield url
@@ -33,7 +33,7 @@ def postgres() -> Iterator[str]:
 def db_url(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> str:
     """A fresh database for one test module, on each backend in turn: the rooms'
     suite runs on SQLite and on PostgreSQL."""
-    from referee.rooms.store import sqlite_url
+    from referee.rooms.db.store import sqlite_url
 
     if request.param == "sqlite":
         return sqlite_url(tmp_path_factory.mktemp("rooms") / "rooms.sqlite3")

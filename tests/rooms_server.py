@@ -21,9 +21,9 @@ from typing import Any
 
 import httpx
 
-from referee.rooms import child
+from referee.rooms.db.store import sqlite_url
+from referee.rooms.serving import child
 from referee.rooms.state import RoomsLimits
-from referee.rooms.store import sqlite_url
 
 _names = itertools.count()
 
@@ -124,7 +124,7 @@ def running(
     db: str, limits: type[RoomsLimits] = Loopback, proxy: str | None = None
 ) -> Iterator[Server]:
     """Serve the rooms' app on the database at URL ``db``, in a child process
-    (:func:`referee.rooms.child.running`); ``proxy``: trusted proxies' addresses."""
+    (:func:`referee.rooms.serving.child.running`); ``proxy``: trusted proxies' addresses."""
     overrides = {  # every limit the class or its bases change (not only its own)
         k: getattr(limits, k)
         for k in vars(RoomsLimits)

@@ -1,4 +1,5 @@
-"""``referee serve --workers N`` serves each room in one worker (:mod:`referee.rooms.affine`).
+"""``referee serve --workers N`` serves each room in one worker
+(:mod:`referee.rooms.serving.affine`).
 
 The workers are real processes on a real PostgreSQL. Which worker serves a connection
 is read from the kernel: the worker whose file descriptors hold the server's end of
@@ -21,7 +22,7 @@ from typing import Any, cast
 
 import pytest
 
-from referee.rooms.affine import MAX_HANDED, Group, owner
+from referee.rooms.serving.affine import MAX_HANDED, Group, owner
 from rooms_server import Server, Table, Watcher, fresh_db, make_table, start_workers
 
 pytestmark = pytest.mark.skipif(not Path("/proc/net/tcp").exists(), reason="Linux /proc")

@@ -13,9 +13,9 @@ import pytest
 from typer.testing import CliRunner
 
 from referee.cli.app import app
-from referee.rooms.copy import CopyError, backup_sqlite, copy_rooms
-from referee.rooms.store import sqlite_url
-from referee.rooms.verify import verify
+from referee.rooms.audit.verify import verify
+from referee.rooms.db.copy import CopyError, backup_sqlite, copy_rooms
+from referee.rooms.db.store import sqlite_url
 from rooms_server import Loopback, Table, fresh_db, make_table, running
 
 DAI = Path(__file__).parent / "data" / "gcs" / "Dai Blackthorn.gcs"

@@ -15,9 +15,9 @@ from typing import Any
 import httpx
 import pytest
 
-from referee.rooms.child import Child
+from referee.rooms.db.store import sqlite_url
 from referee.rooms.log import GENESIS, chain_link, digest
-from referee.rooms.store import sqlite_url
+from referee.rooms.serving.child import Child
 from rooms_server import Server, fresh_db, make_table
 
 ROUNDS = 3
@@ -26,7 +26,7 @@ CLIENTS = 6
 
 @pytest.fixture(scope="module")
 def durable_postgres() -> Iterator[str]:
-    from referee.rooms.pgtemp import throwaway
+    from referee.rooms.serving.pgtemp import throwaway
 
     with throwaway(durable=True) as url:
         yield url

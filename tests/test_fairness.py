@@ -16,8 +16,8 @@ import pytest
 
 from conftest import chi_square_ok
 from referee import commands
+from referee.rooms.audit.verify import Report, verify
 from referee.rooms.log import GENESIS, chain_link, digest, seal
-from referee.rooms.verify import Report, verify
 from referee.stream import HmacStream, commitment, mix
 from rooms_server import Table, make_table, running
 
@@ -325,7 +325,7 @@ def test_another_versions_result_is_reported_apart_from_tampering(
 ) -> None:
     """A roll whose draws are the stream's, made by another version of referee that
     wrote its result otherwise, is a change of version: reported as such, naming both."""
-    from referee.rooms.verify import engine
+    from referee.rooms.audit.verify import engine
 
     entries = _entries(session)
     roll = _first(entries, "roll", visibility="public")

@@ -1,4 +1,4 @@
-"""Two servers' stores on one PostgreSQL (:mod:`referee.rooms.heads`): a server that
+"""Two servers' stores on one PostgreSQL (:mod:`referee.rooms.db.heads`): a server that
 reads the other's entries moves on the heads it remembers (``Store.learned``), so its
 next batch in that room is still one statement; a head moved on wrongly only costs a
 miss, and the log stays gapless and chained whatever the order of the writes."""
@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from referee.rooms.epochs import Epoch
+from referee.rooms.db.epochs import Epoch
+from referee.rooms.db.store import Store
 from referee.rooms.log import GENESIS, chain_link, digest
-from referee.rooms.store import Store
 from rooms_server import fresh_db
 
 

@@ -1,4 +1,4 @@
-"""The held connections of the hot statements (:mod:`referee.rooms.held`), on a real
+"""The held connections of the hot statements (:mod:`referee.rooms.db.held`), on a real
 PostgreSQL: a statement's own error keeps the connection; a dropped one is replaced
 before use, and its process leaves the server's own; a read that broke mid-statement
 is run again once, a write never."""
@@ -12,8 +12,8 @@ from pathlib import Path
 import asyncpg
 import pytest
 
-from referee.rooms.held import Held
-from referee.rooms.store import Store
+from referee.rooms.db.held import Held
+from referee.rooms.db.store import Store
 from rooms_server import fresh_db
 
 PID = "SELECT pg_backend_pid()"

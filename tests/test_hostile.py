@@ -18,7 +18,7 @@ import pytest
 
 from abuse import ABUSE
 from attacker import NeverReads, close_code
-from referee.rooms.api import cookie_name
+from referee.rooms.routes.api import cookie_name
 from referee.rooms.state import RoomsLimits
 from rooms_server import Server, Watcher, fresh_db, make_table, running
 

@@ -11,8 +11,8 @@ import pytest
 from typer.testing import CliRunner
 
 from referee.cli.app import app
+from referee.rooms.db.store import sqlite_url
 from referee.rooms.limits import RoomsLimits, limit_names, limits_from
-from referee.rooms.store import sqlite_url
 from rooms_server import running
 
 
@@ -82,7 +82,7 @@ def test_several_workers_need_postgresql(tmp_path: Path) -> None:
 def test_workers_share_the_port_on_postgresql(postgres: str, tmp_path: Path) -> None:
     """``referee serve --workers 2``: two server processes on one port and database, each
     with its own pool (``referee:PID`` in ``pg_stat_activity``): each room's rolls are
-    in its own worker (:func:`referee.rooms.affine.owner`), so two rooms, one each."""
+    in its own worker (:func:`referee.rooms.serving.affine.owner`), so two rooms, one each."""
     import os
     import signal
 
@@ -92,7 +92,7 @@ def test_workers_share_the_port_on_postgresql(postgres: str, tmp_path: Path) -> 
     server, port = start_workers(db)
     base = f"http://127.0.0.1:{port}"
     try:
-        from referee.rooms.affine import owner
+        from referee.rooms.serving.affine import owner
 
         rooms: dict[int, dict[str, str]] = {}
         while len(rooms) < 2:

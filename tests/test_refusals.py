@@ -1,7 +1,7 @@
 """Issue 39 (2): a roll's answer never depends on dice the log does not hold.
 
-The room's roll path is read (:func:`referee.rooms.api.read_command`, before any
-seq or draw) and then made (:func:`referee.rooms.api.roll_maker`, on the epoch's
+The room's roll path is read (:func:`referee.rooms.routes.api.read_command`, before any
+seq or draw) and then made (:func:`referee.rooms.routes.api.roll_maker`, on the epoch's
 stream). A refusal may come only from the first, from the command alone; once a
 die is drawn the roll is logged, refused or not. These tests drive both with many
 server seeds, as many epochs of many rooms would, and check that the answer's
@@ -21,10 +21,10 @@ from hypothesis import strategies as st
 from referee import roll, seeded
 from referee.bounds import largest, value_range, zero_divisor
 from referee.parser import parse
-from referee.rooms.api import read_command, roll_maker
+from referee.rooms.db.store import Epoch, Member
 from referee.rooms.errors import ApiError
 from referee.rooms.log import check_digestible
-from referee.rooms.store import Epoch, Member
+from referee.rooms.routes.api import read_command, roll_maker
 
 PLAYER = Member("room42", "p:alice", "Alice")
 

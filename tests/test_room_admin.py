@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 import pytest
 
-from referee.rooms.verify import verify
+from referee.rooms.audit.verify import verify
 from rooms_server import Loopback, Table, fresh_db, live, make_table, running
 
 LEAVE_KEYS = {"room", "seq", "kind", "time", "salt", "digest", "chain", "member"}

@@ -4,7 +4,7 @@ target (``--vs @orc``), a player refused another member's sheet, and the log's
 
 from __future__ import annotations
 
-from referee.rooms.verify import verify
+from referee.rooms.audit.verify import verify
 from rooms_server import Table
 from test_room_sheets import DAI_TOML, put
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import httpx
 
-from referee.rooms.verify import verify
+from referee.rooms.audit.verify import verify
 from rooms_server import Table, live
 from test_room_combat import ORC_WITH_DR
 from test_room_sheets import DAI_TOML, put

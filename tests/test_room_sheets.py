@@ -14,7 +14,7 @@ import httpx
 from conftest import cli_json
 from referee import commands
 from referee.rng import ReplaySource
-from referee.rooms.verify import verify
+from referee.rooms.audit.verify import verify
 from rooms_server import Table, live
 
 DATA = Path(__file__).parent / "data"

@@ -361,7 +361,7 @@ def test_health_and_pages(server: Server) -> None:
 
 def test_the_fast_paths_answer_as_the_routes_do(table: Table) -> None:
     """A roll's POST and the live socket are served straight from ASGI in the common
-    case (referee.rooms.hot); anything else goes to the routes. Both answer alike."""
+    case (referee.rooms.routes.hot); anything else goes to the routes. Both answer alike."""
     from websockets.exceptions import InvalidStatus
     from websockets.sync.client import connect
 
@@ -417,7 +417,7 @@ def test_a_kept_plan_rolls_as_a_freshly_read_one(command: str) -> None:
     """A room keeps each command's plan and rolls it again and again: it must roll
     exactly as the command read anew would, on the same draws."""
     from referee import commands, seeded
-    from referee.rooms.api import read_command
+    from referee.rooms.routes.api import read_command
 
     _shown, kept = read_command(command)
     for seed in range(25):
@@ -428,7 +428,7 @@ def test_a_kept_plan_rolls_as_a_freshly_read_one(command: str) -> None:
 
 
 def test_the_plan_cache_keeps_the_newest_commands() -> None:
-    from referee.rooms.api import read_command
+    from referee.rooms.routes.api import read_command
     from referee.rooms.state import Plans
 
     plans = Plans(most=2)

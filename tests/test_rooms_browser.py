@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from referee.rooms.verify import read_export, verify
+from referee.rooms.audit.verify import read_export, verify
 from rooms_server import Server, Table
 
 CHROMIUM = "/usr/bin/chromium"

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from referee.rooms.verify import verify
+from referee.rooms.audit.verify import verify
 from rooms_server import Server, Table
 from test_rooms_browser import ARGS, ARTIFACTS, CHROMIUM, _room_with_alice
 from test_rooms_out_browser import _axe_clean

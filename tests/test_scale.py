@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from referee.rooms.verify import verify
+from referee.rooms.audit.verify import verify
 from rooms_server import Server, Table, Watcher, fresh_db, make_table, query, running
 
 

@@ -192,7 +192,7 @@ def test_the_worst_shapes_are_answered_within_a_second(shape: Shape) -> None:
 @pytest.fixture(scope="module")
 def db_url(tmp_path_factory: pytest.TempPathFactory) -> str:
     """SQLite only: what is timed is the reading, the same on every database."""
-    from referee.rooms.store import sqlite_url
+    from referee.rooms.db.store import sqlite_url
 
     return sqlite_url(tmp_path_factory.mktemp("rooms") / "rooms.sqlite3")
 

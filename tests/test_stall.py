@@ -18,7 +18,7 @@ from pathlib import Path
 
 import httpx
 
-from referee.rooms.store import sqlite_url
+from referee.rooms.db.store import sqlite_url
 from rooms_server import Loopback, Table, make_table, running
 
 

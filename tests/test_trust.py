@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 import pytest
 
-from referee.rooms.verify import Report, verify
+from referee.rooms.audit.verify import Report, verify
 from rooms_server import Server, Table, fresh_db, make_table, running
 from test_room_admin import call, closes_within_a_second
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from referee.rooms.verify import verify
+from referee.rooms.audit.verify import verify
 from rooms_server import Server, Table
 from test_rooms_browser import ARGS, CHROMIUM
 from test_trust import each_players_roll_holds_their_seed

@@ -40,11 +40,19 @@ from typing import NamedTuple
 
 from .ast import FUDGE, Arith, Compare, Dice, Expression, Func, Group, Keep, Literal, Neg, Node
 from .errors import DiceEvalError
-from .explain import die_text, group_text, roll_text
 from .limits import DEFAULT_LIMITS, Limits
 from .parser import format_expr, parse
 from .rng import RandomSource, resolve
-from .rolls import DiceGroup, DieRoll, GroupRoll, RollResult, SubRoll
+from .rolls import (
+    DiceGroup,
+    DieRoll,
+    GroupRoll,
+    RollResult,
+    SubRoll,
+    die_text,
+    group_text,
+    roll_text,
+)
 
 __all__ = [
     "DiceGroup",

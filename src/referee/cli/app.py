@@ -277,8 +277,8 @@ def verify(
     """Check a game room's exported log: the chain, the seeds, and every roll's dice."""
     import json
 
-    from ..rooms.verify import read_export
-    from ..rooms.verify import verify as check
+    from ..rooms.audit.verify import read_export
+    from ..rooms.audit.verify import verify as check
 
     try:
         entries = read_export(export)

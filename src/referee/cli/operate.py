@@ -20,7 +20,7 @@ rooms_app = typer.Typer(
 
 
 def _url(text: str) -> str:
-    from ..rooms.store import sqlite_url
+    from ..rooms.db.store import sqlite_url
 
     return text if "://" in text else sqlite_url(text)
 
@@ -43,7 +43,7 @@ def copy(
     checked on the target before it says so."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
-    from ..rooms.copy import CopyError, copy_rooms
+    from ..rooms.db.copy import CopyError, copy_rooms
 
     with Progress(
         "[progress.description]{task.description}",
@@ -87,8 +87,8 @@ def backup(
     taken while rolls go on)."""
     import os
 
-    from ..rooms.copy import CopyError, backup_sqlite
-    from ..rooms.store import DEFAULT_DB
+    from ..rooms.db.copy import CopyError, backup_sqlite
+    from ..rooms.db.store import DEFAULT_DB
 
     path = db or os.environ.get("REFEREE_DB") or DEFAULT_DB
     if "://" in path:

@@ -1,17 +1,24 @@
 """Game rooms on the web: a shared table with secret GM rolls that never leak.
 
-The contract is docs/reference/rooms-contract.md. :mod:`.log` holds its pure parts
-(canonical JSON, digests, the chain, and :func:`.log.view`, the one rule of
-who sees what); :mod:`.store`, :mod:`.appends` (and :mod:`.heads`, :mod:`.held`)
-and :mod:`.epochs` the database (SQLite or PostgreSQL; :mod:`.schema`, and
-Alembic's ``migrations``); :mod:`.notices`
-the live updates between servers (PostgreSQL ``LISTEN/NOTIFY``);
-:mod:`.state` what the routes share (limits, caches, the rooms a server
-follows); :mod:`.app` the web app, with :mod:`.api` (and its :mod:`.models`),
-:mod:`.live` and :mod:`.pages` (:mod:`.hot` serves the two busiest paths
-straight from ASGI); :mod:`.verify` the checker of an export.
-:mod:`.child` and :mod:`.pgtemp` start a server and a throwaway PostgreSQL
-for tests and benchmarks. Nothing in the engine imports this package.
+The contract is docs/reference/rooms-contract.md. The package is laid out by layer:
+
+* :mod:`.log` holds the contract's pure parts (canonical JSON, digests, the chain,
+  and :func:`.log.view`, the one rule of who sees what); :mod:`.limits` and
+  :mod:`.errors` the limits and the one error type;
+* :mod:`.db`, the store: the tables, Alembic's migrations, the appends and epochs,
+  sheets, administration and the fight in the database, and moving a campaign;
+* :mod:`.rolling`, reading a command under the room's caps and rolling as a sheet;
+* :mod:`.routes`, the HTTP and socket routes (and :mod:`.routes.hot`, the two
+  busiest paths straight from ASGI); :mod:`.page`, the HTML page and its scripts;
+* :mod:`.fanout`, the live updates within a server and between servers
+  (PostgreSQL ``LISTEN/NOTIFY``);
+* :mod:`.state`, what the routes share (limits, caches, the rooms a server
+  follows), and :mod:`.app`, the web app that puts them together;
+* :mod:`.serving`, the worker processes and room affinity, and the child
+  servers and throwaway PostgreSQL clusters of the tests and benchmarks;
+* :mod:`.audit`, ``referee verify``: the checker of an export and of its fight.
+
+Nothing in the engine imports this package.
 """
 
 from __future__ import annotations
@@ -53,8 +60,8 @@ def serve(
     import uvicorn
 
     from .app import create_app
+    from .db.store import DEFAULT_DB, sqlite_url
     from .limits import limits_from
-    from .store import DEFAULT_DB, sqlite_url
 
     chosen = limits_from(os.environ, limits)
     url = db or os.environ.get("REFEREE_DB") or sqlite_url(DEFAULT_DB)
@@ -67,7 +74,7 @@ def serve(
                 "several workers need PostgreSQL (--db postgresql+asyncpg://...): SQLite "
                 "has one writer, and one process serves it"
             )
-        from .store import migrate
+        from .db.store import migrate
 
         migrate(url)  # once, before the workers start
         os.environ["REFEREE_DB"] = url
@@ -90,10 +97,10 @@ def serve(
         "forwarded_allow_ips": forwarded_allow_ips,
     }
     if workers > 1:  # each worker makes its app (from_environment)
-        from .workers import run
+        from .serving.workers import run
 
         if affinity:
-            settings["http"] = "referee.rooms.affine:Routed"
+            settings["http"] = "referee.rooms.serving.affine:Routed"
         config = uvicorn.Config("referee.rooms.app:from_environment", factory=True, **settings)
         if run(config, workers, affinity=affinity):
             raise SystemExit(1)

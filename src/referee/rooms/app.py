@@ -23,12 +23,13 @@ from fastapi.telemetry import TelemetryConfig
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from . import admin, api, characters, fights, live, pages
+from .db.store import Store
 from .errors import ApiError
-from .hot import Hot
-from .models import ERRORS
+from .page import pages
+from .routes import admin, api, characters, fights, live
+from .routes.hot import Hot
+from .routes.models import ERRORS
 from .state import MAX_BODY, RoomsLimits, State
-from .store import Store
 
 log = logging.getLogger(__name__)
 
@@ -199,7 +200,7 @@ def create_app(
         state = app.state.rooms = State(store, limits)
         listener = None
         if not store.sqlite:  # other servers may share this database: hear their appends
-            from .notices import Listener
+            from .fanout.notices import Listener
 
             listener = Listener(db_url, state.noticed, state.reconnected)
             await listener.start()

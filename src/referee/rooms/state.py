@@ -12,12 +12,12 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
-from .broker import Broker, Stalls
+from .db.store import Fields, Member, Store
 from .errors import ApiError
+from .fanout.broker import Broker, Stalls
 from .limits import MAX_BODY, RoomsLimits, limit_names, limits_from
-from .plans import Plans
-from .rollas import RoomSheets
-from .store import Fields, Member, Store
+from .rolling.plans import Plans
+from .rolling.rollas import RoomSheets
 
 __all__ = [
     "MAX_BODY",

@@ -10,8 +10,8 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from ..log import hash_token, new_token
 from .epochs import Conflict, StoreParts
-from .log import hash_token, new_token
 from .schema import logins, members, rooms, tokens
 
 __all__ = ["AdminWrites"]

@@ -11,9 +11,12 @@ from fastapi import Depends, FastAPI, Query, Request, Security
 from fastapi.responses import Response, StreamingResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
-from .epochs import ARCHIVED
-from .errors import ApiError
-from .log import canon, outcome, view
+from ..db.epochs import ARCHIVED
+from ..db.store import Conflict, Epoch, Member
+from ..errors import ApiError
+from ..log import canon, outcome, view
+from ..rolling.reading import read_command, room_limits
+from ..state import State
 from .models import (
     MAX_SEQ,
     Close,
@@ -29,12 +32,9 @@ from .models import (
     Reveal,
     RoomCreated,
 )
-from .reading import read_command, room_limits
-from .state import State
-from .store import Conflict, Epoch, Member
 
 if TYPE_CHECKING:
-    from ..commands import Plan
+    from ...commands import Plan
 
 __all__ = [
     "LOGIN_SECONDS",
@@ -163,9 +163,9 @@ def roll_maker(
     A roll made as a sheet gives ``as_sheet``: ``(the command as typed, the sheet's
     name)``; the plan is then its ``resolved`` command's, and the entry has both.
     """
-    from ..rng import RecordingSource
-    from ..stream import HmacStream
-    from .verify import engine
+    from ...rng import RecordingSource
+    from ...stream import HmacStream
+    from ..audit.verify import engine
 
     shown, plan = read
     version = engine()
@@ -208,7 +208,7 @@ async def roll(st: State, room: str, member: Member, body: NewRoll) -> Response:
         raise ApiError(422, f"the command is over {st.limits.command:,} characters")
     if not command:
         raise ApiError(422, "the command is empty: type a roll such as 3d6+2")
-    from .rollas import as_sheet
+    from ..rolling.rollas import as_sheet
 
     made_as = None  # rolled as a character? (contract v1.1)
     found = await as_sheet(st, room, member, command, room_limits(st.limits.draws))
@@ -268,7 +268,7 @@ def install(app: FastAPI) -> None:
             raise ApiError(404, f"no room {room!r}")
         if row["archived"]:
             raise ApiError(409, ARCHIVED)
-        from .log import hash_token
+        from ..log import hash_token
 
         if hash_token(body.invite) != row["invite_hash"]:
             raise ApiError(403, "this invite is not good for this room")

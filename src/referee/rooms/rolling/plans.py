@@ -9,10 +9,10 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from .errors import ApiError
+from ..errors import ApiError
 
 if TYPE_CHECKING:
-    from ..commands import Plan
+    from ...commands import Plan
 
 __all__ = ["Plans"]
 

@@ -18,8 +18,8 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 
-from .api import authenticate, cookie_name, state
-from .errors import ApiError
+from ..errors import ApiError
+from ..routes.api import authenticate, cookie_name, state
 
 __all__ = ["install"]
 

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .errors import ApiError
-from .limits import RoomsLimits
-from .log import check_digestible
+from ..errors import ApiError
+from ..limits import RoomsLimits
+from ..log import check_digestible
 
 if TYPE_CHECKING:
-    from ..commands import CommandLimits, Plan
+    from ...commands import CommandLimits, Plan
 
 __all__ = ["read_command", "room_limits"]
 
@@ -22,7 +22,7 @@ def room_limits(most_draws: int = RoomsLimits.draws) -> CommandLimits:
     (:data:`referee.commands.SHARED_TABLE`), with the room's own cap on dice."""
     from dataclasses import replace
 
-    from ..commands import SHARED_TABLE
+    from ...commands import SHARED_TABLE
 
     return replace(SHARED_TABLE, dice=most_draws)
 
@@ -36,9 +36,9 @@ def read_command(command: str, most_draws: int = RoomsLimits.draws) -> tuple[str
     Raises:
         ApiError: 422 with the engine's own message for a bad command.
     """
-    from .. import commands
-    from ..errors import RefereeError
-    from ..rng import seeded
+    from ... import commands
+    from ...errors import RefereeError
+    from ...rng import seeded
 
     try:
         shown, plan = commands.plan(command, only_rolls=True, limits=room_limits(most_draws))

@@ -23,9 +23,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ..commands.result import SHARED_TABLE
-from ..stream import HmacStream, commitment, mix
-from .log import GENESIS, chain_link, digest
+from ...commands.result import SHARED_TABLE
+from ...stream import HmacStream, commitment, mix
+from ..log import GENESIS, chain_link, digest
 
 __all__ = ["EpochReport", "Problem", "Report", "engine", "read_export", "verify"]
 
@@ -330,9 +330,9 @@ def _check_roll(
     problems: list[Problem],
     versions: list[Problem],
 ) -> bool:
-    from .. import commands
-    from ..errors import RefereeError
-    from ..rng import ReplaySource
+    from ... import commands
+    from ...errors import RefereeError
+    from ...rng import ReplaySource
 
     seq = entry["seq"]
     stream = HmacStream(seed, entry["room"], entry["epoch"], seq, entry["roller"], the_mix)
@@ -376,7 +376,7 @@ def _check_refusal(entry: dict[str, Any], plan: Any, replay: Any, problems: list
     """A refused roll (:func:`.log.outcome`): replaying its draws must give the same
     refusal, or, for a room's cap on dice (which the export does not record), use
     every draw and want one more."""
-    from .log import outcome
+    from ..log import outcome
 
     seq, why = entry["seq"], entry["refused"]
     result, text, refused = outcome(plan, replay)
@@ -402,6 +402,6 @@ _ROOM_CAPS = replace(SHARED_TABLE, dice=None)
 @functools.cache
 def engine() -> str:
     """This referee's version, as roll entries carry it (``engine``)."""
-    from .. import __version__
+    from ... import __version__
 
     return str(__version__)

@@ -1,5 +1,5 @@
 """The rooms' server in a child process, on a socket the parent bound: for tests and
-benchmarks, with no port race (``running``), and for ``python -m referee.rooms.child``.
+benchmarks, with no port race (``running``), and for ``python -m referee.rooms.serving.child``.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ class Child:
 
         args = [str(self.sock.fileno()), self.db_url, json.dumps(self.limits), self.proxy or ""]
         self.process = child = subprocess.Popen(
-            [sys.executable, "-m", "referee.rooms.child", *args],
+            [sys.executable, "-m", "referee.rooms.serving.child", *args],
             pass_fds=[self.sock.fileno()],
             env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
         )
@@ -99,8 +99,8 @@ def running(db_url: str, proxy: str | None = None, **limits: float) -> Iterator[
 def main(argv: list[str]) -> None:
     import uvicorn
 
-    from .app import create_app
-    from .state import RoomsLimits
+    from ..app import create_app
+    from ..state import RoomsLimits
 
     fd, url, overrides = int(argv[0]), argv[1], json.loads(argv[2])
     proxy = argv[3] if len(argv) > 3 and argv[3] else None

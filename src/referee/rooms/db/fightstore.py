@@ -21,10 +21,10 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from ..errors import RefereeError
-from ..fight import Fight, begin, numbers, step
+from ...errors import RefereeError
+from ...fight import Fight, begin, numbers, step
+from ..log import FIGHT_KINDS, decode
 from .epochs import Conflict, StoreParts
-from .log import FIGHT_KINDS, decode
 from .schema import entries, rooms
 
 __all__ = ["FightWrites", "events_of"]

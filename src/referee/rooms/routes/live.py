@@ -16,11 +16,11 @@ from urllib.parse import urlsplit
 
 from fastapi import FastAPI, Request, WebSocket, WebSocketDisconnect
 
+from ..db.store import Member
+from ..errors import ApiError
+from ..fanout.broker import Watch
+from ..state import State
 from .api import Caller, authenticate, cookie_name
-from .broker import Watch
-from .errors import ApiError
-from .state import State
-from .store import Member
 
 __all__ = ["install", "serve"]
 

@@ -8,7 +8,7 @@ from alembic import context
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import create_async_engine
 
-from referee.rooms.schema import metadata
+from referee.rooms.db.schema import metadata
 
 target_metadata = metadata
 

@@ -19,9 +19,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..log import Frames, encode, new_salt, now, seal
 from .epochs import Epoch
 from .held import Held
-from .log import Frames, encode, new_salt, now, seal
 
 __all__ = ["Batch", "Fields", "Head", "HeadWrites", "Results", "Rooms", "Sealer"]
 

@@ -14,10 +14,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..errors import RefereeError
-from ..fight import Fight, begin, numbers, step
-from ..fight.step import adopt
-from .fightstore import events_of
+from ...errors import RefereeError
+from ...fight import Fight, begin, numbers, step
+from ...fight.step import adopt
+from ..db.fightstore import events_of
 
 __all__ = ["check_fight"]
 

@@ -24,8 +24,8 @@ from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket
 
+from ..errors import ApiError
 from . import api, live
-from .errors import ApiError
 from .models import NewRoll
 
 __all__ = ["Hot"]

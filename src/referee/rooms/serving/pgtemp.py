@@ -8,7 +8,7 @@ when we are root they run as the ``postgres`` user; the server is started
 directly (not through ``runuser``), so that this process owns its PID and its
 signals.
 
-``python -m referee.rooms.pgtemp`` starts one and prints its URL, for trying
+``python -m referee.rooms.serving.pgtemp`` starts one and prints its URL, for trying
 two servers against one database by hand.
 """
 

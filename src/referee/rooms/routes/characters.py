@@ -21,11 +21,11 @@ from typing import Any
 
 from fastapi import FastAPI, Request
 
+from ..errors import ApiError
+from ..log import view
+from ..rolling.rollas import SHEET_NAME, read_sheet_body
 from .api import Caller, conflicts, state, writable
-from .errors import ApiError
-from .log import view
 from .models import ERRORS
-from .rollas import SHEET_NAME, read_sheet_body
 
 __all__ = ["install"]
 
@@ -82,7 +82,7 @@ def install(app: FastAPI) -> None:
 
     @app.get("/api/rooms/{room}/sheets/{sheet}")
     async def get_sheet(room: str, sheet: str, member: Caller, request: Request) -> Any:
-        from ..render.sheets import sheet_json
+        from ...render.sheets import sheet_json
 
         _name(sheet)
         st = state(request)

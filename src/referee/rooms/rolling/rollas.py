@@ -16,13 +16,13 @@ from collections import OrderedDict
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
-from .errors import ApiError
-from .sheetstore import SheetRow
+from ..db.sheetstore import SheetRow
+from ..errors import ApiError
 
 if TYPE_CHECKING:
-    from ..commands import CommandLimits
-    from ..sheets import Sheet
-    from .store import Member, Store
+    from ...commands import CommandLimits
+    from ...sheets import Sheet
+    from ..db.store import Member, Store
 
 __all__ = ["MAX_SHEET", "SHEET_NAME", "RoomSheets", "as_sheet", "read_sheet_body"]
 
@@ -108,8 +108,8 @@ class RoomSheets:
 
 
 def read_sheet_body(body: bytes) -> Sheet:
-    from ..errors import SheetError
-    from ..sheets import read_sheet
+    from ...errors import SheetError
+    from ...sheets import read_sheet
 
     try:
         return read_sheet(body)
@@ -179,8 +179,8 @@ def _two_sheets(command: str) -> str | None:
     the bouncer's Brawling (None for any other command)."""
     import shlex
 
-    from ..commands.line import split_line
-    from ..errors import RefereeError
+    from ...commands.line import split_line
+    from ...errors import RefereeError
 
     try:
         words = split_line(command)
@@ -219,8 +219,8 @@ def _resolve(
     command: str, sheet: Sheet | None, limits: CommandLimits, others: Mapping[str, Sheet]
 ) -> tuple[str, str]:
     """``(command normalised, as typed, resolved against sheet)``."""
-    from .. import commands
-    from ..errors import RefereeError
+    from ... import commands
+    from ...errors import RefereeError
 
     try:
         resolved = commands.resolve(command, sheet, limits=limits, others=others)
@@ -231,8 +231,8 @@ def _resolve(
 
 def _typed(command: str) -> str:
     """The command as the log keeps it: ``roll `` before a bare dice expression."""
-    from ..commands.reader import find
-    from ..errors import RefereeError
+    from ...commands.reader import find
+    from ...errors import RefereeError
 
     try:
         meta = find(command.split())[0]

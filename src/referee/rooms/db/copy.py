@@ -23,7 +23,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection, create_async_engine
 
-from .log import GENESIS, chain_link, decode, digest
+from ..log import GENESIS, chain_link, decode, digest
 from .schema import client_seeds, entries, epochs, members, rooms, sheets, tokens
 
 __all__ = ["CopyError", "Copied", "backup_sqlite", "copy_rooms"]

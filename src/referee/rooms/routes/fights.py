@@ -23,14 +23,14 @@ from typing import Any
 from fastapi import FastAPI, Request
 from pydantic import BaseModel, ConfigDict
 
-from ..fight import Fight, visible
-from ..fight.sheets import values_from
+from ...fight import Fight, visible
+from ...fight.sheets import values_from
+from ..db.epochs import Conflict
+from ..db.store import Member
+from ..errors import ApiError
+from ..log import view
 from .api import Caller, conflicts, state, writable
-from .epochs import Conflict
-from .errors import ApiError
-from .log import view
 from .models import ERRORS
-from .store import Member
 
 __all__ = ["install"]
 

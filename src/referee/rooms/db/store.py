@@ -31,12 +31,12 @@ from typing import Any, TypeVar
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
+from ..log import GENESIS, decode, hash_token, new_id, new_token
 from .adminstore import AdminWrites
 from .appends import Appends, Fields
 from .epochs import Conflict, Epoch, EpochWrites, new_epoch
 from .fightstore import FightWrites
 from .held import Held
-from .log import GENESIS, decode, hash_token, new_id, new_token
 from .schema import entries, logins, members, rooms, tokens
 from .sheetstore import SheetRow, SheetWrites
 

@@ -19,11 +19,11 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from ..fanout.notices import notify
+from ..log import Frames, encode
 from .epochs import ARCHIVED, Conflict, Epoch, lock_epoch, read_epochs
 from .heads import Batch, Fields, Head, HeadWrites, Results, Rooms, Sealer
 from .held import Held
-from .log import Frames, encode
-from .notices import notify
 from .schema import entries, rooms
 
 __all__ = ["Appends", "Fields"]

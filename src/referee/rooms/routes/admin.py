@@ -19,11 +19,11 @@ from typing import Any
 from fastapi import FastAPI, Request
 from pydantic import BaseModel
 
+from ..db.store import Member
+from ..errors import ApiError
+from ..log import view
 from .api import Caller, conflicts, state, writable
-from .errors import ApiError
-from .log import view
 from .models import Entry
-from .store import Member
 
 __all__ = ["install"]
 

@@ -15,8 +15,8 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from ..stream import commitment, mix
-from .errors import ApiError
+from ...stream import commitment, mix
+from ..errors import ApiError
 from .schema import client_seeds, epochs, rooms
 
 __all__ = [
