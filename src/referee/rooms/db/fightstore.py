@@ -5,7 +5,7 @@ row lock, on the fight as the log holds it then.
 Each entry of one event carries ``part`` (``[i, n]``: the i-th of its n entries),
 ``by`` (the member), ``why`` (the seq of the roll it applies, or the GM's words, or
 null), ``visibility`` and ``event``: the event itself, so that replaying the log's
-events gives the fight again (:func:`events_of`; ``referee verify`` does the same).
+events gives the fight again (:func:`..fightlog.events_of`; ``referee verify`` does the same).
 An event about a hidden combatant, or taken from a roll that players may not see, is
 the GM's: its entries are ``"visibility": "gm"`` (redacted for players) or, for a
 public ``turn`` entry it moved, carry ``"event": null``.
@@ -15,7 +15,7 @@ Mixed into :class:`.store.Store` (see :class:`.epochs.StoreParts`).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import sqlalchemy as sa
@@ -23,41 +23,12 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from ...errors import RefereeError
 from ...fight import Fight, begin, numbers, step
-from ..log import FIGHT_KINDS, decode
+from ..fightlog import events_of, replay_seen
+from ..log import FIGHT_KINDS, decode, view
 from .epochs import Conflict, StoreParts
 from .schema import entries, rooms
 
-__all__ = ["FightWrites", "events_of"]
-
-
-def events_of(
-    logged: Iterable[Mapping[str, Any]],
-) -> list[tuple[Mapping[str, Any] | None, list[Mapping[str, Any]]]]:
-    """The fight's entries of a log grouped by event: ``(event, its entries)`` each, in
-    order; the event is None when none of its entries shows it (a hidden one)."""
-    out: list[tuple[Mapping[str, Any] | None, list[Mapping[str, Any]]]] = []
-    group: list[Mapping[str, Any]] = []
-    for e in logged:
-        if e.get("kind") not in FIGHT_KINDS:
-            continue
-        part = e.get("part")
-        if isinstance(part, list) and part and part[0] == 0 and group:
-            out.append(_closed(group))
-            group = []
-        group.append(e)
-        if isinstance(part, list) and len(part) == 2 and part[0] == part[1] - 1:
-            out.append(_closed(group))
-            group = []
-    if group:
-        out.append(_closed(group))
-    return out
-
-
-def _closed(
-    group: list[Mapping[str, Any]],
-) -> tuple[Mapping[str, Any] | None, list[Mapping[str, Any]]]:
-    event = next((e["event"] for e in group if isinstance(e.get("event"), Mapping)), None)
-    return event, group
+__all__ = ["FightWrites"]
 
 
 class FightWrites(StoreParts):
@@ -96,6 +67,34 @@ class FightWrites(StoreParts):
             seen = found[-1][0]
         cache[room] = (seen, fight)
         out: Fight = fight
+        return out
+
+    async def seen_fight(self, room: str, member: str) -> Fight:
+        """The fight as ``member`` sees the log: replayed from the entries as
+        :func:`..log.view` gives them to that member (:func:`..fightlog.replay_seen`),
+        so that no answer shows what the log hides from them (the HP a secret damage
+        roll took). The GM sees :meth:`fight`. Kept per member, and read on from
+        where it was."""
+        if member == "gm":
+            return await self.fight(room)
+        async with self.engine.connect() as conn:
+            system = await conn.scalar(sa.select(rooms.c.system).where(rooms.c.id == room))
+            if system is None:
+                raise Conflict(422, "a fight needs a room with a system (gurps, swn or fudge)")
+            cache = self.__dict__.setdefault("_seen", {})
+            last, seen = cache.get((room, member), (-1, None))
+            rows = await conn.execute(
+                sa.select(entries.c.seq, entries.c.body)
+                .where(
+                    entries.c.room_id == room, entries.c.seq > last, entries.c.kind.in_(FIGHT_KINDS)
+                )
+                .order_by(entries.c.seq)
+            )
+            found = [(seq, view(decode(body), member)) for seq, body in rows]
+        if found or seen is None:
+            seen = replay_seen(str(system), [e for _, e in found], start=seen)
+            cache[(room, member)] = (found[-1][0] if found else last, seen)
+        out: Fight = seen.fight
         return out
 
     async def fight_event(
@@ -143,12 +142,11 @@ class FightWrites(StoreParts):
                 done = step(fight, ev)
             except RefereeError as exc:
                 raise Conflict(422, str(exc)) from None
+            # Whose entries are the GM's: a combatant hidden once the event is done (a
+            # hidden one added or hurt; not one just revealed), or a secret roll's.
             target = ev.get("combatant")
-            hidden = secret or (
-                isinstance(target, str)
-                and target in fight.combatants
-                and fight.combatants[target].hidden
-            )
+            now = done.fight.combatants.get(target) if isinstance(target, str) else None
+            hidden = secret or (now is not None and now.hidden)
             n = len(done.records)
             if not n:
                 raise Conflict(422, "that changes nothing in the fight")

@@ -6,7 +6,8 @@
   ``roll``, the event's numbers come from that roll (the injury of a damage roll, the
   success and margin of a called HT roll, an initiative total).
 * ``GET /api/rooms/{room}/fight`` answers the fight as the caller may see it:
-  combatants, order, turn, round, conditions and the open calls.
+  combatants, order, turn, round, conditions and the open calls, replayed from the log
+  as the caller sees it (a change the log hides from a player is not in their answer).
 
 The GM may make any event. A player may answer the calls of their own combatants
 (with their own roll of the call's command), end their own combatant's turn
@@ -98,5 +99,5 @@ def install(app: FastAPI) -> None:
     @app.get("/api/rooms/{room}/fight", responses=ERRORS)
     async def fight_state(room: str, member: Caller, request: Request) -> Any:
         st = state(request)
-        fight = await conflicts(st.store.fight(room))
+        fight = await conflicts(st.store.seen_fight(room, member.id))
         return visible(fight, member.id)

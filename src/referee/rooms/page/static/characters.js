@@ -323,9 +323,8 @@
     const owner = sheet.owner === "gm" ? "NPC" : window.refereeRoom.who(sheet.owner);
     box.append(el("h3", "", `${data.name}`));
     box.append(el("p", "meta", `@${sheet.sheet} · ${sheet.system} · ${owner}`));
-    if (data.system !== "fudge") box.append(form(sheet, data, box));
-    const armed = weapons(sheet, data);
-    if (armed) box.append(armed);
+    // The skills first (a phone reaches Stealth at once), then the combat options
+    // and the weapons they apply to.
     const groups = new Map();
     for (const line of [...defenses(data), ...rolls(sheet, data)]) {
       if (!groups.has(line.group)) groups.set(line.group, []);
@@ -341,11 +340,14 @@
       }
       box.append(list);
     }
+    if (data.system !== "fudge") box.append(form(sheet, data, box));
+    const armed = weapons(sheet, data);
+    if (armed) box.append(armed);
     showTarget(box, data);
     return box;
   }
 
-  let refreshing = null;
+  let refreshing = null, uploadFolded = false;
   async function refresh() {
     const response = await fetch(api(""), { credentials: "same-origin" });
     if (!response.ok) { window.refereeRoom.refused(response); return; }
@@ -358,6 +360,11 @@
       if (got.ok) cards.push(card(sheet, await got.json()));
     }
     panel.replaceChildren(...cards);
+    // A member with a sheet at the table has used the upload form: it folds away.
+    if (sheets.some((s) => s.owner === member) && !uploadFolded) {
+      uploadFolded = true;
+      document.getElementById("upload-box").open = false;
+    }
     if (!cards.length) panel.append(el("p", "meta", isGm ? "No characters yet: players upload theirs, and you may upload NPCs." : "Upload your character to roll by clicking its skills."));
     const chosen = rollAs.value;
     rollAs.replaceChildren(el("option", "", isGm ? "yourself" : (mine.length === 1 ? "your character" : "yourself")));
@@ -369,6 +376,7 @@
     }
     rollAs.value = mine.some((s) => s.sheet === chosen) ? chosen : "";
     document.getElementById("roll-as-box").hidden = !mine.length;
+    if (window.refereeFight) window.refereeFight.changed();  // its "Add to the fight" list
   }
   function changed() {
     clearTimeout(refreshing);
@@ -390,9 +398,16 @@
     const answer = await response.json();
     note.textContent = response.ok ? `Uploaded ${answer.name} as @${answer.sheet}.` : answer.error;
     note.className = response.ok ? "" : "error";
-    if (response.ok) { nameField.value = ""; changed(); }
+    if (response.ok) {
+      nameField.value = "";
+      changed();
+      // The form folds away once used (and stays folded on this member's next visits).
+      document.getElementById("upload-box").open = false;
+      localStorage.setItem("referee-uploaded-" + room, "1");
+    }
   });
 
-  window.refereeCharacters = { changed, prefix: () => (rollAs.value ? "@" + rollAs.value + " " : "") };
+  if (localStorage.getItem("referee-uploaded-" + room)) document.getElementById("upload-box").open = false;
+  window.refereeCharacters = { changed, roster: () => roster, prefix: () => (rollAs.value ? "@" + rollAs.value + " " : "") };
   changed();
 })();

@@ -4,6 +4,7 @@ const me = document.getElementById("me");
 const room = me.dataset.room, member = me.dataset.member, isGm = me.dataset.gm === "yes";
 const log = document.getElementById("log");
 const names = { gm: "GM" };
+const sheetNames = {};  // a sheet's name at the table (@orc) -> its character's name
 const revealed = new Set();
 const shown = new Map();
 const entries = [];  // the log as this member sees it, by seq (revealed rolls replaced whole)
@@ -64,6 +65,13 @@ if (isGm && savedInvite) {
 const LABEL = { public: "public", gm: "GM only", blind: "blind" };
 
 function who(id) { return names[id] || id; }
+// Who rolled, as the table knows them: a roll made as a sheet is the character's (an
+// NPC's roll shows the NPC, not "GM"); a player's character also names the player.
+function rollerName(entry) {
+  if (!entry.sheet) return who(entry.roller);
+  const character = sheetNames[entry.sheet] || "@" + entry.sheet;
+  return entry.roller === "gm" ? character : `${character} (${who(entry.roller)})`;
+}
 
 function el(tag, cls, text) {
   const node = document.createElement(tag);
@@ -138,14 +146,24 @@ function exchangeNodes(x) {
   return [head, steps];
 }
 
+// The command as typed; what the engine ran (a sheet's traits as numbers) on demand.
+function commandNode(entry) {
+  if (!entry.resolved || entry.resolved === entry.command) return el("span", "meta", "(" + entry.command + ")");
+  const box = el("details", "resolved");
+  box.append(el("summary", "meta", entry.command), el("code", "", entry.resolved));
+  return box;
+}
+
 function render(entry) {
   const li = el("li");
   li.dataset.seq = entry.seq;
   li.dataset.kind = entry.kind;
+  li.id = "entry-" + entry.seq;
+  li.append(el("span", "seq", "#" + entry.seq));
   if (entry.kind === "roll") {
     const badge = el("span", "badge " + entry.visibility, revealed.has(entry.seq) ? "revealed" : LABEL[entry.visibility]);
     li.append(badge);
-    li.append(el("span", "meta", who(entry.roller) + ": "));
+    li.append(el("span", "meta roller", rollerName(entry) + ": "));
     if (entry.redacted) {
       li.classList.add("redacted");
       li.append(el("span", "redacted", "a secret roll"));
@@ -158,7 +176,9 @@ function render(entry) {
       if (outcome) li.dataset.outcome = outcome;
       if (entry.result && entry.result.kind === "exchange") li.append(...exchangeNodes(entry.result));
       else li.append(el("span", "text", entry.text));
-      li.append(el("span", "meta", "  (" + entry.command + (entry.resolved ? " → " + entry.resolved : "") + ")"));
+      li.append(" ", commandNode(entry));
+      const apply = isGm && window.refereeFight && window.refereeFight.applyButton(entry);
+      if (apply) li.append(" ", apply);
     }
     if (isGm && entry.visibility !== "public" && !revealed.has(entry.seq)) {
       const button = el("button", "reveal write", "Reveal");
@@ -186,13 +206,16 @@ function render(entry) {
     archived();
   } else if (entry.kind === "sheet") {
     const whose = entry.owner === "gm" ? "the GM" : who(entry.owner);
+    sheetNames[entry.sheet] = entry.name;
     li.append(el("span", "meta", `${entry.name} (${entry.system}) is at the table as @${entry.sheet}, ${whose}'s`));
     if (window.refereeCharacters) window.refereeCharacters.changed();
   } else if (entry.kind === "room") {
     li.append(el("span", "meta", "Room “" + entry.name + "” opened"));
   } else if (entry.kind === "reveal") {
     revealed.add(entry.of);
-    li.append(el("span", "meta", "The GM revealed roll #" + entry.of));
+    const link = el("a", "", "roll #" + entry.of);
+    link.href = "#entry-" + entry.of;
+    li.append(el("span", "meta", "The GM revealed "), link);
   } else if (entry.kind === "epoch") {
     li.append(el("span", "meta", "Epoch " + entry.epoch + " begins: the server committed to its seeds"));
   } else if (entry.kind === "seed") {
@@ -207,6 +230,9 @@ function render(entry) {
     li.append(el("span", "meta", closer + entry.epoch + (entry.seeds.secret ? " and revealed both seeds" : " and revealed its public seed")));
   } else if (entry.kind === "declassify") {
     li.append(el("span", "meta", "The GM revealed the secret seed of epoch " + entry.epoch));
+  } else if (window.refereeFight && window.refereeFight.kinds.has(entry.kind)) {
+    li.append(...window.refereeFight.line(entry));
+    window.refereeFight.changed();
   } else {
     li.append(el("span", "meta", entry.kind));
   }
@@ -331,11 +357,11 @@ async function post(path, body, what) {
     failed.prepend(item);
     while (failed.children.length > 5) failed.lastChild.remove();
   }
-  return response.ok;
+  return response.ok ? answer : false;  // the new entry (or entries): true-ish
 }
 
 async function reveal(seq) { await post("reveal", { seq }); }
-window.refereeRoom = { post, who, names, gone, readOnly, refused };
+window.refereeRoom = { post, who, names, gone, readOnly, refused, el, diceNode };
 
 const sendSeed = document.getElementById("send-seed");
 if (sendSeed) sendSeed.addEventListener("click", () => {

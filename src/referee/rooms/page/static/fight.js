@@ -1,0 +1,271 @@
+"use strict";
+// The fight tracker (contract v1.2, "The fight's state"): the order, whose turn it is,
+// HP/FP bars and conditions, and the rolls the rules call for, each one click for the
+// member who answers it. Every change is a log entry; the panel redraws from
+// GET /fight when one arrives. The GM applies a damage roll from the log with one
+// click ("Apply to Orc Raider"), adds combatants from the room's sheets, and runs the
+// turns; a player answers their own character's calls and ends its turn.
+(() => {
+  const R = window.refereeRoom, el = R.el;
+  const me = document.getElementById("me");
+  const room = me.dataset.room, member = me.dataset.member, isGm = me.dataset.gm === "yes";
+  const body = document.getElementById("fight-body");
+  const note = document.getElementById("fight-note");
+  const kinds = new Set(["combatant", "change", "turn"]);
+  const fightNames = {};  // combatant id -> name, from the log's combatant entries
+  let fight = null, timer = null, target = "";
+
+  const nameOf = (id) => fightNames[id] || id;
+  async function load() {
+    const response = await fetch(`/api/rooms/${room}/fight`, { credentials: "same-origin" });
+    if (R.refused(response)) return;
+    if (!response.ok) {  // a room with no system has no fight: say why
+      body.replaceChildren(el("p", "meta", (await response.json()).error));
+      return;
+    }
+    fight = await response.json();
+    for (const c of fight.combatants) fightNames[c.combatant] = c.name;
+    document.getElementById("room").classList.toggle("fighting", fight.combatants.length > 0);
+    draw();
+  }
+  function changed() { clearTimeout(timer); timer = setTimeout(load, 80); }
+
+  // One event (its numbers from the roll at seq `roll`, if any): errors stay in view.
+  async function send(event, roll) {
+    note.textContent = "";
+    note.className = "";
+    const answer = await R.post("fight", { event, roll: roll ?? null }, "fight: " + event.kind);
+    if (!answer) {
+      note.textContent = document.getElementById("error").textContent;
+      note.className = "error";
+    }
+    return answer;
+  }
+  // A call answered by rolling its command (secret when its combatant is hidden).
+  async function answer(call, hidden) {
+    const rolled = await R.post("rolls", { command: call.command, visibility: hidden ? "gm" : "public" });
+    if (rolled) await send({ kind: "answer", call: call.call }, rolled.seq);
+  }
+
+  function button(text, onClick, cls) {
+    const b = el("button", "write " + (cls || ""), text);
+    b.type = "button";
+    b.disabled = R.readOnly();
+    b.addEventListener("click", onClick);
+    return b;
+  }
+  function bar(label, value, max) {
+    const box = el("span", "bar");
+    const meter = el("meter");
+    meter.min = 0;
+    meter.max = Math.max(1, max);
+    meter.value = Math.max(0, value);
+    meter.low = meter.max / 3 + 0.01;
+    meter.high = meter.max * 2 / 3;
+    meter.optimum = meter.max;
+    meter.setAttribute("aria-label", `${label} ${value} of ${max}`);
+    box.append(el("span", "what", label), meter, el("span", "num", `${value}/${max}`));
+    return box;
+  }
+  function bars(c) {
+    const v = c.values, out = [];
+    if ("hp_max" in v) out.push(bar("HP", v.hp, v.hp_max));
+    if ("fp_max" in v) out.push(bar("FP", v.fp, v.fp_max));
+    if ("strain_max" in v) out.push(el("span", "num", `Strain ${v.strain}/${v.strain_max}`));
+    if (fight.system === "fudge") out.push(el("span", "num", `Luck ${v.luck ?? 0}`));
+    return out;
+  }
+
+  function turnLine() {
+    if (!fight.round) return `Not started: ${fight.combatants.length} in the fight.`;
+    const current = fight.current ? nameOf(fight.current) : "nobody";
+    return `Round ${fight.round} · ${current}'s turn`;
+  }
+
+  function combatantItem(c, place) {
+    const li = el("li", "combatant");
+    li.dataset.combatant = c.combatant;
+    if (c.combatant === fight.current) { li.classList.add("current"); li.setAttribute("aria-current", "true"); }
+    if (c.out) li.classList.add("out");
+    const head = el("div", "head");
+    head.append(el("strong", "", c.name));
+    if (place) head.append(" ", el("span", "meta", "#" + place));
+    if (c.hidden) head.append(" ", el("span", "badge gm", "hidden"));
+    if (c.out) head.append(" ", el("span", "badge", "out of the fight"));
+    li.append(head);
+    const row = el("div", "bars");
+    row.append(...bars(c));
+    li.append(row);
+    if (c.shown.length) {
+      const list = el("ul", "conditions");
+      list.setAttribute("aria-label", c.name + "'s conditions");
+      for (const s of c.shown) list.append(el("li", "condition", s));
+      li.append(list);
+    }
+    if (isGm && !c.out) {
+      const tools = el("div", "tools write");
+      const amount = el("input");
+      amount.type = "number";
+      amount.min = "0";
+      amount.max = "999";
+      amount.placeholder = "0";
+      amount.setAttribute("aria-label", "Damage to " + c.name);
+      amount.disabled = R.readOnly();
+      tools.append(amount, button("Damage", () => {
+        const n = Number.parseInt(amount.value, 10);
+        if (Number.isFinite(n)) send({ kind: "damage", combatant: c.combatant, amount: n });
+      }));
+      if (c.hidden) tools.append(button("Reveal", () => send({ kind: "reveal", combatant: c.combatant })));
+      tools.append(button("Remove", () => send({ kind: "remove", combatant: c.combatant })));
+      li.append(tools);
+    }
+    return li;
+  }
+
+  function callItem(call) {
+    const c = fight.combatants.find((x) => x.combatant === call.combatant);
+    const li = el("li", "call");
+    li.dataset.call = call.call;
+    li.append(el("strong", "", nameOf(call.combatant) + ": "), call.why + " ", el("code", "", call.command));
+    if (isGm || (c && c.owner === member)) li.append(" ", button("Roll", () => answer(call, c && c.hidden), "answer"));
+    if (isGm) li.append(" ", button("Dismiss", () => send({ kind: "dismiss", call: call.call })));
+    return li;
+  }
+
+  function addForm() {
+    const form = el("div", "add write");
+    const roster = (window.refereeCharacters && window.refereeCharacters.roster()) || [];
+    const inFight = new Set(fight.combatants.map((c) => c.combatant));
+    const choices = roster.filter((s) => !inFight.has(s.sheet));
+    if (!choices.length) {
+      form.append(el("p", "meta", "Upload sheets (Character) to add them to the fight."));
+      return form;
+    }
+    const pick = el("select");
+    pick.id = "fight-add";
+    for (const s of choices) {
+      const o = el("option", "", `${s.name} (@${s.sheet})`);
+      o.value = s.sheet;
+      o.dataset.owner = s.owner;
+      pick.append(o);
+    }
+    const label = el("label", "", "Add to the fight");
+    label.htmlFor = "fight-add";
+    const hide = el("input");
+    hide.type = "checkbox";
+    hide.id = "fight-add-hidden";
+    const hideLabel = el("label", "inline", " hidden from players");
+    hideLabel.prepend(hide);
+    const sync = () => { hide.checked = pick.selectedOptions[0]?.dataset.owner === "gm"; };
+    pick.addEventListener("change", sync);
+    sync();
+    form.append(label, pick, " ", hideLabel, " ", button("Add", () =>
+      send({ kind: "add", combatant: pick.value, sheet: pick.value, hidden: hide.checked })));
+    return form;
+  }
+
+  function draw() {
+    const items = [];
+    const turn = el("p", "turn", turnLine());
+    turn.id = "fight-turn";
+    items.push(turn);
+    const controls = el("p", "controls");
+    if (isGm && fight.combatants.length) {
+      if (!fight.round) controls.append(button("Start the fight", () => send({ kind: "start" })));
+      else controls.append(button("Previous", () => send({ kind: "previous" })), " ", button("Next turn", () => send({ kind: "next" })));
+    } else if (fight.round && fight.combatants.some((c) => c.combatant === fight.current && c.owner === member)) {
+      controls.append(button("End my turn", () => send({ kind: "next" })));
+    }
+    if (controls.childNodes.length) items.push(controls);
+    if (isGm && fight.combatants.length) {
+      const pick = el("select");
+      pick.id = "fight-target";
+      for (const c of fight.combatants.filter((x) => !x.out)) {
+        const o = el("option", "", c.name);
+        o.value = c.combatant;
+        pick.append(o);
+      }
+      if ([...pick.options].some((o) => o.value === target)) pick.value = target;
+      target = pick.value;
+      pick.addEventListener("change", () => { target = pick.value; });
+      const label = el("label", "inline", "Damage from the log goes to ");
+      label.htmlFor = "fight-target";
+      const p = el("p", "target write");
+      p.append(label, pick);
+      items.push(p);
+    }
+    const order = [...fight.order, ...fight.combatants.map((c) => c.combatant).filter((id) => !fight.order.includes(id))];
+    const byId = new Map(fight.combatants.map((c) => [c.combatant, c]));
+    const list = el("ol", "combatants");
+    list.setAttribute("aria-label", "Combatants in order");
+    order.forEach((id, i) => { if (byId.has(id)) list.append(combatantItem(byId.get(id), fight.order.includes(id) ? i + 1 : 0)); });
+    if (fight.combatants.length) items.push(list);
+    else items.push(el("p", "meta", "No fight yet."));
+    if (fight.calls.length) {
+      items.push(el("h3", "", "Rolls the rules call for"));
+      const calls = el("ul", "calls");
+      for (const call of fight.calls) calls.append(callItem(call));
+      items.push(calls);
+    }
+    if (isGm) items.push(addForm());
+    body.replaceChildren(...items);
+  }
+
+  // A log entry of the fight, as one line.
+  const LABELS = { hp: "HP", fp: "FP", shock: "shock", strain: "strain", luck: "Luck", rounds_down: "rounds down" };
+  function line(entry) {
+    if (entry.redacted) return [el("span", "redacted", "a hidden change to the fight")];
+    const out = [];
+    if (entry.kind === "combatant") {
+      fightNames[entry.combatant] = entry.name;
+      const v = entry.values || {};
+      const hp = "hp_max" in v ? ` (HP ${v.hp}/${v.hp_max})` : "";
+      out.push(el("span", "text", `${entry.name} is in the fight${hp}` + (entry.hidden ? ", hidden from players" : "")));
+    } else if (entry.kind === "turn") {
+      out.push(el("span", "text", entry.round ? `Round ${entry.round}: ${nameOf(entry.current)}'s turn` : "The fight's order is set"));
+    } else {
+      const parts = [];
+      for (const [k, [a, b]] of Object.entries(entry.values || {})) {
+        if (k === "shock") parts.push(`shock ${a ? -a : 0} → ${b ? -b : 0}`);  // a penalty
+        else if (k in LABELS) parts.push(`${LABELS[k]} ${a} → ${b}`);
+      }
+      if (entry.conditions) {
+        const [before, after] = entry.conditions;
+        const gained = after.filter((c) => !before.includes(c)), lost = before.filter((c) => !after.includes(c));
+        if (gained.length) parts.push("now " + gained.join(", "));
+        if (lost.length) parts.push("no longer " + lost.join(", "));
+      }
+      for (const call of entry.calls || []) parts.push(`calls for ${call.why} (${call.command})`);
+      if ((entry.closed || []).length) parts.push("answered " + entry.closed.join(", "));
+      if (entry.initiative !== undefined && entry.initiative !== null) parts.push(`initiative #${entry.initiative}`);
+      out.push(el("span", "text", `${nameOf(entry.combatant)}: ${parts.join("; ") || "changed"}`));
+    }
+    if (typeof entry.why === "number") {
+      const link = el("a", "", "roll #" + entry.why);
+      link.href = "#entry-" + entry.why;
+      out.push(el("span", "meta", " (from "), link, el("span", "meta", ")"));
+    } else if (entry.why) out.push(el("span", "meta", ` (${entry.why})`));
+    return out;
+  }
+
+  // A damage roll in the log, one click from its target: an exchange's own target
+  // when it is in the fight, or the target chosen above.
+  const DAMAGE = new Set(["damage", "exchange"]);
+  function applyButton(entry) {
+    const r = entry.result;
+    if (!r || r.refused || Array.isArray(r)) return null;
+    const damaging = DAMAGE.has(r.kind) || (r.system === "swn" && r.kind === "attack");
+    if (!damaging || (r.kind === "exchange" && !(r.damage && r.damage.injury))) return null;
+    const named = () => fight && fight.combatants.find((c) => !c.out && (c.name === r.target || c.combatant === r.target));
+    const b = button(r.kind === "exchange" ? `Apply to ${r.target}` : "Apply to the target", async () => {
+      const to = named() || (fight && fight.combatants.find((c) => c.combatant === target));
+      if (!to) { note.textContent = "Add the target to the fight first."; note.className = "error"; return; }
+      await send({ kind: "damage", combatant: to.combatant }, entry.seq);
+    }, "apply");
+    b.title = "Apply this roll's damage in the fight";
+    return b;
+  }
+
+  window.refereeFight = { changed, line, kinds, applyButton, state: () => fight };
+  changed();
+})();

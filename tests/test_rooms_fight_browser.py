@@ -1,0 +1,216 @@
+"""The fight at the table in Chromium (issue 41, the room): the GM adds a player's
+character and a hidden NPC from their sheets, starts the fight, applies a damage roll
+from the log with one click, and answers the knockdown roll the rules call for; the
+player sees only her character until the GM reveals the NPC, answers her own call with
+one click and ends her turn. The log numbers its entries, names an NPC's rolls after
+the NPC, shows what a command resolved to on demand, and links a revealed roll. The
+phone layout (390 px) is three tabs over a roll bar fixed at the bottom. Both pages are
+axe-clean at 1280 and 390 px in every tab, with no sideways scroll; the export verifies
+with its fight replayed. Screenshots go to ``test-artifacts/``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from referee.rooms.audit.verify import verify
+from rooms_server import Server, Table
+from test_rooms_browser import ARGS, ARTIFACTS, CHROMIUM, _room_with_alice
+from test_rooms_combat_browser import ALDO, ORC, _put
+from test_rooms_out_browser import _axe_clean
+
+WIDE = "document.documentElement.scrollWidth - document.documentElement.clientWidth"
+
+
+def _gurps_room(server: Server, name: str) -> tuple[dict[str, Any], dict[str, Any], Table]:
+    """A GURPS room (a fight needs the room's system), Alice joined."""
+    with server.client() as c:
+        made = c.post("/api/rooms", json={"name": name, "system": "gurps"}).json()
+        alice = c.post(
+            f"/api/rooms/{made['room']}/members", json={"name": "Alice", "invite": made["invite"]}
+        ).json()
+    tokens, ids = (
+        {"gm": made["token"], "alice": alice["token"]},
+        {"gm": "gm", "alice": alice["member"]},
+    )
+    return made, alice, Table(server, made["room"], made["invite"], tokens, ids)
+
+
+async def _checked(page: Any, name: str) -> None:
+    """At 1280 px, then 390 px in each tab: no sideways scroll, axe-clean, a screenshot."""
+    await page.set_viewport_size({"width": 1280, "height": 900})
+    await page.wait_for_timeout(100)
+    assert await page.evaluate(WIDE) <= 0, (name, 1280)
+    assert await _axe_clean(page) == [], (name, 1280)
+    await page.screenshot(path=str(ARTIFACTS / f"fight-{name}-1280.png"), full_page=False)
+    await page.set_viewport_size({"width": 390, "height": 844})
+    for tab in ("log", "characters", "fight"):
+        await page.click(f"#tab-{tab}")
+        await page.wait_for_timeout(100)
+        assert await page.evaluate(WIDE) <= 0, (name, 390, tab)
+        assert await _axe_clean(page) == [], (name, 390, tab)
+        await page.screenshot(path=str(ARTIFACTS / f"fight-{name}-390-{tab}.png"))
+    await page.click("#tab-log")
+
+
+async def test_a_whole_fight_in_the_room(server: Server) -> None:
+    from playwright.async_api import async_playwright, expect
+
+    ARTIFACTS.mkdir(exist_ok=True)
+    expect.set_options(timeout=15_000)
+    made, alice, table = _gurps_room(server, "The fight")
+    room = made["room"]
+    _put(server, room, alice["token"], "aldo", ALDO)
+    _put(server, room, made["token"], "orc", ORC)
+    async with async_playwright() as pw:
+        browser = await pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        gm = await (await browser.new_context(viewport={"width": 1280, "height": 900})).new_page()
+        player = await (
+            await browser.new_context(viewport={"width": 390, "height": 844})
+        ).new_page()
+        await gm.goto(made["url"])
+        await player.goto(alice["url"])
+
+        # The phone: three tabs, the log first, and the roll bar fixed at the bottom.
+        await expect(player.locator("#tabs")).to_be_visible()
+        await expect(player.locator("#fight")).to_be_hidden()
+        bar = await player.locator("form#roll").bounding_box()
+        assert bar is not None and abs(bar["y"] + bar["height"] - 844) < 1, bar
+        assert bar["height"] < 140, bar  # a bar, not half the screen
+        # Her character is one tap away: its first skill button within the first screen.
+        await player.click("#tab-characters")
+        skill = player.locator("#sheets button.trait").first
+        await expect(skill).to_be_visible()
+        box = await skill.bounding_box()
+        assert box is not None and box["y"] + box["height"] < 844 - bar["height"], box
+        # The desktop: no tabs; the log beside the characters and the fight.
+        await expect(gm.locator("#tabs")).to_be_hidden()
+        log_box = await gm.locator("#log-pane").bounding_box()
+        side_box = await gm.locator("#side").bounding_box()
+        assert log_box and side_box and side_box["x"] >= log_box["x"] + log_box["width"] - 1
+
+        # The GM adds the orc (hidden: the GM's own sheet) and Aldo (the player's).
+        add = gm.locator("#fight-add")
+        await expect(add).to_be_visible()
+        await add.select_option("orc")
+        await expect(gm.locator("#fight-add-hidden")).to_be_checked()
+        await gm.click("#fight .add button")
+        await expect(gm.locator("#fight li.combatant")).to_have_count(1)
+        await gm.locator("#fight-add").select_option("aldo")
+        await expect(gm.locator("#fight-add-hidden")).not_to_be_checked()
+        await gm.click("#fight .add button")
+        await expect(gm.locator("#fight li.combatant")).to_have_count(2)
+        await player.click("#tab-fight")
+        await expect(player.locator("#fight li.combatant")).to_have_count(1)  # not the orc
+        await expect(player.locator("#fight li.combatant")).to_contain_text("Sir Aldo")
+        await expect(player.locator("#fight")).not_to_contain_text("Orc Raider")
+
+        await gm.click("#fight button:text('Start the fight')")
+        await expect(gm.locator("#fight-turn")).to_contain_text("Round 1")
+        await expect(player.locator("#fight-turn")).to_contain_text("Round 1")
+
+        # A damage roll in the log, applied to the orc with one click: 10d cr does at
+        # least 10 injury, a major wound to 13 HP, so the rules call for a knockdown roll.
+        assert table.roll("gm", "gurps damage 10d cr").status_code == 201
+        hit = [e for e in table.log("gm") if e["kind"] == "roll"][-1]
+        injury = hit["result"]["injury"]
+        await gm.locator(f"#entry-{hit['seq']} button.apply").click()
+        orc = gm.locator("#fight li.combatant[data-combatant=orc]")
+        await expect(orc).to_contain_text(f"{13 - injury}/13")
+        call = gm.locator("#fight li.call", has_text="Orc Raider")
+        await expect(call.first).to_contain_text("knockdown")
+        await expect(player.locator("#fight li.call")).to_have_count(0)  # the orc's are hidden
+        await call.first.locator("button.answer").click()
+        await expect(gm.locator("#fight li.call", has_text="knockdown")).to_have_count(0)
+
+        # The GM hurts Aldo by hand: 8 of 14 HP is a major wound; the call is hers.
+        aldo = gm.locator("#fight li.combatant[data-combatant=aldo]")
+        await aldo.locator("input[type=number]").fill("8")
+        await aldo.locator("button:text('Damage')").click()
+        await expect(aldo).to_contain_text("6/14")
+        mine = player.locator("#fight li.call", has_text="Sir Aldo")
+        await expect(mine).to_have_count(1)
+        await mine.locator("button.answer").click()
+        await expect(player.locator("#fight li.call")).to_have_count(0)
+        answers = [e for e in table.log("gm") if e["kind"] == "roll"]
+        assert answers[-1]["roller"] == alice["member"], answers[-1]  # her roll, her call
+
+        # The GM reveals the orc: the player sees it now.
+        await orc.locator("button:text('Reveal')").click()
+        await expect(player.locator("#fight li.combatant")).to_have_count(2)
+        await expect(player.locator("#fight")).to_contain_text("Orc Raider")
+
+        # Whose turn: the GM moves on until it is Aldo's, then she ends it herself.
+        for _ in range(3):
+            if "Sir Aldo" in (await player.locator("#fight-turn").text_content() or ""):
+                break
+            await gm.click("#fight button:text('Next turn')")
+            await gm.wait_for_timeout(300)
+        await expect(player.locator("#fight-turn")).to_contain_text("Sir Aldo")
+        before = await player.locator("#fight-turn").text_content()
+        await player.click("#fight button:text('End my turn')")
+        await expect(player.locator("#fight-turn")).not_to_have_text(before or "")
+
+        # The log: numbered entries, an NPC's roll under the NPC's name, the resolved
+        # command on demand, and a link to a revealed roll.
+        await player.click("#tab-log")
+        assert table.roll("gm", "@orc gurps check Broadsword").status_code == 201
+        npc = [e for e in table.log("gm") if e["kind"] == "roll"][-1]
+        item = player.locator(f"#entry-{npc['seq']}")
+        await expect(item.locator(".seq")).to_have_text(f"#{npc['seq']}")
+        await expect(item.locator(".roller")).to_have_text("Orc Raider: ")
+        resolved = item.locator("details.resolved")
+        await expect(resolved.locator("summary")).to_have_text("@orc gurps check Broadsword")
+        await expect(resolved.locator("code")).to_be_hidden()
+        await resolved.locator("summary").click()
+        await expect(resolved.locator("code")).to_have_text(npc["resolved"])
+        assert table.roll("gm", "3d6", "gm").status_code == 201
+        secret = [e for e in table.log("gm") if e["kind"] == "roll"][-1]
+        await gm.locator(f"#entry-{secret['seq']} button.reveal").click()
+        link = player.locator("#log li[data-kind=reveal] a")
+        await expect(link).to_have_attribute("href", f"#entry-{secret['seq']}")
+        await link.click()
+        assert await player.evaluate("location.hash") == f"#entry-{secret['seq']}"
+
+        # The fight's entries are in the log, one line each.
+        await expect(gm.locator("#log li[data-kind=change]").first).to_be_attached()
+        await expect(gm.locator("#log")).to_contain_text("calls for")
+
+        await _checked(gm, "gm")
+        await _checked(player, "player")
+        await browser.close()
+
+    with table.client("gm") as c:
+        text = c.get(f"/api/rooms/{room}/export").text
+    report = verify([__import__("json").loads(line) for line in text.splitlines() if line])
+    assert report.ok, report.problems
+    assert report.fight_checked > 0, report
+
+
+async def test_the_upload_form_and_fair_dice_fold_away(server: Server) -> None:
+    """Issue 41: the upload form folds once used, and "Fair dice" is open on a first
+    visit only; both stay folded on the next visit (the same browser)."""
+    from playwright.async_api import async_playwright, expect
+
+    expect.set_options(timeout=15_000)
+    made, alice, table = _room_with_alice(server, "Folding")
+    async with async_playwright() as pw:
+        browser = await pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        ctx = await browser.new_context(viewport={"width": 390, "height": 844})
+        page = await ctx.new_page()
+        await page.goto(alice["url"])
+        assert await page.locator("#fairness").get_attribute("open") is not None
+        await page.click("#tab-characters")
+        assert await page.locator("#upload-box").get_attribute("open") is not None
+        await page.set_input_files(
+            "#sheet-file",
+            files=[{"name": "aldo.toml", "mimeType": "application/toml", "buffer": ALDO}],
+        )
+        await page.click("#upload button[type=submit]")
+        await expect(page.locator("#upload-note")).to_contain_text("Uploaded Sir Aldo")
+        await expect(page.locator("#upload-box")).not_to_have_attribute("open", "")
+        await page.reload()
+        await expect(page.locator("#me")).to_be_attached()
+        await page.wait_for_timeout(200)
+        assert await page.locator("#fairness").get_attribute("open") is None
+        assert await page.locator("#upload-box").get_attribute("open") is None
+        await browser.close()
