@@ -38,6 +38,7 @@ def _gurps_room(server: Server, name: str) -> tuple[dict[str, Any], dict[str, An
 async def _checked(page: Any, name: str) -> None:
     """At 1280 px, then 390 px in each tab: no sideways scroll, axe-clean, a screenshot."""
     await page.set_viewport_size({"width": 1280, "height": 900})
+    await page.evaluate("window.scrollTo(0, 0)")
     await page.wait_for_timeout(100)
     assert await page.evaluate(WIDE) <= 0, (name, 1280)
     assert await _axe_clean(page) == [], (name, 1280)
@@ -45,6 +46,7 @@ async def _checked(page: Any, name: str) -> None:
     await page.set_viewport_size({"width": 390, "height": 844})
     for tab in ("log", "characters", "fight"):
         await page.click(f"#tab-{tab}")
+        await page.evaluate("window.scrollTo(0, 0)")
         await page.wait_for_timeout(100)
         assert await page.evaluate(WIDE) <= 0, (name, 390, tab)
         assert await _axe_clean(page) == [], (name, 390, tab)

@@ -15,6 +15,7 @@ Mixed into :class:`.store.Store` (see :class:`.epochs.StoreParts`).
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping
 from typing import Any
 
@@ -46,9 +47,15 @@ class FightWrites(StoreParts):
         async with self.engine.connect() as conn:
             return await self._fight(conn, room)
 
-    async def _fight(self, conn: AsyncConnection, room: str) -> Fight:
+    async def _fight(self, conn: AsyncConnection, room: str, head: int | None = None) -> Fight:
+        """The fight read on from the cache. Under the room's row lock, ``head`` is its
+        next seq: every entry before it is committed, so what the cache has read up to
+        it needs no query."""
         cache = self.__dict__.setdefault("_fights", {})
         seen, fight = cache.get(room, (-1, None))
+        if fight is not None and head is not None and seen >= head - 1:
+            out_: Fight = fight
+            return out_
         if fight is None:
             system = await conn.scalar(sa.select(rooms.c.system).where(rooms.c.id == room))
             if system is None:
@@ -65,6 +72,8 @@ class FightWrites(StoreParts):
                 fight = step(fight, event).fight
         if found:
             seen = found[-1][0]
+        if head is not None:
+            seen = max(seen, head - 1)
         cache[room] = (seen, fight)
         out: Fight = fight
         return out
@@ -110,61 +119,119 @@ class FightWrites(StoreParts):
         when given (its roller must be ``by``, or ``by`` the GM), checked by ``may``
         (``may(fight, event)`` raises for what ``by`` may not do), logged.
 
+        Events that arrive together for one room are written in one transaction (group
+        commit, as rolls are), each on the fight the ones before it left; each caller
+        gets its own entries or its own error.
+
         Raises:
             Conflict: 422 for an event the fight refuses (the engine's message), 403
                 for one this member may not make.
         """
-        async with self._writing(), self.engine.begin() as conn:
-            await self._take(conn, room)
-            fight = await self._fight(conn, room)
-            ev = dict(event)
-            secret = False
-            if roll is not None:
-                found = await conn.scalar(
-                    sa.select(entries.c.body).where(
-                        entries.c.room_id == room, entries.c.seq == roll
-                    )
-                )
-                e = None if found is None else decode(found)
-                if e is None or e.get("kind") != "roll":
-                    raise Conflict(422, f"seq {roll} is not a roll in this room")
-                if by != "gm" and e.get("roller") != by:
-                    raise Conflict(403, f"roll {roll} is another member's")
-                secret = e.get("visibility") != "public"
-                try:
-                    ev.update(numbers(str(ev.get("kind")), e.get("result") or {}))
-                except RefereeError as exc:
-                    raise Conflict(422, f"roll {roll}: {exc}") from None
-                if ev.get("kind") == "answer":
-                    _same_roll(fight, ev, e)
+        future: asyncio.Future[list[dict[str, Any]]] = asyncio.get_running_loop().create_future()
+        queues = self.__dict__.setdefault("_fight_queues", {})
+        queue = queues.get(room)
+        if queue is None:
+            queue = queues[room] = []
+            task = asyncio.create_task(self._fight_flush(room))
+            tasks = self.__dict__.setdefault("_fight_tasks", set())
+            tasks.add(task)  # held until done: a task only the loop holds may vanish
+            task.add_done_callback(tasks.discard)
+        queue.append((by, dict(event), roll, why, may, future))
+        return await future
+
+    async def _fight_flush(self, room: str) -> None:
+        queues = self.__dict__["_fight_queues"]
+        try:
+            while queues.get(room):
+                batch, queues[room] = queues[room], []
+                await self._fight_batch(room, batch)
+        finally:
+            queues.pop(room, None)
+
+    async def _fight_batch(self, room: str, batch: list[tuple[Any, ...]]) -> None:
+        """One transaction for these events of ``room``, in order; each future set."""
+        done: list[tuple[asyncio.Future[list[dict[str, Any]]], int]] = []
+        try:
+            async with self._writing(), self.engine.begin() as conn:
+                taken = await self._take(conn, room)
+                fight = await self._fight(conn, room, taken.next_seq)
+                items: list[tuple[str, Mapping[str, Any]]] = []
+                for by, ev, roll, why, may, future in batch:
+                    try:
+                        made, fight = await self._prepare(conn, fight, room, by, ev, roll, why, may)
+                    except Conflict as exc:
+                        future.set_exception(exc)
+                        continue
+                    items.extend(made)
+                    done.append((future, len(made)))
+                made_all = (await self._append_many(conn, [(room, items)]))[0] if items else []
+                sealed: list[dict[str, Any]] = []
+                for s in made_all:
+                    if isinstance(s, Exception):
+                        raise s
+                    sealed.append(s)
+        except Exception as exc:  # the transaction failed: every event waiting hears so
+            for *_rest, future in batch:
+                if not future.done():
+                    future.set_exception(exc)
+            return
+        if sealed:
+            self.__dict__.setdefault("_fights", {})[room] = (sealed[-1]["seq"], fight)
+        at = 0
+        for future, n in done:
+            future.set_result(sealed[at : at + n])
+            at += n
+
+    async def _prepare(
+        self,
+        conn: AsyncConnection,
+        fight: Fight,
+        room: str,
+        by: str,
+        ev: dict[str, Any],
+        roll: int | None,
+        why: str | None,
+        may: Any,
+    ) -> tuple[list[tuple[str, Mapping[str, Any]]], Fight]:
+        """An event's entries to log, and the fight after it (raises :class:`Conflict`)."""
+        secret = False
+        if roll is not None:
+            found = await conn.scalar(
+                sa.select(entries.c.body).where(entries.c.room_id == room, entries.c.seq == roll)
+            )
+            e = None if found is None else decode(found)
+            if e is None or e.get("kind") != "roll":
+                raise Conflict(422, f"seq {roll} is not a roll in this room")
+            if by != "gm" and e.get("roller") != by:
+                raise Conflict(403, f"roll {roll} is another member's")
+            secret = e.get("visibility") != "public"
             try:
-                may(fight, ev)
-                done = step(fight, ev)
+                ev.update(numbers(str(ev.get("kind")), e.get("result") or {}))
             except RefereeError as exc:
-                raise Conflict(422, str(exc)) from None
-            # Whose entries are the GM's: a combatant hidden once the event is done (a
-            # hidden one added or hurt; not one just revealed), or a secret roll's.
-            target = ev.get("combatant")
-            now = done.fight.combatants.get(target) if isinstance(target, str) else None
-            hidden = secret or (now is not None and now.hidden)
-            n = len(done.records)
-            if not n:
-                raise Conflict(422, "that changes nothing in the fight")
-            items: list[tuple[str, Mapping[str, Any]]] = []
-            for i, r in enumerate(done.records):
-                gm = r.hidden or secret or (hidden and r.kind != "turn")
-                fields = {**r.fields, "event": None if hidden and not gm else ev, "part": [i, n],
-                          "why": roll if roll is not None else why, "by": by,
-                          "visibility": "gm" if gm else "public"}  # fmt: skip
-                items.append((r.kind, fields))
-            (sealed,) = await self._append_many(conn, [(room, items)])
-            out = []
-            for s in sealed:
-                if isinstance(s, Exception):
-                    raise s
-                out.append(s)
-        self.__dict__.setdefault("_fights", {})[room] = (out[-1]["seq"], done.fight)
-        return out
+                raise Conflict(422, f"roll {roll}: {exc}") from None
+            if ev.get("kind") == "answer":
+                _same_roll(fight, ev, e)
+        try:
+            may(fight, ev)
+            done = step(fight, ev)
+        except RefereeError as exc:
+            raise Conflict(422, str(exc)) from None
+        # Whose entries are the GM's: a combatant hidden once the event is done (a
+        # hidden one added or hurt; not one just revealed), or a secret roll's.
+        target = ev.get("combatant")
+        now = done.fight.combatants.get(target) if isinstance(target, str) else None
+        hidden = secret or (now is not None and now.hidden)
+        n = len(done.records)
+        if not n:
+            raise Conflict(422, "that changes nothing in the fight")
+        items: list[tuple[str, Mapping[str, Any]]] = []
+        for i, r in enumerate(done.records):
+            gm = r.hidden or secret or (hidden and r.kind != "turn")
+            fields = {**r.fields, "event": None if hidden and not gm else ev, "part": [i, n],
+                      "why": roll if roll is not None else why, "by": by,
+                      "visibility": "gm" if gm else "public"}  # fmt: skip
+            items.append((r.kind, fields))
+        return items, done.fight
 
 
 def _same_roll(fight: Fight, ev: Mapping[str, Any], e: Mapping[str, Any]) -> None:

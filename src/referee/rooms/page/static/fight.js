@@ -237,7 +237,7 @@
       }
       for (const call of entry.calls || []) parts.push(`calls for ${call.why} (${call.command})`);
       if ((entry.closed || []).length) parts.push("answered " + entry.closed.join(", "));
-      if (entry.initiative !== undefined && entry.initiative !== null) parts.push(`initiative #${entry.initiative}`);
+      if (entry.initiative !== undefined && entry.initiative !== null) parts.push("takes its place in the order");
       out.push(el("span", "text", `${nameOf(entry.combatant)}: ${parts.join("; ") || "changed"}`));
     }
     if (typeof entry.why === "number") {
