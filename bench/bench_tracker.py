@@ -56,6 +56,7 @@ async def _posters(
         async with httpx.AsyncClient(base_url=base, headers=auth, timeout=30) as c:
             n = 0
             while time.perf_counter() < stop:
+                body: dict[str, object]
                 if what == "roll":
                     path, body = f"/api/rooms/{room}/rolls", {"command": "gurps check 12"}
                 else:

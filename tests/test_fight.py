@@ -4,6 +4,7 @@ pure step function, held by hand-worked cases, brute force and hypothesis."""
 
 from __future__ import annotations
 
+import random
 from dataclasses import replace
 from typing import Any
 
@@ -334,6 +335,15 @@ def test_bad_events_are_refused_by_name(event: dict[str, Any], message: str) -> 
         fight.step(f, event)
 
 
+@pytest.mark.parametrize("system", ["gurps", "fudge"])
+def test_a_fight_with_everyone_removed_does_not_start(system: str) -> None:
+    f = _fight(system, ("a", {}), ("b", {}))
+    for cid in ("a", "b"):
+        f = fight.step(f, {"kind": "remove", "combatant": cid}).fight
+    with pytest.raises(RuleError, match="nobody is left"):  # not an IndexError
+        fight.step(f, {"kind": "start"})
+
+
 # hypothesis: any sequence of events -------------------------------------------------
 IDS = ["a", "b", "c"]
 EVENT = st.one_of(
@@ -414,3 +424,117 @@ def test_hp_changes_only_by_an_hp_event_and_replay_gives_the_same_state(
         assert by_id(adopted) == by_id(s.fight)
         f = s.fight
     assert fight.replay(system, taken) == f
+
+
+def _long_log(system: str, size: int, seed: int) -> list[dict[str, Any]]:
+    """``size`` events of a 20-combatant fight that the fight takes, each logging
+    something: a table playing at random (as :func:`fight.replay` gets them from a log)."""
+    rng = random.Random(seed)
+    ids = [f"c{i}" for i in range(20)]
+    f, log = fight.begin(system), []
+
+    def take(ev: dict[str, Any]) -> None:
+        nonlocal f
+        try:
+            s = fight.step(f, ev)
+        except RuleError:
+            return
+        if s.records:
+            f = s.fight
+            log.append(ev)
+
+    for i, cid in enumerate(ids[:17]):
+        values = {"hp_max": rng.randint(4, 12), "dex_mod": rng.randint(-1, 2)}
+        if system == "gurps":
+            values = {"st": rng.randint(8, 14), "dx": rng.randint(10, 12), "ht": 11}
+        take(
+            {
+                "kind": "add",
+                "combatant": cid,
+                "values": values,
+                "hidden": i % 4 == 3,
+                "side": "a" if i < 6 else "b",
+                "pc": i < 6,
+            }
+        )
+    take({"kind": "start"})
+    for call in f.calls:  # the initiative (or tie) rolls
+        take(
+            {
+                "kind": "answer",
+                "call": call.id,
+                "success": True,
+                "margin": 0,
+                "critical": False,
+                "total": rng.randint(1, 8),
+            }
+        )
+    while len(log) < size:
+        cid = rng.choice(ids)
+        if f.calls and rng.random() < 0.4:
+            call = f.calls[0]
+            ok = rng.random() < 0.6
+            if rng.random() < 0.1:
+                take({"kind": "dismiss", "call": call.id})
+                continue
+            take(
+                {
+                    "kind": "answer",
+                    "call": call.id,
+                    "success": ok,
+                    "total": rng.randint(1, 18),
+                    "margin": rng.randint(0, 3) if ok else -rng.randint(1, 6),
+                    "critical": False,
+                }
+            )
+            continue
+        take(
+            rng.choice(
+                [
+                    {
+                        "kind": "damage",
+                        "combatant": cid,
+                        "amount": rng.randint(1, 9),
+                        "location": rng.choice(["torso", "torso", "skull", "vitals"]),
+                    },
+                    {"kind": "heal", "combatant": cid, "amount": rng.randint(1, 6)},
+                    {"kind": "fatigue", "combatant": cid, "amount": rng.randint(-2, 3)},
+                    {"kind": "damage", "combatant": cid, "amount": rng.randint(1, 4)},
+                    {"kind": "damage", "combatant": cid, "amount": 2, "lethal": False},
+                    {"kind": "set", "combatant": cid, "drop": ["prone", "stunned", "broken"]},
+                    {  # the GM's hand: back on its feet
+                        "kind": "set",
+                        "combatant": cid,
+                        "values": {"hp": f.combatants[cid].value("hp_max")}
+                        if cid in f.combatants
+                        else {},
+                        "drop": ["dead", "unconscious", "mortally wounded", "stabilized"],
+                    },
+                    {"kind": "result", "combatant": cid, "of": "stabilize", "success": True},
+                    {"kind": "add", "combatant": cid, "values": {"hp_max": 8}},
+                    {"kind": rng.choice(["delay", "act", "reveal"]), "combatant": cid},
+                    {"kind": "previous"},
+                    {"kind": "next"},
+                    {"kind": "next"},
+                ]
+            )
+        )
+    return log
+
+
+@pytest.mark.parametrize("system", ["gurps", "swn"])
+def test_a_10000_event_replay_is_the_fight_stepped_one_event_at_a_time(system: str) -> None:
+    log = _long_log(system, 10_000, seed=41)
+    f, adopted = fight.begin(system), fight.begin(system)
+    for ev in log:
+        s = fight.step(f, ev)
+        for r in s.records:  # and the records, taken as they stand, give it too
+            adopted = adopt(adopted, r.kind, r.fields)
+        f = s.fight
+    assert len(f.combatants) == 20 and f.round > 10
+    assert fight.replay(system, log) == f
+
+    def by_id(x: fight.Fight) -> fight.Fight:
+        return replace(x, calls=tuple(sorted(x.calls, key=lambda call: call.id)))
+
+    assert by_id(adopted) == by_id(f)

@@ -41,7 +41,7 @@ def test_every_path_shows_each_viewer_the_fight_as_the_contract_allows(
         answer = table.roll(roller, "gurps damage 2d+3 cr", visibility)
         assert answer.status_code == 201, answer.text
         roll = int(answer.json()["seq"])
-    event = {"kind": "damage", "combatant": target}
+    event: dict[str, object] = {"kind": "damage", "combatant": target}
     if roll is None:
         event["amount"] = 5
     posted = _event(table, "gm", event, roll)

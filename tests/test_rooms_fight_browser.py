@@ -191,7 +191,7 @@ async def test_a_whole_fight_in_the_room(server: Server) -> None:
 async def test_the_upload_form_and_fair_dice_fold_away(server: Server) -> None:
     """Issue 41: the upload form folds once used, and "Fair dice" is open on a first
     visit only; both stay folded on the next visit (the same browser)."""
-    from playwright.async_api import async_playwright, expect
+    from playwright.async_api import FilePayload, async_playwright, expect
 
     expect.set_options(timeout=15_000)
     made, alice, table = _room_with_alice(server, "Folding")
@@ -203,10 +203,8 @@ async def test_the_upload_form_and_fair_dice_fold_away(server: Server) -> None:
         assert await page.locator("#fairness").get_attribute("open") is not None
         await page.click("#tab-characters")
         assert await page.locator("#upload-box").get_attribute("open") is not None
-        await page.set_input_files(
-            "#sheet-file",
-            files=[{"name": "aldo.toml", "mimeType": "application/toml", "buffer": ALDO}],
-        )
+        sheet: FilePayload = {"name": "aldo.toml", "mimeType": "application/toml", "buffer": ALDO}
+        await page.set_input_files("#sheet-file", files=[sheet])
         await page.click("#upload button[type=submit]")
         await expect(page.locator("#upload-note")).to_contain_text("Uploaded Sir Aldo")
         await expect(page.locator("#upload-box")).not_to_have_attribute("open", "")

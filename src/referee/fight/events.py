@@ -76,22 +76,22 @@ def read_event(obj: Any) -> dict[str, Any]:
     if not isinstance(obj, Mapping) or not isinstance(obj.get("kind"), str):
         raise RuleError("an event is an object with a 'kind' (" + ", ".join(EVENTS) + ")")
     kind = obj["kind"]
-    fields = EVENTS.get(kind)
-    if fields is None:
+    spec = _SPECS.get(kind)
+    if spec is None:
         raise RuleError(f"no event {kind!r}: one of " + ", ".join(EVENTS))
-    known = {name for name, _ in fields} | {"kind"}
-    extra = sorted(set(obj) - known)
-    if extra:
+    known, fields = spec
+    if not known.issuperset(obj):
+        extra = sorted(set(obj) - known)
         raise RuleError(f"{_a(kind)} event has no field {extra[0]!r}")
     out: dict[str, Any] = {"kind": kind}
-    for name, typ in fields:
+    for name, typ, check, optional in fields:
         value = obj.get(name)
         if value is None:
-            if not typ.endswith("?"):
+            if not optional:
                 raise RuleError(f"{_a(kind)} event needs {name!r} ({_WHAT[typ]})")
             continue
-        if not _CHECKS[typ.rstrip("?")](value):
-            raise RuleError(f"{_a(kind)} event's {name!r} must be {_WHAT[typ.rstrip('?')]}")
+        if not check(value):
+            raise RuleError(f"{_a(kind)} event's {name!r} must be {_WHAT[typ]}")
         out[name] = value
     return out
 
@@ -141,3 +141,13 @@ _WHAT = {
     "bool": "true or false",
 }
 _WHAT.update({f"{k}?": v for k, v in list(_WHAT.items())})
+
+_SPECS: dict[str, tuple[frozenset[str], tuple[tuple[str, str, Callable[[Any], bool], bool], ...]]]
+_SPECS = {
+    kind: (
+        frozenset({name for name, _ in fields} | {"kind"}),
+        tuple((name, t.rstrip("?"), _CHECKS[t.rstrip("?")], t.endswith("?")) for name, t in fields),
+    )
+    for kind, fields in EVENTS.items()
+}
+"""Each kind's field names, and each field's type, check and whether it may be left out."""

@@ -13,7 +13,6 @@ B16-B17 for the values a sheet may leave out. Every function is pure: it takes a
 from __future__ import annotations
 
 from collections.abc import Collection
-from dataclasses import replace
 
 from ..systems.gurps.locations import LOCATIONS
 from .model import Combatant
@@ -232,4 +231,4 @@ def shown(c: Combatant) -> list[str]:
 
 
 def _with(c: Combatant, add: Collection[str] = (), drop: Collection[str] = ()) -> Combatant:
-    return replace(c, conditions=(c.conditions - set(drop)) | set(add))
+    return c.with_conditions((c.conditions - set(drop)) | set(add))

@@ -37,27 +37,46 @@ def step(fight: Fight, event: Mapping[str, Any]) -> Step:
             unchanged.
     """
     ev = read_event(event)
+    after, head = _next(fight, ev)
+    if ev["kind"] == "reveal":  # only its combatant record
+        return Step(after, head)
+    return Step(after, (*head, *_diff(fight, after)))
+
+
+def replay(system: str, events: Iterable[Mapping[str, Any]]) -> Fight:
+    """The fight that ``events`` make, from an empty one: what a log's events give.
+
+    The same as ``step(fight, event).fight`` for each event in turn, without working
+    out the records, which a replay does not keep."""
+    fight = begin(system)
+    for ev in events:
+        fight = _next(fight, read_event(ev))[0]
+    return fight
+
+
+def _next(fight: Fight, ev: Mapping[str, Any]) -> tuple[Fight, tuple[Record, ...]]:
+    """The fight after ``ev`` (read), and the records it gives before its changes: the
+    ``combatant`` record of one added or revealed."""
     kind = ev["kind"]
     if kind == "add":
         return _add(fight, ev)
     if kind == "start":
-        return _diff(fight, start(fight, ev))
+        return start(fight, ev), ()
     if kind in TURN_EVENTS:
-        return _diff(fight, turn_event(fight, ev))
+        return turn_event(fight, ev), ()
     if kind == "reveal":
         c = fight.combatant(ev["combatant"])
         if not c.hidden:
             raise RuleError(f"{c.name} is not hidden")
         shown = replace(c, hidden=False)
-        after = replace(fight, combatants={**fight.combatants, c.id: shown})
-        return Step(after, (Record("combatant", shown.json()),))
+        return fight.put(shown), (Record("combatant", shown.json()),)
     if kind in ("answer", "dismiss"):
         call = fight.call(ev["call"])
         rest = tuple(c for c in fight.calls if c.id != call.id)
         after = replace(fight, calls=rest)
         if kind == "answer":
             after = _answer(after, call, ev)
-        return _diff(fight, after)
+        return after, ()
     c = fight.combatant(ev["combatant"])
     if c.id in fight.removed:
         raise RuleError(f"{c.name} is out of the fight")
@@ -66,18 +85,10 @@ def step(fight: Fight, event: Mapping[str, Any]) -> Step:
     after = _called(after, c.id, specs)
     if fight.system == "swn" and kind == "damage":
         after = _morale(fight, after, c.id)
-    return _diff(fight, after)
+    return after, ()
 
 
-def replay(system: str, events: Iterable[Mapping[str, Any]]) -> Fight:
-    """The fight that ``events`` make, from an empty one: what a log's events give."""
-    fight = begin(system)
-    for ev in events:
-        fight = step(fight, ev).fight
-    return fight
-
-
-def _add(fight: Fight, ev: Mapping[str, Any]) -> Step:
+def _add(fight: Fight, ev: Mapping[str, Any]) -> tuple[Fight, tuple[Record, ...]]:
     cid = ev["combatant"]
     if cid in fight.combatants:
         raise RuleError(f"{cid!r} is in the fight already")
@@ -100,7 +111,7 @@ def _add(fight: Fight, ev: Mapping[str, Any]) -> Step:
     after = _put(fight, c)
     if fight.order or fight.round:  # joining a fight under way: its place in the order
         after = start(after, {"kind": "start", "join": cid})
-    return Step(after, (Record("combatant", c.json(), c.hidden), *_diff(fight, after).records))
+    return after, (Record("combatant", c.json(), c.hidden),)
 
 
 def _apply(fight: Fight, c: Combatant, ev: Mapping[str, Any]) -> tuple[Combatant, list[Any]]:
@@ -145,7 +156,7 @@ def _set(fight: Fight, c: Combatant, ev: Mapping[str, Any]) -> Combatant:
     if fight.system == "fudge" and out.value("luck") < 0:
         raise RuleError(f"{c.name} has no Luck Point left to spend")
     conditions = (out.conditions - set(ev.get("drop", ()))) | set(ev.get("add", ()))
-    return replace(out, conditions=frozenset(conditions))
+    return out.with_conditions(frozenset(conditions))
 
 
 def _result(fight: Fight, c: Combatant, kind: str, ok: bool, margin: int, crit: bool) -> Combatant:
@@ -192,42 +203,78 @@ def _morale(before: Fight, after: Fight, hit: str) -> Fight:
 
 
 def _put(fight: Fight, c: Combatant) -> Fight:
-    return replace(fight, combatants={**fight.combatants, c.id: c})
+    return fight.put(c)
 
 
 def _called(fight: Fight, cid: str, specs: Iterable[tuple[str, str, str]]) -> Fight:
     return fight.calling((cid, *spec) for spec in specs)
 
 
-def _diff(before: Fight, after: Fight) -> Step:
-    """The records that take ``before`` to ``after``."""
+def _diff(before: Fight, after: Fight) -> list[Record]:
+    """The records that take ``before`` to ``after``.
+
+    Only the combatants the step touched are compared: one that is the same object
+    before and after, with no call opened or closed and its initiative unchanged, has
+    nothing to record (combatants are frozen, and a step replaces only those it
+    changes), so a step costs what it changed, not the size of the fight."""
     records: list[Record] = []
-    if before.turn_json() != after.turn_json():
+    if _turn(before) != _turn(after):
         records.append(Record("turn", after.turn_json()))
-    old_calls = {c.id for c in before.calls}
-    for cid, c in after.combatants.items():
-        was = before.combatants.get(cid, c)  # one just added: only its calls are new
-        values = {
-            k: [was.value(k), c.value(k)]
-            for k in sorted(set(c.values) | set(was.values))
-            if was.value(k) != c.value(k)
-        }
-        new_calls = [x.json() for x in after.calls if x.combatant == cid and x.id not in old_calls]
+    opened: dict[str, list[dict[str, Any]]] = {}
+    closed: dict[str, list[str]] = {}
+    if after.calls is not before.calls and after.calls != before.calls:
+        old_calls = {c.id for c in before.calls}
         open_now = {x.id for x in after.calls}
-        shut = [x.id for x in before.calls if x.combatant == cid and x.id not in open_now]
+        for x in after.calls:
+            if x.id not in old_calls:
+                opened.setdefault(x.combatant, []).append(x.json())
+        for x in before.calls:
+            if x.id not in open_now:
+                closed.setdefault(x.combatant, []).append(x.id)
+    moved: set[str] = set()
+    if after.initiative is not before.initiative:
+        moved = {
+            cid
+            for cid in {*after.initiative, *before.initiative}
+            if after.initiative.get(cid) != before.initiative.get(cid)
+        }
+    olds, news = before.combatants, after.combatants
+    marked = opened.keys() | closed.keys() | moved
+    if news is olds:
+        pairs = [(cid, c, c) for cid, c in news.items() if cid in marked] if marked else []
+    elif marked:  # one just added is compared with itself: only its calls are new
+        pairs = [
+            (cid, c, was)
+            for cid, c in news.items()
+            if (was := olds.get(cid, c)) is not c or cid in marked
+        ]
+    else:
+        pairs = [(cid, c, was) for cid, c in news.items() if (was := olds.get(cid, c)) is not c]
+    for cid, c, was in pairs:
+        old, new = was.values, c.values
+        values: dict[str, list[int]] = {}
+        if old is not new:
+            changed = [k for k in old.keys() | new.keys() if old.get(k, 0) != new.get(k, 0)]
+            values = {k: [old.get(k, 0), new.get(k, 0)] for k in sorted(changed)}
+        new_calls = opened.get(cid, [])
+        shut = closed.get(cid, [])
         key = after.initiative.get(cid)
-        moved = key != before.initiative.get(cid)
-        if not (values or new_calls or shut or moved or was.conditions != c.conditions):
+        if not (values or new_calls or shut or cid in moved or was.conditions != c.conditions):
             continue
         fields: dict[str, Any] = {"combatant": cid, "values": values}
         if was.conditions != c.conditions:
             fields["conditions"] = [sorted(was.conditions), sorted(c.conditions)]
-        if moved and key is not None:
+        if cid in moved and key is not None:
             fields["initiative"] = list(key)
         fields["calls"] = new_calls
         fields["closed"] = shut
         records.append(Record("change", fields, c.hidden))
-    return Step(after, tuple(records))
+    return records
+
+
+def _turn(f: Fight) -> tuple[Any, ...]:
+    """What a ``turn`` record shows, to compare (:meth:`Fight.turn_json`)."""
+    return (f.order, f.current, f.round, f.delayed, f.removed)
 
 
 def adopt(fight: Fight, kind: str, fields: Mapping[str, Any]) -> Fight:

@@ -67,23 +67,36 @@ def fudge_defaults(values: dict[str, int]) -> dict[str, int]:
     return {"luck": 0, **values}
 
 
+def _state(c: Combatant) -> swn.Condition:
+    """The first of its conditions that is a state (``mortally wounded``, ...), or up."""
+    for k in c.conditions:
+        state = _STATES.get(k)
+        if state is not None:
+            return state
+    return swn.Condition.UP
+
+
 def _health(c: Combatant) -> swn.Health:
-    state = next((_STATES[k] for k in c.conditions if k in _STATES), swn.Condition.UP)
     return swn.Health(
-        max(0, c.value("hp")), max(1, c.value("hp_max")), state, c.value("rounds_down"), c.pc
+        max(0, c.value("hp")), max(1, c.value("hp_max")), _state(c), c.value("rounds_down"), c.pc
     )
 
 
 def _from(c: Combatant, h: swn.Health) -> Combatant:
+    """``c`` with ``h``'s HP, condition and death clock (``c`` itself if unchanged)."""
     kept = {k for k in c.conditions if k not in _STATES}
     state = set() if h.condition is swn.Condition.UP else {str(h.condition)}
-    out = replace(c, conditions=frozenset(kept | state))
+    conditions = frozenset(kept | state)
+    # equal, c's hold at most one state: which set is kept changes nothing _state reads
+    out = c if conditions == c.conditions else c.with_conditions(conditions)
     return out.with_values(hp=h.hp, rounds_down=h.rounds_down)
 
 
 def is_down(c: Combatant) -> bool:
     """Out of the fight: at 0 HP or dead (a casualty, for morale)."""
-    return _health(c).condition is not swn.Condition.UP
+    if c.value("hp") > max(1, c.value("hp_max")):
+        _health(c)  # refused, as swn.Health refuses more HP than the maximum
+    return _state(c) is not swn.Condition.UP
 
 
 def injure(c: Combatant, damage: int, lethal: bool = True) -> Combatant:
@@ -112,5 +125,5 @@ def swn_answer(c: Combatant, kind: str, success: bool) -> Combatant:
     if kind == "stabilize" and success and "mortally wounded" in c.conditions:
         return _from(c, replace(_health(c), condition=swn.Condition.STABILIZED, rounds_down=0))
     if kind == "morale" and not success:
-        return replace(c, conditions=c.conditions | {"broken"})
+        return c.with_conditions(c.conditions | {"broken"})
     return c

@@ -144,6 +144,8 @@ def _begin(fight: Fight, order: tuple[str, ...] | None = None) -> Fight:
     if order is None:
         ids = [c for c in fight.combatants if c not in fight.removed]
         order = tuple(_ranked(fight, ids))
+    if not order:  # every combatant removed before the start
+        raise RuleError("every combatant is out of the fight: nobody is left to start it")
     fight = replace(fight, order=order, round=1, current=order[0])
     return _begin_turn(fight, order[0])
 
@@ -172,8 +174,7 @@ def _turn_rule(fight: Fight, cid: str, rule: Callable[[Combatant], Any]) -> Figh
     if fight.system != "gurps" or c is None:
         return fight
     new, specs = rule(c)
-    fight = replace(fight, combatants={**fight.combatants, cid: new})
-    return fight.calling((cid, *spec) for spec in specs)
+    return fight.put(new).calling((cid, *spec) for spec in specs)
 
 
 def _end_round(fight: Fight) -> Fight:
@@ -189,10 +190,10 @@ def _advance(fight: Fight, after: str, order: tuple[str, ...]) -> Fight:
     old = fight.order
     rest = [cid for cid in old[old.index(after) + 1 :] if cid in order]
     if rest:
-        return _begin_turn(replace(fight, order=order, current=rest[0]), rest[0])
+        return _begin_turn(fight.turned(order, rest[0], fight.round), rest[0])
     if not order:
-        return replace(fight, order=order, current=None)
-    fight = _end_round(replace(fight, order=order, round=fight.round + 1, current=order[0]))
+        return fight.turned(order, None, fight.round)
+    fight = _end_round(fight.turned(order, order[0], fight.round + 1))
     return _begin_turn(fight, order[0])
 
 
