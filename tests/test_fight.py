@@ -69,6 +69,21 @@ def test_shock_is_the_injury_at_most_four_and_high_pain_threshold_blocks_it(inju
         assert f.combatants[cid].values["shock"] == expected
 
 
+@pytest.mark.parametrize("injury", range(0, 9))
+def test_low_pain_threshold_doubles_shock_to_at_most_eight(injury: int) -> None:
+    """B142: Low Pain Threshold doubles the shock penalties, to at most −8."""
+    f = _fight("gurps", ("a", {"st": 20, "lpt": 1}))
+    f = fight.step(f, {"kind": "damage", "combatant": "a", "amount": injury}).fight
+    assert f.combatants["a"].values["shock"] == min(8, 2 * injury)
+
+
+def test_low_pain_threshold_is_minus_four_against_knockdown() -> None:
+    """B142: −4 on HT rolls against knockdown and stunning (with B399's −5 for the face)."""
+    f = _fight("gurps", ("a", {"ht": 12, "st": 30, "lpt": 1}))
+    f = fight.step(f, {"kind": "damage", "combatant": "a", "amount": 1, "location": "face"}).fight
+    assert [c.command for c in f.calls] == ["gurps check 12 -9 --label 'HT (knockdown)'"]
+
+
 def test_shock_lasts_to_the_end_of_the_victims_next_turn() -> None:
     f = _fight("gurps", ("fast", {"dx": 14, "ht": 14}), ("slow", {"dx": 10, "ht": 10}))
     f = fight.step(f, {"kind": "start"}).fight

@@ -28,9 +28,12 @@ __all__ = [
     "start_turn",
 ]
 
-TRACKED = ("hp", "hp_max", "fp", "fp_max", "ht", "will", "dx", "speed", "hpt", "shock", "shock_new")
+TRACKED = (
+    "hp", "hp_max", "fp", "fp_max", "ht", "will", "dx", "speed", "hpt", "lpt", "shock", "shock_new",
+)  # fmt: skip
 """GURPS values: HP and FP with their maxima; HT, Will and DX; Basic Speed in
-hundredths; ``hpt`` 1 for High Pain Threshold; the shock penalty now, and
+hundredths; ``hpt`` 1 for High Pain Threshold, ``lpt`` 1 for Low Pain Threshold; the shock
+penalty now, and
 ``shock_new`` 1 while it is from this turn or the last (it ends with the next turn)."""
 
 CallSpec = tuple[str, str, str]
@@ -58,7 +61,7 @@ def defaults(values: dict[str, int]) -> dict[str, int]:
     v.setdefault("speed", (v["dx"] + v["ht"]) * 25)
     v.setdefault("hp", v["hp_max"])
     v.setdefault("fp", v["fp_max"])
-    for name in ("hpt", "shock", "shock_new"):
+    for name in ("hpt", "lpt", "shock", "shock_new"):
         v.setdefault(name, 0)
     for name in ("st", "iq"):
         del v[name]
@@ -81,10 +84,13 @@ def injure(
 
     Source: B419, "Shock": −1 to DX and IQ per HP lost, at most −4, on the next turn
     only (this option: it lasts to the end of the victim's next turn); High Pain
-    Threshold (``hpt``, B59) ignores it. B420, "Major Wounds": an injury of more than
+    Threshold (``hpt``, B59) ignores it; Low Pain Threshold (``lpt``, B142) doubles it,
+    to at most −8. B420, "Major Wounds": an injury of more than
     half the HP in one blow calls for an HT roll against knockdown and stunning, as
     does any injury to the skull, eye, face or vitals (B399: at −10 for the skull and
-    eye, −5 for the face and vitals), +3 with High Pain Threshold. B419, "Lost Hit
+    eye, −5 for the face and vitals), +3 with High Pain Threshold, −4 with Low Pain
+    Threshold (B142: "−4 to all HT rolls to avoid knockdown and stunning"; this option
+    leaves the roll to recover from stun as it is). B419, "Lost Hit
     Points": at each −1×HP, −2×HP, −3×HP and −4×HP crossed, an HT roll to live; at
     −5×HP, dead at once. (At 0 HP or below, the roll each turn to stay conscious is
     called when the victim's turn begins: :func:`start_turn`.)
@@ -95,7 +101,10 @@ def injure(
     after = hp - injury
     out = c.with_values(hp=after)
     if not c.value("hpt"):
-        out = out.with_values(shock=min(4, c.value("shock") + injury), shock_new=1)
+        lpt = c.value("lpt")
+        most_shock, per_hp = (8, 2) if lpt else (4, 1)
+        shock = min(most_shock, c.value("shock") + per_hp * injury)
+        out = out.with_values(shock=shock, shock_new=1)
     calls: list[CallSpec] = []
     if after <= -5 * most:
         return _with(out, add={"dead"}), []
@@ -103,7 +112,7 @@ def injure(
     major = 2 * injury > most
     struck = loc.head or loc.key == "vitals"
     if (major or struck) and not (c.conditions & DOWN):
-        mod = loc.knockdown + (3 if c.value("hpt") else 0)
+        mod = loc.knockdown + (3 if c.value("hpt") else 0) - (4 if c.value("lpt") else 0)
         why = "a major wound" if major else f"a hit to the {loc.key}"
         calls.append(
             (

@@ -14,7 +14,8 @@ def values_from(sheet: Sheet) -> dict[str, int]:
 
     - GURPS: ST, DX, IQ, HT and Will from its attributes, HP from its HP (or ST),
       FP from HT, Basic Speed from DX and HT (:func:`referee.fight.gurps.defaults`,
-      B16-B17), and ``hpt`` when it has High Pain Threshold (B59);
+      B16-B17), ``hpt`` when it has High Pain Threshold (B59) and ``lpt`` Low Pain
+      Threshold (B142);
     - SWN: its HP, the Dex modifier (``003``, "Initiative and Rounds") and the Con
       score as the system strain maximum;
     - Fudge: nothing (Luck Points are not on a sheet referee reads).
@@ -25,8 +26,11 @@ def values_from(sheet: Sheet) -> dict[str, int]:
         out = {k: attrs[k] for k in ("st", "dx", "iq", "ht", "will") if k in attrs}
         if sheet.hp is not None:
             out["hp_max"] = sheet.hp
-        if any(t.name.lower() == "high pain threshold" for t in sheet.traits):
+        names = {t.name.lower() for t in sheet.traits}
+        if "high pain threshold" in names:
             out["hpt"] = 1
+        if "low pain threshold" in names:
+            out["lpt"] = 1
     elif sheet.system == "swn":
         if sheet.hp is not None:
             out["hp_max"] = max(1, sheet.hp)
