@@ -1,0 +1,81 @@
+"""An SWN fight in a room through the API (issue 41, "Done when"): initiative by each
+combatant's own 1d8 + Dex roll, answered by the member who owns it; an attack's
+damage (with Shock) applied from its roll; a mortal wound at 0 HP; the morale check
+the first casualty calls for; a ``swn stabilize`` roll applied as the stabilization's
+result; and the export verified, its fight replayed, for the GM and for the player."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from referee.rooms.audit.verify import verify
+from rooms_server import Server, Table
+from test_room_fight import _event, _ok, _state
+
+
+def _swn_table(server: Server) -> Table:
+    with server.client() as c:
+        made = c.post("/api/rooms", json={"name": "Spike drive", "system": "swn"}).json()
+        alice = c.post(
+            f"/api/rooms/{made['room']}/members", json={"name": "Alice", "invite": made["invite"]}
+        ).json()
+    tokens = {"gm": made["token"], "alice": alice["token"]}
+    return Table(
+        server, made["room"], made["invite"], tokens, {"gm": "gm", "alice": alice["member"]}
+    )
+
+
+def _roll(table: Table, who: str, command: str) -> dict[str, Any]:
+    answer = table.roll(who, command)
+    assert answer.status_code == 201, answer.text
+    return dict(answer.json())
+
+
+def test_an_swn_fight_in_the_room(server: Server) -> None:
+    table = _swn_table(server)
+    vex = {"hp_max": 8, "dex_mod": 1, "strain_max": 12}
+    add = {"kind": "add", "combatant": "vex", "values": vex, "pc": True, "side": "pcs"}
+    _ok(table, "gm", {**add, "owner": table.ids["alice"], "name": "Vex"})
+    for cid, morale in (("o1", 8), ("o2", 7)):
+        orc = {"hp_max": 5, "morale": morale}
+        _ok(table, "gm", {"kind": "add", "combatant": cid, "values": orc, "side": "orcs"})
+    _ok(table, "gm", {"kind": "start"})
+    calls = _state(table, "gm")["calls"]
+    assert sorted(c["command"] for c in calls) == [
+        "roll 1d8 --label Initiative",
+        "roll 1d8 --label Initiative",
+        "roll 1d8+1 --label Initiative",
+    ]
+    for call in calls:  # each combatant's own roll: Vex's is Alice's to make
+        who = "alice" if call["combatant"] == "vex" else "gm"
+        rolled = _roll(table, who, call["command"])
+        _ok(table, who, {"kind": "answer", "call": call["call"]}, int(rolled["seq"]))
+    state = _state(table, "alice")
+    assert sorted(state["order"]) == ["o1", "o2", "vex"] and state["round"] == 1
+    # An attack that cannot do less than 10 (Shock 10 on a miss) drops o1 to 0 HP:
+    # mortally wounded, and the orcs' first casualty calls o2's morale check.
+    hit = _roll(table, "alice", "swn attack --ac 0 --damage 1d6+10 --shock 10/20")
+    _ok(table, "gm", {"kind": "damage", "combatant": "o1"}, int(hit["seq"]))
+    o1 = next(c for c in _state(table, "gm")["combatants"] if c["combatant"] == "o1")
+    assert o1["values"]["hp"] == 0 and "mortally wounded" in o1["conditions"]
+    (morale,) = [c for c in _state(table, "gm")["calls"] if c["kind"] == "morale"]
+    assert morale["combatant"] == "o2" and morale["command"].startswith("swn morale 7")
+    checked = _roll(table, "gm", morale["command"])
+    _ok(table, "gm", {"kind": "answer", "call": morale["call"]}, int(checked["seq"]))
+    o2 = next(c for c in _state(table, "gm")["combatants"] if c["combatant"] == "o2")
+    assert ("broken" in o2["conditions"]) == (not checked["result"]["success"])
+    # A stabilize roll, applied as the result it is: a failure changes nothing, and
+    # the fight says so (nothing is logged).
+    heal = _roll(table, "alice", "swn stabilize")
+    event = {"kind": "result", "combatant": "o1", "of": "stabilize"}
+    got = _event(table, "gm", event, int(heal["seq"]))
+    o1 = next(c for c in _state(table, "gm")["combatants"] if c["combatant"] == "o1")
+    if heal["result"]["success"]:
+        assert got.status_code == 201 and "stabilized" in o1["conditions"], got.text
+    else:
+        assert got.status_code == 422 and "changes nothing" in got.json()["error"]
+        assert "mortally wounded" in o1["conditions"]
+    for who in ("gm", "alice"):
+        report = verify(table.export(who))
+        assert report.ok, report.text()
+        assert report.fight_checked >= 8
