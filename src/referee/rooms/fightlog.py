@@ -21,8 +21,9 @@ _COMMON = ("room", "seq", "kind", "time", "salt", "digest", "chain", "event", "p
            "by", "visibility")  # fmt: skip
 """The fields every fight entry has beside its record's own."""
 
-RollCheck = Callable[[Mapping[str, Any], Any], "str | None"]
-"""``check(event, why)``: what is wrong with the numbers an event took from its roll."""
+RollCheck = Callable[[Mapping[str, Any], Mapping[str, Any]], "str | None"]
+"""``check(event, entry)``: what is wrong with the numbers an event took from its roll
+(``entry``: the event's first entry, with its ``why`` and ``by``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,12 +97,13 @@ def replay_seen(
         whole = [e for e in group if not e.get("redacted")]
         first = int(group[0].get("seq", 0))
         if event is None or len(whole) < len(group):  # it touches what is hidden
-            unseen = True
+            # What this member may not see may have changed anything; a public entry
+            # with no event (a hidden NPC's turn moved) changed only what it shows.
+            unseen = unseen or len(whole) < len(group)
             fight = _adopt_all(fight, whole, found)
             adopted += 1
             continue
-        why = next((e.get("why") for e in whole), None)
-        wrong = roll_check(event, why) if roll_check else None
+        wrong = roll_check(event, whole[0]) if roll_check else None
         try:
             done = step(fight, event)
         except RefereeError as exc:

@@ -33,9 +33,19 @@ def check_fight(entries: list[dict[str, Any]]) -> tuple[int, int, list[tuple[int
     problems: list[tuple[int, str]] = []
     by_seq = {e.get("seq"): e for e in entries}
     seen = replay_seen(
-        str(system), entries, problems, roll_check=lambda ev, why: _from_roll(ev, why, by_seq)
+        str(system), entries, problems, roll_check=lambda ev, e: _checked(ev, e, by_seq)
     )
     return seen.checked, seen.adopted, problems
+
+
+def _checked(
+    event: Mapping[str, Any], e: Mapping[str, Any], by_seq: Mapping[Any, Any]
+) -> str | None:
+    """A player's answer must name its roll (the GM may answer by hand); and the
+    numbers an event took from its roll must be that roll's."""
+    if event.get("kind") == "answer" and e.get("why") is None and e.get("by") != "gm":
+        return "a player's answer names no roll"
+    return _from_roll(event, e.get("why"), by_seq)
 
 
 def _from_roll(event: Mapping[str, Any], why: Any, by_seq: Mapping[Any, Any]) -> str | None:

@@ -24,12 +24,17 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from ...errors import RefereeError
 from ...fight import Fight, begin, numbers, step
+from ...fight.step import adopt
 from ..fightlog import events_of, replay_seen
 from ..log import FIGHT_KINDS, decode, view
 from .epochs import Conflict, StoreParts
 from .schema import entries, rooms
 
 __all__ = ["FightWrites"]
+
+CACHED = 10_000
+"""Fights kept in memory (each room's, and each player's view of it) before the caches
+start again from the log."""
 
 
 class FightWrites(StoreParts):
@@ -52,6 +57,8 @@ class FightWrites(StoreParts):
         next seq: every entry before it is committed, so what the cache has read up to
         it needs no query."""
         cache = self.__dict__.setdefault("_fights", {})
+        if len(cache) > CACHED:
+            cache.clear()  # read again from the log when next needed
         seen, fight = cache.get(room, (-1, None))
         if fight is not None and head is not None and seen >= head - 1:
             out_: Fight = fight
@@ -67,9 +74,12 @@ class FightWrites(StoreParts):
             .order_by(entries.c.seq)
         )
         found = [(seq, decode(body)) for seq, body in rows]
-        for event, _group in events_of(e for _, e in found):
+        for event, group in events_of(e for _, e in found):
             if event is not None:
                 fight = step(fight, event).fight
+            else:  # a hidden NPC's turn moved, logged public with no event: as logged
+                for e in group:
+                    fight = adopt(fight, str(e["kind"]), e)
         if found:
             seen = found[-1][0]
         if head is not None:
@@ -91,6 +101,8 @@ class FightWrites(StoreParts):
             if system is None:
                 raise Conflict(422, "a fight needs a room with a system (gurps, swn or fudge)")
             cache = self.__dict__.setdefault("_seen", {})
+            if len(cache) > CACHED:
+                cache.clear()
             last, seen = cache.get((room, member), (-1, None))
             rows = await conn.execute(
                 sa.select(entries.c.seq, entries.c.body)
@@ -117,7 +129,7 @@ class FightWrites(StoreParts):
     ) -> list[dict[str, Any]]:
         """Apply ``event`` by member ``by``: its numbers from the roll at seq ``roll``
         when given (its roller must be ``by``, or ``by`` the GM), checked by ``may``
-        (``may(fight, event)`` raises for what ``by`` may not do), logged.
+        (``may(fight, event, roll)`` raises for what ``by`` may not do), logged.
 
         Events that arrive together for one room are written in one transaction (group
         commit, as rolls are), each on the fight the ones before it left; each caller
@@ -146,7 +158,11 @@ class FightWrites(StoreParts):
                 batch, queues[room] = queues[room], []
                 await self._fight_batch(room, batch)
         finally:
-            queues.pop(room, None)
+            for *_rest, future in queues.pop(room, None) or []:  # only if cut short
+                if not future.done():
+                    future.set_exception(
+                        Conflict(409, "the fight's writer stopped: send the event again")
+                    )
 
     async def _fight_batch(self, room: str, batch: list[tuple[Any, ...]]) -> None:
         """One transaction for these events of ``room``, in order; each future set."""
@@ -159,8 +175,9 @@ class FightWrites(StoreParts):
                 for by, ev, roll, why, may, future in batch:
                     try:
                         made, fight = await self._prepare(conn, fight, room, by, ev, roll, why, may)
-                    except Conflict as exc:
-                        future.set_exception(exc)
+                    except Exception as exc:  # this event only: the others go on
+                        if not future.done():
+                            future.set_exception(exc)
                         continue
                     items.extend(made)
                     done.append((future, len(made)))
@@ -179,7 +196,8 @@ class FightWrites(StoreParts):
             self.__dict__.setdefault("_fights", {})[room] = (sealed[-1]["seq"], fight)
         at = 0
         for future, n in done:
-            future.set_result(sealed[at : at + n])
+            if not future.done():  # its caller may have gone: the entries stand
+                future.set_result(sealed[at : at + n])
             at += n
 
     async def _prepare(
@@ -194,6 +212,10 @@ class FightWrites(StoreParts):
         may: Any,
     ) -> tuple[list[tuple[str, Mapping[str, Any]]], Fight]:
         """An event's entries to log, and the fight after it (raises :class:`Conflict`)."""
+        try:
+            may(fight, ev, roll)  # first: a refusal tells a player nothing more
+        except RefereeError as exc:
+            raise Conflict(422, str(exc)) from None
         secret = False
         if roll is not None:
             found = await conn.scalar(
@@ -212,7 +234,6 @@ class FightWrites(StoreParts):
             if ev.get("kind") == "answer":
                 _same_roll(fight, ev, e)
         try:
-            may(fight, ev)
             done = step(fight, ev)
         except RefereeError as exc:
             raise Conflict(422, str(exc)) from None

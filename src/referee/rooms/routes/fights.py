@@ -11,7 +11,7 @@
 
 The GM may make any event. A player may answer the calls of their own combatants
 (with their own roll of the call's command), end their own combatant's turn
-(``next``), and spend their own combatant's Luck Points (``set`` of ``luck``). An
+(``next``), and spend their own combatant's Luck Points (``set`` of ``luck`` to fewer). An
 ``add`` that names a room sheet takes its values from it (:func:`referee.fight.sheets.values_from`),
 its name and its owner; values given in the event win.
 """
@@ -36,6 +36,10 @@ from .models import ERRORS
 __all__ = ["install"]
 
 
+SPEND = {"kind", "combatant", "values"}
+"""The fields of a player's ``set`` that spends a Luck Point."""
+
+
 class NewEvent(BaseModel):
     model_config = ConfigDict(extra="forbid")
     event: dict[str, Any]
@@ -44,24 +48,30 @@ class NewEvent(BaseModel):
 
 
 def _may(member: Member) -> Any:
-    def check(fight: Fight, ev: Mapping[str, Any]) -> None:
+    """What ``member`` may do, checked before anything else is looked at: a player
+    gets the same 403 for a call that is not theirs and one that does not exist, so
+    that no answer tells them of a hidden NPC's calls."""
+
+    def check(fight: Fight, ev: Mapping[str, Any], roll: int | None) -> None:
         if member.is_gm:
             return
         kind = ev.get("kind")
         mine = {cid for cid, c in fight.combatants.items() if c.owner == member.id}
+        cid = ev.get("combatant")
         if kind == "answer":
-            call = fight.call(str(ev.get("call")))
-            if call.combatant in mine:
+            call = next((c for c in fight.calls if c.id == ev.get("call")), None)
+            if call is not None and call.combatant in mine:
+                if roll is None:
+                    raise Conflict(403, "a player answers a call with their roll of its command")
                 return
         elif kind == "next" and fight.current in mine:
             return
-        elif (
-            kind == "set"
-            and ev.get("combatant") in mine
-            and set(ev) <= {"kind", "combatant", "values"}
-        ):
-            if set(ev.get("values") or {}) == {"luck"}:
-                return
+        elif kind == "set" and isinstance(cid, str) and cid in mine and set(ev) <= SPEND:
+            values = ev.get("values")
+            if isinstance(values, Mapping) and set(values) == {"luck"}:
+                new = values["luck"]
+                if isinstance(new, int) and 0 <= new < fight.combatants[cid].value("luck"):
+                    return  # a Luck Point spent (002), never gained
         raise Conflict(403, f"a player may not make this {kind} event: it is the GM's")
 
     return check

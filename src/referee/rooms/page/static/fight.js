@@ -13,12 +13,18 @@
   const note = document.getElementById("fight-note");
   const kinds = new Set(["combatant", "change", "turn"]);
   const fightNames = {};  // combatant id -> name, from the log's combatant entries
-  let fight = null, timer = null, target = "";
+  let fight = null, timer = null, target = "", asked = 0, adding = { sheet: "", hidden: false };
+  const drafts = {};  // what the GM has typed in each Damage box, kept across redraws
+  const applied = new Set();  // rolls whose damage the fight has taken (GM's view)
 
   const nameOf = (id) => fightNames[id] || id;
   async function load() {
-    const response = await fetch(`/api/rooms/${room}/fight`, { credentials: "same-origin" });
-    if (R.refused(response)) return;
+    const mine = ++asked;  // an older answer that comes late is dropped
+    let response;
+    try {
+      response = await fetch(`/api/rooms/${room}/fight`, { credentials: "same-origin" });
+    } catch (error) { return; }  // the next entry loads it again
+    if (mine !== asked || R.refused(response)) return;
     if (!response.ok) {  // a room with no system has no fight: say why
       body.replaceChildren(el("p", "meta", (await response.json()).error));
       return;
@@ -111,9 +117,14 @@
       amount.placeholder = "0";
       amount.setAttribute("aria-label", "Damage to " + c.name);
       amount.disabled = R.readOnly();
+      amount.value = drafts[c.combatant] || "";
+      amount.addEventListener("input", () => { drafts[c.combatant] = amount.value; });
       tools.append(amount, button("Damage", () => {
         const n = Number.parseInt(amount.value, 10);
-        if (Number.isFinite(n)) send({ kind: "damage", combatant: c.combatant, amount: n });
+        if (Number.isFinite(n)) {
+          delete drafts[c.combatant];
+          send({ kind: "damage", combatant: c.combatant, amount: n });
+        }
       }));
       if (c.hidden) tools.append(button("Reveal", () => send({ kind: "reveal", combatant: c.combatant })));
       tools.append(button("Remove", () => send({ kind: "remove", combatant: c.combatant })));
@@ -156,9 +167,17 @@
     hide.id = "fight-add-hidden";
     const hideLabel = el("label", "inline", " hidden from players");
     hideLabel.prepend(hide);
-    const sync = () => { hide.checked = pick.selectedOptions[0]?.dataset.owner === "gm"; };
+    // An NPC (the GM's sheet) is hidden by default; a choice made stays across redraws.
+    const sync = () => {
+      hide.checked = pick.selectedOptions[0]?.dataset.owner === "gm";
+      adding = { sheet: pick.value, hidden: hide.checked };
+    };
     pick.addEventListener("change", sync);
-    sync();
+    hide.addEventListener("change", () => { adding.hidden = hide.checked; });
+    if (choices.some((c) => c.sheet === adding.sheet)) {
+      pick.value = adding.sheet;
+      hide.checked = adding.hidden;
+    } else sync();
     form.append(label, pick, " ", hideLabel, " ", button("Add", () =>
       send({ kind: "add", combatant: pick.value, sheet: pick.value, hidden: hide.checked })));
     return form;
@@ -216,6 +235,9 @@
   function line(entry) {
     if (entry.redacted) return [el("span", "redacted", "a hidden change to the fight")];
     const out = [];
+    if (entry.kind === "change" && typeof entry.why === "number" && entry.event && entry.event.kind === "damage") {
+      markApplied(entry.why);
+    }
     if (entry.kind === "combatant") {
       fightNames[entry.combatant] = entry.name;
       const v = entry.values || {};
@@ -251,6 +273,11 @@
   // A damage roll in the log, one click from its target: an exchange's own target
   // when it is in the fight, or the target chosen above.
   const DAMAGE = new Set(["damage", "exchange"]);
+  function markApplied(seq) {
+    applied.add(seq);
+    const b = document.querySelector(`#entry-${seq} button.apply`);
+    if (b) { b.disabled = true; b.textContent = "Applied"; }
+  }
   function applyButton(entry) {
     const r = entry.result;
     if (!r || r.refused || Array.isArray(r)) return null;
@@ -258,10 +285,17 @@
     if (!damaging || (r.kind === "exchange" && !(r.damage && r.damage.injury))) return null;
     const named = () => fight && fight.combatants.find((c) => !c.out && (c.name === r.target || c.combatant === r.target));
     const b = button(r.kind === "exchange" ? `Apply to ${r.target}` : "Apply to the target", async () => {
-      const to = named() || (fight && fight.combatants.find((c) => c.combatant === target));
-      if (!to) { note.textContent = "Add the target to the fight first."; note.className = "error"; return; }
-      await send({ kind: "damage", combatant: to.combatant }, entry.seq);
+      // An exchange's damage goes to its own target, or nowhere: never to another.
+      const to = r.kind === "exchange" ? named() : fight && fight.combatants.find((c) => c.combatant === target);
+      if (!to) {
+        note.textContent = r.kind === "exchange" ? `${r.target} is not in the fight: add it first.` : "Add the target to the fight first.";
+        note.className = "error";
+        return;
+      }
+      b.disabled = true;  // one click, one application
+      if (!(await send({ kind: "damage", combatant: to.combatant }, entry.seq))) b.disabled = false;
     }, "apply");
+    if (applied.has(entry.seq)) { b.disabled = true; b.textContent = "Applied"; }
     b.title = "Apply this roll's damage in the fight";
     return b;
   }

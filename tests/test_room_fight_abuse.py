@@ -1,0 +1,123 @@
+"""A hostile player against the fight (issue 41): no answer tells of a hidden NPC's
+calls, a call is answered only with a roll, Luck Points are only spent, a malformed
+event gets its own refusal and spoils no one else's, and a second server reading the
+same log rebuilds the fight the first one holds (a hidden NPC's turn moves included)."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from referee.rooms.audit.fightcheck import check_fight
+from rooms_server import Server, Table, running
+from test_room_fight import _event, _ok, _setup, _state
+
+
+def test_a_player_learns_nothing_of_a_hidden_npcs_calls(table: Table) -> None:
+    _setup(table)  # Dai is Alice's; the orc is the GM's, hidden
+    _ok(table, "gm", {"kind": "damage", "combatant": "orc", "amount": 1, "location": "skull"})
+    (call,) = [c for c in _state(table, "gm")["calls"] if c["combatant"] == "orc"]
+    mine = table.roll("alice", "1d6").json()["seq"]
+    refusals = {
+        "the orc's call, a wrong roll": _event(
+            table, "alice", {"kind": "answer", "call": call["call"]}, mine
+        ),
+        "a call that does not exist": _event(
+            table, "alice", {"kind": "answer", "call": "orc/99"}, mine
+        ),
+    }
+    texts = {k: (r.status_code, r.json()["error"]) for k, r in refusals.items()}
+    assert len(set(texts.values())) == 1, texts  # the same answer either way
+    status, error = next(iter(texts.values()))
+    assert status == 403 and "gurps check" not in error and "HT" not in error
+
+
+def test_a_player_answers_a_call_with_a_roll_only(table: Table) -> None:
+    _setup(table)
+    _ok(table, "gm", {"kind": "damage", "combatant": "dai", "amount": 1, "location": "skull"})
+    (call,) = [c for c in _state(table, "alice")["calls"] if c["combatant"] == "dai"]
+    forged = {
+        "kind": "answer",
+        "call": call["call"],
+        "success": True,
+        "margin": 9,
+        "critical": False,
+        "total": 3,
+    }
+    got = _event(table, "alice", forged)
+    assert got.status_code == 403 and "with their roll" in got.json()["error"]
+    # verify refuses a player's answer with no roll (the GM may answer by hand).
+    log = table.export("gm")
+    fake = {"room": table.room, "seq": len(log), "kind": "change", "combatant": "dai", "values": {},
+            "calls": [], "closed": [call["call"]], "event": forged, "part": [0, 1], "why": None,
+            "by": table.ids["alice"], "visibility": "public"}  # fmt: skip
+    _checked, _adopted, problems = check_fight([*log, fake])
+    assert any("names no roll" in what for _seq, what in problems), problems
+
+
+def test_luck_points_are_spent_never_gained(server: Server) -> None:
+    with server.client() as c:
+        made = c.post("/api/rooms", json={"name": "Psi", "system": "fudge"}).json()
+        ann = c.post(
+            f"/api/rooms/{made['room']}/members", json={"name": "Ann", "invite": made["invite"]}
+        ).json()
+    table = Table(server, made["room"], made["invite"], {"gm": made["token"], "ann": ann["token"]},
+                  {"gm": "gm", "ann": ann["member"]})  # fmt: skip
+    add = {"kind": "add", "combatant": "ron", "values": {"luck": 2}, "owner": ann["member"]}
+    _ok(table, "gm", add)
+    spend = {"kind": "set", "combatant": "ron", "values": {"luck": 1}}
+    assert _event(table, "ann", spend).status_code == 201
+    for luck in (50, 1):  # more, or the same: not a spend
+        got = _event(table, "ann", {**spend, "values": {"luck": luck}})
+        assert got.status_code == 403, got.text
+
+
+def test_a_malformed_event_is_refused_alone(table: Table) -> None:
+    _setup(table)
+    bad = {"kind": "set", "combatant": ["x"], "values": {"luck": 1}}
+    assert _event(table, "alice", bad).status_code == 403
+    assert _event(table, "gm", bad).status_code == 422
+
+    async def together() -> list[int]:  # the GM's event in the same batch still lands
+        async with httpx.AsyncClient(base_url=table.server.base, timeout=30) as c:
+            url = f"/api/rooms/{table.room}/fight"
+            calls = [
+                c.post(url, json={"event": bad}, headers=_auth(table, "alice")),
+                c.post(
+                    url,
+                    json={"event": {"kind": "heal", "combatant": "dai", "amount": 0}},
+                    headers=_auth(table, "gm"),
+                ),  # fmt: skip
+                c.post(
+                    url,
+                    json={"event": {"kind": "damage", "combatant": "dai", "amount": 1}},
+                    headers=_auth(table, "gm"),
+                ),  # fmt: skip
+            ]
+            return [r.status_code for r in await asyncio.gather(*calls)]
+
+    statuses = asyncio.run(together())
+    assert statuses[0] == 403 and statuses[2] == 201, statuses
+
+
+def _auth(table: Table, who: str) -> dict[str, str]:
+    return {"authorization": f"Bearer {table.tokens[who]}"}
+
+
+def test_another_server_rebuilds_the_fight_from_the_log(table: Table, tmp_path: Path) -> None:
+    """A hidden NPC delayed, then removed, logs only public ``turn`` entries with no
+    event: a server that reads the log afresh takes them as logged."""
+    _setup(table)
+    _ok(table, "gm", {"kind": "start"})
+    _ok(table, "gm", {"kind": "delay", "combatant": "orc"})
+    _ok(table, "gm", {"kind": "remove", "combatant": "orc"})
+    held = _state(table, "gm")
+    with running(table.server.db) as fresh:
+        again: dict[str, Any] = httpx.get(
+            f"{fresh.base}/api/rooms/{table.room}/fight", headers=_auth(table, "gm")
+        ).json()
+    assert again == held
+    assert held["removed"] == ["orc"] and "orc" not in held["order"]
