@@ -173,8 +173,9 @@ class _Conn:
         self.used = -IDLE
         self.stream: tuple[asyncio.StreamReader, asyncio.StreamWriter] | None = None
 
-    async def roll(self, token: str) -> int:
-        """Post a 3d6 roll on this connection (opened anew if idle too long); its seq."""
+    async def roll(self, token: str, room: str | None = None) -> int:
+        """Post a 3d6 roll on this connection (opened anew if idle too long), in its
+        table's room or in ``room``; its seq."""
         if self.stream is None or time.perf_counter() - self.used > IDLE:
             self.close()
             self.stream = await asyncio.open_connection(*self.address, local_addr=(SOURCE, 0))
@@ -182,7 +183,7 @@ class _Conn:
         body = b'{"command": "3d6"}'
         writer.write(
             (
-                f"POST /api/rooms/{self.room}/rolls HTTP/1.1\r\nHost: t\r\n"
+                f"POST /api/rooms/{room or self.room}/rolls HTTP/1.1\r\nHost: t\r\n"
                 f"Authorization: Bearer {token}\r\n"
                 f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
             ).encode()
@@ -205,9 +206,44 @@ class _Conn:
             self.stream = None
 
 
+class _Pool:
+    """``size`` keep-alive connections that every table's rolls share, as a reverse
+    proxy's upstream connections do (issue 43, ``SHARED=64``): each roll takes the
+    next free one, whatever its room. Looks like the dict of one connection a table."""
+
+    def __init__(self, base: str, size: int) -> None:
+        self.conns = [_Conn(base, "") for _ in range(size)]
+        self.free: asyncio.Queue[_Conn] = asyncio.Queue()
+        for conn in self.conns:
+            self.free.put_nowait(conn)
+
+    def __getitem__(self, room: str) -> _Lease:
+        return _Lease(self, room)
+
+    def values(self) -> list[_Conn]:
+        return self.conns
+
+
+class _Lease:
+    def __init__(self, pool: _Pool, room: str) -> None:
+        self.pool, self.room = pool, room
+
+    async def roll(self, token: str) -> int:
+        conn = await self.pool.free.get()
+        try:
+            return await conn.roll(token, self.room)
+        finally:
+            self.pool.free.put_nowait(conn)
+
+
+SHARED = int(os.environ.get("SHARED", "0"))
+"""With ``SHARED=N``, every table's rolls share N keep-alive connections (:class:`_Pool`)
+rather than one connection a table."""
+
+
 async def _poster(
     tables: list[tuple[str, list[str]]],
-    conns: dict[str, _Conn],
+    conns: dict[str, _Conn] | _Pool,
     start: dict[tuple[str, int], float],
     stop: asyncio.Event,
     every: float,
@@ -343,7 +379,7 @@ async def _listener_main(base: str) -> None:
 
 
 async def _warm(
-    tables: list[tuple[str, list[str]]], conns: dict[str, _Conn], times: int
+    tables: list[tuple[str, list[str]]], conns: dict[str, _Conn] | _Pool, times: int
 ) -> list[tuple[str, int]]:
     """Roll ``times`` in each table on its connection, 200 tables at once, so that the
     measured rolls cost what they do in a server that has run a while: each connection
@@ -366,9 +402,12 @@ async def scenario(
     child: Child | Served | Affine, count: int, rate: float, posters: int = POSTERS
 ) -> dict[str, Any]:
     tables = await _tables(child.base, count)
-    conns = {room: _Conn(child.base, room) for room, _ in tables}
+    conns: dict[str, _Conn] | _Pool = {room: _Conn(child.base, room) for room, _ in tables}
+    if SHARED:
+        conns = _Pool(child.base, SHARED)
     warm = await _warm(tables, conns, WARM)  # before the sockets: their backlog
-    keep = count / rate <= IDLE  # a table rolls again before its connection expires
+    # a table rolls again before its connection expires (shared ones are always busy)
+    keep = SHARED > 0 or count / rate <= IDLE
     for conn in conns.values():  # idle while the sockets connect: the server closes them
         conn.close()
         conn.keep = keep
