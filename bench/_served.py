@@ -107,3 +107,25 @@ class Affine:
     def close(self) -> None:
         for s in self.servers:
             s.close()
+
+
+class Proxied:
+    """``inner`` (one ``referee serve``, ``--workers N``, or room-affine servers) behind
+    nginx as referee recommends it (:mod:`referee.rooms.serving.nginx`: a consistent
+    hash of the room, keep-alive upstreams shared by every room). ``base`` is nginx;
+    ``pids`` the servers' (nginx's own CPU is in the ``machine`` column)."""
+
+    def __init__(self, inner: Served | Affine, prefix: Path) -> None:
+        from referee.rooms.serving.nginx import nginx
+
+        self.inner = inner
+        upstreams = [b.removeprefix("http://") for b in inner.base.split(",")]
+        self._proxy = nginx(upstreams, prefix)
+        self.base = self._proxy.__enter__()
+        self.pids = inner.pids if isinstance(inner, Affine) else [inner.process.pid]
+
+    def close(self) -> None:
+        try:
+            self._proxy.__exit__(None, None, None)
+        finally:
+            self.inner.close()

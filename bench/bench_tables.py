@@ -57,6 +57,7 @@ import uvloop
 from _served import (
     UNLIMITED,
     Affine,
+    Proxied,
     Served,
     cpu_seconds,
     machine_busy,
@@ -399,7 +400,7 @@ async def _warm(
 
 
 async def scenario(
-    child: Child | Served | Affine, count: int, rate: float, posters: int = POSTERS
+    child: Child | Served | Affine | Proxied, count: int, rate: float, posters: int = POSTERS
 ) -> dict[str, Any]:
     tables = await _tables(child.base, count)
     conns: dict[str, _Conn] | _Pool = {room: _Conn(child.base, room) for room, _ in tables}
@@ -413,7 +414,7 @@ async def scenario(
         conn.keep = keep
     start: dict[tuple[str, int], float] = {}
     listeners = int(os.environ.get("LISTENERS", "2"))
-    if isinstance(child, Affine):
+    if isinstance(child, Affine | Proxied):
         pids = child.pids
     else:
         assert child.process is not None
@@ -464,17 +465,30 @@ async def scenario(
 
 
 def run(
-    count: int, rate: float, workers: int = 0, servers: int = 0, posters: int = POSTERS
+    count: int,
+    rate: float,
+    workers: int = 0,
+    servers: int = 0,
+    posters: int = POSTERS,
+    proxied: bool = False,
 ) -> dict[str, Any]:
     """One case on a server of its own: SQLite (``workers == 0``), ``referee serve
     --workers N`` on a throwaway PostgreSQL, or there ``servers`` servers of one process
-    each, room-affine (:class:`_served.Affine`)."""
+    each, room-affine (:class:`_served.Affine`); with ``proxied``, behind nginx
+    (:class:`_served.Proxied`)."""
     with tempfile.TemporaryDirectory() as tmp:
         if workers or servers:
             from referee.rooms.serving.pgtemp import throwaway
 
             with throwaway() as pg:
-                served = Affine(pg, servers) if servers else Served(pg, workers)
+                inner = Affine(pg, servers) if servers else Served(pg, workers)
+                served: Served | Affine | Proxied = inner
+                if proxied:
+                    try:
+                        served = Proxied(inner, Path(tmp) / "nginx")
+                    except BaseException:
+                        inner.close()
+                        raise
                 try:
                     return uvloop.run(scenario(served, count, rate, posters))
                 finally:
@@ -533,9 +547,33 @@ def suite() -> None:
         _flat(what, few, many)
         _goal(what, many)
     side_by_side()
+    behind_nginx()
     if os.environ.get("BIG") == "1":
         for rate in (500.0, 1000.0):
             row(_label(2), 5000, rate, run(5000, rate, 2))
+
+
+def behind_nginx() -> None:
+    """Issue 43: 1,000 tables as fast as they go behind nginx (keep-alive upstreams that
+    every room shares), ``ROUNDS`` rounds of: one process; ``--workers 2`` (each room in
+    one worker: a connection carries many rooms, so it is handed over often); two
+    servers of one process each, nginx hashing each room to one (``python
+    bench/bench_tables.py behind-nginx``)."""
+    cases = [(1, 0), (2, 0), (0, 2)]
+    rates: dict[tuple[int, int], list[float]] = {case: [] for case in cases}
+    print(f"-- behind nginx, {FLOOD} posters --")
+    for _ in range(ROUNDS):
+        for workers, servers in cases:
+            r = run(1000, MAX, workers, servers, FLOOD, proxied=True)
+            row("nginx " + _label(workers, servers)[3:], 1000, MAX, r)
+            rates[workers, servers].append(r["rate"])
+    one = statistics.median(rates[1, 0])
+    shared = statistics.median(rates[2, 0]) / one
+    hashed = statistics.median(rates[0, 2]) / one
+    print(f"Behind nginx, 1,000 tables as fast as they go, against 1 process (medians of "
+          f"{ROUNDS} rounds): --workers 2 {shared:.2f}x; 2 servers hashed by room "
+          f"{hashed:.2f}x (target: more than 1 process: "
+          f"{'PASS' if max(shared, hashed) > 1.0 else 'MISS'})")  # fmt: skip
 
 
 def side_by_side() -> None:
@@ -575,6 +613,9 @@ def main(argv: list[str]) -> None:
         return
     if argv == ["side-by-side"]:
         side_by_side()
+        return
+    if argv == ["behind-nginx"]:
+        behind_nginx()
         return
     workers = int(os.environ.get("WORKERS", "0"))
     servers = int(os.environ.get("SERVERS", "0"))
