@@ -129,6 +129,10 @@ async def test_a_whole_fight_in_the_room(server: Server) -> None:
         await aldo.locator("input[type=number]").fill("8")
         await aldo.locator("button:text('Damage')").click()
         await expect(aldo).to_contain_text("6/14")
+        # The panel redrew: the keyboard's place is kept (the same button, focused).
+        focused = "document.activeElement.closest('[data-combatant]')?.dataset.combatant"
+        assert await gm.evaluate(focused) == "aldo"
+        assert await gm.evaluate("document.activeElement.textContent") == "Damage"
         mine = player.locator("#fight li.call", has_text="Sir Aldo")
         await expect(mine).to_have_count(1)
         await mine.locator("button.answer").click()

@@ -183,10 +183,21 @@
     return form;
   }
 
+  // A redraw keeps the keyboard's place: the control focused before (the same button
+  // of the same combatant or call) is focused again, or else the turn line.
+  function focusKey(node) {
+    if (!node || !body.contains(node) || node === body) return null;
+    const holder = node.closest("[data-combatant],[data-call]");
+    const where = holder ? holder.dataset.combatant || holder.dataset.call : "";
+    return [where, node.tagName, node.id, node.getAttribute("aria-label") || node.textContent].join("|");
+  }
+
   function draw() {
+    const focused = focusKey(document.activeElement);
     const items = [];
     const turn = el("p", "turn", turnLine());
     turn.id = "fight-turn";
+    turn.tabIndex = -1;
     items.push(turn);
     const controls = el("p", "controls");
     if (isGm && fight.combatants.length) {
@@ -228,6 +239,10 @@
     }
     if (isGm) items.push(addForm());
     body.replaceChildren(...items);
+    if (focused) {
+      const again = [...body.querySelectorAll("button, input, select")].find((n) => focusKey(n) === focused);
+      (again && !again.disabled ? again : turn).focus();
+    }
   }
 
   // A log entry of the fight, as one line.
