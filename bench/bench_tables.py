@@ -400,15 +400,19 @@ async def _warm(
 
 
 async def scenario(
-    child: Child | Served | Affine | Proxied, count: int, rate: float, posters: int = POSTERS
+    child: Child | Served | Affine | Proxied,
+    count: int,
+    rate: float,
+    posters: int = POSTERS,
+    shared: int = SHARED,
 ) -> dict[str, Any]:
     tables = await _tables(child.base, count)
     conns: dict[str, _Conn] | _Pool = {room: _Conn(child.base, room) for room, _ in tables}
-    if SHARED:
-        conns = _Pool(child.base, SHARED)
+    if shared:
+        conns = _Pool(child.base, shared)
     warm = await _warm(tables, conns, WARM)  # before the sockets: their backlog
     # a table rolls again before its connection expires (shared ones are always busy)
-    keep = SHARED > 0 or count / rate <= IDLE
+    keep = shared > 0 or count / rate <= IDLE
     for conn in conns.values():  # idle while the sockets connect: the server closes them
         conn.close()
         conn.keep = keep
@@ -471,6 +475,7 @@ def run(
     servers: int = 0,
     posters: int = POSTERS,
     proxied: bool = False,
+    shared: int = SHARED,
 ) -> dict[str, Any]:
     """One case on a server of its own: SQLite (``workers == 0``), ``referee serve
     --workers N`` on a throwaway PostgreSQL, or there ``servers`` servers of one process
@@ -496,7 +501,7 @@ def run(
         child = Child(sqlite_url(Path(tmp) / "t.sqlite3"), None, **UNLIMITED)
         child.start()
         try:
-            return uvloop.run(scenario(child, count, rate, posters))
+            return uvloop.run(scenario(child, count, rate, posters, shared))
         finally:
             child.close()
 
@@ -530,6 +535,12 @@ def _goal(what: str, r: dict[str, Any]) -> None:
           f"(target: <= 50 ms, nothing missed: {'PASS' if ok else 'MISS'})")  # fmt: skip
 
 
+def _cpu(what: str, r: dict[str, Any], target: float) -> None:
+    ok = r["cpu_per_roll"] <= target
+    print(f"{what}, 1,000 tables: server CPU a roll {r['cpu_per_roll'] * 1000:.2f} ms "
+          f"(target, issue 43: <= {target * 1000:.2f} ms: {'PASS' if ok else 'MISS'})")  # fmt: skip
+
+
 def suite() -> None:
     """The issue's goals, each with its verdict (``make bench``)."""
     sqlite: dict[tuple[int, float], dict[str, Any]] = {}
@@ -538,6 +549,10 @@ def suite() -> None:
         row(_label(0), n, pace, many)
     _flat("SQLite", sqlite[20, 1000.0], many)
     _goal("SQLite, one process", many)
+    _cpu("SQLite, one process", many, 0.00025)
+    pooled = run(1000, 1000.0, shared=64)  # issue 43: as a proxy's upstreams do
+    row("SQLite 64sh", 1000, 1000.0, pooled)
+    _goal("SQLite, one process, 64 shared connections", pooled)
     for workers in (1, 2):
         few = run(20, 1000.0, workers)
         row(_label(workers), 20, 1000.0, few)
@@ -546,6 +561,7 @@ def suite() -> None:
         what = f"PostgreSQL, {workers} worker{'s' * (workers > 1)}"
         _flat(what, few, many)
         _goal(what, many)
+        _cpu(what, many, 0.0002)
     side_by_side()
     behind_nginx()
     if os.environ.get("BIG") == "1":
