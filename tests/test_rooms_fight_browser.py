@@ -10,6 +10,7 @@ with its fight replayed. Screenshots go to ``test-artifacts/``."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from referee.rooms.audit.verify import verify
@@ -33,6 +34,16 @@ def _gurps_room(server: Server, name: str) -> tuple[dict[str, Any], dict[str, An
         {"gm": "gm", "alice": alice["member"]},
     )
     return made, alice, Table(server, made["room"], made["invite"], tokens, ids)
+
+
+async def _box(locator: Any) -> dict[str, float]:
+    """The element's box once it has one: the panels redraw while the log replays."""
+    for _ in range(100):
+        box = await locator.bounding_box()
+        if box is not None:
+            return dict(box)
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"{locator} has no box")
 
 
 async def _checked(page: Any, name: str) -> None:
@@ -75,20 +86,20 @@ async def test_a_whole_fight_in_the_room(server: Server) -> None:
         # The phone: three tabs, the log first, and the roll bar fixed at the bottom.
         await expect(player.locator("#tabs")).to_be_visible()
         await expect(player.locator("#fight")).to_be_hidden()
-        bar = await player.locator("form#roll").bounding_box()
-        assert bar is not None and abs(bar["y"] + bar["height"] - 844) < 1, bar
+        bar = await _box(player.locator("form#roll"))
+        assert abs(bar["y"] + bar["height"] - 844) < 1, bar
         assert bar["height"] < 140, bar  # a bar, not half the screen
         # Her character is one tap away: its first skill button within the first screen.
         await player.click("#tab-characters")
         skill = player.locator("#sheets button.trait").first
         await expect(skill).to_be_visible()
-        box = await skill.bounding_box()
-        assert box is not None and box["y"] + box["height"] < 844 - bar["height"], box
+        box = await _box(skill)
+        assert box["y"] + box["height"] < 844 - bar["height"], box
         # The desktop: no tabs; the log beside the characters and the fight.
         await expect(gm.locator("#tabs")).to_be_hidden()
-        log_box = await gm.locator("#log-pane").bounding_box()
-        side_box = await gm.locator("#side").bounding_box()
-        assert log_box and side_box and side_box["x"] >= log_box["x"] + log_box["width"] - 1
+        log_box = await _box(gm.locator("#log-pane"))
+        side_box = await _box(gm.locator("#side"))
+        assert side_box["x"] >= log_box["x"] + log_box["width"] - 1
 
         # The GM adds the orc (hidden: the GM's own sheet) and Aldo (the player's).
         add = gm.locator("#fight-add")
