@@ -357,7 +357,9 @@
     const cards = [];
     for (const sheet of mine) {
       const got = await fetch(api("/" + sheet.sheet), { credentials: "same-origin" });
+      const shown = [...panel.querySelectorAll("section.sheet")].find((n) => n.dataset.sheet === sheet.sheet);
       if (got.ok) cards.push(card(sheet, await got.json()));
+      else if (shown) cards.push(shown);  // a refused read (slow down: 429) keeps the card shown
     }
     panel.replaceChildren(...cards);
     // A member with a sheet at the table has used the upload form: it folds away.
