@@ -98,6 +98,29 @@ class Table:
         return self.log[:EVENTS]
 
 
+def _add(rng: random.Random, i: int, pc: bool, foe: str, values: dict[str, int]) -> Event:
+    """Combatant ``i``'s ``add``: a PC from a player's sheet, or a foe, hidden at times."""
+    ev: Event = {
+        "kind": "add",
+        "combatant": f"pc{i}" if pc else f"{foe}{i}",
+        "values": values,
+        "side": "pcs" if pc else f"{foe}s",
+        "pc": pc,
+    }
+    if pc:
+        ev.update(name=f"Hero {i}", owner=f"player{i}", sheet=f"hero{i}")
+    elif rng.random() < 0.3:
+        ev["hidden"] = True
+    return ev
+
+
+def _begin(t: Table, adds: list[Event]) -> None:
+    """The first 17 combatants in, then the fight starts (the rest join under way)."""
+    for ev in adds[:17]:
+        t.take(ev)
+    t.take({"kind": "start"})
+
+
 def gurps_log(seed: int = 41) -> list[Event]:
     """A GURPS fight: 17 combatants at the start, 3 joining under way."""
     t = Table("gurps", seed)
@@ -108,21 +131,8 @@ def gurps_log(seed: int = 41) -> list[Event]:
         values = {"st": rng.randint(9, 14), "dx": rng.randint(10, 13), "ht": rng.randint(10, 12)}
         if rng.random() < 0.2:
             values["hpt"] = 1
-        ev: Event = {
-            "kind": "add",
-            "combatant": f"pc{i}" if pc else f"orc{i}",
-            "values": values,
-            "side": "pcs" if pc else "orcs",
-            "pc": pc,
-        }
-        if pc:
-            ev.update(name=f"Hero {i}", owner=f"player{i}", sheet=f"hero{i}")
-        elif rng.random() < 0.3:
-            ev["hidden"] = True
-        adds.append(ev)
-    for ev in adds[:17]:
-        t.take(ev)
-    t.take({"kind": "start"})
+        adds.append(_add(rng, i, pc, "orc", values))
+    _begin(t, adds)
     for call in t.fight.calls:
         t.answer(call, True, rng.randint(1, 6))  # the tie rolls
 
@@ -203,21 +213,8 @@ def swn_log(seed: int = 41) -> list[Event]:
         }
         if not pc:
             values["morale"] = rng.randint(7, 10)
-        ev: Event = {
-            "kind": "add",
-            "combatant": f"pc{i}" if pc else f"raider{i}",
-            "values": values,
-            "side": "pcs" if pc else "raiders",
-            "pc": pc,
-        }
-        if pc:
-            ev.update(name=f"Hero {i}", owner=f"player{i}", sheet=f"hero{i}")
-        elif rng.random() < 0.3:
-            ev["hidden"] = True
-        adds.append(ev)
-    for ev in adds[:17]:
-        t.take(ev)
-    t.take({"kind": "start"})
+        adds.append(_add(rng, i, pc, "raider", values))
+    _begin(t, adds)
 
     def initiative() -> None:
         for call in list(t.fight.calls):

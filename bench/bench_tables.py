@@ -569,23 +569,29 @@ def suite() -> None:
             row(_label(2), 5000, rate, run(5000, rate, 2))
 
 
-def behind_nginx() -> None:
-    """Issue 43: 1,000 tables as fast as they go behind nginx (keep-alive upstreams that
-    every room shares), ``ROUNDS`` rounds of: one process; ``--workers 2`` (each room in
-    one worker: a connection carries many rooms, so it is handed over often); two
-    servers of one process each, nginx hashing each room to one (``python
-    bench/bench_tables.py behind-nginx``)."""
+def _three_ways(title: str, proxied: bool) -> tuple[float, float]:
+    """1,000 tables as fast as they go, ``ROUNDS`` rounds side by side (the machine's
+    speed drifts) of: one process; ``--workers 2``; two servers, each room on one.
+    The medians of the last two against the first."""
     cases = [(1, 0), (2, 0), (0, 2)]
     rates: dict[tuple[int, int], list[float]] = {case: [] for case in cases}
-    print(f"-- behind nginx, {FLOOD} posters --")
+    print(f"-- {title}, {FLOOD} posters --")
     for _ in range(ROUNDS):
         for workers, servers in cases:
-            r = run(1000, MAX, workers, servers, FLOOD, proxied=True)
-            row("nginx " + _label(workers, servers)[3:], 1000, MAX, r)
+            r = run(1000, MAX, workers, servers, FLOOD, proxied=proxied)
+            label = _label(workers, servers)
+            row("nginx " + label[3:] if proxied else label, 1000, MAX, r)
             rates[workers, servers].append(r["rate"])
     one = statistics.median(rates[1, 0])
-    shared = statistics.median(rates[2, 0]) / one
-    hashed = statistics.median(rates[0, 2]) / one
+    return statistics.median(rates[2, 0]) / one, statistics.median(rates[0, 2]) / one
+
+
+def behind_nginx() -> None:
+    """Issue 43: behind nginx (keep-alive upstreams that every room shares): one process;
+    ``--workers 2`` (each room in one worker: a connection carries many rooms, so it is
+    handed over often); two servers of one process each, nginx hashing each room to
+    one (``python bench/bench_tables.py behind-nginx``)."""
+    shared, hashed = _three_ways("behind nginx", proxied=True)
     print(f"Behind nginx, 1,000 tables as fast as they go, against 1 process (medians of "
           f"{ROUNDS} rounds): --workers 2 {shared:.2f}x; 2 servers hashed by room "
           f"{hashed:.2f}x (target: more than 1 process: "
@@ -593,20 +599,9 @@ def behind_nginx() -> None:
 
 
 def side_by_side() -> None:
-    """1,000 tables as fast as they go, ``ROUNDS`` rounds of: 1 worker; ``--workers 2``
-    (room-affine); 2 servers, each room on one (``python bench/bench_tables.py
-    side-by-side``)."""
-    cases = [(1, 0), (2, 0), (0, 2)]
-    rates: dict[tuple[int, int], list[float]] = {case: [] for case in cases}
-    print(f"-- side by side, {FLOOD} posters --")
-    for _ in range(ROUNDS):  # side by side: the machine's speed drifts
-        for workers, servers in cases:
-            r = run(1000, MAX, workers, servers, FLOOD)
-            row(_label(workers, servers), 1000, MAX, r)
-            rates[workers, servers].append(r["rate"])
-    one = statistics.median(rates[1, 0])
-    shared = statistics.median(rates[2, 0]) / one
-    affine = statistics.median(rates[0, 2]) / one
+    """1 worker; ``--workers 2`` (room-affine); 2 servers, each room on one, routed by
+    the load generator (``python bench/bench_tables.py side-by-side``)."""
+    shared, affine = _three_ways("side by side", proxied=False)
     print(f"PostgreSQL, 1,000 tables as fast as it goes ({FLOOD} posters), against 1 worker "
           f"(medians of {ROUNDS} "
           f"rounds): --workers 2 (room-affine) {shared:.2f}x; 2 servers, each room on one "

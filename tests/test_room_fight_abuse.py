@@ -6,6 +6,7 @@ same log rebuilds the fight the first one holds (a hidden NPC's turn moves inclu
 from __future__ import annotations
 
 import asyncio
+import time
 from pathlib import Path
 from typing import Any
 
@@ -121,3 +122,27 @@ def test_another_server_rebuilds_the_fight_from_the_log(table: Table, tmp_path: 
         ).json()
     assert again == held
     assert held["removed"] == ["orc"] and "orc" not in held["order"]
+
+
+def test_a_long_fight_is_read_afresh_off_the_event_loop(table: Table) -> None:
+    """Over ``OFF_LOOP`` entries, a fresh server replays the fight in a worker thread
+    (the GM's whole view and a player's): the same state as the server that wrote it."""
+    from referee.rooms.db.fightstore import OFF_LOOP
+
+    _setup(table)
+    _ok(table, "gm", {"kind": "start"})
+    with table.client("gm") as c:
+        for i in range(OFF_LOOP // 2 + 10):
+            kind = "heal" if i % 2 else "damage"
+            event = {"kind": kind, "combatant": "dai", "amount": 1}
+            while (
+                r := c.post(f"/api/rooms/{table.room}/fight", json={"event": event})
+            ).status_code == 429:
+                time.sleep(0.2)  # the GM's rate: wait, as a page does
+            assert r.status_code == 201, r.text
+    assert len([e for e in table.log("gm") if e["kind"] == "change"]) > OFF_LOOP // 2
+    held = {who: _state(table, who) for who in ("gm", "alice")}
+    with running(table.server.db) as fresh:
+        for who, state in held.items():
+            got = httpx.get(f"{fresh.base}/api/rooms/{table.room}/fight", headers=_auth(table, who))
+            assert got.json() == state, who

@@ -16,8 +16,8 @@ Mixed into :class:`.store.Store` (see :class:`.epochs.StoreParts`).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
 
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -31,6 +31,8 @@ from .epochs import Conflict, StoreParts
 from .schema import entries, rooms
 
 __all__ = ["FightWrites"]
+
+T = TypeVar("T")
 
 CACHED = 10_000
 """Fights kept in memory (each room's, and each player's view of it) before the caches
@@ -64,22 +66,9 @@ class FightWrites(StoreParts):
             out_: Fight = fight
             return out_
         if fight is None:
-            system = await conn.scalar(sa.select(rooms.c.system).where(rooms.c.id == room))
-            if system is None:
-                raise Conflict(422, "a fight needs a room with a system (gurps, swn or fudge)")
-            fight = begin(system)
-        rows = await conn.execute(
-            sa.select(entries.c.seq, entries.c.body)
-            .where(entries.c.room_id == room, entries.c.seq > seen, entries.c.kind.in_(FIGHT_KINDS))
-            .order_by(entries.c.seq)
-        )
-        found = [(seq, decode(body)) for seq, body in rows]
-        for event, group in events_of(e for _, e in found):
-            if event is not None:
-                fight = step(fight, event).fight
-            else:  # a hidden NPC's turn moved, logged public with no event: as logged
-                for e in group:
-                    fight = adopt(fight, str(e["kind"]), e)
+            fight = begin(await _system(conn, room))
+        found = await _rows(conn, room, seen)
+        fight = await _off_loop(_replayed, fight, [e for _, e in found], big=len(found))
         if found:
             seen = found[-1][0]
         if head is not None:
@@ -97,23 +86,16 @@ class FightWrites(StoreParts):
         if member == "gm":
             return await self.fight(room)
         async with self.engine.connect() as conn:
-            system = await conn.scalar(sa.select(rooms.c.system).where(rooms.c.id == room))
-            if system is None:
-                raise Conflict(422, "a fight needs a room with a system (gurps, swn or fudge)")
+            system = await _system(conn, room)
             cache = self.__dict__.setdefault("_seen", {})
             if len(cache) > CACHED:
                 cache.clear()
             last, seen = cache.get((room, member), (-1, None))
-            rows = await conn.execute(
-                sa.select(entries.c.seq, entries.c.body)
-                .where(
-                    entries.c.room_id == room, entries.c.seq > last, entries.c.kind.in_(FIGHT_KINDS)
-                )
-                .order_by(entries.c.seq)
-            )
-            found = [(seq, view(decode(body), member)) for seq, body in rows]
+            found = [(seq, view(e, member)) for seq, e in await _rows(conn, room, last)]
         if found or seen is None:
-            seen = replay_seen(str(system), [e for _, e in found], start=seen)
+            seen = await _off_loop(
+                replay_seen, system, [e for _, e in found], start=seen, big=len(found)
+            )
             cache[(room, member)] = (found[-1][0] if found else last, seen)
         out: Fight = seen.fight
         return out
@@ -253,6 +235,46 @@ class FightWrites(StoreParts):
                       "visibility": "gm" if gm else "public"}  # fmt: skip
             items.append((r.kind, fields))
         return items, done.fight
+
+
+async def _system(conn: AsyncConnection, room: str) -> str:
+    """The room's system, which its fight follows (422 for a room with none)."""
+    system = await conn.scalar(sa.select(rooms.c.system).where(rooms.c.id == room))
+    if system is None:
+        raise Conflict(422, "a fight needs a room with a system (gurps, swn or fudge)")
+    return str(system)
+
+
+async def _rows(conn: AsyncConnection, room: str, after: int) -> list[tuple[int, dict[str, Any]]]:
+    """The room's fight entries after seq ``after``, in order, decoded."""
+    rows = await conn.execute(
+        sa.select(entries.c.seq, entries.c.body)
+        .where(entries.c.room_id == room, entries.c.seq > after, entries.c.kind.in_(FIGHT_KINDS))
+        .order_by(entries.c.seq)
+    )
+    return [(seq, decode(body)) for seq, body in rows]
+
+
+def _replayed(fight: Fight, logged: list[dict[str, Any]]) -> Fight:
+    """``fight`` with the logged entries' events stepped through (the whole view)."""
+    for event, group in events_of(logged):
+        if event is not None:
+            fight = step(fight, event).fight
+        else:  # a hidden NPC's turn moved, logged public with no event: as logged
+            for e in group:
+                fight = adopt(fight, str(e["kind"]), e)
+    return fight
+
+
+OFF_LOOP = 256
+"""Entries to replay at once beyond which the replay runs in a worker thread: a long
+log's first read (10,000 events: about 150 ms) must not hold up the event loop."""
+
+
+async def _off_loop(fn: Callable[..., T], *args: Any, big: int, **kwargs: Any) -> T:
+    if big > OFF_LOOP:
+        return await asyncio.to_thread(fn, *args, **kwargs)
+    return fn(*args, **kwargs)
 
 
 def _same_roll(fight: Fight, ev: Mapping[str, Any], e: Mapping[str, Any]) -> None:
