@@ -42,6 +42,8 @@ def every_path(table: Table, who: str) -> list[int]:
         ("POST", "/rolls", {"json": {"command": "3d6"}}),
         ("POST", "/seed", {"json": {"seed": "x" * 20}}),
         ("PUT", "/sheets/mine", {"content": b"x"}),
+        ("GET", "/fight", {}),
+        ("POST", "/fight", {"json": {"event": {"kind": "next"}}}),
     ]
     return [call(table, who, m, p, **kw).status_code for m, p, kw in calls]
 
@@ -106,6 +108,13 @@ def test_an_archived_room_takes_no_writes(table: Table) -> None:
         call(table, "gm", "POST", "/archive", json={}),
         call(table, "gm", "DELETE", f"/members/{table.ids['bob']}"),
         call(table, "gm", "PUT", "/sheets/orc", content=b'system = "gurps"\nname = "Orc"\n'),
+        call(
+            table,
+            "gm",
+            "POST",
+            "/fight",
+            json={"event": {"kind": "add", "combatant": "orc", "values": {}}},
+        ),  # fmt: skip
     ]
     for r in writes:
         assert r.status_code == 409, (r.request.method, r.request.url, r.text)
