@@ -68,14 +68,14 @@ from bench_rooms import _frame, _masked
 from referee.rooms.db.store import sqlite_url
 from referee.rooms.serving.child import Child
 
-SOCKETS = 5
+SOCKETS = int(os.environ.get("SOCKETS", "5"))
 POSTERS = int(os.environ.get("POSTERS", "32"))
 FLOOD = 96
 """Posters of the side-by-side rounds at full speed. Each posts one roll at a time, so
 posters bound the rolls under way: 32 of them split over two processes leave each
 half the rolls to write in a batch, and cap a process's batches rather than its CPU
 (with 32, two room-affine servers took 0.93-1.33x of one worker)."""
-SECONDS = 8.0
+SECONDS = float(os.environ.get("DURATION", "8"))
 WARM = int(os.environ.get("WARM", "4"))
 ROUNDS = int(os.environ.get("ROUNDS", "2"))
 MAX = 4000.0

@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, cast
 
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
@@ -25,6 +25,7 @@ from .epochs import ARCHIVED, Conflict, Epoch, lock_epoch, read_epochs
 from .heads import Batch, Fields, Head, HeadWrites, Results, Rooms, Sealer
 from .held import Held
 from .schema import entries, rooms
+from .synced import Conn, SyncWriter
 
 __all__ = ["Appends", "Fields"]
 
@@ -84,6 +85,8 @@ class Appends(HeadWrites):
         """Entries already encoded (their whole form kept as they are written and read)."""
         # SQLite has one writer at a time: queue writers here rather than on its lock.
         self._write = asyncio.Lock()
+        self.synced = SyncWriter(engine.url) if self.sqlite else None
+        """SQLite: the thread that writes batches of appends (:mod:`.synced`)."""
         self._queue: list[tuple[str, str, Fields, asyncio.Future[dict[str, Any]]]] = []
         self._flusher: asyncio.Task[None] | None = None
         self.on_commit: Callable[[list[dict[str, Any]]], None] | None = None
@@ -117,7 +120,7 @@ class Appends(HeadWrites):
 
     async def _append_many(
         self,
-        conn: AsyncConnection,
+        conn: Conn,
         groups: list[tuple[str, list[tuple[str, Fields]]]],
         written: list[dict[str, Any]] | None = None,
         heads: dict[str, Head] | None = None,
@@ -179,7 +182,10 @@ class Appends(HeadWrites):
             )
             await conn.execute(_MOVE, moved)
             if not self.sqlite:  # the other servers read these when this commits
-                await notify(conn, list({e["room"]: e["seq"] for e in sealed_all}.items()))
+                await notify(
+                    cast(AsyncConnection, conn),
+                    list({e["room"]: e["seq"] for e in sealed_all}.items()),
+                )
         if written is not None:  # beside what the caller wrote before (never inserted twice)
             written.extend(sealed_all)
         return out
@@ -231,15 +237,15 @@ class Appends(HeadWrites):
             if not self.sqlite and all(room in self.heads for room, _ in rooms_):
                 rooms_ = await self._write_if_heads(batch, rooms_, results, written, heads)
             if rooms_:
-                async with self._writing(), self.engine.begin() as conn:
-                    made = await self._append_many(
-                        conn,
-                        [(room, [(batch[i][1], batch[i][2]) for i in idx]) for room, idx in rooms_],
-                        written,
-                        heads,
-                    )
-                    for (_room, idx), sealed in zip(rooms_, made, strict=True):
-                        results.update(zip(idx, sealed, strict=True))
+                groups = [(room, [(batch[i][1], batch[i][2]) for i in idx]) for room, idx in rooms_]
+                if self.synced is not None:  # SQLite: the whole batch in one thread hop
+                    async with self._write:
+                        made = await self.synced.run(self._append_many, groups, written, heads)
+                else:
+                    async with self.engine.begin() as conn:
+                        made = await self._append_many(conn, groups, written, heads)
+                for (_room, idx), sealed in zip(rooms_, made, strict=True):
+                    results.update(zip(idx, sealed, strict=True))
         except Exception as exc:  # the statement or the transaction failed: say so
             failed = {room for room, _ in rooms_}
             written[:] = [e for e in written if e["room"] not in failed]

@@ -18,6 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from ...stream import commitment, mix
 from ..errors import ApiError
 from .schema import client_seeds, epochs, rooms
+from .synced import Conn
 
 __all__ = [
     "ARCHIVED",
@@ -46,7 +47,7 @@ class Epoch:
         return self.public if visibility == "public" else self.secret
 
 
-async def read_epochs(conn: AsyncConnection, names: list[str]) -> dict[str, Epoch]:
+async def read_epochs(conn: Conn, names: list[str]) -> dict[str, Epoch]:
     """The current epoch of each room in ``names``, as a roll needs it."""
     return {
         row.room_id: Epoch(
@@ -65,7 +66,7 @@ _CURRENT = (
 
 
 async def lock_epoch(
-    conn: AsyncConnection,
+    conn: Conn,
     room: str,
     epoch: Epoch,
     add: Callable[[str, Mapping[str, Any]], dict[str, Any]],

@@ -39,6 +39,7 @@ from .fightstore import FightWrites
 from .held import Held
 from .schema import entries, logins, members, rooms, tokens
 from .sheetstore import SheetRow, SheetWrites
+from .synced import pragmas
 
 __all__ = [
     "DEFAULT_DB",
@@ -143,18 +144,7 @@ class Store(Appends, EpochWrites, SheetWrites, AdminWrites, FightWrites):
             kwargs["connect_args"] = {"server_settings": {"application_name": name}}
         engine = create_async_engine(url, **kwargs)
         if url.startswith("sqlite"):
-
-            @sa.event.listens_for(engine.sync_engine, "connect")
-            def _pragmas(dbapi: Any, _record: Any) -> None:
-                cur = dbapi.cursor()
-                cur.execute("PRAGMA journal_mode=WAL")
-                cur.execute("PRAGMA synchronous=NORMAL")
-                cur.execute("PRAGMA foreign_keys=ON")
-                # Writers never checkpoint: a checkpoint syncs the file to disk, and that
-                # would stall every room's writes behind it. A task of its own does it.
-                cur.execute("PRAGMA wal_autocheckpoint=0")
-                cur.close()
-
+            sa.event.listen(engine.sync_engine, "connect", pragmas)
         store = cls(engine)
         if store.sqlite:
             store._checkpoints = asyncio.create_task(store._checkpoint())
@@ -218,6 +208,8 @@ class Store(Appends, EpochWrites, SheetWrites, AdminWrites, FightWrites):
         await self.writer.close()
         await self.news.close()
         await self.engine.dispose()
+        if self.synced is not None:
+            self.synced.close()
 
     # ------------------------------------------------------------------ writing
 

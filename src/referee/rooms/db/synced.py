@@ -1,0 +1,100 @@
+"""SQLite's appends in one thread hop a batch, not a hop a call (issue 43).
+
+Through ``aiosqlite``, every call SQLAlchemy makes on a connection (make a cursor,
+execute, fetch, close, begin, commit) is a hop to aiosqlite's thread and back, each
+a wake-up of the event loop: about twenty for one batch of appends, whatever its
+size. At 1,000 rolls/s, arriving one by one, that is most of a roll's CPU. Here a
+batch runs whole in a thread of its own, on a plain ``sqlite3`` connection of the
+same file, and the event loop is woken once, when it has committed.
+
+The batch is the very code PostgreSQL runs (:meth:`.appends.Appends._append_many`):
+its coroutine is driven to its end in that thread over :class:`Synced`, a
+connection whose ``execute`` never suspends. A coroutine that did suspend would be
+a bug, and raises. Writers still queue on the store's lock (:meth:`.appends.Appends._writing`),
+so this connection and the async engine's never contend for SQLite's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Coroutine
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Protocol, TypeVar
+
+import sqlalchemy as sa
+from sqlalchemy.engine import URL, make_url
+
+__all__ = ["Conn", "Synced", "SyncWriter", "pragmas"]
+
+_T = TypeVar("_T")
+
+
+class Conn(Protocol):
+    """What an append's statements need of a connection: an
+    :class:`~sqlalchemy.ext.asyncio.AsyncConnection`, or :class:`Synced`."""
+
+    async def execute(self, statement: Any, parameters: Any = None, /) -> Any: ...
+
+    async def scalar(self, statement: Any, parameters: Any = None, /) -> Any: ...
+
+
+class Synced:
+    """A synchronous connection behind the coroutine interface of :class:`Conn`: its
+    calls run at once, in the caller's thread, and never suspend."""
+
+    def __init__(self, conn: sa.Connection) -> None:
+        self.conn = conn
+
+    async def execute(self, statement: Any, parameters: Any = None, /) -> Any:
+        return self.conn.execute(statement, parameters)
+
+    async def scalar(self, statement: Any, parameters: Any = None, /) -> Any:
+        return self.conn.scalar(statement, parameters)
+
+
+def pragmas(dbapi: Any, _record: Any) -> None:
+    """Every SQLite connection of the rooms: the write-ahead log, synced at each
+    checkpoint rather than at each commit, and foreign keys enforced."""
+    cur = dbapi.cursor()
+    cur.execute("PRAGMA journal_mode=WAL")
+    cur.execute("PRAGMA synchronous=NORMAL")
+    cur.execute("PRAGMA foreign_keys=ON")
+    # Writers never checkpoint: a checkpoint syncs the file to disk, and that would
+    # stall every room's writes behind it. A task of its own does it (.store).
+    cur.execute("PRAGMA wal_autocheckpoint=0")
+    cur.close()
+
+
+class SyncWriter:
+    """One thread and one ``sqlite3`` connection, for batches of appends (see the module)."""
+
+    def __init__(self, url: URL | str) -> None:
+        url = make_url(url).set(drivername="sqlite+pysqlite")
+        self.engine = sa.create_engine(
+            url,
+            poolclass=sa.pool.StaticPool,
+            # Opened in the writer's thread, closed by the store's from the event loop's.
+            connect_args={"timeout": 30, "check_same_thread": False},
+        )
+        sa.event.listen(self.engine, "connect", pragmas)
+        self._thread = ThreadPoolExecutor(1, thread_name_prefix="referee-sqlite-writer")
+
+    async def run(self, work: Callable[..., Coroutine[Any, Any, _T]], *args: Any) -> _T:
+        """``work(conn, *args)`` in one transaction, in the writer's thread: committed
+        if it returns, rolled back if it raises (and the exception raised here)."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._thread, self._drive, work, args)
+
+    def _drive(self, work: Callable[..., Coroutine[Any, Any, _T]], args: tuple[Any, ...]) -> _T:
+        with self.engine.begin() as conn:
+            coroutine = work(Synced(conn), *args)
+            try:
+                coroutine.send(None)
+            except StopIteration as done:
+                return done.value  # type: ignore[no-any-return]
+            coroutine.close()
+            raise RuntimeError("a synchronous SQLite write waited on something")
+
+    def close(self) -> None:
+        self._thread.shutdown(wait=True)
+        self.engine.dispose()

@@ -1,0 +1,93 @@
+"""SQLite's batches of appends run whole in the writer's thread (rooms.db.synced)."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+import sqlalchemy as sa
+
+from referee.rooms.db.store import Store, sqlite_url
+from referee.rooms.db.synced import Conn, SyncWriter
+
+_T = sa.table("t", sa.column("n", sa.Integer))
+
+
+def _writer(tmp_path: Path) -> SyncWriter:
+    writer = SyncWriter(sqlite_url(tmp_path / "w.sqlite3"))
+    with writer.engine.begin() as conn:
+        conn.exec_driver_sql("CREATE TABLE t (n INTEGER)")
+    return writer
+
+
+def _count(writer: SyncWriter) -> int:
+    with writer.engine.connect() as conn:
+        return int(conn.scalar(sa.text("SELECT count(*) FROM t")))
+
+
+async def _insert(conn: Conn, n: int, fail: bool = False) -> str:
+    await conn.execute(sa.insert(_T), [{"n": n}])
+    if fail:
+        raise ValueError("no")
+    assert await conn.scalar(sa.text("SELECT count(*) FROM t")) >= 1  # sees its own write
+    return threading.current_thread().name
+
+
+def test_a_batch_commits_in_the_writers_thread_and_fails_whole(tmp_path: Path) -> None:
+    writer = _writer(tmp_path)
+
+    async def go() -> str:
+        return await writer.run(_insert, 1)
+
+    assert asyncio.run(go()).startswith("referee-sqlite-writer")
+    assert _count(writer) == 1
+
+    async def fails() -> None:
+        await writer.run(_insert, 2, True)
+
+    with pytest.raises(ValueError, match="no"):
+        asyncio.run(fails())
+    assert _count(writer) == 1  # rolled back
+    writer.close()
+
+
+def test_a_batch_that_waits_on_anything_is_refused_and_rolled_back(tmp_path: Path) -> None:
+    writer = _writer(tmp_path)
+
+    async def waits(conn: Conn) -> None:
+        await conn.execute(sa.insert(_T), [{"n": 3}])
+        await asyncio.sleep(0)  # suspends: not allowed in the writer's thread
+
+    async def go() -> None:
+        await writer.run(waits)
+
+    with pytest.raises(RuntimeError, match="waited"):
+        asyncio.run(go())
+    assert _count(writer) == 0
+    writer.close()
+
+
+def test_rolls_on_sqlite_go_through_the_writer(tmp_path: Path) -> None:
+    """The store's appends on SQLite are written by the writer's connection (each
+    batch on it), and read back through the async engine's."""
+    seen: list[str] = []
+
+    async def go() -> list[dict[str, Any]]:
+        store = await Store.open(sqlite_url(tmp_path / "rooms.sqlite3"))
+        assert store.synced is not None
+        sa.event.listen(store.synced.engine, "before_cursor_execute", lambda *a: seen.append(a[2]))
+        room, _token, _invite, _made = await store.create_room("T", "gurps")
+        got = await asyncio.gather(
+            *(store.append(room, "note", {"text": str(i)}) for i in range(5))
+        )
+        back = await store.entries(room)
+        await store.close()
+        assert [e["seq"] for e in back][-5:] == [e["seq"] for e in got]
+        return got
+
+    got = asyncio.run(go())
+    assert [e["text"] for e in got] == ["0", "1", "2", "3", "4"]
+    assert sum(s.lstrip().upper().startswith("INSERT INTO ENTRIES") for s in seen) >= 1
