@@ -5,7 +5,9 @@
    aiosqlite's thread and back), against the writer thread (:mod:`referee.rooms.db.synced`:
    a batch in one hop). One append at a time (each its own batch, as rolls paced
    one by one arrive) and 16 at once (batched). The process's CPU (every thread) an
-   append; the target is the writer at or below aiosqlite's.
+   append; the target is the writer at or below aiosqlite's. Then its parts, one
+   append at a time: the writer's code run on this thread (without the hop), and
+   SQLite's own statements for it through ``sqlite3`` alone.
 2. **Through HTTP**, on one server in a child process (``referee.rooms.serving.child``,
    rate limits lifted, no live sockets): ``GET /api/health`` (the HTTP stack and
    nothing else), then ``POST .../rolls`` with ``3d6``, on one keep-alive connection
@@ -19,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import os
 import re
+import sqlite3
 import statistics
 import tempfile
 import time
@@ -64,8 +67,57 @@ async def _stores(folder: Path) -> None:
             f"writer thread {new * 1e3:.3f} ms of CPU an append ({old / new:.2f}x less; "
             f"target: no more: {verdict})"
         )
+    store, room = stores["writer"]
+    assert store.synced is not None
+    print(
+        f"append, one at a time, its parts: in the writer's code without the hop "
+        f"{_unhopped(store, room) * 1e3:.3f} ms; SQLite's own statements through sqlite3 "
+        f"{_raw(folder / 'writer.sqlite3', room) * 1e3:.3f} ms"
+    )
     for store, _room in stores.values():
         await store.close()
+
+
+def _unhopped(store: Store, room: str) -> float:
+    """CPU an append, the writer's batch run on this thread (no hop to the writer's)."""
+    assert store.synced is not None
+    drive = store.synced._drive  # noqa: SLF001 (the bench takes it apart)
+    batch = [(room, [("note", {"text": "x"})])]
+    cpu = time.process_time()
+    for _ in range(N):
+        drive(store._append_many, (batch, [], {}))  # noqa: SLF001
+    return (time.process_time() - cpu) / N
+
+
+def _raw(path: Path, room: str) -> float:
+    """CPU an append, the batch's statements (as SQLite runs them for one room) through
+    ``sqlite3`` alone: lock the room, read its epoch, insert, move it on, commit."""
+    db = sqlite3.connect(path, isolation_level=None)
+    cpu = time.process_time()
+    for i in range(N):
+        db.execute("BEGIN")
+        db.execute(
+            "UPDATE rooms SET next_seq = next_seq WHERE id IN (?) "
+            "RETURNING id, next_seq, last_chain, epoch, archived",
+            (room,),
+        ).fetchall()
+        db.execute(
+            "SELECT epochs.* FROM epochs JOIN rooms ON rooms.id = epochs.room_id "
+            "AND rooms.epoch = epochs.epoch WHERE rooms.id IN (?)",
+            (room,),
+        ).fetchall()
+        db.executemany(
+            "INSERT INTO entries (room_id, seq, kind, ref, body) VALUES (?, ?, ?, ?, ?)",
+            [(room, 10**9 + i, "note", None, "{}")],
+        )
+        db.executemany(
+            "UPDATE rooms SET next_seq = ?, last_chain = ? WHERE id = ?",
+            [(10**9 + i + 1, "x", room)],
+        )
+        db.execute("COMMIT")
+    took = (time.process_time() - cpu) / N
+    db.close()
+    return took
 
 
 async def _requests(base: str, head: bytes, at_once: int) -> None:

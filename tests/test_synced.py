@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -70,7 +71,7 @@ def test_a_batch_that_waits_on_anything_is_refused_and_rolled_back(tmp_path: Pat
     writer.close()
 
 
-def test_rolls_on_sqlite_go_through_the_writer(tmp_path: Path) -> None:
+def test_the_stores_appends_on_sqlite_go_through_the_writer(tmp_path: Path) -> None:
     """The store's appends on SQLite are written by the writer's connection (each
     batch on it), and read back through the async engine's."""
     seen: list[str] = []
@@ -91,3 +92,27 @@ def test_rolls_on_sqlite_go_through_the_writer(tmp_path: Path) -> None:
     got = asyncio.run(go())
     assert [e["text"] for e in got] == ["0", "1", "2", "3", "4"]
     assert sum(s.lstrip().upper().startswith("INSERT INTO ENTRIES") for s in seen) >= 1
+
+
+def test_a_cancelled_caller_waits_for_its_batch_to_end(tmp_path: Path) -> None:
+    """Cancelling the caller does not stop the thread: the caller (which holds the
+    store's lock around ``run``) returns only once the batch has committed, so no other
+    writer meets SQLite's lock meanwhile."""
+    writer = _writer(tmp_path)
+
+    async def slow(conn: Conn) -> None:
+        await conn.execute(sa.insert(_T), [{"n": 4}])
+        time.sleep(0.3)  # in the writer's thread
+
+    async def go() -> float:
+        task = asyncio.create_task(writer.run(slow))
+        await asyncio.sleep(0.05)
+        task.cancel()
+        began = time.perf_counter()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        return time.perf_counter() - began
+
+    assert asyncio.run(go()) >= 0.2  # it waited for the thread
+    assert _count(writer) == 1  # and the batch committed
+    writer.close()

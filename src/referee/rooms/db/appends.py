@@ -242,7 +242,7 @@ class Appends(HeadWrites):
                     async with self._write:
                         made = await self.synced.run(self._append_many, groups, written, heads)
                 else:
-                    async with self.engine.begin() as conn:
+                    async with self._writing(), self.engine.begin() as conn:
                         made = await self._append_many(conn, groups, written, heads)
                 for (_room, idx), sealed in zip(rooms_, made, strict=True):
                     results.update(zip(idx, sealed, strict=True))

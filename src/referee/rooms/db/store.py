@@ -201,15 +201,21 @@ class Store(Appends, EpochWrites, SheetWrites, AdminWrites, FightWrites):
                 log.warning("referee rooms: checkpoint failed: %s", exc)
 
     async def close(self) -> None:
+        """Finish the appends queued, then close every connection."""
         if self._checkpoints is not None:
             self._checkpoints.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._checkpoints
-        await self.writer.close()
-        await self.news.close()
-        await self.engine.dispose()
-        if self.synced is not None:
-            self.synced.close()
+        if self._flusher is not None and not self._flusher.done():
+            await asyncio.wait([self._flusher])  # its callers hear how their appends went
+        try:
+            await self.writer.close()
+            await self.news.close()
+            await self.engine.dispose()
+        finally:
+            if self.synced is not None:  # off the loop: it waits for its thread
+                synced, self.synced = self.synced, None
+                await asyncio.to_thread(synced.close)
 
     # ------------------------------------------------------------------ writing
 

@@ -3,20 +3,23 @@
 Through ``aiosqlite``, every call SQLAlchemy makes on a connection (make a cursor,
 execute, fetch, close, begin, commit) is a hop to aiosqlite's thread and back, each
 a wake-up of the event loop: about twenty for one batch of appends, whatever its
-size. At 1,000 rolls/s, arriving one by one, that is most of a roll's CPU. Here a
-batch runs whole in a thread of its own, on a plain ``sqlite3`` connection of the
-same file, and the event loop is woken once, when it has committed.
+size: 1.1 ms of CPU for an append alone. Here a batch runs whole in a thread of its
+own, on a plain ``sqlite3`` connection of the same file, and the event loop is woken
+once, when it has committed: 0.35 ms (``bench/bench_append.py``).
 
-The batch is the very code PostgreSQL runs (:meth:`.appends.Appends._append_many`):
+The batch is the code PostgreSQL runs when it does not know the rooms' heads
+(:meth:`.appends.Appends._append_many`):
 its coroutine is driven to its end in that thread over :class:`Synced`, a
 connection whose ``execute`` never suspends. A coroutine that did suspend would be
 a bug, and raises. Writers still queue on the store's lock (:meth:`.appends.Appends._writing`),
-so this connection and the async engine's never contend for SQLite's.
+held until the batch has committed or rolled back (even if its caller is cancelled), so
+within one server this connection and the async engine's do not wait on SQLite's.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Protocol, TypeVar
@@ -83,7 +86,15 @@ class SyncWriter:
         """``work(conn, *args)`` in one transaction, in the writer's thread: committed
         if it returns, rolled back if it raises (and the exception raised here)."""
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._thread, self._drive, work, args)
+        done = loop.run_in_executor(self._thread, self._drive, work, args)
+        try:
+            return await asyncio.shield(done)
+        except asyncio.CancelledError:
+            # The thread goes on to commit or roll back: the caller keeps the store's
+            # lock until it has, so that no other writer meets SQLite's lock meanwhile.
+            with contextlib.suppress(Exception):
+                await done
+            raise
 
     def _drive(self, work: Callable[..., Coroutine[Any, Any, _T]], args: tuple[Any, ...]) -> _T:
         with self.engine.begin() as conn:
