@@ -8,12 +8,12 @@ own, on a plain ``sqlite3`` connection of the same file, and the event loop is w
 once, when it has committed: 0.35 ms (``bench/bench_append.py``).
 
 The batch is the code PostgreSQL runs when it does not know the rooms' heads
-(:meth:`.appends.Appends._append_many`):
-its coroutine is driven to its end in that thread over :class:`Synced`, a
-connection whose ``execute`` never suspends. A coroutine that did suspend would be
-a bug, and raises. Writers still queue on the store's lock (:meth:`.appends.Appends._writing`),
-held until the batch has committed or rolled back (even if its caller is cancelled), so
-within one server this connection and the async engine's do not wait on SQLite's.
+(:meth:`.appends.Appends._append_many`): its coroutine is driven to its end in that
+thread over :class:`Synced`, a connection whose ``execute`` never suspends. A
+coroutine that did suspend would be a bug, and raises. Writers still queue on the
+store's lock (:meth:`.appends.Appends._writing`), held until the batch has committed
+or rolled back (even if its caller is cancelled), so within one server this
+connection and the async engine's do not wait on SQLite's.
 """
 
 from __future__ import annotations
@@ -76,7 +76,7 @@ class SyncWriter:
         self.engine = sa.create_engine(
             url,
             poolclass=sa.pool.StaticPool,
-            # Opened in the writer's thread, closed by the store's from the event loop's.
+            # Opened in the writer's thread, closed from another (Store.close).
             connect_args={"timeout": 30, "check_same_thread": False},
         )
         sa.event.listen(self.engine, "connect", pragmas)
