@@ -116,3 +116,31 @@ def test_a_cancelled_caller_waits_for_its_batch_to_end(tmp_path: Path) -> None:
     assert asyncio.run(go()) >= 0.2  # it waited for the thread
     assert _count(writer) == 1  # and the batch committed
     writer.close()
+
+
+def test_a_slow_batch_does_not_stall_the_event_loop(tmp_path: Path) -> None:
+    """An attacker's roll that is slow to make (here, a maker that blocks for 0.4 s)
+    holds the writer's thread, not the event loop: other requests go on meanwhile.
+    (Before, a batch's rolls were made on the loop itself.)"""
+
+    def slow(seq: int, _epoch: object) -> dict[str, Any]:
+        time.sleep(0.4)
+        return {"text": f"slow {seq}"}
+
+    async def go() -> tuple[float, dict[str, Any]]:
+        store = await Store.open(sqlite_url(tmp_path / "rooms.sqlite3"))
+        room, _token, _invite, _made = await store.create_room("T", "gurps")
+        appending = asyncio.create_task(store.append(room, "note", slow))
+        loop = asyncio.get_running_loop()
+        last, gap = loop.time(), 0.0
+        while not appending.done():
+            await asyncio.sleep(0.01)
+            now = loop.time()
+            gap, last = max(gap, now - last), now
+        entry = appending.result()
+        await store.close()
+        return gap, entry
+
+    gap, entry = asyncio.run(go())
+    assert entry["text"].startswith("slow ")
+    assert gap < 0.2, f"the event loop stalled for {gap:.2f} s"

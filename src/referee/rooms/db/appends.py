@@ -238,12 +238,12 @@ class Appends(HeadWrites):
                 rooms_ = await self._write_if_heads(batch, rooms_, results, written, heads)
             if rooms_:
                 groups = [(room, [(batch[i][1], batch[i][2]) for i in idx]) for room, idx in rooms_]
-                if self.synced is not None:  # SQLite: the whole batch in one thread hop
-                    async with self._write:
+                async with self._writing():
+                    if self.synced is not None:  # SQLite: the whole batch in one thread hop
                         made = await self.synced.run(self._append_many, groups, written, heads)
-                else:
-                    async with self._writing(), self.engine.begin() as conn:
-                        made = await self._append_many(conn, groups, written, heads)
+                    else:
+                        async with self.engine.begin() as conn:
+                            made = await self._append_many(conn, groups, written, heads)
                 for (_room, idx), sealed in zip(rooms_, made, strict=True):
                     results.update(zip(idx, sealed, strict=True))
         except Exception as exc:  # the statement or the transaction failed: say so
