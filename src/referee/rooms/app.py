@@ -15,6 +15,7 @@ import sys
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -23,6 +24,7 @@ from fastapi.telemetry import TelemetryConfig
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from ..discord import route
 from .db.store import Store
 from .errors import ApiError
 from .page import pages
@@ -30,6 +32,9 @@ from .routes import admin, api, characters, fights, live
 from .routes.hot import Hot
 from .routes.models import ERRORS
 from .state import MAX_BODY, RoomsLimits, State
+
+if TYPE_CHECKING:
+    from ..discord.config import DiscordConfig
 
 log = logging.getLogger(__name__)
 
@@ -113,6 +118,11 @@ class _SecurityHeaders:
         await self.app(scope, receive, with_headers)
 
 
+_UNLIMITED = ("/api/health", route.PATH)
+"""Paths no address limit applies to: load balancers poll the health check, and every
+interaction comes from Discord's few addresses, each checked by its signature."""
+
+
 class _AddressLimit:
     """Each client address may make ``rate`` requests (and socket handshakes) a second,
     in bursts of ``burst``; more get 429 here, before any routing or parsing, so that
@@ -126,7 +136,7 @@ class _AddressLimit:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if (
             scope["type"] in ("http", "websocket")
-            and scope.get("path") != "/api/health"  # load balancers poll it
+            and scope.get("path") not in _UNLIMITED
             and not self._allowed(scope)
         ):
             if scope["type"] == "http":
@@ -185,9 +195,15 @@ _NO_TELEMETRY: TelemetryConfig = {
 
 
 def create_app(
-    db_url: str, limits: type[RoomsLimits] = RoomsLimits, telemetry: bool = False
+    db_url: str,
+    limits: type[RoomsLimits] = RoomsLimits,
+    telemetry: bool = False,
+    discord: DiscordConfig | None = None,
 ) -> FastAPI:
     """The rooms' app on the database at ``db_url`` (migrated to the newest schema).
+
+    ``discord`` sets up the Discord front end (``POST /discord/interactions``); by
+    default, from the environment (:meth:`.DiscordConfig.from_environment`).
 
     ``telemetry`` turns on FastAPI's own OpenTelemetry (spans, metrics and logs, sent
     to the providers the process sets up); off, FastAPI does not even look for a
@@ -198,6 +214,7 @@ def create_app(
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         store = await Store.open(db_url)
         state = app.state.rooms = State(store, limits)
+        bot = app.state.discord = None if chat is None else Discord(state, chat)
         listener = None
         if not store.sqlite:  # other servers may share this database: hear their appends
             from .fanout.notices import Listener
@@ -214,10 +231,16 @@ def create_app(
             yield
         finally:
             keeper.cancel()
+            if bot is not None:
+                await bot.close()
             if listener is not None:
                 await listener.stop()
             await store.close()
 
+    from ..discord.config import DiscordConfig as _Config
+    from ..discord.interactions import Discord
+
+    chat = discord if discord is not None else _Config.from_environment()
     app = FastAPI(
         title="referee rooms",
         version="1",
@@ -254,6 +277,7 @@ def create_app(
     fights.install(app)
     live.install(app)
     pages.install(app)
+    route.install(app)
     app.add_middleware(Hot)  # innermost: inside the limits below
     app.add_middleware(_BodyLimit, limit=limits.body, sheet_limit=limits.sheet)
     app.add_middleware(_AddressLimit, rate=limits.address_rate, burst=limits.address_burst)

@@ -7,6 +7,10 @@ import sqlalchemy as sa
 
 __all__ = [
     "client_seeds",
+    "discord_channels",
+    "discord_members",
+    "discord_secrets",
+    "discord_sheets",
     "entries",
     "epochs",
     "logins",
@@ -100,4 +104,41 @@ sheets = sa.Table(  # characters uploaded to a room: the bytes, beside the log (
     sa.Column("sha256", sa.String(64), nullable=False),
     sa.Column("seq", sa.BigInteger, nullable=False),  # of the sheet entry that set it
     sa.Column("body", sa.LargeBinary, nullable=False),
+)
+
+# Discord (issue 42): which room a channel rolls into, its GM, and the members, sheets
+# and secret rolls the bot keeps for it (:mod:`referee.discord.store`).
+discord_channels = sa.Table(
+    "discord_channels",
+    metadata,
+    sa.Column("channel_id", sa.String(32), primary_key=True),
+    sa.Column("gm_user", sa.String(32), nullable=True),
+    sa.Column("gm_channel", sa.String(32), nullable=True),
+    sa.Column("room_id", sa.String(64), nullable=True),
+)
+
+discord_members = sa.Table(  # the room's member each Discord user rolls as
+    "discord_members",
+    metadata,
+    sa.Column("room_id", sa.String(64), primary_key=True),
+    sa.Column("user_id", sa.String(32), primary_key=True),
+    sa.Column("token", sa.Text, nullable=False),  # the member's API token: the bot speaks for it
+)
+
+discord_sheets = sa.Table(  # a player's character in a channel with no room
+    "discord_sheets",
+    metadata,
+    sa.Column("channel_id", sa.String(32), primary_key=True),
+    sa.Column("user_id", sa.String(32), primary_key=True),
+    sa.Column("sha256", sa.String(64), nullable=False),
+    sa.Column("body", sa.LargeBinary, nullable=False),
+)
+
+discord_secrets = sa.Table(  # a secret roll in a channel with no room, until revealed
+    "discord_secrets",
+    metadata,
+    sa.Column("number", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("channel_id", sa.String(32), nullable=False),
+    sa.Column("gm_user", sa.String(32), nullable=False),
+    sa.Column("reply", sa.Text, nullable=False),  # the message to post, as JSON
 )

@@ -32,8 +32,16 @@ class Plans:
         "so that one roll never holds up the table; try fewer or smaller dice"
     )
 
-    def __init__(self, most: int = 4096, readers: int = 2) -> None:
+    def __init__(
+        self,
+        most: int = 4096,
+        readers: int = 2,
+        reader: Callable[[str, int], tuple[str, Plan]] | None = None,
+    ) -> None:
         self.most = most
+        self.reader = reader
+        """How a command is read (:func:`.reading.read_command`, a rolling one, unless
+        another is given: the Discord front end reads odds with :func:`.reading.read_odds`)."""
         self._plans: OrderedDict[tuple[str, int], tuple[str, Plan]] = OrderedDict()
         self._slow: OrderedDict[str, None] = OrderedDict()
         """Commands whose reading passed the deadline: refused at once from then on."""
@@ -60,7 +68,7 @@ class Plans:
 
         await self._readers.acquire()
         work = asyncio.get_running_loop().run_in_executor(
-            None, _at_low_priority, read_command, command, most_draws
+            None, _at_low_priority, self.reader or read_command, command, most_draws
         )
         work.add_done_callback(self._read_done)
         try:

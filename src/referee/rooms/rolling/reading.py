@@ -14,7 +14,7 @@ from ..log import check_digestible
 if TYPE_CHECKING:
     from ...commands import CommandLimits, Plan
 
-__all__ = ["read_command", "room_limits"]
+__all__ = ["read_command", "read_odds", "room_limits"]
 
 
 def room_limits(most_draws: int = RoomsLimits.draws) -> CommandLimits:
@@ -25,6 +25,36 @@ def room_limits(most_draws: int = RoomsLimits.draws) -> CommandLimits:
     from ...commands import SHARED_TABLE
 
     return replace(SHARED_TABLE, dice=most_draws)
+
+
+def read_odds(command: str, most_draws: int = RoomsLimits.draws) -> tuple[str, Plan]:
+    """Read a command that rolls nothing (``odds 3d6``, ``gurps odds check 12``) under
+    the room's caps: its exact odds are computed here, in the reader's thread, and its
+    plan only returns them.
+
+    Raises:
+        ApiError: 422 for a bad command, or one that would roll dice.
+    """
+    from ... import commands
+    from ...commands.reader import find
+    from ...errors import RefereeError
+
+    try:
+        if find(command.split())[0].rolls:
+            raise ApiError(422, "this command rolls dice: only odds are read here")
+        shown, plan = commands.plan(command, limits=room_limits(most_draws))
+        reply = plan(_NO_DICE)  # the odds, computed now, off the event loop
+    except RefereeError as exc:
+        raise ApiError(422, str(exc)) from None
+    return shown, lambda rng: reply
+
+
+class _NoDice:
+    def randbelow(self, n: int) -> int:
+        raise AssertionError("an odds command drew a die")
+
+
+_NO_DICE = _NoDice()
 
 
 def read_command(command: str, most_draws: int = RoomsLimits.draws) -> tuple[str, Plan]:

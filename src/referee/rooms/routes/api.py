@@ -44,6 +44,8 @@ __all__ = [
     "conflicts",
     "writable",
     "roll",
+    "roll_entry",
+    "reveal_roll",
     "install",
     "read_command",
     "roll_maker",
@@ -202,6 +204,13 @@ def roll_maker(
 
 async def roll(st: State, room: str, member: Member, body: NewRoll) -> Response:
     """``POST /api/rooms/{room}/rolls`` once its caller is known: roll, log, answer."""
+    entry = await roll_entry(st, room, member, body)
+    return _answer(st.frames.text(entry, member.id, ()))
+
+
+async def roll_entry(st: State, room: str, member: Member, body: NewRoll) -> dict[str, Any]:
+    """Roll ``body``'s command in ``room`` as ``member`` and log it: the new entry, as
+    the log holds it (every front end shows it through :func:`.log.view`)."""
     await writable(st, room)
     command = normalise(body.command)
     if len(command) > st.limits.command:
@@ -219,7 +228,27 @@ async def roll(st: State, room: str, member: Member, body: NewRoll) -> Response:
     make = roll_maker(member, read, body.visibility, made_as)
     entry = await st.append(room, "roll", make)
     st.charge(member, len(entry["draws"]) / st.limits.draws_per_request)
-    return _answer(st.frames.text(entry, member.id, ()))
+    return entry
+
+
+async def reveal_roll(
+    st: State, room: str, member: Member, seq: int
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The GM reveals the secret roll ``seq``: ``(the reveal entry, the roll's entry)``.
+
+    Raises:
+        ApiError: 409 for an archived room or a roll revealed already, 403 for a
+            player, 422 for a seq that is no secret roll.
+    """
+    await writable(st, room)
+    if not member.is_gm:
+        raise ApiError(403, "only the GM reveals")
+    target = await st.store.entry(room, seq)
+    if target is None or target["kind"] != "roll" or target["visibility"] == "public":
+        raise ApiError(422, f"seq {seq} is not a secret roll")
+    if seq in await st.revealed(room):
+        raise ApiError(409, f"seq {seq} is revealed already")
+    return await st.append(room, "reveal", {"of": seq}), target
 
 
 def _answer(text: str) -> Response:
@@ -234,7 +263,7 @@ def _address(request: Request) -> str:
     return request.client.host if request.client else ""
 
 
-_SEED = re.compile(r"[\x20-\x7e]{16,128}")
+SEED = re.compile(r"[\x20-\x7e]{16,128}")
 
 
 def install(app: FastAPI) -> None:
@@ -287,7 +316,7 @@ def install(app: FastAPI) -> None:
         await writable(st, room)
         if member.is_gm:
             raise ApiError(403, "only players send client seeds")
-        if not _SEED.fullmatch(body.seed):
+        if not SEED.fullmatch(body.seed):
             raise ApiError(422, "a client seed is 16 to 128 printable ASCII characters")
         made = await conflicts(st.store.add_seed(room, member.id, body.seed))
         for entry in made:  # an automatic close and a new epoch may come first (v1.2)
@@ -320,15 +349,8 @@ def install(app: FastAPI) -> None:
     @app.post("/api/rooms/{room}/reveal", status_code=201, response_model=Entry)
     async def reveal(room: str, body: Reveal, member: Caller, request: Request) -> dict[str, Any]:
         st = state(request)
-        await writable(st, room)
-        if not member.is_gm:
-            raise ApiError(403, "only the GM reveals")
-        target = await st.store.entry(room, body.seq)
-        if target is None or target["kind"] != "roll" or target["visibility"] == "public":
-            raise ApiError(422, f"seq {body.seq} is not a secret roll")
-        if body.seq in await st.revealed(room):
-            raise ApiError(409, f"seq {body.seq} is revealed already")
-        return view(await st.append(room, "reveal", {"of": body.seq}), member.id)
+        entry, _target = await reveal_roll(st, room, member, body.seq)
+        return view(entry, member.id)
 
     @app.get("/api/rooms/{room}/log", response_model=Log)
     async def log(

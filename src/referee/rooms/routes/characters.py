@@ -21,19 +21,48 @@ from typing import Any
 
 from fastapi import FastAPI, Request
 
+from ..db.store import Member
 from ..errors import ApiError
 from ..log import view
 from ..rolling.rollas import SHEET_NAME, read_sheet_body
+from ..state import State
 from .api import Caller, conflicts, state, writable
 from .models import ERRORS
 
-__all__ = ["install"]
+__all__ = ["install", "store_sheet"]
 
 
 def _name(sheet: str) -> str:
     if not SHEET_NAME.fullmatch(sheet):
         raise ApiError(422, "a sheet's name is 1 to 40 characters of A-Z a-z 0-9 _ -")
     return sheet
+
+
+async def store_sheet(
+    st: State, room: str, member: Member, sheet: str, body: bytes
+) -> dict[str, Any]:
+    """Read and keep ``body`` as the sheet ``sheet`` of ``room``, uploaded by
+    ``member``: its ``sheet`` entry (the API's PUT, and Discord's ``/sheet``).
+
+    Raises:
+        ApiError: 409 for an archived room; 422 for an empty or unreadable sheet, or
+            one of another system than the room's; 403 for another member's sheet.
+    """
+    await writable(st, room)
+    if not body:
+        raise ApiError(422, "send the sheet file's bytes as the body")
+    st.charge(member, len(body) / st.limits.body)
+    read = await asyncio.to_thread(read_sheet_body, body)
+    system = (await st.room(room) or {}).get("system")
+    if system is not None and read.system != system:
+        raise ApiError(422, f"{read.name}'s sheet is for {read.system}; this room plays {system}")
+    sha = hashlib.sha256(body).hexdigest()
+    st.sheets.read(sha, read)
+    entry = await conflicts(
+        st.store.put_sheet(room, member.id, sheet, read.name, read.system, sha, body)
+    )
+    st.published(room, entry)
+    return entry
 
 
 def install(app: FastAPI) -> None:
@@ -55,24 +84,8 @@ def install(app: FastAPI) -> None:
     async def put_sheet(room: str, sheet: str, member: Caller, request: Request) -> dict[str, Any]:
         _name(sheet)  # after the token: a stranger learns nothing of the room
         st = state(request)
-        await writable(st, room)
         body = await request.body()
-        if not body:
-            raise ApiError(422, "send the sheet file's bytes as the body")
-        st.charge(member, len(body) / st.limits.body)
-        read = await asyncio.to_thread(read_sheet_body, body)
-        system = (await st.room(room) or {}).get("system")
-        if system is not None and read.system != system:
-            raise ApiError(
-                422, f"{read.name}'s sheet is for {read.system}; this room plays {system}"
-            )
-        sha = hashlib.sha256(body).hexdigest()
-        st.sheets.read(sha, read)
-        entry = await conflicts(
-            st.store.put_sheet(room, member.id, sheet, read.name, read.system, sha, body)
-        )
-        st.published(room, entry)
-        return view(entry, member.id)
+        return view(await store_sheet(st, room, member, sheet, body), member.id)
 
     @app.get("/api/rooms/{room}/sheets")
     async def list_sheets(room: str, member: Caller, request: Request) -> dict[str, Any]:

@@ -1,0 +1,58 @@
+"""How the Discord front end is set up: from ``referee serve``'s environment."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from .rest import API, ATTACHMENT_HOSTS
+from .signature import MAX_AGE
+
+__all__ = ["DEFER_AFTER", "DiscordConfig"]
+
+DEFER_AFTER = 2.0
+"""Seconds an answer may take before it is deferred (Discord waits 3 at most)."""
+
+
+@dataclass(frozen=True, slots=True)
+class DiscordConfig:
+    """The application's public key (which checks each interaction), and the rest."""
+
+    public_key: str
+    """``REFEREE_DISCORD_PUBLIC_KEY``: 64 hex digits, from the application's page."""
+    token: str | None = None
+    """``REFEREE_DISCORD_TOKEN``: the bot's token, for messages to the GM's channel."""
+    api: str = API
+    """``REFEREE_DISCORD_API``: Discord's REST API (a local stand-in in tests)."""
+    attachment_hosts: tuple[str, ...] = ATTACHMENT_HOSTS
+    """``REFEREE_DISCORD_ATTACHMENT_HOSTS`` (comma-separated URL prefixes): where a
+    sheet may be fetched from."""
+    max_age: float = MAX_AGE
+    """Seconds a signed interaction stays good."""
+    defer_after: float = DEFER_AFTER
+    """``REFEREE_DISCORD_DEFER_AFTER``: seconds before a slow answer is deferred."""
+    public_url: str | None = None
+    """``REFEREE_PUBLIC_URL``: the server's address as players reach it, for links to
+    a room's log (else the address the request came to, which ``--proxy-headers``
+    makes the proxy's)."""
+
+    @classmethod
+    def from_environment(cls, env: Mapping[str, str] | None = None) -> DiscordConfig | None:
+        """The set-up the environment gives, or None without a public key (the route
+        then answers 404: Discord is not set up on this server)."""
+        env = os.environ if env is None else env
+        key = env.get("REFEREE_DISCORD_PUBLIC_KEY", "").strip()
+        if not key:
+            return None
+        hosts = env.get("REFEREE_DISCORD_ATTACHMENT_HOSTS")
+        return cls(
+            public_key=key,
+            token=env.get("REFEREE_DISCORD_TOKEN") or None,
+            api=env.get("REFEREE_DISCORD_API") or API,
+            attachment_hosts=tuple(h.strip() for h in hosts.split(",") if h.strip())
+            if hosts
+            else ATTACHMENT_HOSTS,
+            public_url=env.get("REFEREE_PUBLIC_URL") or None,
+            defer_after=float(env.get("REFEREE_DISCORD_DEFER_AFTER") or DEFER_AFTER),
+        )

@@ -1,0 +1,259 @@
+"""``POST /discord/interactions``: Discord's HTTP interactions, in the rooms' server.
+
+Each request is checked (:mod:`.signature`: 401 for anything Discord did not sign just
+now, or sent before), then answered: PING with PONG, a slash command with its reply,
+an autocomplete with the caller's trait and weapon names. A reply not ready within
+:data:`.config.DEFER_AFTER` seconds is deferred (type 5) and finished through the
+follow-up webhook. Commands go through the rooms' command reader (worker threads, a
+deadline, the shared table's caps), never the event loop; in a channel linked to a
+room, through the room's own roll path and views (:mod:`.rolling`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ..errors import RefereeError
+from ..rooms.errors import ApiError
+from .config import DiscordConfig
+from .replies import note
+from .rest import Rest, RestError
+from .signature import Unsigned, Verifier
+from .store import DiscordStore
+
+if TYPE_CHECKING:
+    from ..rooms.state import State
+    from ..sheets import Sheet
+
+__all__ = ["Call", "Discord", "Done", "Pending", "Refusal"]
+
+log = logging.getLogger(__name__)
+
+PING, COMMAND, AUTOCOMPLETE = 1, 2, 4
+PONG, REPLY, DEFERRED, CHOICES = 1, 4, 5, 8
+_SNOWFLAKE = re.compile(r"[0-9]{1,20}")
+_TOKEN = re.compile(r"[A-Za-z0-9._-]{1,500}")
+
+
+class Refusal(Exception):
+    """A request that cannot be done as asked: its message goes back, ephemeral."""
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """One application-command or autocomplete interaction, checked for shape."""
+
+    application: str
+    token: str
+    channel: str
+    user: str
+    name: str
+    """The user's name in the guild (nickname, global name or username)."""
+    permissions: int
+    data: Mapping[str, Any]
+    base_url: str
+
+    @classmethod
+    def of(cls, interaction: Mapping[str, Any], base_url: str) -> Call:
+        """Raises ValueError naming the field that is missing or malformed."""
+        member = interaction.get("member")
+        user = (member or {}).get("user") if isinstance(member, dict) else None
+        user = user or interaction.get("user")
+        if not isinstance(user, dict):
+            raise ValueError("no user")
+        channel = interaction.get("channel_id") or (interaction.get("channel") or {}).get("id")
+        fields = {
+            "application_id": interaction.get("application_id"),
+            "channel_id": channel,
+            "user.id": user.get("id"),
+        }
+        for key, value in fields.items():
+            if not isinstance(value, str) or not _SNOWFLAKE.fullmatch(value):
+                raise ValueError(f"no {key}")
+        token = interaction.get("token")
+        if not isinstance(token, str) or not _TOKEN.fullmatch(token):
+            raise ValueError("no token")
+        data = interaction.get("data")
+        if not isinstance(data, dict) or not isinstance(data.get("name"), str):
+            raise ValueError("no data.name")
+        nick = member.get("nick") if isinstance(member, dict) else None
+        name = nick or user.get("global_name") or user.get("username") or "player"
+        try:
+            permissions = int((member or {}).get("permissions") or 0)
+        except (TypeError, ValueError):
+            raise ValueError("member.permissions is not a number") from None
+        return cls(
+            str(fields["application_id"]),
+            token,
+            str(channel),
+            str(user["id"]),
+            " ".join(str(name).split())[:40] or "player",
+            permissions,
+            data,
+            base_url,
+        )
+
+
+@dataclass(slots=True)
+class Done:
+    """A finished reply, and what to send after it (the GM channel's copy)."""
+
+    message: dict[str, Any]
+    after: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class Pending:
+    """A reply on its way: whether it is ephemeral (known before any work), and the work."""
+
+    ephemeral: bool
+    work: Awaitable[Done]
+
+
+class _Lru(OrderedDict[Any, Any]):
+    def __init__(self, most: int) -> None:
+        super().__init__()
+        self.most = most
+
+    def keep(self, key: Any, value: Any) -> None:
+        self[key] = value
+        self.move_to_end(key)
+        if len(self) > self.most:
+            self.popitem(last=False)
+
+
+class Discord:
+    """The Discord front end of one server: its checks, its state, its REST client."""
+
+    def __init__(self, st: State, config: DiscordConfig) -> None:
+        from ..rooms.rolling.plans import Plans
+        from ..rooms.rolling.reading import read_odds
+
+        self.st = st
+        self.config = config
+        self.verifier = Verifier(config.public_key, config.max_age)
+        self.rest = Rest(config.api, config.token, config.attachment_hosts)
+        self.store = DiscordStore(st.store)
+        self.odds = Plans(reader=read_odds)
+        self.sheets = _Lru(256)
+        """Sheets read, by sha256."""
+        self.resolved = _Lru(4096)
+        """``(sha256, command) -> resolved command``."""
+        self._later: set[asyncio.Task[None]] = set()
+
+    async def close(self) -> None:
+        for task in list(self._later):
+            task.cancel()
+        await asyncio.gather(*self._later, return_exceptions=True)
+        await self.rest.close()
+
+    async def handle(
+        self, body: bytes, signature: str | None, timestamp: str | None, base_url: str
+    ) -> tuple[int, dict[str, Any]]:
+        """``(status, JSON)`` for one request to the interactions endpoint."""
+        try:
+            self.verifier.check(signature, timestamp, body)
+        except Unsigned as exc:
+            return 401, {"error": f"invalid request signature: {exc}"}
+        import orjson
+
+        try:
+            interaction = orjson.loads(body)
+        except orjson.JSONDecodeError:
+            return 400, {"error": "the body is not JSON"}
+        if not isinstance(interaction, dict):
+            return 400, {"error": "an interaction is a JSON object"}
+        kind = interaction.get("type")
+        if kind == PING:
+            return 200, {"type": PONG}
+        if kind not in (COMMAND, AUTOCOMPLETE):
+            return 400, {"error": f"interaction type {str(kind)[:20]} is not one referee takes"}
+        try:
+            call = Call.of(interaction, self.config.public_url or base_url)
+        except ValueError as exc:
+            return 400, {"error": f"a malformed interaction: {exc}"}
+        if kind == AUTOCOMPLETE:
+            from .setup import complete
+
+            try:
+                choices = await complete(self, call)
+            except (Refusal, ApiError, RefereeError, ValueError):
+                choices = []
+            return 200, {"type": CHOICES, "data": {"choices": choices}}
+        return 200, await self._answer(call)
+
+    async def _answer(self, call: Call) -> dict[str, Any]:
+        from . import rolling, setup
+
+        name = call.data["name"]
+        try:
+            handler = setup.HANDLERS.get(name, rolling.roll)
+            pending = await handler(self, call)
+        except Exception as exc:  # noqa: BLE001 - every refusal is an ephemeral answer
+            return {"type": REPLY, "data": note(_why(exc))}
+        task = asyncio.ensure_future(_guarded(pending.work))
+        try:
+            done = await asyncio.wait_for(asyncio.shield(task), self.config.defer_after)
+        except TimeoutError:
+            self._spawn(self._finish(call, task))
+            return {"type": DEFERRED, "data": {"flags": 64} if pending.ephemeral else {}}
+        self._run_after(done)
+        return {"type": REPLY, "data": done.message}
+
+    async def _finish(self, call: Call, task: asyncio.Future[Done]) -> None:
+        done = await task
+        await self.rest.edit_original(call.application, call.token, done.message)
+        self._run_after(done)
+
+    def _run_after(self, done: Done) -> None:
+        for step in done.after:
+            self._spawn(step())
+
+    def _spawn(self, work: Awaitable[None]) -> None:
+        async def logged() -> None:
+            try:
+                await work
+            except RestError as exc:
+                log.warning("referee discord: %s", exc)
+            except Exception:  # a follow-up's failure is logged, never the loop's
+                log.exception("referee discord: a follow-up failed")
+
+        task = asyncio.ensure_future(logged())
+        self._later.add(task)
+        task.add_done_callback(self._later.discard)
+
+    async def sheet(self, sha: str, body: bytes) -> Sheet:
+        """A sheet's bytes, read (once per version, in a worker thread)."""
+        from ..rooms.rolling.rollas import read_sheet_body
+
+        found: Sheet | None = self.sheets.get(sha)
+        if found is None:
+            found = await asyncio.to_thread(read_sheet_body, body)
+            self.sheets.keep(sha, found)
+        return found
+
+    def room_url(self, call: Call, room: str) -> str:
+        return f"{call.base_url.rstrip('/')}/rooms/{room}"
+
+
+def _why(exc: BaseException) -> str:
+    """What an ephemeral error says; never a traceback."""
+    if isinstance(exc, ApiError):
+        return f"⚠ {exc.message}"
+    if isinstance(exc, Refusal | RefereeError | ValueError | RestError):
+        return f"⚠ {exc}"
+    log.exception("referee discord: an interaction failed", exc_info=exc)
+    return "⚠ referee failed on this command (an internal error, logged on the server)"
+
+
+async def _guarded(work: Awaitable[Done]) -> Done:
+    try:
+        return await work
+    except Exception as exc:  # noqa: BLE001 - an error is the reply
+        return Done(note(_why(exc)))

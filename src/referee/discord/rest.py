@@ -1,0 +1,121 @@
+"""Discord's REST API, as the bot uses it (``httpx``): the follow-up webhook that
+finishes a deferred reply, a message to the GM's channel, the commands' registration,
+and a sheet's download from Discord's attachment hosts. The base URL is configurable:
+the tests point it at a local stand-in that records the calls."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import httpx
+
+__all__ = ["API", "ATTACHMENT_HOSTS", "Rest", "RestError"]
+
+API = "https://discord.com/api/v10"
+"""Discord's REST API (version 10)."""
+ATTACHMENT_HOSTS = ("https://cdn.discordapp.com/", "https://media.discordapp.net/")
+"""Where Discord keeps attachments: a sheet is fetched from these only."""
+
+
+class RestError(Exception):
+    """A call to Discord that failed (its message says which and why)."""
+
+
+class Rest:
+    """Calls to Discord's REST API at ``api``, as the bot ``token`` where one is needed."""
+
+    def __init__(
+        self,
+        api: str = API,
+        token: str | None = None,
+        attachment_hosts: Sequence[str] = ATTACHMENT_HOSTS,
+        timeout: float = 10.0,
+    ) -> None:
+        self.api = api.rstrip("/")
+        self.token = token
+        self.attachment_hosts = tuple(attachment_hosts)
+        self.timeout = timeout
+        self._client: httpx.AsyncClient | None = None
+
+    def _http(self) -> httpx.AsyncClient:
+        if self._client is None:
+            import httpx
+
+            self._client = httpx.AsyncClient(
+                timeout=self.timeout,
+                follow_redirects=False,
+                headers={"User-Agent": "DiscordBot (https://github.com/referee, 1) referee"},
+            )
+        return self._client
+
+    async def close(self) -> None:
+        if self._client is not None:
+            await self._client.aclose()
+            self._client = None
+
+    async def _call(self, method: str, path: str, payload: Any, bot: bool) -> Any:
+        import httpx
+
+        headers = {}
+        if bot:
+            if not self.token:
+                raise RestError("no bot token (REFEREE_DISCORD_TOKEN) to post with")
+            headers["Authorization"] = f"Bot {self.token}"
+        try:
+            response = await self._http().request(
+                method, self.api + path, json=payload, headers=headers
+            )
+        except httpx.HTTPError as exc:
+            raise RestError(f"{method} {path}: {type(exc).__name__}") from None
+        if response.status_code >= 300:
+            raise RestError(f"{method} {path}: Discord answered {response.status_code}")
+        return response.json() if response.content else None
+
+    async def edit_original(self, application: str, token: str, message: dict[str, Any]) -> None:
+        """Finish a deferred reply (its interaction's token lasts 15 minutes)."""
+        await self._call(
+            "PATCH", f"/webhooks/{application}/{token}/messages/@original", message, bot=False
+        )
+
+    async def post(self, channel: str, message: dict[str, Any]) -> None:
+        """A message from the bot in ``channel`` (the GM's channel)."""
+        await self._call("POST", f"/channels/{channel}/messages", message, bot=True)
+
+    async def register(
+        self, application: str, commands: list[dict[str, Any]], guild: str | None = None
+    ) -> Any:
+        """Put every slash command (overwriting the old ones); in one guild, at once,
+        or everywhere (which Discord may take a while to spread)."""
+        where = f"/guilds/{guild}" if guild else ""
+        return await self._call(
+            "PUT", f"/applications/{application}{where}/commands", commands, bot=True
+        )
+
+    def allowed(self, url: str) -> bool:
+        """Whether ``url`` is on one of Discord's attachment hosts."""
+        return any(url.startswith(host) for host in self.attachment_hosts)
+
+    async def attachment(self, url: str, most: int) -> bytes:
+        """An attachment's bytes, from Discord's hosts only, ``most`` bytes at most.
+
+        Raises:
+            RestError: another host, a failed download, or a file over ``most``.
+        """
+        import httpx
+
+        if not self.allowed(url):
+            raise RestError("the file is not on Discord's attachment hosts")
+        got = bytearray()
+        try:
+            async with self._http().stream("GET", url) as response:
+                if response.status_code != 200:
+                    raise RestError(f"the file could not be fetched ({response.status_code})")
+                async for chunk in response.aiter_bytes():
+                    got += chunk
+                    if len(got) > most:
+                        raise RestError(f"the file is over {most // 1024} KiB")
+        except httpx.HTTPError as exc:
+            raise RestError(f"the file could not be fetched ({type(exc).__name__})") from None
+        return bytes(got)

@@ -1,0 +1,203 @@
+"""Rolling from Discord: ``/roll``, ``/odds`` and every system command.
+
+Who sees what (the seeds' "the GM rolls in secret"):
+
+* ``public``: the channel sees the result.
+* ``secret``, by the channel's GM: an ephemeral reply, only the GM sees it; by a
+  player: the player (ephemeral) and the GM's channel.
+* ``blind``, by a player: the player gets "rolled blind" (the same words whatever
+  the dice), the result goes to the GM's channel through the bot's REST call. The
+  GM's own blind roll is a secret one.
+
+A channel linked to a room rolls through the room's own path (:func:`.api.roll_entry`,
+the member the Discord user is), so the roll is logged, proven and shown through the
+same views as the API's; a channel with no room rolls on the system's secure source,
+unlogged, and each reply says so. Either way the command is read by the rooms' reader,
+off the event loop, under the shared table's caps.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING, Any, Literal
+
+from .interactions import Call, Discord, Done, Pending, Refusal
+from .replies import blind_note, embed, message
+from .slash import command_line
+from .store import Channel
+
+if TYPE_CHECKING:
+    from ..rooms.db.store import Member
+
+__all__ = ["member_of", "roll"]
+
+ROOM_VISIBILITY: dict[str, Literal["public", "gm", "blind"]] = {
+    "public": "public",
+    "secret": "gm",
+    "blind": "blind",
+}
+UNLOGGED = "No room: this roll is not logged (a GM links one with /referee link)"
+
+
+async def roll(bot: Discord, call: Call) -> Pending:
+    """A rolling command, or an odds one (which rolls nothing)."""
+    asked = command_line(call.data)
+    channel = await bot.store.channel(call.channel)
+    is_gm = channel.gm_user == call.user
+    visibility = asked.visibility
+    if asked.odds or asked.line.startswith("odds "):
+        ephemeral = visibility != "public"
+        return Pending(ephemeral, _odds(bot, asked.line, ephemeral))
+    if visibility == "blind" and is_gm:
+        visibility = "secret"
+    if visibility != "public" and not is_gm:
+        if channel.gm_user is None or channel.gm_channel is None:
+            raise Refusal(
+                f"a {visibility} roll goes to the GM, and this channel has none yet: "
+                "the GM runs /referee gm-channel"
+            )
+        if bot.rest.token is None:
+            raise Refusal(
+                "this server has no bot token (REFEREE_DISCORD_TOKEN): "
+                f"a {visibility} roll cannot reach the GM"
+            )
+    work = _in_room if channel.room else _unlogged
+    return Pending(visibility != "public", work(bot, call, channel, asked.line, visibility, is_gm))
+
+
+async def _odds(bot: Discord, line: str, ephemeral: bool) -> Done:
+    limits = bot.st.limits
+    shown, plan = await bot.odds.read(line, limits.draws, limits.read_seconds)
+    from ..rng import default_source
+
+    reply = plan(default_source())  # draws nothing: the odds were computed when read
+    return Done(message(embeds=[embed(shown, reply.text, reply.data)], ephemeral=ephemeral))
+
+
+async def _resolved(bot: Discord, call: Call, line: str) -> str:
+    """``line`` as the caller's character rolls it, in a channel with no room."""
+    found = await bot.store.sheet(call.channel, call.user)
+    if found is None:
+        return line
+    sha, body = found
+    key = (sha, line)
+    done: str | None = bot.resolved.get(key)
+    if done is None:
+        from ..rooms.rolling.reading import room_limits
+        from ..rooms.rolling.rollas import _resolve
+
+        sheet = await bot.sheet(sha, body)
+        limits = room_limits(bot.st.limits.draws)
+        done = (await asyncio.to_thread(_resolve, line, sheet, limits, {}))[1]
+        bot.resolved.keep(key, done)
+    return done
+
+
+async def _unlogged(
+    bot: Discord, call: Call, channel: Channel, line: str, visibility: str, is_gm: bool
+) -> Done:
+    from ..rng import RecordingSource, default_source
+    from ..rooms.log import outcome
+
+    limits = bot.st.limits
+    resolved = await _resolved(bot, call, line)
+    _shown, plan = await bot.st.plans.read(resolved, limits.draws, limits.read_seconds)
+    recorder = RecordingSource(default_source())
+    result, text, _refused = outcome(plan, recorder)
+    draws = [list(d) for d in recorder.draws]
+    whole = embed(line, text, result, draws, UNLOGGED)
+    if visibility == "public":
+        return Done(message(embeds=[whole]))
+    gm = channel.gm_user if not is_gm else call.user
+    assert gm is not None
+    number = await bot.store.keep_secret(
+        call.channel, gm, message(f"Revealed: {call.name}'s secret roll", [whole])
+    )
+    return _secret(bot, call, channel, whole, f"#{number}", visibility, is_gm)
+
+
+def _secret(
+    bot: Discord,
+    call: Call,
+    channel: Channel,
+    whole: dict[str, Any],
+    number: str,
+    visibility: str,
+    is_gm: bool,
+) -> Done:
+    """The replies of a secret or blind roll: to its roller, and to the GM's channel."""
+    if is_gm:
+        return Done(
+            message(
+                f"Secret roll {number}: only you see it (/referee reveal roll:{number[1:]} "
+                "shows it to the channel).",
+                [whole],
+                ephemeral=True,
+            )
+        )
+    gm_channel = channel.gm_channel
+    assert gm_channel is not None
+    kind = "blind" if visibility == "blind" else "secret"
+    to_gm = message(f"{call.name}'s {kind} roll {number} in <#{call.channel}>", [whole])
+
+    async def send() -> None:
+        await bot.rest.post(gm_channel, to_gm)
+
+    if visibility == "blind":
+        return Done(blind_note(number), [send])
+    return Done(message(f"Secret roll {number}: you and the GM see it.", [whole], True), [send])
+
+
+async def member_of(bot: Discord, room: str, call: Call, join: bool = True) -> Member | None:
+    """The room member the Discord user rolls as: joined on their first roll (as the
+    API's join does); None without ``join`` for a user not yet in the room.
+
+    Raises:
+        Refusal: a user the GM removed from the room (out on every path at once, as
+            the room's own token check has it).
+    """
+    st = bot.st
+    token = await bot.store.token(room, call.user)
+    if token is None:
+        if not join:
+            return None
+        from ..rooms.routes.api import writable
+
+        await writable(st, room)
+        _member, token, entry = await st.store.join(room, call.name)
+        st.published(room, entry)
+        await bot.store.set_token(room, call.user, token)
+    member = await st.member(token)
+    if member is None:
+        raise Refusal(f"you are no longer a member of room {room}: the GM removed you")
+    st.spend(member)
+    return member
+
+
+async def _in_room(
+    bot: Discord, call: Call, channel: Channel, line: str, visibility: str, is_gm: bool
+) -> Done:
+    from ..rooms.routes.api import roll_entry
+    from ..rooms.routes.models import NewRoll
+
+    room = channel.room
+    assert room is not None
+    member = await member_of(bot, room, call)
+    assert member is not None
+    entry = await roll_entry(
+        bot.st, room, member, NewRoll(command=line, visibility=ROOM_VISIBILITY[visibility])
+    )
+    whole = room_embed(bot, call, entry)
+    if visibility == "public":
+        return Done(message(embeds=[whole]))
+    return _secret(bot, call, channel, whole, f"#{entry['seq']}", visibility, is_gm)
+
+
+def room_embed(bot: Discord, call: Call, entry: dict[str, Any]) -> dict[str, Any]:
+    """A room's roll entry, whole, with where its log is."""
+    room, seq = entry["room"], entry["seq"]
+    footer = (
+        f"Room {room}, entry {seq}, logged: {bot.room_url(call, room)} "
+        "(check it with referee verify)"
+    )
+    return embed(entry["command"], entry["text"], entry.get("result"), entry["draws"], footer)

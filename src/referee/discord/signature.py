@@ -1,0 +1,76 @@
+"""Discord's signature on each interaction: Ed25519 over the timestamp followed by the
+raw body, with the application's public key (``X-Signature-Ed25519`` and
+``X-Signature-Timestamp``). The check is ``cryptography``'s; this module adds the
+freshness window and the refusal of a request seen before (a replay)."""
+
+from __future__ import annotations
+
+import time
+from collections import OrderedDict
+
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+__all__ = ["MAX_AGE", "Unsigned", "Verifier"]
+
+MAX_AGE = 300.0
+"""Seconds a signed interaction stays good either side of its timestamp (Discord posts
+it at once; the window allows for clocks a little apart)."""
+
+
+class Unsigned(Exception):
+    """A request that Discord did not sign, or not now: answered 401."""
+
+
+class Verifier:
+    """Checks interactions against one application's public key (64 hex digits)."""
+
+    def __init__(self, public_key: str, max_age: float = MAX_AGE, most: int = 100_000) -> None:
+        try:
+            raw = bytes.fromhex(public_key)
+            self._key = Ed25519PublicKey.from_public_bytes(raw)
+        except ValueError:
+            raise ValueError("the Discord public key is 64 hex digits") from None
+        self.max_age = max_age
+        self.most = most
+        self._seen: OrderedDict[bytes, float] = OrderedDict()
+        """Signatures accepted within the window, and when they expire."""
+
+    def check(
+        self, signature: str | None, timestamp: str | None, body: bytes, now: float | None = None
+    ) -> None:
+        """Accept ``body``, or raise :class:`Unsigned` saying why.
+
+        Raises:
+            Unsigned: no or a malformed signature, a stale or future timestamp, a
+                signature that does not match, or one accepted before.
+        """
+        if not signature or not timestamp:
+            raise Unsigned("missing X-Signature-Ed25519 or X-Signature-Timestamp")
+        try:
+            sig = bytes.fromhex(signature)
+            at = int(timestamp)
+        except ValueError:
+            raise Unsigned("a malformed signature or timestamp") from None
+        if len(sig) != 64:
+            raise Unsigned("a malformed signature")
+        now = time.time() if now is None else now
+        if abs(now - at) > self.max_age:
+            raise Unsigned("a stale timestamp")
+        try:
+            self._key.verify(sig, timestamp.encode() + body)
+        except InvalidSignature:
+            raise Unsigned("a bad signature") from None
+        self._forget(now)
+        if sig in self._seen:
+            raise Unsigned("a replayed request")
+        self._seen[sig] = at + self.max_age
+        if len(self._seen) > self.most:
+            self._seen.popitem(last=False)
+
+    def _forget(self, now: float) -> None:
+        while self._seen:
+            sig, until = next(iter(self._seen.items()))
+            if until >= now:
+                return
+            del self._seen[sig]

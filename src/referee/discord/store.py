@@ -1,0 +1,118 @@
+"""What the Discord front end keeps, in the rooms' own database (migration 0005): each
+channel's GM, GM channel and room; the room member each Discord user rolls as; the
+sheets of channels with no room; and the secret rolls of such channels until the GM
+reveals them. Writes take the rooms' store's writer lock, as every write does."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import sqlalchemy as sa
+
+from ..rooms.db.schema import discord_channels, discord_members, discord_secrets, discord_sheets
+
+if TYPE_CHECKING:
+    from ..rooms.db.store import Store
+
+__all__ = ["Channel", "DiscordStore"]
+
+
+@dataclass(frozen=True, slots=True)
+class Channel:
+    """A channel's set-up (a channel never set up has none of it)."""
+
+    id: str
+    gm_user: str | None = None
+    gm_channel: str | None = None
+    room: str | None = None
+
+
+class DiscordStore:
+    """The Discord tables, on the rooms' :class:`~referee.rooms.db.store.Store`."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
+    async def _get(self, query: sa.Select[Any]) -> sa.Row[Any] | None:
+        async with self.store.engine.connect() as conn:
+            row: sa.Row[Any] | None = (await conn.execute(query)).first()
+            return row
+
+    async def _write(self, *statements: sa.Executable) -> Any:
+        async with self.store._writing(), self.store.engine.begin() as conn:
+            result = None
+            for statement in statements:
+                result = await conn.execute(statement)
+            return result
+
+    async def channel(self, channel: str) -> Channel:
+        row = await self._get(
+            sa.select(discord_channels).where(discord_channels.c.channel_id == channel)
+        )
+        if row is None:
+            return Channel(channel)
+        return Channel(channel, row.gm_user, row.gm_channel, row.room_id)
+
+    async def set_channel(self, channel: Channel) -> None:
+        table = discord_channels
+        await self._write(
+            sa.delete(table).where(table.c.channel_id == channel.id),
+            sa.insert(table).values(
+                channel_id=channel.id,
+                gm_user=channel.gm_user,
+                gm_channel=channel.gm_channel,
+                room_id=channel.room,
+            ),
+        )
+
+    async def token(self, room: str, user: str) -> str | None:
+        """The API token of the member ``user`` rolls as in ``room``, if any."""
+        t = discord_members
+        row = await self._get(sa.select(t.c.token).where(t.c.room_id == room, t.c.user_id == user))
+        return None if row is None else str(row.token)
+
+    async def set_token(self, room: str, user: str, token: str) -> None:
+        t = discord_members
+        await self._write(
+            sa.delete(t).where(t.c.room_id == room, t.c.user_id == user),
+            sa.insert(t).values(room_id=room, user_id=user, token=token),
+        )
+
+    async def sheet(self, channel: str, user: str) -> tuple[str, bytes] | None:
+        """``(sha256, body)`` of ``user``'s sheet in a channel with no room."""
+        t = discord_sheets
+        row = await self._get(
+            sa.select(t.c.sha256, t.c.body).where(t.c.channel_id == channel, t.c.user_id == user)
+        )
+        return None if row is None else (str(row.sha256), bytes(row.body))
+
+    async def set_sheet(self, channel: str, user: str, sha: str, body: bytes) -> None:
+        t = discord_sheets
+        await self._write(
+            sa.delete(t).where(t.c.channel_id == channel, t.c.user_id == user),
+            sa.insert(t).values(channel_id=channel, user_id=user, sha256=sha, body=body),
+        )
+
+    async def keep_secret(self, channel: str, gm_user: str, reply: dict[str, Any]) -> int:
+        """Keep a secret roll's public message until the GM reveals it: its number."""
+        t = discord_secrets
+        result = await self._write(
+            sa.insert(t)
+            .values(channel_id=channel, gm_user=gm_user, reply=json.dumps(reply))
+            .returning(t.c.number)
+        )
+        return int(result.scalar_one())
+
+    async def take_secret(self, channel: str, number: int) -> tuple[str, dict[str, Any]] | None:
+        """``(the GM's user, the message)`` of secret roll ``number`` in ``channel``,
+        forgotten once taken (a roll is revealed once); None if there is none."""
+        t = discord_secrets
+        result = await self._write(
+            sa.delete(t)
+            .where(t.c.number == number, t.c.channel_id == channel)
+            .returning(t.c.gm_user, t.c.reply)
+        )
+        row = result.first()
+        return None if row is None else (str(row.gm_user), json.loads(row.reply))

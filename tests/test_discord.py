@@ -1,0 +1,376 @@
+"""Discord (issue 42): the interactions endpoint of ``referee serve``, on a real server
+and database, with inbound requests signed as Discord signs them and outbound REST to
+a local stand-in that records the calls (:mod:`discord_standin`)."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from discord_standin import Bot, Signer, StandIn, interaction, opts, stand_in, sub
+from referee.discord.slash import application_commands
+from rooms_server import Server, make_table, running
+
+GM, ALICE, BOB = "1400000000000000001", "1400000000000000002", "1400000000000000003"
+TABLE, NOTES, OTHER = "1500000000000000001", "1500000000000000009", "1500000000000000005"
+CAN_MANAGE = str(1 << 4)
+
+
+@pytest.fixture(scope="module")
+def rest() -> Iterator[StandIn]:
+    with stand_in() as s:
+        yield s
+
+
+@pytest.fixture(scope="module")
+def bot(db_url: str, rest: StandIn) -> Iterator[Bot]:
+    signer = Signer()
+    env = {
+        "REFEREE_DISCORD_PUBLIC_KEY": signer.public_hex,
+        "REFEREE_DISCORD_TOKEN": "bot-token",
+        "REFEREE_DISCORD_API": rest.base,
+        "REFEREE_DISCORD_ATTACHMENT_HOSTS": rest.base + "/attachments/",
+    }
+    saved = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    try:
+        with running(db_url) as server:
+            yield Bot(server.base, signer, rest)
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def as_gm_of(bot: Bot, channel: str, gm_channel: str = NOTES) -> None:
+    got = bot.ask(
+        "referee",
+        sub("gm-channel", channel=gm_channel),
+        user=GM,
+        channel=channel,
+        permissions=CAN_MANAGE,
+    )
+    assert "You are this channel's GM" in got["data"]["content"], got
+
+
+def ephemeral(reply: dict[str, Any]) -> bool:
+    return bool(reply.get("data", {}).get("flags", 0) & 64)
+
+
+# ---------------------------------------------------------------- the endpoint
+
+
+def test_ping_and_signatures(bot: Bot) -> None:
+    assert bot.ask("x", kind=1) == {"type": 1}
+    body = json.dumps({"type": 1}).encode()
+    with_sig = bot.signer.headers(body)
+    url = "/discord/interactions"
+    import httpx
+
+    with httpx.Client(base_url=bot.base) as c:
+        assert c.post(url, content=body).status_code == 401  # unsigned
+        bad = {**with_sig, "x-signature-ed25519": "00" * 64}
+        assert c.post(url, content=body, headers=bad).status_code == 401
+        assert c.post(url, content=body + b" ", headers=with_sig).status_code == 401  # altered
+        stale = bot.signer.headers(body, at=time.time() - 3600)
+        r = c.post(url, content=body, headers=stale)
+        assert r.status_code == 401 and "stale" in r.json()["error"]
+        assert c.post(url, content=body, headers=with_sig).status_code == 200
+        r = c.post(url, content=body, headers=with_sig)  # the same request again
+        assert r.status_code == 401 and "replayed" in r.json()["error"]
+        other = Signer().headers(body)  # another application's key
+        assert c.post(url, content=body, headers=other).status_code == 401
+        malformed = {**with_sig, "x-signature-timestamp": "soon"}
+        assert c.post(url, content=body, headers=malformed).status_code == 401
+        big = b'{"type": 1, "pad": "' + b"x" * 70_000 + b'"}'
+        assert c.post(url, content=big, headers=bot.signer.headers(big)).status_code == 413
+
+
+def test_bad_bodies_get_400_never_500(bot: Bot) -> None:
+    for body in (b"not json", b"[1, 2]", b'{"type": 3}', b'{"type": 2}', b'{"type": 2, "data": 1}'):
+        r = bot.send(body)
+        assert r.status_code == 400, (body, r.text)
+        assert "error" in r.json()
+    broken = interaction("roll", opts(exprs="3d6"))
+    broken["member"]["user"]["id"] = "not-a-snowflake"
+    r = bot.send(broken)
+    assert r.status_code == 400 and "user.id" in r.json()["error"]
+
+
+def test_not_set_up_is_404(db_url: str) -> None:
+    import httpx
+
+    saved = os.environ.pop("REFEREE_DISCORD_PUBLIC_KEY", None)
+    try:
+        with running(db_url) as server, httpx.Client(base_url=server.base) as c:
+            r = c.post("/discord/interactions", content=b"{}")
+            assert r.status_code == 404 and "REFEREE_DISCORD_PUBLIC_KEY" in r.json()["error"]
+    finally:
+        if saved is not None:
+            os.environ["REFEREE_DISCORD_PUBLIC_KEY"] = saved
+
+
+# ---------------------------------------------------------------- rolling
+
+
+def test_a_public_roll_with_no_room(bot: Bot) -> None:
+    got = bot.ask("roll", opts(exprs="3d6+2", label="Damage"), channel=OTHER)
+    assert got["type"] == 4 and not ephemeral(got)
+    (e,) = got["data"]["embeds"]
+    assert e["title"] == "roll 3d6+2 --label Damage"
+    assert e["description"].startswith("Damage: 3d6+2 = [")
+    assert e["fields"][0]["name"] == "Dice" and e["fields"][0]["value"].startswith("d6: ")
+    assert "not logged" in e["footer"]["text"]
+    assert got["data"]["allowed_mentions"] == {"parse": []}
+
+
+def test_system_commands_and_their_odds(bot: Bot) -> None:
+    got = bot.ask("gurps", sub("check", words="14 -4"), channel=OTHER)
+    (e,) = got["data"]["embeds"]
+    assert e["description"].startswith("14-4 = 10: rolled ")
+    assert e["fields"][1] == {
+        "name": "Odds",
+        "value": "success 50.0% · critical success 1.9% · critical failure 1.9%",
+        "inline": True,
+    }
+    odds = bot.ask("gurps", sub("check", words="14 -4", odds=True), channel=OTHER)
+    (e,) = odds["data"]["embeds"]
+    assert e["title"] == "gurps odds check 14 -4" and "50.0%" in e["description"]
+    assert "fields" not in e or all(f["name"] != "Dice" for f in e["fields"])
+    table = bot.ask("odds", opts(expr="3d6"), channel=OTHER)
+    assert "mean 10.500" in table["data"]["embeds"][0]["description"]
+
+
+def test_reaction_rolls_are_secret_by_the_rules(bot: Bot) -> None:
+    as_gm_of(bot, OTHER)
+    got = bot.ask("gurps", sub("reaction", modifier=2), user=GM, channel=OTHER)
+    assert ephemeral(got) and "Secret roll #" in got["data"]["content"]
+
+
+@pytest.mark.parametrize(
+    ("options", "why"),
+    [
+        (sub("check", words="Stealth", nonsense=1), "no option 'nonsense'"),
+        (sub("fly"), "no command /gurps fly"),
+        (sub("check", words="14 +"), "cannot read skill '14+'"),
+        (sub("check", words="14", more="--no-such-flag"), "no-such-flag"),
+        (sub("damage", words="999d6"), "dice"),
+    ],
+)
+def test_bad_commands_get_a_clear_ephemeral_error(bot: Bot, options: Any, why: str) -> None:
+    got = bot.ask("gurps", options, channel=OTHER)
+    assert got["type"] == 4 and ephemeral(got), got
+    assert got["data"]["content"].startswith("⚠") and why in got["data"]["content"], got
+
+
+def test_unknown_top_level_command_and_bad_dice(bot: Bot) -> None:
+    got = bot.ask("teleport", channel=OTHER)
+    assert ephemeral(got) and "no command /teleport" in got["data"]["content"]
+    got = bot.ask("roll", opts(exprs="3d6+"), channel=OTHER)
+    assert ephemeral(got) and "column" in got["data"]["content"], got
+
+
+# ---------------------------------------------------------------- the GM, secret and blind
+
+
+def test_a_new_gm_needs_manage_channels(bot: Bot) -> None:
+    channel = "1500000000000000077"
+    got = bot.ask("referee", sub("gm-channel", channel=NOTES), user=ALICE, channel=channel)
+    assert "Manage Channels" in got["data"]["content"]
+    as_gm_of(bot, channel)
+    got = bot.ask(
+        "referee",
+        sub("gm-channel", channel=NOTES),
+        user=ALICE,
+        channel=channel,
+        permissions=CAN_MANAGE,
+    )
+    assert "only they change it" in got["data"]["content"]
+
+
+def test_secret_blind_and_reveal_with_no_room(bot: Bot, rest: StandIn) -> None:
+    channel = "1500000000000000002"
+    got = bot.ask("roll", opts(exprs="1d20", visibility="blind"), user=ALICE, channel=channel)
+    assert "has none yet" in got["data"]["content"]  # refused before any die
+    as_gm_of(bot, channel)
+    secret = bot.ask("roll", opts(exprs="1d20", visibility="secret"), user=GM, channel=channel)
+    assert ephemeral(secret)
+    number = int(secret["data"]["content"].split("#")[1].split(":")[0])
+    text = secret["data"]["embeds"][0]["description"]
+    before = len(rest.calls)
+    blind = bot.ask("roll", opts(exprs="1d20", visibility="blind"), user=ALICE, channel=channel)
+    assert ephemeral(blind) and blind["data"]["content"].startswith("Rolled blind (#")
+    assert "embeds" not in blind["data"]
+    rest.wait_for(before + 1)
+    call = rest.calls[before]
+    assert call["path"] == f"/channels/{NOTES}/messages"
+    assert call["authorization"] == "Bot bot-token"
+    assert "blind roll" in call["json"]["content"] and call["json"]["embeds"][0]["description"]
+    nope = bot.ask("referee", sub("reveal", roll=number), user=ALICE, channel=channel)
+    assert "only this channel's GM" in nope["data"]["content"]
+    shown = bot.ask("referee", sub("reveal", roll=number), user=GM, channel=channel)
+    assert not ephemeral(shown) and shown["data"]["embeds"][0]["description"] == text
+    again = bot.ask("referee", sub("reveal", roll=number), user=GM, channel=channel)
+    assert ephemeral(again) and "no secret roll" in again["data"]["content"]
+
+
+# ---------------------------------------------------------------- a room
+
+
+def link(bot: Bot, server: Server, channel: str) -> Any:
+    table = make_table(server)
+    got = bot.ask("referee", sub("link", room=table.room, token="x" * 40), user=GM, channel=channel)
+    assert "not the GM's token" in got["data"]["content"]
+    got = bot.ask(
+        "referee",
+        sub("link", room=table.room, token=table.tokens["alice"]),
+        user=GM,
+        channel=channel,
+    )
+    assert "not the GM's token" in got["data"]["content"]
+    got = bot.ask(
+        "referee", sub("link", room=table.room, token=table.tokens["gm"]), user=GM, channel=channel
+    )
+    assert f"rolls into room {table.room}" in got["data"]["content"], got
+    as_gm_of(bot, channel)
+    return table
+
+
+def test_a_linked_channel_logs_every_roll(bot: Bot, rest: StandIn) -> None:
+    channel = "1500000000000000003"
+    table = link(bot, Server(bot.base, ""), channel)
+    got = bot.ask("gurps", sub("check", words="12"), user=ALICE, username="ayla", channel=channel)
+    e = got["data"]["embeds"][0]
+    assert f"Room {table.room}" in e["footer"]["text"] and "/rooms/" in e["footer"]["text"]
+    log = table.log("gm")
+    joined = [x for x in log if x["kind"] == "join" and x["name"] == "Ayla"]
+    (roll,) = [x for x in log if x["kind"] == "roll"]
+    assert roll["roller"] == joined[0]["member"] and roll["command"] == "gurps check 12"
+    assert roll["text"] == e["description"]
+    before = len(rest.calls)
+    blind = bot.ask("roll", opts(exprs="3d6", visibility="blind"), user=ALICE, channel=channel)
+    assert blind["data"]["content"].startswith("Rolled blind (#")
+    rest.wait_for(before + 1)
+    seq = int(blind["data"]["content"].split("#")[1].split(")")[0])
+    bobs = {x["seq"]: x for x in table.log("bob")}
+    assert bobs[seq].get("redacted") is True
+    assert rest.calls[before]["json"]["embeds"][0]["description"] == table.log("gm")[seq]["text"]
+    shown = bot.ask("referee", sub("reveal", roll=seq), user=GM, channel=channel)
+    assert not ephemeral(shown) and shown["data"]["embeds"][0]["description"]
+    assert "redacted" not in {x["seq"]: x for x in table.log("bob")}[seq]
+    seeded = bot.ask("seed", opts(seed="alice-chose-this-seed"), user=ALICE, channel=channel)
+    assert "Your seed is in" in seeded["data"]["content"], seeded
+    from referee.rooms.audit.verify import verify
+
+    report = verify(table.export("gm"))
+    assert report.ok, report
+
+
+def test_a_removed_member_is_out(bot: Bot) -> None:
+    channel = "1500000000000000004"
+    table = link(bot, Server(bot.base, ""), channel)
+    bot.ask("roll", opts(exprs="3d6"), user=BOB, username="bobby", channel=channel)
+    bob = next(x["member"] for x in table.log("gm") if x["kind"] == "join" and x["name"] == "Bobby")
+    with table.client("gm") as c:
+        assert c.delete(f"/api/rooms/{table.room}/members/{bob}").status_code in (200, 201)
+    for name, options in (("roll", opts(exprs="3d6")), ("seed", opts(seed="b" * 20))):
+        got = bot.ask(name, options, user=BOB, channel=channel)
+        assert "no longer a member" in got["data"]["content"], got
+
+
+# ---------------------------------------------------------------- sheets
+
+
+def test_a_sheet_by_attachment(bot: Bot, rest: StandIn) -> None:
+    from pathlib import Path
+
+    import referee.examples
+
+    body = (Path(referee.examples.__file__).parent / "sheets" / "dai.toml").read_bytes()
+    rest.files["/attachments/1/dai.toml"] = body
+    channel = "1500000000000000006"
+
+    def attach(url: str, size: int) -> dict[str, Any]:
+        resolved = {
+            "attachments": {"9": {"id": "9", "filename": "dai.toml", "size": size, "url": url}}
+        }
+        return bot.ask("sheet", opts(file="9"), channel=channel, resolved=resolved)
+
+    got = attach("https://example.com/dai.toml", len(body))
+    assert "not on Discord's attachment hosts" in got["data"]["content"]
+    got = attach(rest.base + "/attachments/1/dai.toml", 2 * 1024 * 1024)
+    assert "over 1 MiB" in got["data"]["content"]
+    got = attach(rest.base + "/attachments/1/dai.toml", len(body))
+    assert ephemeral(got) and got["data"]["content"].startswith("Loaded Dai"), got
+    check = bot.ask("gurps", sub("check", words="Stealth -2"), channel=channel)
+    assert "Stealth" in check["data"]["embeds"][0]["description"], check
+    focused = [{"type": 1, "name": "check", "options": [
+        {"name": "words", "type": 3, "value": "ste", "focused": True}]}]  # fmt: skip
+    choices = bot.ask("gurps", focused, kind=4, channel=channel)
+    assert choices["type"] == 8
+    assert any("Stealth" in c["name"] for c in choices["data"]["choices"]), choices
+
+
+# ---------------------------------------------------------------- deferred replies
+
+
+def test_a_slow_answer_is_deferred_and_finished_by_webhook(db_url: str, rest: StandIn) -> None:
+    signer = Signer()
+    env = {
+        "REFEREE_DISCORD_PUBLIC_KEY": signer.public_hex,
+        "REFEREE_DISCORD_API": rest.base,
+        "REFEREE_DISCORD_DEFER_AFTER": "0",
+    }
+    saved = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    try:
+        with running(db_url) as server:
+            late = Bot(server.base, signer, rest)
+            before = len(rest.calls)
+            payload = interaction("roll", opts(exprs="4d6kh3"), channel=OTHER)
+            r = late.send(payload)
+            assert r.json() == {"type": 5, "data": {}}
+            rest.wait_for(before + 1)
+            call = rest.calls[before]
+            assert call["method"] == "PATCH"
+            assert (
+                call["path"]
+                == f"/webhooks/{payload['application_id']}/{payload['token']}/messages/@original"
+            )
+            assert call["json"]["embeds"][0]["title"] == "roll 4d6kh3"
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+# ---------------------------------------------------------------- the commands
+
+
+def test_every_rolling_command_is_a_slash_command() -> None:
+    from referee.commands.registry import COMMANDS
+    from referee.discord.slash import MAX_COMMAND_SIZE, MAX_OPTIONS, command_size
+
+    made = application_commands()
+    subs = {(c["name"], s["name"]) for c in made for s in c.get("options", ()) if s["type"] == 1}
+    for path, meta in COMMANDS.items():
+        if meta.rolls and len(path) == 2 and path not in {("swn", "initiative")}:
+            assert path in subs, path
+    for c in made:
+        assert command_size(c) <= MAX_COMMAND_SIZE, c["name"]
+        for s in [c, *c.get("options", ())]:
+            options = s.get("options", ())
+            assert len(options) <= MAX_OPTIONS, s["name"]
+            required = [o.get("required", False) for o in options]
+            assert required == sorted(required, reverse=True), s["name"]  # required first
+            for o in options:
+                assert 1 <= len(o["description"]) <= 100 and o["name"] == o["name"].lower()
