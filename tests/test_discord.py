@@ -374,3 +374,96 @@ def test_every_rolling_command_is_a_slash_command() -> None:
             assert required == sorted(required, reverse=True), s["name"]  # required first
             for o in options:
                 assert 1 <= len(o["description"]) <= 100 and o["name"] == o["name"].lower()
+
+
+# ---------------------------------------------------------------- secrecy, every command
+
+EXAMPLES: dict[tuple[str, str], list[dict[str, Any]]] = {
+    ("roll", ""): opts(exprs="3d6+2"),
+    ("fudge", "roll"): sub("roll", trait="Good"),
+    ("fudge", "oppose"): sub("oppose", first="Great", second="Good"),
+    ("gurps", "attack"): sub("attack", weapon="14", deceptive=1),
+    ("gurps", "check"): sub("check", words="14 -4"),
+    ("gurps", "contest"): sub("contest", first="14", second="12"),
+    ("gurps", "damage"): sub("damage", words="3d-3", dr=2),
+    ("gurps", "defend"): sub("defend", kind="dodge", level="8", retreat=True),
+    ("gurps", "reaction"): sub("reaction", modifier=1),
+    ("swn", "attack"): sub("attack", ac=13, more="--attack-bonus 1 --dex 14 --damage 1d8"),
+    ("swn", "check"): sub("check", skill=1, more="--int 14"),
+    ("swn", "morale"): sub("morale", score=8),
+    ("swn", "oppose"): sub("oppose", first=2, second=1),
+    ("swn", "save"): sub("save", kind="physical", level=3),
+    ("swn", "stabilize"): sub("stabilize", rounds=2, skill=1),
+}
+
+
+def with_visibility(options: list[dict[str, Any]], visibility: str) -> list[dict[str, Any]]:
+    seen = {"name": "visibility", "type": 3, "value": visibility}
+    if options and options[0]["type"] == 1:
+        return [{**options[0], "options": [*options[0]["options"], seen]}]
+    return [*options, seen]
+
+
+def test_no_public_reply_carries_a_secret_result(bot: Bot, rest: StandIn) -> None:
+    """Every rolling command × secret and blind × the GM and a player, in a channel with
+    no room and in a linked one: the result goes only to ephemeral replies and the GM's
+    channel, and nothing public (a reply without flag 64, a message to another channel)
+    holds its text or its dice."""
+    made = application_commands()
+    rolling = {(c["name"], "") for c in made if c["name"] == "roll"} | {
+        (c["name"], s["name"])
+        for c in made
+        if c["name"] in ("fudge", "gurps", "swn")
+        for s in c["options"]
+    }
+    assert rolling == set(EXAMPLES)  # a new command needs its example here
+    plain, linked = "1500000000000000010", "1500000000000000011"
+    as_gm_of(bot, plain)
+    link(bot, Server(bot.base, ""), linked)
+    checked = 0
+    for channel in (plain, linked):
+        for (name, _), options in EXAMPLES.items():
+            for visibility in ("secret", "blind"):
+                for user in (GM, ALICE):
+                    before = len(rest.calls)
+                    got = bot.ask(
+                        name, with_visibility(options, visibility), user=user, channel=channel
+                    )
+                    data = got["data"]
+                    assert got["type"] == 4 and ephemeral(got), (name, options, got)
+                    assert not data["content"].startswith("⚠"), (name, options, got)
+                    if user == ALICE:
+                        rest.wait_for(before + 1)
+                    sent = rest.calls[before:]
+                    assert all(c["path"] == f"/channels/{NOTES}/messages" for c in sent), sent
+                    result = (data.get("embeds") or [c["json"]["embeds"][0] for c in sent])[0]
+                    if visibility == "blind" and user == ALICE:
+                        assert "embeds" not in data  # the player sees no dice
+                        assert data["content"].startswith("Rolled blind (#")
+                    assert result["description"]
+                    checked += 1
+    assert checked == len(EXAMPLES) * 2 * 2 * 2
+
+
+def test_register_puts_the_commands(rest: StandIn, monkeypatch: pytest.MonkeyPatch) -> None:
+    from typer.testing import CliRunner
+
+    from referee.cli.app import app
+
+    runner = CliRunner()
+    monkeypatch.delenv("REFEREE_DISCORD_TOKEN", raising=False)
+    out = runner.invoke(app, ["discord", "register", "--application-id", "11", "--api", rest.base])
+    assert out.exit_code == 2 and "REFEREE_DISCORD_TOKEN" in out.output
+    monkeypatch.setenv("REFEREE_DISCORD_TOKEN", "bot-token")
+    out = runner.invoke(app, ["discord", "register", "--application-id", "x1", "--api", rest.base])
+    assert out.exit_code == 2 and "a Discord id is a number" in out.output
+    before = len(rest.calls)
+    args = ["discord", "register", "--application-id", "11", "--guild", "22", "--api", rest.base]
+    out = runner.invoke(app, args)
+    assert out.exit_code == 0, out.output
+    call = rest.calls[before]
+    assert (call["method"], call["path"]) == ("PUT", "/applications/11/guilds/22/commands")
+    assert call["authorization"] == "Bot bot-token"
+    assert call["json"] == application_commands()
+    printed = runner.invoke(app, ["discord", "register", "--print"])
+    assert json.loads(printed.output) == application_commands()

@@ -5,7 +5,8 @@ examples shipped with referee (``example:NAME``, :mod:`referee.examples`), which
 kept equal to the repository's own and listed in the package data.
 
 The examples of ``serve`` (a server), ``verify`` (a room's export) and ``rooms``
-(a rooms database) name the user's own server, export or database, and are not run.
+(a rooms database) name the user's own server, export or database, and are not run;
+nor are those of ``discord`` (Discord's API, which these machines cannot reach).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from referee.commands.registry import COMMANDS
 
 ROOT = Path(__file__).resolve().parent.parent
 SHIPPED = ROOT / "src" / "referee" / "examples"
-NOT_RUN = ("serve", "verify", "rooms")
+NOT_RUN = ("serve", "verify", "rooms", "discord")
 """Commands whose examples name the user's own server, export or database."""
 _EXAMPLE = re.compile(r"^\s*(?:\w+=\S+\s+)*referee (.+)$")
 

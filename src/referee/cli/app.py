@@ -244,6 +244,9 @@ def build() -> typer.Typer:
     from .operate import rooms_app
 
     apps[()].add_typer(rooms_app, name="rooms")
+    from .discord import discord_app
+
+    apps[()].add_typer(discord_app, name="discord")
     return apps[()]
 
 

@@ -1,0 +1,85 @@
+"""``referee discord``: putting referee's slash commands on a Discord application."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import Annotated
+
+import typer
+
+__all__ = ["discord_app"]
+
+discord_app = typer.Typer(
+    help="Run referee on Discord: register its slash commands with your application "
+    "(the interactions themselves reach 'referee serve' at /discord/interactions).",
+    no_args_is_help=True,
+    add_completion=False,
+    rich_markup_mode=None,
+    pretty_exceptions_enable=False,
+)
+
+
+@discord_app.command(
+    "register",
+    epilog="The bot's token comes from REFEREE_DISCORD_TOKEN. With --guild the commands "
+    "appear in that server at once; without, everywhere, which Discord may take an hour "
+    "to spread. Registering again replaces every command.\n\nExamples:\n\n"
+    "\b\n  REFEREE_DISCORD_TOKEN=... referee discord register --application-id "
+    "1100000000000000001 --guild 1200000000000000002\n\n"
+    "\b\n  referee discord register --print > commands.json",
+)
+def register(
+    application_id: Annotated[
+        str | None,
+        typer.Option("--application-id", help="The application's id (its General Information)."),
+    ] = None,
+    guild: Annotated[
+        str | None, typer.Option("--guild", help="Register in this server (guild) only.")
+    ] = None,
+    api: Annotated[
+        str | None,
+        typer.Option("--api", help="Discord's REST API (default: REFEREE_DISCORD_API or v10)."),
+    ] = None,
+    show: Annotated[
+        bool, typer.Option("--print", help="Print the commands as JSON; register nothing.")
+    ] = False,
+) -> None:
+    """Register referee's slash commands (/roll, /gurps, /swn, /fudge, /sheet...)."""
+    import asyncio
+
+    from ..discord.rest import API, Rest, RestError
+    from ..discord.slash import application_commands
+
+    commands = application_commands()
+    if show:
+        typer.echo(json.dumps(commands, indent=2, ensure_ascii=False))
+        return
+    for name, value in (("--application-id", application_id), ("--guild", guild)):
+        if value is not None and not (value.isdigit() and len(value) <= 20):
+            _fail(f"{name} {value!r}: a Discord id is a number (up to 20 digits)")
+    if application_id is None:
+        _fail("give --application-id (or --print to see the commands)")
+    token = os.environ.get("REFEREE_DISCORD_TOKEN")
+    if not token:
+        _fail("set REFEREE_DISCORD_TOKEN to the bot's token (the application's Bot page)")
+    rest = Rest(api or os.environ.get("REFEREE_DISCORD_API") or API, token)
+
+    async def put() -> None:
+        try:
+            await rest.register(str(application_id), commands, guild)
+        finally:
+            await rest.close()
+
+    try:
+        asyncio.run(put())
+    except RestError as exc:
+        _fail(str(exc))
+    where = f"guild {guild}" if guild else "every server the bot is in"
+    typer.echo(f"registered {len(commands)} commands in {where}")
+
+
+def _fail(message: str) -> None:
+    typer.echo(f"referee discord register: {message}", err=True)
+    sys.exit(2)
