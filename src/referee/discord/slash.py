@@ -20,6 +20,7 @@ options back into the command line that the command layer reads.
 from __future__ import annotations
 
 import enum
+import functools
 import shlex
 import typing
 from collections.abc import Iterator, Mapping, Sequence
@@ -140,7 +141,9 @@ class Asked:
     """Only the exact odds: nothing is rolled."""
 
 
+@functools.cache
 def _registry() -> tuple[Mapping[tuple[str, ...], Any], Any]:
+    """The registry and its click group (built once: building it takes milliseconds)."""
     from ..commands import reader
     from ..commands.registry import COMMANDS
 

@@ -6,6 +6,7 @@ reveals them. Writes take the rooms' store's writer lock, as every write does.""
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -29,11 +30,30 @@ class Channel:
     room: str | None = None
 
 
+FRESH = 2.0
+"""Seconds a channel's set-up and a player's sheet, once read, are used without asking
+the database again (this server's own changes show at once; another server's, on a
+shared PostgreSQL, within this time)."""
+
+
 class DiscordStore:
     """The Discord tables, on the rooms' :class:`~referee.rooms.db.store.Store`."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, fresh: float = FRESH) -> None:
         self.store = store
+        self.fresh = fresh
+        self._kept: dict[tuple[str, ...], tuple[float, Any]] = {}
+
+    def _recall(self, key: tuple[str, ...]) -> tuple[bool, Any]:
+        found = self._kept.get(key)
+        if found is None or time.monotonic() - found[0] > self.fresh:
+            return False, None
+        return True, found[1]
+
+    def _keep(self, key: tuple[str, ...], value: Any) -> None:
+        if len(self._kept) > 50_000:
+            self._kept.clear()
+        self._kept[key] = (time.monotonic(), value)
 
     async def _get(self, query: sa.Select[Any]) -> sa.Row[Any] | None:
         async with self.store.engine.connect() as conn:
@@ -48,12 +68,19 @@ class DiscordStore:
             return result
 
     async def channel(self, channel: str) -> Channel:
+        known, found = self._recall(("channel", channel))
+        if known:
+            return found  # type: ignore[no-any-return]
         row = await self._get(
             sa.select(discord_channels).where(discord_channels.c.channel_id == channel)
         )
-        if row is None:
-            return Channel(channel)
-        return Channel(channel, row.gm_user, row.gm_channel, row.room_id)
+        made = (
+            Channel(channel)
+            if row is None
+            else Channel(channel, row.gm_user, row.gm_channel, row.room_id)
+        )
+        self._keep(("channel", channel), made)
+        return made
 
     async def set_channel(self, channel: Channel) -> None:
         table = discord_channels
@@ -66,6 +93,7 @@ class DiscordStore:
                 room_id=channel.room,
             ),
         )
+        self._keep(("channel", channel.id), channel)
 
     async def token(self, room: str, user: str) -> str | None:
         """The API token of the member ``user`` rolls as in ``room``, if any."""
@@ -82,11 +110,16 @@ class DiscordStore:
 
     async def sheet(self, channel: str, user: str) -> tuple[str, bytes] | None:
         """``(sha256, body)`` of ``user``'s sheet in a channel with no room."""
+        known, found = self._recall(("sheet", channel, user))
+        if known:
+            return found  # type: ignore[no-any-return]
         t = discord_sheets
         row = await self._get(
             sa.select(t.c.sha256, t.c.body).where(t.c.channel_id == channel, t.c.user_id == user)
         )
-        return None if row is None else (str(row.sha256), bytes(row.body))
+        made = None if row is None else (str(row.sha256), bytes(row.body))
+        self._keep(("sheet", channel, user), made)
+        return made
 
     async def set_sheet(self, channel: str, user: str, sha: str, body: bytes) -> None:
         t = discord_sheets
@@ -94,6 +127,7 @@ class DiscordStore:
             sa.delete(t).where(t.c.channel_id == channel, t.c.user_id == user),
             sa.insert(t).values(channel_id=channel, user_id=user, sha256=sha, body=body),
         )
+        self._keep(("sheet", channel, user), (sha, body))
 
     async def keep_secret(self, channel: str, gm_user: str, reply: dict[str, Any]) -> int:
         """Keep a secret roll's public message until the GM reveals it: its number."""
