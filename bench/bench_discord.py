@@ -9,7 +9,7 @@ each once (the endpoint refuses a replay). The load is a minimal HTTP/1.1 client
 (as bench_rooms'), paced, each answer's time counted from when it was due.
 
 Targets: ``/roll`` p99 under 10 ms; 1,000 interactions/s taken with the rooms rolling
-beside them (every one answered; their p99 under that load is printed too).
+beside them, every one answered, and their p99 under that load under 10 ms too.
 """
 
 from __future__ import annotations
@@ -25,8 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+from nacl.signing import SigningKey
 
 from referee.rooms.db.store import sqlite_url
 from referee.rooms.serving.child import Child
@@ -37,18 +36,18 @@ from discord_standin import interaction, opts  # noqa: E402
 UNLIMITED = {"rate": 1e9, "burst": 1e9, "address_rate": 1e9, "address_burst": 1e9}
 SEQUENTIAL = int(os.environ.get("SEQUENTIAL", "2000"))
 RATE = float(os.environ.get("RATE", "1000"))
-ROOM_RATE = float(os.environ.get("ROOM_RATE", "200"))
+ROOM_RATE = float(os.environ.get("ROOM_RATE", "1000"))
 SECONDS = float(os.environ.get("DURATION", "5"))
 CONNECTIONS = 4
 
 
-def signed(key: Ed25519PrivateKey, count: int, host: str) -> list[bytes]:
+def signed(key: SigningKey, count: int, host: str) -> list[bytes]:
     """``count`` ``/roll 3d6`` requests, each signed as Discord signs one."""
     out = []
     for _ in range(count):
         body = json.dumps(interaction("roll", opts(exprs="3d6"), channel="77")).encode()
         stamp = str(int(time.time()))
-        sig = key.sign(stamp.encode() + body).hex()
+        sig = key.sign(stamp.encode() + body).signature.hex()
         out.append(
             (
                 f"POST /discord/interactions HTTP/1.1\r\nHost: {host}\r\n"
@@ -108,7 +107,7 @@ def verdict(ok: bool) -> str:
     return "PASS" if ok else "MISS"
 
 
-async def measure(base: str, key: Ed25519PrivateKey, room: str, token: str) -> dict[str, Any]:
+async def measure(base: str, key: SigningKey, room: str, token: str) -> dict[str, Any]:
     host = base.removeprefix("http://")
     warm = signed(key, 200, host)
     await send(base, warm, None, 200, [])
@@ -138,8 +137,8 @@ async def measure(base: str, key: Ed25519PrivateKey, room: str, token: str) -> d
 
 
 def main() -> None:
-    key = Ed25519PrivateKey.generate()
-    public = key.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw).hex()
+    key = SigningKey.generate()
+    public = key.verify_key.encode().hex()
     os.environ["REFEREE_DISCORD_PUBLIC_KEY"] = public
     with tempfile.TemporaryDirectory() as folder:
         child = Child(sqlite_url(str(Path(folder) / "rooms.sqlite3")), None, **UNLIMITED)
@@ -163,8 +162,9 @@ def main() -> None:
     )
     print(f"    interactions {rate:7.0f}/s  p99 {lp99:6.2f} ms")
     print(f"    room rolls   {room_rate:7.0f}/s  p99 {rp99:6.2f} ms")
-    print(f"    target 1,000/s taken beside the rooms: {verdict(rate >= 0.98 * RATE)}")
-    print(f"    (p99 under this load, against Discord's 3 s: {lp99:.1f} ms)")
+    taken = rate >= 0.98 * RATE
+    print(f"    target 1,000/s taken beside the rooms: {verdict(taken)}")
+    print(f"    target p99 < 10 ms under this load: {verdict(taken and lp99 < 10)}")
 
 
 if __name__ == "__main__":

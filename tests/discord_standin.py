@@ -17,8 +17,7 @@ from itertools import count
 from typing import Any
 
 import httpx
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+from nacl.signing import SigningKey
 
 APPLICATION = "1100000000000000001"
 GUILD = "1200000000000000002"
@@ -100,12 +99,12 @@ class Signer:
     """An application's key pair: signs requests as Discord does."""
 
     def __init__(self) -> None:
-        self.key = Ed25519PrivateKey.generate()
-        self.public_hex = self.key.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw).hex()
+        self.key = SigningKey.generate()
+        self.public_hex = self.key.verify_key.encode().hex()
 
     def headers(self, body: bytes, at: float | None = None) -> dict[str, str]:
         timestamp = str(int(time.time() if at is None else at))
-        signature = self.key.sign(timestamp.encode() + body).hex()
+        signature = self.key.sign(timestamp.encode() + body).signature.hex()
         return {
             "content-type": "application/json",
             "x-signature-ed25519": signature,

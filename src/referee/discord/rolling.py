@@ -21,13 +21,14 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any, Literal
 
-from .interactions import Call, Discord, Done, Pending, Refusal
+from .calls import Call, Done, Pending, Refusal
 from .replies import blind_note, embed, message
 from .slash import command_line
 from .store import Channel
 
 if TYPE_CHECKING:
     from ..rooms.db.store import Member
+    from .interactions import Discord
 
 __all__ = ["member_of", "roll"]
 

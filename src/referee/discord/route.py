@@ -1,32 +1,78 @@
-"""The route: ``POST /discord/interactions`` in the rooms' app (``referee serve``)."""
+"""``POST /discord/interactions`` in the rooms' app (``referee serve``), taken straight
+from ASGI, as the rooms' busiest paths are (:mod:`referee.rooms.routes.hot`): FastAPI's
+routing and wrappers would cost more than the answer itself. It sits inside the app's
+body and address limits; any other method gets 405."""
 
 from __future__ import annotations
 
-from fastapi import FastAPI, Request
-from fastapi.responses import Response
+from starlette.requests import Request
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..rooms.errors import ApiError
 
-__all__ = ["PATH", "install"]
+__all__ = ["PATH", "Endpoint"]
 
 PATH = "/discord/interactions"
 
 
-def install(app: FastAPI) -> None:
-    @app.post(PATH, include_in_schema=False)
-    async def interactions(request: Request) -> Response:
+class Endpoint:
+    """Serve :data:`PATH` with the app's :class:`.interactions.Discord` (see the module)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["path"] != PATH:
+            await self.app(scope, receive, send)
+            return
+        if scope["method"] != "POST":
+            await _json(send, 405, b'{"error":"use POST"}', ((b"allow", b"POST"),))
+            return
         import orjson
 
-        bot = getattr(request.app.state, "discord", None)
+        body = bytearray()
+        try:
+            while True:
+                message: Message = await receive()  # the body limit raises ApiError(413)
+                if message["type"] != "http.request":
+                    return  # the client went before its body came
+                body += message.get("body", b"")
+                if not message.get("more_body", False):
+                    break
+        except ApiError as exc:
+            await _json(send, exc.status, orjson.dumps({"error": exc.message}))
+            return
+        bot = getattr(scope["app"].state, "discord", None)
         if bot is None:
-            raise ApiError(
-                404, "Discord is not set up on this server (set REFEREE_DISCORD_PUBLIC_KEY)"
-            )
-        body = await request.body()
+            error = "Discord is not set up on this server (set REFEREE_DISCORD_PUBLIC_KEY)"
+            await _json(send, 404, orjson.dumps({"error": error}))
+            return
+        headers = dict(scope["headers"])
         status, payload = await bot.handle(
-            body,
-            request.headers.get("x-signature-ed25519"),
-            request.headers.get("x-signature-timestamp"),
-            str(request.base_url),
+            bytes(body),
+            _text(headers.get(b"x-signature-ed25519")),
+            _text(headers.get(b"x-signature-timestamp")),
+            str(Request(scope).base_url),
         )
-        return Response(orjson.dumps(payload), status_code=status, media_type="application/json")
+        await _json(send, status, orjson.dumps(payload))
+
+
+def _text(value: bytes | None) -> str | None:
+    return None if value is None else value.decode("latin-1")
+
+
+async def _json(
+    send: Send, status: int, body: bytes, extra: tuple[tuple[bytes, bytes], ...] = ()
+) -> None:
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+                *extra,
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})

@@ -12,9 +12,12 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .interactions import Call, Discord, Done, Pending, Refusal
+if TYPE_CHECKING:
+    from .interactions import Discord
+
+from .calls import Call, Done, Pending, Refusal
 from .replies import message, note
 from .slash import option_values
 from .store import Channel

@@ -277,8 +277,8 @@ def create_app(
     fights.install(app)
     live.install(app)
     pages.install(app)
-    route.install(app)
     app.add_middleware(Hot)  # innermost: inside the limits below
+    app.add_middleware(route.Endpoint)  # Discord's interactions, as hot
     app.add_middleware(_BodyLimit, limit=limits.body, sheet_limit=limits.sheet)
     app.add_middleware(_AddressLimit, rate=limits.address_rate, burst=limits.address_burst)
     app.add_middleware(_SecurityHeaders)  # outermost: every response, refusals too
