@@ -31,6 +31,7 @@ class StandIn:
     base: str
     calls: list[dict[str, Any]] = field(default_factory=list)
     files: dict[str, bytes] = field(default_factory=dict)
+    redirects: dict[str, str] = field(default_factory=dict)
 
     def posted(self, channel: str) -> list[dict[str, Any]]:
         return [
@@ -74,6 +75,13 @@ def stand_in() -> Iterator[StandIn]:
         do_POST = do_PATCH = do_PUT = _record
 
         def do_GET(self) -> None:
+            elsewhere = state.redirects.get(self.path)
+            if elsewhere is not None:
+                self.send_response(302)
+                self.send_header("location", elsewhere)
+                self.send_header("content-length", "0")
+                self.end_headers()
+                return
             found = state.files.get(self.path)
             if found is None:
                 self.send_response(404)

@@ -11,6 +11,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from discord_standin import Bot, Signer, StandIn, interaction, opts, stand_in, sub
 from referee.discord.slash import application_commands
@@ -316,6 +318,59 @@ def test_a_sheet_by_attachment(bot: Bot, rest: StandIn) -> None:
     choices = bot.ask("gurps", focused, kind=4, channel=channel)
     assert choices["type"] == 8
     assert any("Stealth" in c["name"] for c in choices["data"]["choices"]), choices
+    others = bot.ask("gurps", focused, kind=4, channel=channel, user=BOB)  # no sheet of his
+    assert others == {"type": 8, "data": {"choices": []}}
+
+
+def test_sheets_that_are_refused(bot: Bot, rest: StandIn) -> None:
+    channel = "1500000000000000007"
+    rest.files["/attachments/2/big.toml"] = b"#" * (1024 * 1024 + 1)
+    rest.files["/attachments/2/bad.toml"] = b'name = "Dai"\nsystem = '
+    rest.redirects["/attachments/2/moved.toml"] = "http://169.254.169.254/latest/meta-data"
+
+    def attach(path: str, size: int = 100) -> str:
+        url = rest.base + path
+        resolved = {"attachments": {"9": {"id": "9", "filename": "x", "size": size, "url": url}}}
+        got = bot.ask("sheet", opts(file="9"), channel=channel, resolved=resolved)
+        assert got["type"] == 4 and ephemeral(got), got
+        content: str = got["data"]["content"]
+        return content
+
+    assert "over 1 MiB" in attach("/attachments/2/big.toml")  # its size said 100 bytes
+    assert "cannot be read" in attach("/attachments/2/bad.toml")
+    assert "could not be fetched (302)" in attach("/attachments/2/moved.toml")
+    assert "could not be fetched (404)" in attach("/attachments/2/none.toml")
+    got = bot.ask("sheet", opts(file="8"), channel=channel, resolved={"attachments": {}})
+    assert "attach the sheet file" in got["data"]["content"]
+
+
+def test_a_sheet_in_a_linked_channel_is_the_rooms(bot: Bot, rest: StandIn) -> None:
+    from pathlib import Path
+
+    import referee.examples
+
+    body = (Path(referee.examples.__file__).parent / "sheets" / "dai.toml").read_bytes()
+    rest.files["/attachments/3/dai.toml"] = body
+    channel = "1500000000000000008"
+    table = link(bot, Server(bot.base, ""), channel)
+    resolved = {"attachments": {"9": {"id": "9", "filename": "dai.toml", "size": len(body),
+                                      "url": rest.base + "/attachments/3/dai.toml"}}}  # fmt: skip
+    got = bot.ask("sheet", opts(file="9"), user=ALICE, channel=channel, resolved=resolved)
+    assert "in room" in got["data"]["content"] and "as @Dai-Blackthorn" in got["data"]["content"], (
+        got
+    )
+    check = bot.ask("gurps", sub("check", words="Stealth -2"), user=ALICE, channel=channel)
+    assert "Stealth" in check["data"]["embeds"][0]["description"], check
+    roll = [x for x in table.log("gm") if x["kind"] == "roll"][-1]
+    assert roll["command"] == "gurps check Stealth -2" and roll["sheet"] == "Dai-Blackthorn"
+    assert roll["resolved"].startswith("gurps check ") and "--label Stealth" in roll["resolved"]
+    focused = [{"type": 1, "name": "attack", "options": [
+        {"name": "weapon", "type": 3, "value": "", "focused": True}]}]  # fmt: skip
+    choices = bot.ask("gurps", focused, kind=4, user=ALICE, channel=channel)
+    assert choices["data"]["choices"], choices
+    status = bot.ask("referee", sub("status"), user=ALICE, channel=channel)
+    assert "Your character: Dai" in status["data"]["content"]
+    assert f"Room: {table.room}" in status["data"]["content"]
 
 
 # ---------------------------------------------------------------- deferred replies
@@ -467,3 +522,69 @@ def test_register_puts_the_commands(rest: StandIn, monkeypatch: pytest.MonkeyPat
     assert call["json"] == application_commands()
     printed = runner.invoke(app, ["discord", "register", "--print"])
     assert json.loads(printed.output) == application_commands()
+
+
+# ---------------------------------------------------------------- no input gets a 500
+
+_json_leaf = st.one_of(
+    st.none(), st.booleans(), st.integers(-(2**70), 2**70), st.floats(allow_nan=False),
+    st.text(max_size=30), st.sampled_from(["14", "3d6", "Stealth -2", "--sheet /etc/passwd", "@x"]),
+)  # fmt: skip
+_json = st.recursive(
+    _json_leaf,
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
+_option = st.fixed_dictionaries(
+    {
+        "name": st.sampled_from(
+            [
+                "words",
+                "exprs",
+                "weapon",
+                "visibility",
+                "odds",
+                "more",
+                "check",
+                "roll",
+                "link",
+                "file",
+                "seed",
+                "x",
+            ]
+        ),  # fmt: skip
+        "type": st.integers(0, 12),
+        "value": _json,
+    },
+    optional={"options": st.lists(_json, max_size=2), "focused": st.booleans()},
+)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    name=st.sampled_from(
+        ["roll", "odds", "gurps", "swn", "fudge", "sheet", "seed", "referee", "x"]
+    ),
+    options=st.lists(_option, max_size=3) | _json,
+    kind=st.sampled_from([2, 2, 4]),
+    extra=st.dictionaries(
+        st.sampled_from(["resolved", "member", "channel_id", "token"]), _json, max_size=2
+    ),
+)
+def test_no_interaction_gets_a_500(
+    bot: Bot, name: str, options: Any, kind: int, extra: dict[str, Any]
+) -> None:
+    payload = interaction(name, [], kind=kind, channel="1500000000000000099")
+    payload["data"]["options"] = options
+    for key, value in extra.items():
+        (payload["data"] if key == "resolved" else payload)[key] = value
+    r = bot.send(payload)
+    assert r.status_code in (200, 400), r.text
+    got = r.json()
+    if r.status_code == 200:
+        assert got["type"] in (4, 5, 8), got
+        assert "Traceback" not in r.text and "internal error" not in r.text, got
+    else:
+        assert got["error"]

@@ -36,11 +36,14 @@ class Call:
     def of(cls, interaction: Mapping[str, Any], base_url: str) -> Call:
         """Raises ValueError naming the field that is missing or malformed."""
         member = interaction.get("member")
-        user = (member or {}).get("user") if isinstance(member, dict) else None
-        user = user or interaction.get("user")
+        if member is not None and not isinstance(member, dict):
+            raise ValueError("member is not an object")
+        user = (member or {}).get("user") or interaction.get("user")
         if not isinstance(user, dict):
             raise ValueError("no user")
-        channel = interaction.get("channel_id") or (interaction.get("channel") or {}).get("id")
+        channel = interaction.get("channel_id")
+        if channel is None and isinstance(interaction.get("channel"), dict):
+            channel = interaction["channel"].get("id")
         fields = {
             "application_id": interaction.get("application_id"),
             "channel_id": channel,
@@ -55,6 +58,9 @@ class Call:
         data = interaction.get("data")
         if not isinstance(data, dict) or not isinstance(data.get("name"), str):
             raise ValueError("no data.name")
+        _check_options(data.get("options"), "data.options")
+        if not isinstance(data.get("resolved", {}), dict):
+            raise ValueError("data.resolved is not an object")
         nick = member.get("nick") if isinstance(member, dict) else None
         name = nick or user.get("global_name") or user.get("username") or "player"
         try:
@@ -87,3 +93,16 @@ class Pending:
 
     ephemeral: bool
     work: Awaitable[Done]
+
+
+def _check_options(options: Any, where: str, depth: int = 0) -> None:
+    """Options are a list of objects, each with a name, nested at most three deep (a
+    group, a subcommand, its options): ValueError naming where they are not."""
+    if options is None:
+        return
+    if not isinstance(options, list) or len(options) > 25 or depth > 2:
+        raise ValueError(f"{where} is not a list of at most 25 options")
+    for option in options:
+        if not isinstance(option, dict) or not isinstance(option.get("name"), str):
+            raise ValueError(f"{where} holds an option with no name")
+        _check_options(option.get("options"), where, depth + 1)

@@ -115,7 +115,11 @@ class Rest:
                 async for chunk in response.aiter_bytes():
                     got += chunk
                     if len(got) > most:
-                        raise RestError(f"the file is over {most // 1024} KiB")
+                        raise RestError(f"the file is over {_size(most)}")
         except httpx.HTTPError as exc:
             raise RestError(f"the file could not be fetched ({type(exc).__name__})") from None
         return bytes(got)
+
+
+def _size(most: int) -> str:
+    return f"{most // 2**20} MiB" if most % 2**20 == 0 else f"{most // 1024} KiB"
