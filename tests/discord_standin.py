@@ -72,7 +72,7 @@ def stand_in() -> Iterator[StandIn]:
             self.end_headers()
             self.wfile.write(out)
 
-        do_POST = do_PATCH = do_PUT = _record
+        do_POST = do_PATCH = do_PUT = do_DELETE = _record
 
         def do_GET(self) -> None:
             elsewhere = state.redirects.get(self.path)

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
@@ -376,36 +378,154 @@ def test_a_sheet_in_a_linked_channel_is_the_rooms(bot: Bot, rest: StandIn) -> No
 # ---------------------------------------------------------------- deferred replies
 
 
-def test_a_slow_answer_is_deferred_and_finished_by_webhook(db_url: str, rest: StandIn) -> None:
+@contextmanager
+def another_server(db_url: str, rest: StandIn, **env: str) -> Iterator[Bot]:
+    """A second server on the module's database, with its own key and settings."""
     signer = Signer()
     env = {
         "REFEREE_DISCORD_PUBLIC_KEY": signer.public_hex,
         "REFEREE_DISCORD_API": rest.base,
-        "REFEREE_DISCORD_DEFER_AFTER": "0",
+        "REFEREE_DISCORD_TOKEN": "bot-token",
+        **env,
     }
     saved = {k: os.environ.get(k) for k in env}
     os.environ.update(env)
     try:
         with running(db_url) as server:
-            late = Bot(server.base, signer, rest)
-            before = len(rest.calls)
-            payload = interaction("roll", opts(exprs="4d6kh3"), channel=OTHER)
-            r = late.send(payload)
-            assert r.json() == {"type": 5, "data": {}}
-            rest.wait_for(before + 1)
-            call = rest.calls[before]
-            assert call["method"] == "PATCH"
-            assert (
-                call["path"]
-                == f"/webhooks/{payload['application_id']}/{payload['token']}/messages/@original"
-            )
-            assert call["json"]["embeds"][0]["title"] == "roll 4d6kh3"
+            yield Bot(server.base, signer, rest)
     finally:
         for k, v in saved.items():
             if v is None:
                 os.environ.pop(k, None)
             else:
                 os.environ[k] = v
+
+
+def test_a_slow_answer_is_deferred_and_finished_by_webhook(
+    bot: Bot, db_url: str, rest: StandIn
+) -> None:
+    with another_server(db_url, rest, REFEREE_DISCORD_DEFER_AFTER="0") as late:
+        before = len(rest.calls)
+        payload = interaction("roll", opts(exprs="4d6kh3"), channel=OTHER)
+        r = late.send(payload)
+        assert r.json() == {"type": 5, "data": {}}
+        rest.wait_for(before + 1)
+        call = rest.calls[before]
+        hook = f"/webhooks/{payload['application_id']}/{payload['token']}"
+        assert (call["method"], call["path"]) == ("PATCH", hook + "/messages/@original")
+        assert call["json"]["embeds"][0]["title"] == "roll 4d6kh3"
+        # A public answer that fails after its deferral is not shown to the channel:
+        # the "thinking…" message goes, and the error follows, ephemeral.
+        before = len(rest.calls)
+        payload = interaction("roll", opts(exprs="3d6+"), channel=OTHER)
+        assert late.send(payload).json() == {"type": 5, "data": {}}
+        rest.wait_for(before + 2)
+        gone, error = rest.calls[before : before + 2]
+        hook = f"/webhooks/{payload['application_id']}/{payload['token']}"
+        assert (gone["method"], gone["path"]) == ("DELETE", hook + "/messages/@original")
+        assert (error["method"], error["path"]) == ("POST", hook)
+        assert error["json"]["flags"] == 64 and "column" in error["json"]["content"]
+        # A blind roll, deferred: the player's note by webhook, the result to the GM.
+        channel = "1500000000000000021"
+        as_gm_of(bot, channel)  # through the other server: every answer here is deferred
+        before = len(rest.calls)
+        payload = interaction("roll", opts(exprs="1d20", visibility="blind"), user=ALICE,
+                              channel=channel)  # fmt: skip
+        assert late.send(payload).json() == {"type": 5, "data": {"flags": 64}}
+        rest.wait_for(before + 2)
+        sent = {c["method"]: c for c in rest.calls[before : before + 2]}
+        assert sent["PATCH"]["json"]["content"].startswith("Rolled blind (#")
+        assert sent["POST"]["path"] == f"/channels/{NOTES}/messages"
+
+
+def test_unsigned_floods_get_429_and_discord_does_not(db_url: str, rest: StandIn) -> None:
+    """Failing signatures drain their address's budget (30, then 2 a second); other
+    addresses, Discord's among them, are not touched (here every client is 127.0.0.1,
+    so the signed request after the flood is refused too, until the budget refills)."""
+    import httpx
+
+    with another_server(db_url, rest) as bot:
+        body = json.dumps({"type": 1}).encode()
+        with httpx.Client(base_url=bot.base) as c:
+            codes = [
+                c.post(
+                    "/discord/interactions", content=body, headers={"x-signature-ed25519": "00"}
+                ).status_code
+                for _ in range(40)
+            ]
+        assert codes[:30] == [401] * 30 and set(codes[30:]) == {429}, codes
+        r = bot.send({"type": 1})
+        assert r.status_code == 429 and "unsigned" in r.json()["error"]
+        time.sleep(1.0)
+        assert bot.send({"type": 1}).json() == {"type": 1}
+
+
+def test_only_get_or_post_as_they_should(bot: Bot) -> None:
+    import httpx
+
+    with httpx.Client(base_url=bot.base) as c:
+        r = c.get("/discord/interactions")
+        assert r.status_code == 405 and r.headers["allow"] == "POST"
+
+
+def test_a_new_user_rolling_at_once_is_one_member(bot: Bot) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    channel = "1500000000000000022"
+    table = link(bot, Server(bot.base, ""), channel)
+    carol = "1400000000000000007"
+
+    def first_roll(_: int) -> dict[str, Any]:
+        return bot.ask("roll", opts(exprs="3d6"), user=carol, username="carol", channel=channel)
+
+    with ThreadPoolExecutor(6) as pool:
+        got = list(pool.map(first_roll, range(6)))
+    assert all("embeds" in g["data"] for g in got), got
+    log = table.log("gm")
+    carols = [x["member"] for x in log if x["kind"] == "join" and x["name"] == "Carol"]
+    assert len(carols) == 1, carols
+    assert {x["roller"] for x in log if x["kind"] == "roll"} == set(carols)
+
+
+def test_the_gm_can_be_taken_over_by_the_rooms_token_or_an_admin(bot: Bot) -> None:
+    channel = "1500000000000000023"
+    thief = "1400000000000000666"
+    got = bot.ask("referee", sub("gm-channel", channel=NOTES), user=thief, channel=channel,
+                  permissions=CAN_MANAGE)  # fmt: skip
+    assert "You are this channel's GM" in got["data"]["content"]
+    table = link(bot, Server(bot.base, ""), channel)  # the room's GM token takes it back
+    status = bot.ask("referee", sub("status"), user=GM, channel=channel)
+    assert f"GM: <@{GM}>" in status["data"]["content"]
+    got = bot.ask("referee", sub("gm-channel", channel=OTHER), user=thief, channel=channel,
+                  permissions=CAN_MANAGE)  # fmt: skip
+    assert "only they change it" in got["data"]["content"]
+    admin = str(1 << 3)
+    got = bot.ask("referee", sub("gm-channel", channel=OTHER), user=BOB, channel=channel,
+                  permissions=admin)  # fmt: skip
+    assert "You are this channel's GM" in got["data"]["content"]
+    assert table.room
+
+
+def test_cli_only_options_are_refused_with_why(bot: Bot) -> None:
+    for options, why in (
+        (sub("check", words="12 --sheet /etc/passwd"), "--sheet is not for Discord: load"),
+        (sub("check", words="12", more="--sheet=/etc/passwd"), "--sheet is not for Discord"),
+        (sub("check", words="12", more="--seed 4"), "--seed is not for Discord"),
+    ):
+        got = bot.ask("gurps", options, channel=OTHER)
+        assert ephemeral(got) and why in got["data"]["content"], got
+
+
+def test_a_linked_room_refuses_archived_and_foreign_tokens(bot: Bot) -> None:
+    channel = "1500000000000000024"
+    table = make_table(Server(bot.base, ""))
+    with table.client("gm") as c:
+        assert c.post(f"/api/rooms/{table.room}/archive").status_code in (200, 201)
+    got = bot.ask("referee", sub("link", room=table.room, token=table.tokens["gm"]), user=GM,
+                  channel=channel)  # fmt: skip
+    assert "archived" in got["data"]["content"], got
+    got = bot.ask("referee", sub("link", room="../../x", token="t"), user=GM, channel=channel)
+    assert "not the GM's token" in got["data"]["content"]
 
 
 # ---------------------------------------------------------------- the commands
@@ -428,7 +548,13 @@ def test_every_rolling_command_is_a_slash_command() -> None:
             required = [o.get("required", False) for o in options]
             assert required == sorted(required, reverse=True), s["name"]  # required first
             for o in options:
-                assert 1 <= len(o["description"]) <= 100 and o["name"] == o["name"].lower()
+                # Discord's rules for an option (its API refuses a command that breaks one)
+                assert 1 <= len(o["description"]) <= 100, o
+                assert re.fullmatch(r"[-_a-z0-9]{1,32}", o["name"]), o
+                assert not (o.get("autocomplete") and o.get("choices")), o
+                assert len(o.get("choices", ())) <= 25, o
+                for choice in o.get("choices", ()):
+                    assert 1 <= len(choice["name"]) <= 100, choice
 
 
 # ---------------------------------------------------------------- secrecy, every command

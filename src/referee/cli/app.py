@@ -309,7 +309,9 @@ SERVE_EXAMPLES = """Examples:
 
   REFEREE_DB=postgresql+asyncpg://user@localhost/referee referee serve
 
-  referee serve --db postgresql+asyncpg://user@localhost/referee --workers 2"""
+  referee serve --db postgresql+asyncpg://user@localhost/referee --workers 2
+
+  REFEREE_DISCORD_PUBLIC_KEY=... referee serve --proxy-headers   # and Discord's interactions"""
 
 
 def serve(

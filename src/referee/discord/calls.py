@@ -1,5 +1,5 @@
 """What the Discord front end's handlers take and give: the interaction, checked for
-shape (:class:`Call`), and the reply on its way (:class:`Pending`, :class:`Done`)."""
+shape (:class:`Call`), and the reply (:class:`Done`)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Call", "Done", "Pending", "Refusal"]
+__all__ = ["Call", "Done", "Refusal"]
 
 _SNOWFLAKE = re.compile(r"[0-9]{1,20}")
 _TOKEN = re.compile(r"[A-Za-z0-9._-]{1,500}")
@@ -31,9 +31,11 @@ class Call:
     permissions: int
     data: Mapping[str, Any]
     base_url: str
+    address: str = ""
+    """The client's address (Discord's, or the proxy's with ``--proxy-headers``)."""
 
     @classmethod
-    def of(cls, interaction: Mapping[str, Any], base_url: str) -> Call:
+    def of(cls, interaction: Mapping[str, Any], base_url: str, address: str = "") -> Call:
         """Raises ValueError naming the field that is missing or malformed."""
         member = interaction.get("member")
         if member is not None and not isinstance(member, dict):
@@ -76,6 +78,7 @@ class Call:
             permissions,
             data,
             base_url,
+            address,
         )
 
 
@@ -85,14 +88,8 @@ class Done:
 
     message: dict[str, Any]
     after: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
-
-
-@dataclass(slots=True)
-class Pending:
-    """A reply on its way: whether it is ephemeral (known before any work), and the work."""
-
-    ephemeral: bool
-    work: Awaitable[Done]
+    error: bool = False
+    """The message is an error (which is never shown to the channel)."""
 
 
 def _check_options(options: Any, where: str, depth: int = 0) -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections import OrderedDict
 from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any
@@ -62,12 +63,15 @@ class Discord:
         self.verifier = Verifier(config.public_key, config.max_age)
         self.rest = Rest(config.api, config.token, config.attachment_hosts)
         self.store = DiscordStore(st.store)
-        self.odds = Plans(reader=read_odds)
+        self.odds = Plans(readers=int(st.limits.readers), reader=read_odds)
         self.sheets = _Lru(256)
         """Sheets read, by sha256."""
         self.resolved = _Lru(4096)
         """``(sha256, command) -> resolved command``."""
         self._later: set[asyncio.Task[None]] = set()
+        self._unsigned = _Failures()
+        self.joining: dict[tuple[str, str], asyncio.Lock] = {}
+        """A lock per (room, Discord user) while they are joined: one member each."""
 
     async def close(self) -> None:
         for task in list(self._later):
@@ -76,12 +80,21 @@ class Discord:
         await self.rest.close()
 
     async def handle(
-        self, body: bytes, signature: str | None, timestamp: str | None, base_url: str
+        self,
+        body: bytes,
+        signature: str | None,
+        timestamp: str | None,
+        base_url: str,
+        address: str = "",
     ) -> tuple[int, dict[str, Any]]:
-        """``(status, JSON)`` for one request to the interactions endpoint."""
+        """``(status, JSON)`` for one request to the interactions endpoint. An address
+        whose requests keep failing the signature check gets 429 before the check."""
+        if not self._unsigned.allowed(address):
+            return 429, {"error": "too many unsigned requests from your address: slow down"}
         try:
             self.verifier.check(signature, timestamp, body)
         except Unsigned as exc:
+            self._unsigned.charge(address)
             return 401, {"error": f"invalid request signature: {exc}"}
         import orjson
 
@@ -97,41 +110,51 @@ class Discord:
         if kind not in (COMMAND, AUTOCOMPLETE):
             return 400, {"error": f"interaction type {str(kind)[:20]} is not one referee takes"}
         try:
-            call = Call.of(interaction, self.config.public_url or base_url)
-        except ValueError as exc:
-            return 400, {"error": f"a malformed interaction: {exc}"}
+            call = Call.of(interaction, self.config.public_url or base_url, address)
+        except Exception as exc:  # noqa: BLE001 - any malformed shape is a 400
+            return 400, {"error": f"a malformed interaction: {_shape(exc)}"}
         if kind == AUTOCOMPLETE:
             from .setup import complete
 
             try:
                 choices = await complete(self, call)
-            except (Refusal, ApiError, RefereeError, ValueError):
+            except Exception as exc:  # noqa: BLE001 - no choices, never an error
+                _why(exc)  # logged if unexpected
                 choices = []
             return 200, {"type": CHOICES, "data": {"choices": choices}}
         return 200, await self._answer(call)
 
     async def _answer(self, call: Call) -> dict[str, Any]:
+        """The reply within :attr:`.DiscordConfig.defer_after` seconds of the request,
+        or a deferral (ephemeral if the reply will be) and the reply by webhook later."""
         from . import rolling, setup
 
         name = call.data["name"]
-        try:
-            handler = setup.HANDLERS.get(name, rolling.roll)
-            pending = await handler(self, call)
+        try:  # whether the reply is ephemeral: from the options alone, before any work
+            found = setup.HANDLERS.get(name)
+            handler, private = found if found else (rolling.roll, rolling.private)
+            ephemeral = private(call)
         except Exception as exc:  # noqa: BLE001 - every refusal is an ephemeral answer
             return {"type": REPLY, "data": note(_why(exc))}
-        task = asyncio.ensure_future(_guarded(pending.work))
+        task = asyncio.ensure_future(_guarded(handler(self, call)))
         try:
             done = await asyncio.wait_for(asyncio.shield(task), self.config.defer_after)
         except TimeoutError:
-            self._spawn(self._finish(call, task))
-            return {"type": DEFERRED, "data": {"flags": 64} if pending.ephemeral else {}}
+            self._spawn(self._finish(call, task, ephemeral))
+            return {"type": DEFERRED, "data": {"flags": 64} if ephemeral else {}}
         self._run_after(done)
         return {"type": REPLY, "data": done.message}
 
-    async def _finish(self, call: Call, task: asyncio.Future[Done]) -> None:
+    async def _finish(self, call: Call, task: asyncio.Future[Done], ephemeral: bool) -> None:
+        """Finish a deferred reply. An error after a public deferral is not shown to the
+        channel: the "thinking…" message goes, and the error follows, ephemeral."""
         done = await task
+        self._run_after(done)  # the GM's copy goes whatever becomes of the reply
+        if done.error and not ephemeral:
+            await self.rest.delete_original(call.application, call.token)
+            await self.rest.follow_up(call.application, call.token, done.message)
+            return
         await self.rest.edit_original(call.application, call.token, done.message)
-        self._run_after(done)
 
     def _run_after(self, done: Done) -> None:
         for step in done.after:
@@ -178,4 +201,30 @@ async def _guarded(work: Awaitable[Done]) -> Done:
     try:
         return await work
     except Exception as exc:  # noqa: BLE001 - an error is the reply
-        return Done(note(_why(exc)))
+        return Done(note(_why(exc)), error=True)
+
+
+def _shape(exc: Exception) -> str:
+    return str(exc) if isinstance(exc, ValueError) else "fields of the wrong types"
+
+
+class _Failures:
+    """Unsigned requests by address: ``burst`` at once, then ``rate`` a second."""
+
+    def __init__(self, rate: float = 2.0, burst: float = 30.0) -> None:
+        self.rate, self.burst = rate, burst
+        self._left: dict[str, tuple[float, float]] = {}
+
+    def allowed(self, address: str) -> bool:
+        found = self._left.get(address)
+        if found is None:
+            return True
+        left, at = found
+        return min(self.burst, left + (time.monotonic() - at) * self.rate) >= 1
+
+    def charge(self, address: str) -> None:
+        now = time.monotonic()
+        left, at = self._left.get(address, (self.burst, now))
+        if len(self._left) > 100_000:
+            self._left.clear()
+        self._left[address] = (min(self.burst, left + (now - at) * self.rate) - 1, now)

@@ -79,6 +79,16 @@ class Rest:
             "PATCH", f"/webhooks/{application}/{token}/messages/@original", message, bot=False
         )
 
+    async def delete_original(self, application: str, token: str) -> None:
+        """Take back a deferred reply's "thinking…" message."""
+        await self._call(
+            "DELETE", f"/webhooks/{application}/{token}/messages/@original", None, bot=False
+        )
+
+    async def follow_up(self, application: str, token: str, message: dict[str, Any]) -> None:
+        """Another message in answer to an interaction (ephemeral if its flags say)."""
+        await self._call("POST", f"/webhooks/{application}/{token}", message, bot=False)
+
     async def post(self, channel: str, message: dict[str, Any]) -> None:
         """A message from the bot in ``channel`` (the GM's channel)."""
         await self._call("POST", f"/channels/{channel}/messages", message, bot=True)
@@ -94,8 +104,32 @@ class Rest:
         )
 
     def allowed(self, url: str) -> bool:
-        """Whether ``url`` is on one of Discord's attachment hosts."""
-        return any(url.startswith(host) for host in self.attachment_hosts)
+        """Whether ``url`` is on one of Discord's attachment hosts: the same scheme,
+        host and port as one of :attr:`attachment_hosts`, under its path.
+
+        >>> Rest().allowed("https://cdn.discordapp.com/attachments/1/2/dai.toml")
+        True
+        >>> Rest(attachment_hosts=["https://cdn.discordapp.com"]).allowed(
+        ...     "https://cdn.discordapp.com.evil.example/dai.toml")
+        False
+        """
+        from urllib.parse import urlsplit
+
+        try:
+            got = urlsplit(url)
+            netloc = got.netloc.lower()
+        except ValueError:
+            return False
+        if got.username or got.password:
+            return False
+        for host in self.attachment_hosts:
+            want = urlsplit(host)
+            path = want.path if want.path.endswith("/") else want.path + "/"
+            if (got.scheme, netloc) == (want.scheme, want.netloc.lower()) and (
+                got.path.startswith(path)
+            ):
+                return True
+        return False
 
     async def attachment(self, url: str, most: int) -> bytes:
         """An attachment's bytes, from Discord's hosts only, ``most`` bytes at most.

@@ -21,7 +21,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any, Literal
 
-from .calls import Call, Done, Pending, Refusal
+from .calls import Call, Done, Refusal
 from .replies import blind_note, embed, message
 from .slash import command_line
 from .store import Channel
@@ -40,15 +40,19 @@ ROOM_VISIBILITY: dict[str, Literal["public", "gm", "blind"]] = {
 UNLOGGED = "No room: this roll is not logged (a GM links one with /referee link)"
 
 
-async def roll(bot: Discord, call: Call) -> Pending:
+def private(call: Call) -> bool:
+    """Whether the reply is ephemeral: any roll that is not public (from the options)."""
+    return command_line(call.data).visibility != "public"
+
+
+async def roll(bot: Discord, call: Call) -> Done:
     """A rolling command, or an odds one (which rolls nothing)."""
     asked = command_line(call.data)
-    channel = await bot.store.channel(call.channel)
-    is_gm = channel.gm_user == call.user
     visibility = asked.visibility
     if asked.odds or asked.line.startswith("odds "):
-        ephemeral = visibility != "public"
-        return Pending(ephemeral, _odds(bot, asked.line, ephemeral))
+        return await _odds(bot, asked.line, visibility != "public")
+    channel = await bot.store.channel(call.channel)
+    is_gm = channel.gm_user == call.user
     if visibility == "blind" and is_gm:
         visibility = "secret"
     if visibility != "public" and not is_gm:
@@ -63,7 +67,7 @@ async def roll(bot: Discord, call: Call) -> Pending:
                 f"a {visibility} roll cannot reach the GM"
             )
     work = _in_room if channel.room else _unlogged
-    return Pending(visibility != "public", work(bot, call, channel, asked.line, visibility, is_gm))
+    return await work(bot, call, channel, asked.line, visibility, is_gm)
 
 
 async def _odds(bot: Discord, line: str, ephemeral: bool) -> Done:
@@ -151,24 +155,33 @@ def _secret(
 
 async def member_of(bot: Discord, room: str, call: Call, join: bool = True) -> Member | None:
     """The room member the Discord user rolls as: joined on their first roll (as the
-    API's join does); None without ``join`` for a user not yet in the room.
+    API's join does, one member per user, whatever arrives at once); None without
+    ``join`` for a user not yet in the room.
 
     Raises:
-        Refusal: a user the GM removed from the room (out on every path at once, as
-            the room's own token check has it).
+        Refusal: a user the GM removed from the room (out on every path at once: the
+            member is read as the room's own token check reads it).
     """
     st = bot.st
-    token = await bot.store.token(room, call.user)
-    if token is None:
+    found = await bot.store.member(room, call.user)
+    if found is None:
         if not join:
             return None
-        from ..rooms.routes.api import writable
+        lock = bot.joining.setdefault((room, call.user), asyncio.Lock())
+        try:
+            async with lock:
+                found = await bot.store.member(room, call.user)
+                if found is None:
+                    from ..rooms.routes.api import writable
 
-        await writable(st, room)
-        _member, token, entry = await st.store.join(room, call.name)
-        st.published(room, entry)
-        await bot.store.set_token(room, call.user, token)
-    member = await st.member(token)
+                    await writable(st, room)
+                    made, _token, entry = await st.store.join(room, call.name)
+                    st.published(room, entry)
+                    found = await bot.store.claim_member(room, call.user, made)
+        finally:
+            if not lock.locked():
+                bot.joining.pop((room, call.user), None)
+    member = await st.member_by_id(room, found)
     if member is None:
         raise Refusal(f"you are no longer a member of room {room}: the GM removed you")
     st.spend(member)

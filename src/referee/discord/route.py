@@ -53,6 +53,7 @@ class Endpoint:
             _text(headers.get(b"x-signature-ed25519")),
             _text(headers.get(b"x-signature-timestamp")),
             str(Request(scope).base_url),
+            scope["client"][0] if scope.get("client") else "",
         )
         await _json(send, status, orjson.dumps(payload))
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from .interactions import Discord
 
-from .calls import Call, Done, Pending, Refusal
+from .calls import Call, Done, Refusal
 from .replies import message, note
 from .slash import option_values
 from .store import Channel
@@ -36,15 +36,16 @@ def _sub(call: Call) -> str:
     return str(options[0].get("name", ""))
 
 
-async def _ready(done: Done) -> Done:
-    return done
+def _now(text: str) -> Done:
+    return Done(note(text))
 
 
-def _now(text: str) -> Pending:
-    return Pending(True, _ready(Done(note(text))))
+def _private(call: Call) -> bool:
+    """Every answer of these commands is ephemeral, but a reveal's (to the channel)."""
+    return not (call.data.get("name") == "referee" and _sub(call) == "reveal")
 
 
-async def referee(bot: Discord, call: Call) -> Pending:
+async def referee(bot: Discord, call: Call) -> Done:
     sub = _sub(call)
     options = _options(call)
     channel = await bot.store.channel(call.channel)
@@ -52,14 +53,22 @@ async def referee(bot: Discord, call: Call) -> Pending:
         return _now(await _status(bot, call, channel))
     if sub == "gm-channel":
         target = options.get("channel")
-        if not isinstance(target, str) or not target.isdigit():
+        if not isinstance(target, str) or not target.isdigit() or len(target) > 20:
             raise Refusal("name a channel: /referee gm-channel channel:#gm-notes")
-        if channel.gm_user not in (None, call.user):
-            raise Refusal(f"this channel's GM is <@{channel.gm_user}>: only they change it")
+        admin = bool(call.permissions & ADMINISTRATOR)
+        if channel.gm_user not in (None, call.user) and not admin:
+            raise Refusal(
+                f"this channel's GM is <@{channel.gm_user}>: only they change it "
+                "(or a server administrator, or whoever links it with the room's GM token)"
+            )
         if channel.gm_user is None and not call.permissions & (MANAGE_CHANNELS | ADMINISTRATOR):
             raise Refusal("to become this channel's GM you need the Manage Channels permission")
         await bot.store.set_channel(Channel(call.channel, call.user, target, channel.room))
-        return _now(f"You are this channel's GM: blind and secret rolls go to <#{target}>.")
+        return _now(
+            f"You are this channel's GM: blind and secret rolls go to <#{target}>. "
+            "Keep that channel private, and let the bot see it and send messages with "
+            "embeds there."
+        )
     if sub == "link":
         return _now(await _link(bot, call, channel, options))
     if channel.gm_user != call.user:
@@ -69,9 +78,9 @@ async def referee(bot: Discord, call: Call) -> Pending:
         return _now("This channel's rolls are no longer logged to a room.")
     if sub == "reveal":
         number = options.get("roll")
-        if not isinstance(number, int) or isinstance(number, bool) or number < 0:
+        if not isinstance(number, int) or isinstance(number, bool) or not 0 <= number < 2**53:
             raise Refusal("give the secret roll's number: /referee reveal roll:12")
-        return Pending(False, _reveal(bot, call, channel, number))
+        return await _reveal(bot, call, channel, number)
     raise Refusal(f"/referee has no {sub!r}")
 
 
@@ -89,19 +98,26 @@ async def _status(bot: Discord, call: Call, channel: Channel) -> str:
 
 
 async def _link(bot: Discord, call: Call, channel: Channel, options: Mapping[str, Any]) -> str:
+    """Link the channel to a room: the room's GM token proves the caller its GM (and
+    makes them the channel's GM, whoever was before)."""
+    from ..rooms.errors import ApiError
+    from ..rooms.routes.api import authenticate, writable
+
     room, token = options.get("room"), options.get("token")
     if not isinstance(room, str) or not isinstance(token, str):
         raise Refusal("give the room and its GM token: /referee link room:ID token:TOKEN")
-    member = await bot.st.member(token)
-    if member is None or member.room != room or not member.is_gm:
+    try:  # as the API checks a token, unknown tokens and rooms counted against the address
+        member = await authenticate(bot.st, room, token, call.address)
+    except ApiError as exc:
+        raise Refusal(f"that is not the GM's token of room {room[:64]!r} ({exc.message})") from None
+    if not member.is_gm:
         raise Refusal(f"that is not the GM's token of room {room[:64]!r}")
-    if channel.gm_user not in (None, call.user):
-        raise Refusal(f"this channel's GM is <@{channel.gm_user}>: only they link it")
-    await bot.store.set_token(room, call.user, token)
+    await writable(bot.st, room)
+    await bot.store.set_member(room, call.user, member.id)
     await bot.store.set_channel(Channel(call.channel, call.user, channel.gm_channel, room))
     return (
-        f"This channel now rolls into room {room}: every roll is logged, and each player "
-        f"is a member. The log: {bot.room_url(call, room)}"
+        f"This channel now rolls into room {room}, and you are its GM here: every roll is "
+        f"logged, and each player is a member. The log: {bot.room_url(call, room)}"
     )
 
 
@@ -114,13 +130,13 @@ async def _reveal(bot: Discord, call: Call, channel: Channel, number: int) -> Do
         assert member is not None
         _entry, target = await reveal_roll(bot.st, channel.room, member, number)
         return Done(message(f"Revealed: roll #{number}", [room_embed(bot, call, target)]))
-    found = await bot.store.take_secret(call.channel, number)
-    if found is None or found[0] != call.user:
-        return Done(note(f"⚠ no secret roll #{number} of yours in this channel to reveal"))
-    return Done(found[1])
+    found = await bot.store.take_secret(call.channel, number, call.user)
+    if found is None:
+        raise Refusal(f"no secret roll #{number} of yours in this channel to reveal")
+    return Done(found)
 
 
-async def seed(bot: Discord, call: Call) -> Pending:
+async def seed(bot: Discord, call: Call) -> Done:
     from ..rooms.log import view
     from ..rooms.routes.api import SEED, conflicts, writable
     from .rolling import member_of
@@ -147,9 +163,11 @@ MAX_SHEET = 1024 * 1024
 """A sheet's largest file (1 MiB), as the rooms take."""
 
 
-async def sheet(bot: Discord, call: Call) -> Pending:
+async def sheet(bot: Discord, call: Call) -> Done:
     attachment_id = _options(call).get("file")
     attachments = (call.data.get("resolved") or {}).get("attachments") or {}
+    if not isinstance(attachments, dict):
+        attachments = {}
     found = attachments.get(attachment_id) if isinstance(attachment_id, str) else None
     if not isinstance(found, dict) or not isinstance(found.get("url"), str):
         raise Refusal("attach the sheet file: /sheet file:(your .gcs or .toml)")
@@ -158,7 +176,7 @@ async def sheet(bot: Discord, call: Call) -> Pending:
         raise Refusal("the sheet is over 1 MiB: a sheet file is 1 MiB at most")
     if not bot.rest.allowed(found["url"]):
         raise Refusal("the file is not on Discord's attachment hosts")
-    return Pending(True, _load(bot, call, found["url"]))
+    return await _load(bot, call, found["url"])
 
 
 async def _load(bot: Discord, call: Call, url: str) -> Done:
@@ -173,6 +191,19 @@ async def _load(bot: Discord, call: Call, url: str) -> Done:
         member = await member_of(bot, channel.room, call)
         assert member is not None
         name = re.sub(r"[^A-Za-z0-9_-]+", "-", read.name).strip("-")[:40] or "sheet"
+        rows = await bot.st.sheets.of(bot.st, channel.room)
+        taken = rows.get(name)
+        if taken is not None and taken.owner != member.id:
+            raise Refusal(
+                f"room {channel.room} has a sheet @{name} already, another member's: "
+                "rename your character to load it"
+            )
+        own = sorted(r.sheet for r in rows.values() if r.owner == member.id and r.sheet != name)
+        if own and not member.is_gm:
+            raise Refusal(
+                f"you play @{own[0]} in room {channel.room}: load a new version of that "
+                "character (the same name), or play another from the room's page"
+            )
         await store_sheet(bot.st, channel.room, member, name, body)
         where = f"in room {channel.room}, as @{name}"
     else:
@@ -204,7 +235,7 @@ async def complete(bot: Discord, call: Call) -> list[dict[str, str]]:
     focused = next((o for o in option_values(call.data) if o.get("focused")), None)
     if focused is None:
         return []
-    typed = str(focused.get("value") or "").lower()
+    typed = str(focused.get("value") or "")[:100]
     channel = await bot.store.channel(call.channel)
     read = await _sheet_of(bot, call, channel)
     if read is None:
@@ -212,20 +243,38 @@ async def complete(bot: Discord, call: Call) -> list[dict[str, str]]:
     names: list[str] = []
     for attack in read.attacks:
         names.append(f"{attack.name} ({attack.usage})" if attack.usage else attack.name)
-    for trait in read.traits:
-        names.append(
-            f"{trait.name} ({trait.specialization})" if trait.specialization else trait.name
-        )
+    if focused.get("name") != "weapon":  # an attack is by weapon; a check by any trait
+        for trait in read.traits:
+            spec = trait.specialization
+            names.append(f"{trait.name} ({spec})" if spec else trait.name)
+    # What follows the name (a modifier: "Stealth -2") is kept after each choice.
+    head, _, tail = _split(typed)
     seen: dict[str, None] = {}
     for name in names:
-        if typed in name.lower() and len(seen) < 25:
-            seen[name[:100]] = None
+        choice = f"{name} {tail}".strip() if tail else name
+        if head.lower() in name.lower() and len(seen) < 25 and len(choice) <= 100:
+            seen[choice] = None
     return [{"name": n, "value": n} for n in seen]
 
 
-HANDLERS: dict[str, Callable[[Discord, Call], Awaitable[Pending]]] = {
-    "referee": referee,
-    "seed": seed,
-    "sheet": sheet,
+def _split(typed: str) -> tuple[str, str, str]:
+    """``("Stealth", " ", "-2")`` from ``"Stealth -2"``: the name typed, and what follows.
+
+    >>> _split("Stea -2")
+    ('Stea', ' ', '-2')
+    >>> _split("Broadsword (Swung)")
+    ('Broadsword (Swung)', '', '')
+    """
+    found = re.search(r"\s+([+-]\d.*)$", typed)
+    if found is None:
+        return typed.strip(), "", ""
+    return typed[: found.start()].strip(), " ", found[1].strip()
+
+
+HANDLERS: dict[str, tuple[Callable[[Discord, Call], Awaitable[Done]], Callable[[Call], bool]]] = {
+    "referee": (referee, _private),
+    "seed": (seed, _private),
+    "sheet": (sheet, _private),
 }
-"""The commands of the front end itself; every other name is a rolling command."""
+"""The commands of the front end itself, with whether each answer is ephemeral; every
+other name is a rolling command (:mod:`.rolling`)."""

@@ -50,6 +50,18 @@ _HIDDEN = {"sheet", "sheet2", "seed", "path", "n", "runs"}
 """Parameters a chat never gives: they read files or belong to a shell."""
 _SKIPPED = {("gurps", "retry"), ("swn", "initiative")}
 """Rolling commands left out: ``swn initiative`` reads a file of combatants."""
+_NOT_HERE = {
+    "--sheet": ": load your character with /sheet",
+    "--sheet2": ": load your character with /sheet",
+    "--seed": ": a room's dice come from its seeds (/seed)",
+    "-n": "",
+    "--runs": "",
+    "--json": "",
+    "--secret": ": choose visibility: secret",
+    "--open": "",
+}
+"""Options typed in ``more`` or an argument that belong to the CLI alone, refused here
+(the rooms' reader refuses them too: this says why, and where to look instead)."""
 VISIBILITIES = ("public", "secret", "blind")
 MORE = "more"
 
@@ -184,8 +196,8 @@ def _option(param: Any) -> dict[str, Any] | None:
         option["choices"] = [{"name": str(c.value), "value": str(c.value)} for c in kind]
     elif typing.get_origin(kind) is list:  # a repeatable option: --mod -2 --mod 1
         option["description"] = _short(option["description"] + " Several: -2 +1", 100)
-    if option["type"] == STRING and is_argument:
-        option["autocomplete"] = True  # a trait's or weapon's name, from the sheet
+    if option["type"] == STRING and is_argument and "choices" not in option:
+        option["autocomplete"] = True  # a trait's or weapon's name (Discord: not both)
     return option
 
 
@@ -357,6 +369,10 @@ def command_line(data: Mapping[str, Any]) -> Asked:
                 flags.append(f"{max(param.opts, key=len)} {shlex.quote(str(value))}")
         else:
             raise ValueError(f"/{' '.join(words)} has no option {str(name)[:40]!r}")
+    for word in " ".join(str(w) for w in line[len(words) :] + flags).split():
+        flag = word.strip("'\"").split("=", 1)[0]
+        if flag in _NOT_HERE:
+            raise ValueError(f"{flag} is not for Discord{_NOT_HERE[flag]}")
     if odds:
         if (words[0], "odds", *words[1:]) not in commands:
             raise ValueError(f"/{' '.join(words)} has no odds option")

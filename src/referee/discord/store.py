@@ -95,18 +95,41 @@ class DiscordStore:
         )
         self._keep(("channel", channel.id), channel)
 
-    async def token(self, room: str, user: str) -> str | None:
-        """The API token of the member ``user`` rolls as in ``room``, if any."""
+    async def member(self, room: str, user: str) -> str | None:
+        """The id of the member ``user`` rolls as in ``room``, if any."""
+        known, found = self._recall(("member", room, user))
+        if known and found is not None:
+            return found  # type: ignore[no-any-return]
         t = discord_members
-        row = await self._get(sa.select(t.c.token).where(t.c.room_id == room, t.c.user_id == user))
-        return None if row is None else str(row.token)
+        row = await self._get(
+            sa.select(t.c.member_id).where(t.c.room_id == room, t.c.user_id == user)
+        )
+        made = None if row is None else str(row.member_id)
+        self._keep(("member", room, user), made)
+        return made
 
-    async def set_token(self, room: str, user: str, token: str) -> None:
+    async def set_member(self, room: str, user: str, member: str) -> None:
+        """``user`` rolls as ``member`` in ``room`` from now on (the GM, on linking)."""
         t = discord_members
         await self._write(
             sa.delete(t).where(t.c.room_id == room, t.c.user_id == user),
-            sa.insert(t).values(room_id=room, user_id=user, token=token),
+            sa.insert(t).values(room_id=room, user_id=user, member_id=member),
         )
+        self._keep(("member", room, user), member)
+
+    async def claim_member(self, room: str, user: str, member: str) -> str:
+        """Record that ``user`` rolls as ``member`` in ``room``, unless another server
+        recorded another member for them first: the member that counts."""
+        t = discord_members
+        try:
+            await self._write(sa.insert(t).values(room_id=room, user_id=user, member_id=member))
+        except sa.exc.IntegrityError:
+            self._kept.pop(("member", room, user), None)
+            found = await self.member(room, user)
+            assert found is not None
+            return found
+        self._keep(("member", room, user), member)
+        return member
 
     async def sheet(self, channel: str, user: str) -> tuple[str, bytes] | None:
         """``(sha256, body)`` of ``user``'s sheet in a channel with no room."""
@@ -139,14 +162,14 @@ class DiscordStore:
         )
         return int(result.scalar_one())
 
-    async def take_secret(self, channel: str, number: int) -> tuple[str, dict[str, Any]] | None:
-        """``(the GM's user, the message)`` of secret roll ``number`` in ``channel``,
-        forgotten once taken (a roll is revealed once); None if there is none."""
+    async def take_secret(self, channel: str, number: int, gm_user: str) -> dict[str, Any] | None:
+        """The message of ``gm_user``'s secret roll ``number`` in ``channel``, forgotten
+        once taken (a roll is revealed once); None if they have no such roll."""
         t = discord_secrets
         result = await self._write(
             sa.delete(t)
-            .where(t.c.number == number, t.c.channel_id == channel)
-            .returning(t.c.gm_user, t.c.reply)
+            .where(t.c.number == number, t.c.channel_id == channel, t.c.gm_user == gm_user)
+            .returning(t.c.reply)
         )
         row = result.first()
-        return None if row is None else (str(row.gm_user), json.loads(row.reply))
+        return None if row is None else dict(json.loads(row.reply))

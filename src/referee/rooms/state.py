@@ -113,6 +113,18 @@ class State:
                 self._members[token] = found
         return found
 
+    async def member_by_id(self, room: str, member: str) -> Member | None:
+        """``member`` of ``room`` by id (a front end that speaks for members holds their
+        ids, not their tokens), cached as tokens are: dropped after a leave entry."""
+        key = f"\0{room}\0{member}"  # never a token
+        found = self._members.get(key)
+        if found is None:
+            await self.revealed(room)  # follow the room first: its leave entries are heard
+            found = await self.store.member_by_id(room, member)
+            if found is not None and len(self._members) < 100_000:
+                self._members[key] = found
+        return found
+
     async def revealed(self, room: str) -> set[int]:
         """The seqs of ``room``'s revealed rolls (read once, then kept up to date)."""
         f = self._followed.get(room)

@@ -122,7 +122,7 @@ discord_members = sa.Table(  # the room's member each Discord user rolls as
     metadata,
     sa.Column("room_id", sa.String(64), primary_key=True),
     sa.Column("user_id", sa.String(32), primary_key=True),
-    sa.Column("token", sa.Text, nullable=False),  # the member's API token: the bot speaks for it
+    sa.Column("member_id", sa.String(64), nullable=False),
 )
 
 discord_sheets = sa.Table(  # a player's character in a channel with no room

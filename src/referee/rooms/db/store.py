@@ -324,6 +324,14 @@ class Store(Appends, EpochWrites, SheetWrites, AdminWrites, FightWrites):
         row = await self._read(lambda conn: _first(conn, query))
         return None if row is None else Member(row.room_id, row.member_id, row.name)
 
+    async def member_by_id(self, room: str, member: str) -> Member | None:
+        """``member`` of ``room``, unless they left (or never were one)."""
+        query = sa.select(members.c.name).where(
+            members.c.room_id == room, members.c.member_id == member, sa.not_(members.c.left)
+        )
+        row = await self._read(lambda conn: _first(conn, query))
+        return None if row is None else Member(room, member, row.name)
+
     async def entries(
         self, room: str, after: int = -1, limit: int | None = None
     ) -> list[dict[str, Any]]:

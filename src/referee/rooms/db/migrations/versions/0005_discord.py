@@ -27,7 +27,7 @@ def upgrade() -> None:
         "discord_members",
         sa.Column("room_id", sa.String(64), primary_key=True),
         sa.Column("user_id", sa.String(32), primary_key=True),
-        sa.Column("token", sa.Text, nullable=False),
+        sa.Column("member_id", sa.String(64), nullable=False),
     )
     op.create_table(
         "discord_sheets",
