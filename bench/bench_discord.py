@@ -36,7 +36,7 @@ from discord_standin import interaction, opts  # noqa: E402
 UNLIMITED = {"rate": 1e9, "burst": 1e9, "address_rate": 1e9, "address_burst": 1e9}
 SEQUENTIAL = int(os.environ.get("SEQUENTIAL", "2000"))
 RATE = float(os.environ.get("RATE", "1000"))
-ROOM_RATE = float(os.environ.get("ROOM_RATE", "1000"))
+ROOM_RATE = float(os.environ.get("ROOM_RATE", "500"))
 SECONDS = float(os.environ.get("DURATION", "5"))
 CONNECTIONS = 4
 
