@@ -370,6 +370,20 @@ def test_a_sheet_in_a_linked_channel_is_the_rooms(bot: Bot, rest: StandIn) -> No
         {"name": "weapon", "type": 3, "value": "", "focused": True}]}]  # fmt: skip
     choices = bot.ask("gurps", focused, kind=4, user=ALICE, channel=channel)
     assert choices["data"]["choices"], choices
+    page = bot.ask("referee", sub("page"), user=ALICE, channel=channel)
+    assert ephemeral(page), page
+    url = page["data"]["content"].rsplit(" ", 1)[1]
+    import httpx
+
+    with httpx.Client() as c:
+        entered = c.get(url)  # the page, as Alice's member: its cookie reads her log
+        assert entered.status_code == 200, entered.text
+        mine = c.get(f"{bot.base}/api/rooms/{table.room}/log")
+        assert mine.status_code == 200 and mine.json()["entries"]
+        again = c.get(url)  # a link works once
+        assert again.status_code == 403 and "expired or was used already" in again.text
+    plain = bot.ask("referee", sub("page"), user=ALICE, channel=OTHER)
+    assert "this channel has no room" in plain["data"]["content"]
     status = bot.ask("referee", sub("status"), user=ALICE, channel=channel)
     assert "Your character: Dai" in status["data"]["content"]
     assert f"Room: {table.room}" in status["data"]["content"]

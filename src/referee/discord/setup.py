@@ -71,6 +71,8 @@ async def referee(bot: Discord, call: Call) -> Done:
         )
     if sub == "link":
         return _now(await _link(bot, call, channel, options))
+    if sub == "page":
+        return _now(await _page(bot, call, channel))
     if channel.gm_user != call.user:
         raise Refusal(f"only this channel's GM may /referee {sub}")
     if sub == "unlink":
@@ -118,6 +120,26 @@ async def _link(bot: Discord, call: Call, channel: Channel, options: Mapping[str
     return (
         f"This channel now rolls into room {room}, and you are its GM here: every roll is "
         f"logged, and each player is a member. The log: {bot.room_url(call, room)}"
+    )
+
+
+async def _page(bot: Discord, call: Call, channel: Channel) -> str:
+    """A one-time link to the room's page as the caller's member: there they see the
+    log as the API shows it to them, send their seed, and export the log to verify."""
+    import time
+
+    from ..rooms.routes.api import LOGIN_SECONDS
+    from .rolling import member_of
+
+    if not channel.room:
+        raise Refusal("this channel has no room: a GM links one with /referee link")
+    member = await member_of(bot, channel.room, call)
+    assert member is not None
+    code = await bot.st.store.add_login(channel.room, member.id, time.time() + LOGIN_SECONDS)
+    url = f"{call.base_url.rstrip('/')}/rooms/{channel.room}/enter?code={code}"
+    return (
+        f"Your link to room {channel.room}'s page, as {member.name} (it works once, for "
+        f"{LOGIN_SECONDS // 60} minutes; keep it to yourself): {url}"
     )
 
 

@@ -133,6 +133,11 @@ _OWN: list[dict[str, Any]] = [
             },
             {
                 "type": SUB_COMMAND,
+                "name": "page",
+                "description": "A link to this channel's room page, as you (once, 10 minutes).",
+            },
+            {
+                "type": SUB_COMMAND,
                 "name": "status",
                 "description": "This channel's room, GM and GM channel, and your character.",
             },
