@@ -41,11 +41,15 @@ SECONDS = float(os.environ.get("DURATION", "5"))
 CONNECTIONS = 4
 
 
-def signed(key: SigningKey, count: int, host: str) -> list[bytes]:
-    """``count`` ``/roll 3d6`` requests, each signed as Discord signs one."""
+def signed(
+    key: SigningKey, count: int, host: str, channel: str = "77", made: Any = None
+) -> list[bytes]:
+    """``count`` ``/roll 3d6`` requests in ``channel`` (or ``made`` ones), each signed
+    as Discord signs one."""
     out = []
     for _ in range(count):
-        body = json.dumps(interaction("roll", opts(exprs="3d6"), channel="77")).encode()
+        asked = made or interaction("roll", opts(exprs="3d6"), channel=channel)
+        body = json.dumps(asked).encode()
         stamp = str(int(time.time()))
         sig = key.sign(stamp.encode() + body).signature.hex()
         out.append(
@@ -116,8 +120,14 @@ async def measure(base: str, key: SigningKey, room: str, token: str) -> dict[str
     await send(base, signed(key, SEQUENTIAL, host), None, 200, discord)
     rooms: list[float] = []
     await send(base, [room_roll(host, room, token)] * SEQUENTIAL, None, 201, rooms)
+    linking = [{"type": 1, "name": "link", "options": opts(room=room, token=token)}]
+    link = interaction("referee", linking, channel="78")
+    await send(base, signed(key, 1, host, made=link), None, 200, [])
+    logged: list[float] = []
+    await send(base, signed(key, SEQUENTIAL, host, channel="78"), None, 200, logged)
     out["sequential"] = (statistics.median(discord) * 1000, p99(discord),
-                         statistics.median(rooms) * 1000, p99(rooms))  # fmt: skip
+                         statistics.median(rooms) * 1000, p99(rooms),
+                         statistics.median(logged) * 1000, p99(logged))  # fmt: skip
     per = int(RATE * SECONDS / CONNECTIONS)
     batches = [signed(key, per, host) for _ in range(CONNECTIONS)]
     loaded: list[float] = []
@@ -149,13 +159,14 @@ def main() -> None:
             got = asyncio.run(measure(child.base, key, made["room"], made["token"]))
         finally:
             child.kill()
-    d50, d99, r50, r99 = got["sequential"]
+    d50, d99, r50, r99, l50, l99 = got["sequential"]
     print("Discord interactions (issue 42), SQLite, one server process on loopback")
     print(f"  one at a time, {SEQUENTIAL:,} each:")
     print(f"    /roll 3d6 interaction   p50 {d50:5.2f} ms  p99 {d99:5.2f} ms")
     print(f"    rooms' POST /rolls 3d6  p50 {r50:5.2f} ms  p99 {r99:5.2f} ms")
+    print(f"    /roll in a linked room  p50 {l50:5.2f} ms  p99 {l99:5.2f} ms (logged)")
     print(f"    ratio (interaction / rooms' roll, p50): {d50 / r50:.2f}x")
-    print(f"    target p99 < 10 ms: {verdict(d99 < 10)}")
+    print(f"    target p99 < 10 ms: {verdict(max(d99, l99) < 10)}")
     rate, lp99, room_rate, rp99 = got["loaded"]
     print(
         f"  paced {RATE:,.0f} interactions/s beside {ROOM_RATE:,.0f} room rolls/s, {SECONDS:g} s:"
