@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+import httpx
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -287,6 +288,38 @@ def test_a_removed_member_is_out(bot: Bot) -> None:
     for name, options in (("roll", opts(exprs="3d6")), ("seed", opts(seed="b" * 20))):
         got = bot.ask(name, options, user=BOB, channel=channel)
         assert "no longer a member" in got["data"]["content"], got
+
+
+def test_a_member_removed_through_another_server_is_out_at_once(
+    bot: Bot, db_url: str, rest: StandIn
+) -> None:
+    """On PostgreSQL, two servers: Bob rolls through Discord on the first (which then
+    knows his member), the GM removes him through the second's API, and his next
+    interaction on the first is refused (the leave entry, heard from the other server,
+    drops the cached member as it drops tokens). One SQLite file has one server: there
+    the GM removes him through the same server."""
+    from contextlib import nullcontext
+
+    channel = "1500000000000000025"
+    table = link(bot, Server(bot.base, ""), channel)
+    got = bot.ask("roll", opts(exprs="3d6"), user=BOB, username="bobby", channel=channel)
+    assert "embeds" in got["data"], got
+    bob = next(x["member"] for x in table.log("gm") if x["kind"] == "join" and x["name"] == "Bobby")
+    two = db_url.startswith("postgresql")
+    with (
+        another_server(db_url, rest) if two else nullcontext(bot) as other,
+        httpx.Client(base_url=other.base) as c,
+    ):
+        headers = {"authorization": f"Bearer {table.tokens['gm']}"}
+        removed = c.delete(f"/api/rooms/{table.room}/members/{bob}", headers=headers)
+        assert removed.status_code in (200, 201), removed.text
+        deadline = time.monotonic() + 2
+        while True:  # the other server's notice arrives within milliseconds
+            got = bot.ask("roll", opts(exprs="3d6"), user=BOB, channel=channel)
+            if "no longer a member" in got["data"].get("content", ""):
+                break
+            assert time.monotonic() < deadline, got
+            time.sleep(0.02)
 
 
 # ---------------------------------------------------------------- sheets
