@@ -19,6 +19,7 @@ options back into the command line that the command layer reads.
 
 from __future__ import annotations
 
+import copy
 import enum
 import functools
 import shlex
@@ -26,6 +27,8 @@ import typing
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from .own import BOOLEAN, INTEGER, NUMBER, STRING, SUB_COMMAND
 
 __all__ = [
     "EPHEMERAL",
@@ -43,8 +46,7 @@ MAX_OPTIONS = 25
 """Discord's cap on a command's options (and a group's subcommands)."""
 MAX_COMMAND_SIZE = 8000
 """Discord's cap on a top-level command's names, descriptions and values together."""
-SUB_COMMAND, SUB_COMMAND_GROUP, STRING, INTEGER, BOOLEAN = 1, 2, 3, 4, 5
-CHANNEL, NUMBER, ATTACHMENT = 7, 10, 11
+SUB_COMMAND_GROUP = 2
 
 _HIDDEN = {"sheet", "sheet2", "seed", "path", "n", "runs"}
 """Parameters a chat never gives: they read files or belong to a shell."""
@@ -64,86 +66,6 @@ _NOT_HERE = {
 (the rooms' reader refuses them too: this says why, and where to look instead)."""
 VISIBILITIES = ("public", "secret", "blind")
 MORE = "more"
-
-_OWN: list[dict[str, Any]] = [
-    {
-        "name": "sheet",
-        "description": "Load your character: attach a GCS (.gcs) or TOML sheet, 1 MiB at most.",
-        "options": [
-            {
-                "type": ATTACHMENT,
-                "name": "file",
-                "description": "The sheet file (GCS, TOML or a Foundry SWN export).",
-                "required": True,
-            }
-        ],
-    },
-    {
-        "name": "seed",
-        "description": "Send your client seed to this channel's room: your rolls mix it in.",
-        "options": [
-            {
-                "type": STRING,
-                "name": "seed",
-                "description": "16 to 128 printable characters that only you chose.",
-                "required": True,
-                "min_length": 16,
-                "max_length": 128,
-            }
-        ],
-    },
-    {
-        "name": "referee",
-        "description": "Set up referee in this channel: its room, the GM's channel, reveals.",
-        "options": [
-            {
-                "type": SUB_COMMAND,
-                "name": "link",
-                "description": "Bind this channel to a room (the GM, with the room's token).",
-                "options": [
-                    {"type": STRING, "name": "room", "description": "The room's id.",
-                     "required": True},
-                    {"type": STRING, "name": "token", "description": "The room's GM token.",
-                     "required": True},
-                ],
-            },
-            {
-                "type": SUB_COMMAND,
-                "name": "unlink",
-                "description": "Stop logging this channel's rolls to its room (the GM).",
-            },
-            {
-                "type": SUB_COMMAND,
-                "name": "gm-channel",
-                "description": "Be this channel's GM, and send blind rolls to a channel of yours.",
-                "options": [
-                    {"type": CHANNEL, "name": "channel",
-                     "description": "Where blind and secret results go.", "required": True},
-                ],
-            },
-            {
-                "type": SUB_COMMAND,
-                "name": "reveal",
-                "description": "Post one of your secret rolls to this channel (the GM).",
-                "options": [
-                    {"type": INTEGER, "name": "roll",
-                     "description": "The number its secret reply gave (#12).", "required": True,
-                     "min_value": 0},
-                ],
-            },
-            {
-                "type": SUB_COMMAND,
-                "name": "page",
-                "description": "A link to this channel's room page, as you (once, 10 minutes).",
-            },
-            {
-                "type": SUB_COMMAND,
-                "name": "status",
-                "description": "This channel's room, GM and GM channel, and your character.",
-            },
-        ],
-    },
-]  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -281,7 +203,9 @@ def application_commands() -> list[dict[str, Any]]:
             twin = (system, "odds", path[1]) in commands
             subs.append(_subcommand(path[1], node.commands[path[1]], twin, meta.secret))
         out.append({"name": system, "description": _short(node.help), "options": subs})
-    out.extend(_OWN)
+    from .own import OWN
+
+    out.extend(copy.deepcopy(OWN))
     for command in out:
         command["type"] = 1  # CHAT_INPUT
         _fit(command)
