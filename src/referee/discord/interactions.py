@@ -70,8 +70,9 @@ class Discord:
         """``(sha256, command) -> resolved command``."""
         self._later: set[asyncio.Task[None]] = set()
         self._unsigned = _Failures()
-        self.joining: dict[tuple[str, str], asyncio.Lock] = {}
-        """A lock per (room, Discord user) while they are joined: one member each."""
+        self.joining: dict[tuple[str, str], tuple[asyncio.Lock, int]] = {}
+        """A lock per (room, Discord user) while they are joined (one member each), and
+        how many interactions use it."""
 
     async def close(self) -> None:
         for task in list(self._later):
@@ -88,12 +89,13 @@ class Discord:
         address: str = "",
     ) -> tuple[int, dict[str, Any]]:
         """``(status, JSON)`` for one request to the interactions endpoint. An address
-        whose requests keep failing the signature check gets 429 before the check."""
-        if not self._unsigned.allowed(address):
-            return 429, {"error": "too many unsigned requests from your address: slow down"}
+        whose requests keep failing the signature check gets 429 rather than 401 for
+        the next that fail; a request that Discord signed is always taken."""
         try:
             self.verifier.check(signature, timestamp, body)
         except Unsigned as exc:
+            if not self._unsigned.allowed(address):
+                return 429, {"error": "too many unsigned requests from your address: slow down"}
             self._unsigned.charge(address)
             return 401, {"error": f"invalid request signature: {exc}"}
         import orjson

@@ -167,7 +167,9 @@ async def member_of(bot: Discord, room: str, call: Call, join: bool = True) -> M
     if found is None:
         if not join:
             return None
-        lock = bot.joining.setdefault((room, call.user), asyncio.Lock())
+        key = (room, call.user)
+        lock, users = bot.joining.get(key, (asyncio.Lock(), 0))
+        bot.joining[key] = (lock, users + 1)
         try:
             async with lock:
                 found = await bot.store.member(room, call.user)
@@ -179,8 +181,11 @@ async def member_of(bot: Discord, room: str, call: Call, join: bool = True) -> M
                     st.published(room, entry)
                     found = await bot.store.claim_member(room, call.user, made)
         finally:
-            if not lock.locked():
-                bot.joining.pop((room, call.user), None)
+            lock, users = bot.joining[key]
+            if users > 1:
+                bot.joining[key] = (lock, users - 1)
+            else:
+                del bot.joining[key]
     member = await st.member_by_id(room, found)
     if member is None:
         raise Refusal(f"you are no longer a member of room {room}: the GM removed you")

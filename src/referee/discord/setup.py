@@ -55,6 +55,13 @@ async def referee(bot: Discord, call: Call) -> Done:
         target = options.get("channel")
         if not isinstance(target, str) or not target.isdigit() or len(target) > 20:
             raise Refusal("name a channel: /referee gm-channel channel:#gm-notes")
+        if target == call.channel:
+            raise Refusal("the GM's channel is another one, private: here everyone would see")
+        if channel.room and channel.gm_user != call.user:
+            raise Refusal(
+                f"this channel rolls into room {channel.room}: its GM is whoever linked it "
+                "with the room's GM token (/referee link), and only they set the GM channel"
+            )
         admin = bool(call.permissions & ADMINISTRATOR)
         if channel.gm_user not in (None, call.user) and not admin:
             raise Refusal(
@@ -108,18 +115,21 @@ async def _link(bot: Discord, call: Call, channel: Channel, options: Mapping[str
     room, token = options.get("room"), options.get("token")
     if not isinstance(room, str) or not isinstance(token, str):
         raise Refusal("give the room and its GM token: /referee link room:ID token:TOKEN")
-    try:  # as the API checks a token, unknown tokens and rooms counted against the address
-        member = await authenticate(bot.st, room, token, call.address)
+    try:  # as the API checks a token, unknown tokens and rooms counted against the user
+        member = await authenticate(bot.st, room, token, f"discord:{call.user}")
     except ApiError as exc:
         raise Refusal(f"that is not the GM's token of room {room[:64]!r} ({exc.message})") from None
     if not member.is_gm:
         raise Refusal(f"that is not the GM's token of room {room[:64]!r}")
     await writable(bot.st, room)
     await bot.store.set_member(room, call.user, member.id)
-    await bot.store.set_channel(Channel(call.channel, call.user, channel.gm_channel, room))
+    # A GM channel chosen by someone else goes: it may be a player's.
+    kept = channel.gm_channel if channel.gm_user == call.user else None
+    await bot.store.set_channel(Channel(call.channel, call.user, kept, room))
+    then = "" if kept else " Now choose your GM channel: /referee gm-channel."
     return (
         f"This channel now rolls into room {room}, and you are its GM here: every roll is "
-        f"logged, and each player is a member. The log: {bot.room_url(call, room)}"
+        f"logged, and each player is a member. The log: {bot.room_url(call, room)}.{then}"
     )
 
 

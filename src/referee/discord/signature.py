@@ -48,6 +48,8 @@ class Verifier:
         """
         if not signature or not timestamp:
             raise Unsigned("missing X-Signature-Ed25519 or X-Signature-Timestamp")
+        if len(timestamp) > 12 or not timestamp.isdigit():
+            raise Unsigned("a malformed timestamp")
         try:
             sig = bytes.fromhex(signature)
             at = int(timestamp)

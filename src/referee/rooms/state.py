@@ -78,6 +78,8 @@ class State:
         # leave entry).
         self._rooms: dict[str, dict[str, Any]] = {}
         self._members: dict[str, Member] = {}
+        self._by_id: dict[tuple[str, str], Member] = {}
+        """Members by (room, id), for front ends that hold ids (never a token's cache)."""
         # The rooms this server follows: their revealed seqs (which only grow), kept up
         # to date by this server's appends and, on PostgreSQL, by the other servers'
         # notices (:mod:`.notices`), read from the log.
@@ -116,13 +118,12 @@ class State:
     async def member_by_id(self, room: str, member: str) -> Member | None:
         """``member`` of ``room`` by id (a front end that speaks for members holds their
         ids, not their tokens), cached as tokens are: dropped after a leave entry."""
-        key = f"\0{room}\0{member}"  # never a token
-        found = self._members.get(key)
+        found = self._by_id.get((room, member))
         if found is None:
             await self.revealed(room)  # follow the room first: its leave entries are heard
             found = await self.store.member_by_id(room, member)
-            if found is not None and len(self._members) < 100_000:
-                self._members[key] = found
+            if found is not None and len(self._by_id) < 100_000:
+                self._by_id[(room, member)] = found
         return found
 
     async def revealed(self, room: str) -> set[int]:
@@ -160,10 +161,13 @@ class State:
                 self._drop_tokens(room)  # unfollowed: its leave entries go unheard
 
     def _drop_tokens(self, room: str, member: str | None = None) -> None:
-        """Forget the cached tokens of ``room`` (of one ``member`` of it)."""
+        """Forget the cached tokens of ``room`` (of one ``member`` of it), and the
+        members cached by id."""
         for token, m in list(self._members.items()):
             if m.room == room and (member is None or m.id == member):
                 del self._members[token]
+        for key in [k for k in self._by_id if k[0] == room and member in (None, k[1])]:
+            del self._by_id[key]
 
     def noticed(self, room: str, seq: int, by: int | None = None) -> None:
         """The database process ``by`` wrote ``seq`` to ``room``: read it if followed,
