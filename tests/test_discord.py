@@ -136,6 +136,13 @@ def test_a_public_roll_with_no_room(bot: Bot) -> None:
     assert got["data"]["allowed_mentions"] == {"parse": []}
 
 
+def test_several_rolls_at_once(bot: Bot) -> None:
+    got = bot.ask("roll", opts(exprs="3d6 2d6+1"), channel=OTHER)
+    (e,) = got["data"]["embeds"]
+    assert e["title"] == "roll 3d6 2d6+1" and "3d6 = [" in e["description"], got
+    assert "2d6+1 = [" in e["description"] and "Odds" not in str(e.get("fields"))
+
+
 def test_system_commands_and_their_odds(bot: Bot) -> None:
     got = bot.ask("gurps", sub("check", words="14 -4"), channel=OTHER)
     (e,) = got["data"]["embeds"]
@@ -740,9 +747,10 @@ def test_register_puts_the_commands(rest: StandIn, monkeypatch: pytest.MonkeyPat
 
 # ---------------------------------------------------------------- no input gets a 500
 
+_words = ["14", "3d6", "3d6 2d6", "Stealth -2", "--sheet /etc/passwd", "@x", "-n"]
 _json_leaf = st.one_of(
     st.none(), st.booleans(), st.integers(-(2**70), 2**70), st.floats(allow_nan=False),
-    st.text(max_size=30), st.sampled_from(["14", "3d6", "Stealth -2", "--sheet /etc/passwd", "@x"]),
+    st.text(max_size=30), st.sampled_from(_words),
 )  # fmt: skip
 _json = st.recursive(
     _json_leaf,

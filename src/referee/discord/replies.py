@@ -54,12 +54,13 @@ def _dice(draws: Sequence[Sequence[int]]) -> str:
 def embed(
     title: str,
     text: str,
-    data: Mapping[str, Any] | None = None,
+    data: Any = None,
     draws: Sequence[Sequence[int]] = (),
     footer: str | None = None,
 ) -> dict[str, Any]:
     """A result as an embed: the command as its title, the CLI's text, the dice, the
-    odds and, for a room's roll, where its log is.
+    odds and, for a room's roll, where its log is. ``data`` is the result's JSON: an
+    object with its odds and outcome, or a list (several rolls at once: no odds).
 
     >>> e = embed("gurps check 14 -4", "14-4 = 10: rolled 10 (2, 4, 4), success by 0",
     ...           {"odds": {"success": "1/2"}, "outcome": "success"}, [[6, 2], [6, 4], [6, 4]])
@@ -73,12 +74,14 @@ def embed(
     fields = []
     if draws:
         fields.append({"name": "Dice", "value": _dice(draws), "inline": True})
-    odds = odds_field(data or {})
+    if not isinstance(data, Mapping):  # several rolls (roll 3d6 2d6), or none
+        data = {}
+    odds = odds_field(data)
     if odds:
         fields.append({"name": "Odds", "value": odds, "inline": True})
     if fields:
         out["fields"] = fields
-    outcome = (data or {}).get("outcome")
+    outcome = data.get("outcome")
     if isinstance(outcome, str):
         for word, colour in COLOURS.items():
             if word in outcome:
