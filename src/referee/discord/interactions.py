@@ -139,11 +139,11 @@ class Discord:
         except Exception as exc:  # noqa: BLE001 - every refusal is an ephemeral answer
             return {"type": REPLY, "data": note(_why(exc))}
         task = asyncio.ensure_future(_guarded(handler(self, call)))
-        try:
-            done = await asyncio.wait_for(asyncio.shield(task), self.config.defer_after)
-        except TimeoutError:
+        finished, _ = await asyncio.wait((task,), timeout=self.config.defer_after)
+        if not finished:  # the work goes on (asyncio.wait cancels nothing)
             self._spawn(self._finish(call, task, ephemeral))
             return {"type": DEFERRED, "data": {"flags": 64} if ephemeral else {}}
+        done = task.result()
         self._run_after(done)
         return {"type": REPLY, "data": done.message}
 

@@ -264,11 +264,7 @@ def command_line(data: Mapping[str, Any]) -> Asked:
             raise ValueError(f"no command /{' '.join(words)}")
     if getattr(node, "commands", None) is not None:
         raise ValueError(f"/{' '.join(words)} needs a subcommand")
-    params = {}
-    for p in node.params:
-        option = _option(p)
-        if option is not None:
-            params[option["name"]] = (p, option)
+    params = _params(node)
     visibility, odds = "public", False
     meta = commands.get(tuple(words))
     if meta is not None and meta.secret:
@@ -307,6 +303,22 @@ def command_line(data: Mapping[str, Any]) -> Asked:
             raise ValueError(f"/{' '.join(words)} has no odds option")
         line.insert(1, "odds")
     return Asked(" ".join(str(w) for w in line + flags), visibility, odds)
+
+
+_PARAMS: dict[int, dict[str, tuple[Any, dict[str, Any]]]] = {}
+
+
+def _params(node: Any) -> dict[str, tuple[Any, dict[str, Any]]]:
+    """A click command's parameters by their option's name (worked out once each)."""
+    found = _PARAMS.get(id(node))
+    if found is None:
+        found = {}
+        for p in node.params:
+            option = _option(p)
+            if option is not None:
+                found[option["name"]] = (p, option)
+        _PARAMS[id(node)] = found
+    return found
 
 
 def _word(name: Any) -> str:
