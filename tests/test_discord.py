@@ -34,24 +34,10 @@ def rest() -> Iterator[StandIn]:
 
 @pytest.fixture(scope="module")
 def bot(db_url: str, rest: StandIn) -> Iterator[Bot]:
-    signer = Signer()
-    env = {
-        "REFEREE_DISCORD_PUBLIC_KEY": signer.public_hex,
-        "REFEREE_DISCORD_TOKEN": "bot-token",
-        "REFEREE_DISCORD_API": rest.base,
-        "REFEREE_DISCORD_ATTACHMENT_HOSTS": rest.base + "/attachments/",
-    }
-    saved = {k: os.environ.get(k) for k in env}
-    os.environ.update(env)
-    try:
-        with running(db_url) as server:
-            yield Bot(server.base, signer, rest)
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
+    with another_server(
+        db_url, rest, REFEREE_DISCORD_ATTACHMENT_HOSTS=rest.base + "/attachments/"
+    ) as made:
+        yield made
 
 
 def as_gm_of(bot: Bot, channel: str, gm_channel: str = NOTES) -> None:

@@ -14,12 +14,12 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections import OrderedDict
 from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any
 
 from ..errors import RefereeError
 from ..rooms.errors import ApiError
+from ..rooms.rolling.rollas import Lru
 from .calls import Call, Done, Refusal
 from .config import DiscordConfig
 from .replies import note
@@ -39,18 +39,6 @@ PING, COMMAND, AUTOCOMPLETE = 1, 2, 4
 PONG, REPLY, DEFERRED, CHOICES = 1, 4, 5, 8
 
 
-class _Lru(OrderedDict[Any, Any]):
-    def __init__(self, most: int) -> None:
-        super().__init__()
-        self.most = most
-
-    def keep(self, key: Any, value: Any) -> None:
-        self[key] = value
-        self.move_to_end(key)
-        if len(self) > self.most:
-            self.popitem(last=False)
-
-
 class Discord:
     """The Discord front end of one server: its checks, its state, its REST client."""
 
@@ -64,9 +52,9 @@ class Discord:
         self.rest = Rest(config.api, config.token, config.attachment_hosts)
         self.store = DiscordStore(st.store)
         self.odds = Plans(readers=int(st.limits.readers), reader=read_odds)
-        self.sheets = _Lru(256)
+        self.sheets = Lru(256)
         """Sheets read, by sha256."""
-        self.resolved = _Lru(4096)
+        self.resolved = Lru(4096)
         """``(sha256, command) -> resolved command``."""
         self._later: set[asyncio.Task[None]] = set()
         self._unsigned = _Failures()

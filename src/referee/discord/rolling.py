@@ -19,6 +19,7 @@ off the event loop, under the shared table's caps.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Collection
 from typing import TYPE_CHECKING, Any, Literal
 
 from .calls import Call, Done, Refusal
@@ -129,14 +130,17 @@ def _secret(
     number: str,
     visibility: str,
     is_gm: bool,
+    mine: dict[str, Any] | None = None,
 ) -> Done:
-    """The replies of a secret or blind roll: to its roller, and to the GM's channel."""
+    """The replies of a secret or blind roll: to its roller ``mine`` (the roll as they
+    may see it; ``whole`` by default), and ``whole`` to the GM's channel."""
+    mine = whole if mine is None else mine
     if is_gm:
         return Done(
             message(
                 f"Secret roll {number}: only you see it (/referee reveal roll:{number[1:]} "
                 "shows it to the channel).",
-                [whole],
+                [mine],
                 ephemeral=True,
             )
         )
@@ -150,7 +154,7 @@ def _secret(
 
     if visibility == "blind":
         return Done(blind_note(number), [send])
-    return Done(message(f"Secret roll {number}: you and the GM see it.", [whole], True), [send])
+    return Done(message(f"Secret roll {number}: you and the GM see it.", [mine], True), [send])
 
 
 async def member_of(bot: Discord, room: str, call: Call, join: bool = True) -> Member | None:
@@ -206,17 +210,31 @@ async def _in_room(
     entry = await roll_entry(
         bot.st, room, member, NewRoll(command=line, visibility=ROOM_VISIBILITY[visibility])
     )
-    whole = room_embed(bot, call, entry)
+    # Every reply shows the entry as :func:`.log.view` lets its reader see it.
+    mine = room_embed(bot, call, entry, member.id)
     if visibility == "public":
-        return Done(message(embeds=[whole]))
-    return _secret(bot, call, channel, whole, f"#{entry['seq']}", visibility, is_gm)
+        assert mine is not None
+        return Done(message(embeds=[mine]))
+    gms = room_embed(bot, call, entry, "gm")
+    assert gms is not None
+    if visibility == "blind":
+        assert mine is None  # the roller sees it redacted: "rolled blind"
+    return _secret(bot, call, channel, gms, f"#{entry['seq']}", visibility, is_gm, mine)
 
 
-def room_embed(bot: Discord, call: Call, entry: dict[str, Any]) -> dict[str, Any]:
-    """A room's roll entry, whole, with where its log is."""
-    room, seq = entry["room"], entry["seq"]
+def room_embed(
+    bot: Discord, call: Call, entry: dict[str, Any], reader: str, revealed: Collection[int] = ()
+) -> dict[str, Any] | None:
+    """A room's roll entry as ``reader`` may see it (:func:`.log.view`), with where its
+    log is; None when they see it redacted."""
+    from ..rooms.log import view
+
+    seen = view(entry, reader, revealed)
+    if seen.get("redacted"):
+        return None
+    room, seq = seen["room"], seen["seq"]
     footer = (
         f"Room {room}, entry {seq}, logged: {bot.room_url(call, room)} "
         "(check it with referee verify)"
     )
-    return embed(entry["command"], entry["text"], entry.get("result"), entry["draws"], footer)
+    return embed(seen["command"], seen["text"], seen.get("result"), seen["draws"], footer)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from ..rooms.errors import ApiError
+from ..rooms.errors import ApiError, send_json
 
 __all__ = ["PATH", "Endpoint"]
 
@@ -26,7 +26,7 @@ class Endpoint:
             await self.app(scope, receive, send)
             return
         if scope["method"] != "POST":
-            await _json(send, 405, b'{"error":"use POST"}', ((b"allow", b"POST"),))
+            await send_json(send, 405, b'{"error":"use POST"}', ((b"allow", b"POST"),))
             return
         import orjson
 
@@ -40,12 +40,12 @@ class Endpoint:
                 if not message.get("more_body", False):
                     break
         except ApiError as exc:
-            await _json(send, exc.status, orjson.dumps({"error": exc.message}))
+            await send_json(send, exc.status, orjson.dumps({"error": exc.message}))
             return
         bot = getattr(scope["app"].state, "discord", None)
         if bot is None:
             error = "Discord is not set up on this server (set REFEREE_DISCORD_PUBLIC_KEY)"
-            await _json(send, 404, orjson.dumps({"error": error}))
+            await send_json(send, 404, orjson.dumps({"error": error}))
             return
         headers = dict(scope["headers"])
         status, payload = await bot.handle(
@@ -55,25 +55,8 @@ class Endpoint:
             str(Request(scope).base_url),
             scope["client"][0] if scope.get("client") else "",
         )
-        await _json(send, status, orjson.dumps(payload))
+        await send_json(send, status, orjson.dumps(payload))
 
 
 def _text(value: bytes | None) -> str | None:
     return None if value is None else value.decode("latin-1")
-
-
-async def _json(
-    send: Send, status: int, body: bytes, extra: tuple[tuple[bytes, bytes], ...] = ()
-) -> None:
-    await send(
-        {
-            "type": "http.response.start",
-            "status": status,
-            "headers": [
-                (b"content-type", b"application/json"),
-                (b"content-length", str(len(body)).encode()),
-                *extra,
-            ],
-        }
-    )
-    await send({"type": "http.response.body", "body": body})

@@ -161,7 +161,9 @@ async def _reveal(bot: Discord, call: Call, channel: Channel, number: int) -> Do
         member = await member_of(bot, channel.room, call)
         assert member is not None
         _entry, target = await reveal_roll(bot.st, channel.room, member, number)
-        return Done(message(f"Revealed: roll #{number}", [room_embed(bot, call, target)]))
+        shown = room_embed(bot, call, target, "", revealed={number})  # as anyone sees it now
+        assert shown is not None
+        return Done(message(f"Revealed: roll #{number}", [shown]))
     found = await bot.store.take_secret(call.channel, number, call.user)
     if found is None:
         raise Refusal(f"no secret roll #{number} of yours in this channel to reveal")

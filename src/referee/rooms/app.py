@@ -26,7 +26,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..discord import route
 from .db.store import Store
-from .errors import ApiError
+from .errors import ApiError, send_json
 from .page import pages
 from .routes import admin, api, characters, fights, live
 from .routes.hot import Hot
@@ -172,18 +172,7 @@ async def _too_large(send: Send, limit: int) -> None:
 
 
 async def _refuse(send: Send, status: int, message: str) -> None:
-    body = json.dumps({"error": message}).encode()
-    await send(
-        {
-            "type": "http.response.start",
-            "status": status,
-            "headers": [
-                (b"content-type", b"application/json"),
-                (b"content-length", str(len(body)).encode()),
-            ],
-        }
-    )
-    await send({"type": "http.response.body", "body": body})
+    await send_json(send, status, json.dumps({"error": message}).encode())
 
 
 _NO_TELEMETRY: TelemetryConfig = {

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-__all__ = ["ApiError"]
+from starlette.types import Send
+
+__all__ = ["ApiError", "send_json"]
 
 
 class ApiError(Exception):
@@ -12,3 +14,22 @@ class ApiError(Exception):
         super().__init__(message)
         self.status = status
         self.message = message
+
+
+async def send_json(
+    send: Send, status: int, body: bytes, headers: tuple[tuple[bytes, bytes], ...] = ()
+) -> None:
+    """Answer straight from ASGI with a JSON ``body`` (a refusal before any route, or
+    a path served without the router)."""
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+                *headers,
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from ...sheets import Sheet
     from ..db.store import Member, Store
 
-__all__ = ["MAX_SHEET", "SHEET_NAME", "RoomSheets", "as_sheet", "read_sheet_body"]
+__all__ = ["MAX_SHEET", "SHEET_NAME", "Lru", "RoomSheets", "as_sheet", "read_sheet_body"]
 
 
 class _State(Protocol):
@@ -44,7 +44,9 @@ MAX_SHEET = 1024 * 1024
 """Largest sheet body (1 MiB); every other call keeps the 64 KiB limit."""
 
 
-class _Lru(OrderedDict[Any, Any]):
+class Lru(OrderedDict[Any, Any]):
+    """A dict that keeps its ``most`` newest keys (:meth:`keep`)."""
+
     def __init__(self, most: int) -> None:
         super().__init__()
         self.most = most
@@ -61,9 +63,9 @@ class RoomSheets:
 
     def __init__(self) -> None:
         self._rooms: dict[str, dict[str, SheetRow]] = {}
-        self._read: _Lru = _Lru(512)
+        self._read: Lru = Lru(512)
         """Sheets read, by sha256."""
-        self.resolved: _Lru = _Lru(8192)
+        self.resolved: Lru = Lru(8192)
         """``(sha256, command) -> (command as typed, resolved command)``."""
 
     async def of(self, st: _State, room: str) -> dict[str, SheetRow]:
