@@ -11,6 +11,7 @@ import os
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
 from collections.abc import Iterator
@@ -55,6 +56,7 @@ def start_workers(db: str, *extra: str) -> tuple[subprocess.Popen[bytes], int]:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
+    before = set(Path(tempfile.gettempdir()).glob("referee-workers-*"))
     process = subprocess.Popen(
         [sys.executable, "-m", "referee.cli", "serve", "--workers", "2", "--db", db,
          "--port", str(port), "--limit", "address_rate=1000000", "--limit", "rate=1000000",
@@ -66,11 +68,21 @@ def start_workers(db: str, *extra: str) -> tuple[subprocess.Popen[bytes], int]:
     while True:
         try:
             if httpx.get(f"http://127.0.0.1:{port}/api/health", timeout=2).status_code == 200:
-                return process, port
+                break
         except httpx.HTTPError:
             pass
         assert process.poll() is None and time.monotonic() < deadline, "did not start"
         time.sleep(0.2)
+    if "--no-room-affinity" in extra:
+        return process, port
+    # One worker answering is not both: until a worker has bound its inbox (the
+    # folder's socket named by its index), its rooms are served where they arrive.
+    while True:
+        folders = set(Path(tempfile.gettempdir()).glob("referee-workers-*")) - before
+        if any((f / "0").exists() and (f / "1").exists() for f in folders):
+            return process, port
+        assert process.poll() is None and time.monotonic() < deadline, "no inboxes"
+        time.sleep(0.05)
 
 
 def query(url: str, sql: str, *args: Any) -> list[tuple[Any, ...]]:

@@ -100,7 +100,6 @@ def _start(postgres: str, tmp_path: Path, *extra: str) -> Workers:
     while len(workers.pids()) != 2:
         assert time.monotonic() < deadline, "the workers did not start"
         time.sleep(0.2)
-    time.sleep(0.5)  # each worker opens its inbox once it has started
     return workers
 
 
