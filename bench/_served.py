@@ -4,7 +4,9 @@ counted with it)."""
 
 from __future__ import annotations
 
+import asyncio
 import os
+import re
 import sys
 import zlib
 from pathlib import Path
@@ -45,6 +47,19 @@ def machine_busy() -> float:
     all but idle and I/O wait)."""
     ticks = [int(t) for t in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
     return (sum(ticks[:8]) - ticks[3] - ticks[4]) / os.sysconf("SC_CLK_TCK")
+
+
+_LENGTH = re.compile(rb"(?i)\r\ncontent-length: *(\d+)")
+
+
+async def read_answer(reader: asyncio.StreamReader) -> tuple[int, bytes]:
+    """One HTTP/1.1 answer from a raw keep-alive connection: its status and its body
+    (the benches speak HTTP by hand, to time the server rather than a client)."""
+    head = await reader.readuntil(b"\r\n\r\n")
+    length = _LENGTH.search(head)
+    if length is None:
+        raise RuntimeError(f"no Content-Length: {head[:200]!r}")
+    return int(head.split(b" ", 2)[1]), await reader.readexactly(int(length[1]))
 
 
 def address(url: str) -> tuple[str, int]:

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import re
 import sqlite3
 import statistics
 import tempfile
@@ -29,7 +28,7 @@ from pathlib import Path
 
 import httpx
 
-from _served import UNLIMITED, cpu_seconds
+from _served import UNLIMITED, cpu_seconds, read_answer
 from referee.rooms.db.store import Store, sqlite_url
 from referee.rooms.serving.child import Child
 
@@ -127,10 +126,8 @@ async def _requests(base: str, head: bytes, at_once: int) -> None:
         reader, writer = await asyncio.open_connection(host, int(port))
         for _ in range(n):
             writer.write(head)
-            got = await reader.readuntil(b"\r\n\r\n")
-            length = re.search(rb"(?i)content-length: *(\d+)", got)
-            assert got.split(b" ", 2)[1] in (b"200", b"201") and length, got
-            await reader.readexactly(int(length[1]))
+            status, answer = await read_answer(reader)
+            assert status in (200, 201), answer
         writer.close()
 
     await asyncio.gather(*(one(N // at_once) for _ in range(at_once)))

@@ -27,6 +27,7 @@ from typing import Any
 import httpx
 from nacl.signing import SigningKey
 
+from _served import read_answer
 from referee.rooms.db.store import sqlite_url
 from referee.rooms.serving.child import Child
 
@@ -88,14 +89,7 @@ async def send(
             else:
                 t0 = time.perf_counter()
             writer.write(request)
-            head = await reader.readuntil(b"\r\n\r\n")
-            status = int(head.split(b" ", 2)[1])
-            length = next(
-                int(line.split(b":", 1)[1])
-                for line in head.split(b"\r\n")
-                if line.lower().startswith(b"content-length:")
-            )
-            answer = await reader.readexactly(length)
+            status, answer = await read_answer(reader)
             if status != expect:
                 raise RuntimeError(f"{status}: {answer.decode()[:200]}")
             times.append(time.perf_counter() - t0)

@@ -41,6 +41,7 @@ import orjson
 import uvloop
 from websockets.asyncio.client import connect
 
+from _served import read_answer
 from referee.rooms.db.store import sqlite_url
 from referee.rooms.serving.child import Child
 from referee.rooms.serving.pgtemp import throwaway
@@ -193,14 +194,7 @@ async def _post(
             else:
                 t0 = time.perf_counter()
             writer.write(request)
-            head = await reader.readuntil(b"\r\n\r\n")
-            status = int(head.split(b" ", 2)[1])
-            length = next(
-                int(line.split(b":", 1)[1])
-                for line in head.split(b"\r\n")
-                if line.lower().startswith(b"content-length:")
-            )
-            answer = await reader.readexactly(length)
+            status, answer = await read_answer(reader)
             if status != 201:
                 raise RuntimeError(answer.decode())
             start[(room, orjson.loads(answer)["seq"])] = t0

@@ -61,6 +61,7 @@ from _served import (
     Served,
     cpu_seconds,
     machine_busy,
+    read_answer,
     resident_bytes,
     route,
 )
@@ -190,12 +191,10 @@ class _Conn:
             ).encode()
             + body
         )
-        head = await reader.readuntil(b"\r\n\r\n")
-        length = int(re.search(rb"(?i)content-length: *(\d+)", head)[1])  # type: ignore[index]
-        answer = await reader.readexactly(length)
+        status, answer = await read_answer(reader)
         self.used = time.perf_counter()
         found = _SEQ.search(answer)
-        if head.split(b" ", 2)[1] != b"201" or found is None:
+        if status != 201 or found is None:
             raise RuntimeError(answer.decode())
         if not self.keep:
             self.close()
