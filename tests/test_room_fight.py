@@ -4,6 +4,7 @@ NPCs redacted for players on every path, and the export's fight replayed by veri
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import httpx
@@ -42,23 +43,28 @@ def _roll(table: Table, who: str, command: str, vis: str = "public") -> dict[str
     return dict(answer.json())
 
 
-def _setup(table: Table) -> None:
+def _setup(table: Table) -> str:
+    """Dai (Alice's sheet) and the GM's orc, hidden, in the fight: the orc's id, which
+    the server made (contract v1.3: opaque, never the sheet's name)."""
     assert put(table, "alice", "dai", DAI_TOML.read_bytes(), "application/toml").status_code == 201
     assert put(table, "gm", "orc", ORC_WITH_DR, "application/toml").status_code == 201
     _ok(table, "gm", {"kind": "add", "combatant": "dai", "sheet": "dai"})
-    _ok(table, "gm", {"kind": "add", "combatant": "orc", "sheet": "orc", "hidden": True})
+    (added,) = _ok(table, "gm", {"kind": "add", "sheet": "orc", "hidden": True})
+    orc = str(added["combatant"])
+    assert re.fullmatch(r"npc-[0-9a-f]{4}", orc), orc
+    return orc
 
 
 def test_a_gurps_fight_from_the_sheets(table: Table) -> None:
-    _setup(table)
+    orc = _setup(table)
     gm, alice = _state(table, "gm"), _state(table, "alice")
-    assert [c["combatant"] for c in gm["combatants"]] == ["dai", "orc"]
+    assert [c["combatant"] for c in gm["combatants"]] == ["dai", orc]
     assert [c["combatant"] for c in alice["combatants"]] == ["dai"]  # the orc is hidden
     dai = gm["combatants"][0]
     assert dai["owner"] == table.ids["alice"] and dai["name"] == "Dai Blackthorn"
     assert dai["values"]["ht"] == 12 and dai["values"]["hp"] == dai["values"]["hp_max"]
     started = _ok(table, "gm", {"kind": "start"})
-    assert started[0]["kind"] == "turn" and started[0]["order"] == ["dai", "orc"]
+    assert started[0]["kind"] == "turn" and started[0]["order"] == ["dai", orc]
     # The GM rolls damage and applies it to Dai with one click: its injury, from the log.
     hit = _roll(table, "gm", "gurps damage 3d+4 --type cr")
     applied = _ok(table, "gm", {"kind": "damage", "combatant": "dai"}, roll=int(hit["seq"]))
@@ -82,10 +88,10 @@ def test_a_gurps_fight_from_the_sheets(table: Table) -> None:
     stunned = "stunned" in _state(table, "alice")["combatants"][0]["conditions"]
     assert stunned == (not mine["result"]["success"])
     # Alice ends her own turn; then it is the orc's, which she may not end.
-    assert _ok(table, "alice", {"kind": "next"})[0]["current"] == "orc"
+    assert _ok(table, "alice", {"kind": "next"})[0]["current"] == orc
     assert _event(table, "alice", {"kind": "next"}).status_code == 403
     # The GM hurts the hidden orc: players see that a change happened, not what.
-    _ok(table, "gm", {"kind": "damage", "combatant": "orc", "amount": 5, "location": "vitals"})
+    _ok(table, "gm", {"kind": "damage", "combatant": orc, "amount": 5, "location": "vitals"})
     for who in ("alice", "bob"):
         log = table.log(who)
         fight = [e for e in log if e["kind"] in ("combatant", "change")]
@@ -93,7 +99,7 @@ def test_a_gurps_fight_from_the_sheets(table: Table) -> None:
         assert len(hidden) == 3  # the orc's combatant entry, its initiative, its hurt
         assert all(set(e) == {"room", "seq", "kind", "time", "by", "visibility", "digest",
                               "chain", "redacted"} for e in hidden)  # fmt: skip
-        assert all("orc" not in str(e) for e in fight if not e.get("redacted"))
+        assert all(orc not in str(e) for e in fight if not e.get("redacted"))
         assert table.export(who) == log
     gm_log = table.log("gm")
     assert not any(e.get("redacted") for e in gm_log)
@@ -102,9 +108,9 @@ def test_a_gurps_fight_from_the_sheets(table: Table) -> None:
         e.get("redacted", False) for e in table.log("bob")
     ]
     # The GM reveals the orc: a public combatant entry with its values now.
-    shown = _ok(table, "gm", {"kind": "reveal", "combatant": "orc"})
+    shown = _ok(table, "gm", {"kind": "reveal", "combatant": orc})
     assert shown[0]["kind"] == "combatant" and shown[0]["values"]["hp"] == 12 - 5
-    assert [c["combatant"] for c in _state(table, "bob")["combatants"]] == ["dai", "orc"]
+    assert [c["combatant"] for c in _state(table, "bob")["combatants"]] == ["dai", orc]
     for who in ("gm", "alice"):
         report = verify(table.export(who))
         assert report.ok, report.text()
@@ -138,5 +144,10 @@ def test_bad_fight_events_get_clear_errors(table: Table) -> None:
     assert got.status_code == 422 and "deals no damage" in got.json()["error"]
     secret = _roll(table, "gm", "gurps damage 1d", "gm")
     applied = _ok(table, "gm", {"kind": "damage", "combatant": "dai"}, int(secret["seq"]))
-    assert all(e["visibility"] == "gm" for e in applied)  # as secret as its roll
-    assert all(e.get("redacted") for e in table.log("alice") if e["seq"] == applied[0]["seq"])
+    # Contract v1.3: the change to a visible combatant is public, its roll stays secret:
+    # the entry carries the event without the numbers it took from that roll.
+    assert all(e["visibility"] == "public" and e["sealed"] is True for e in applied), applied
+    assert all("amount" not in e["event"] for e in applied)
+    alice = {e["seq"]: e for e in table.log("alice")}
+    assert alice[applied[0]["seq"]] == applied[0]  # the change, whole
+    assert alice[int(secret["seq"])]["redacted"] is True  # its roll, still secret

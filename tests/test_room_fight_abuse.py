@@ -18,16 +18,16 @@ from test_room_fight import _event, _ok, _setup, _state
 
 
 def test_a_player_learns_nothing_of_a_hidden_npcs_calls(table: Table) -> None:
-    _setup(table)  # Dai is Alice's; the orc is the GM's, hidden
-    _ok(table, "gm", {"kind": "damage", "combatant": "orc", "amount": 1, "location": "skull"})
-    (call,) = [c for c in _state(table, "gm")["calls"] if c["combatant"] == "orc"]
+    orc = _setup(table)  # Dai is Alice's; the orc is the GM's, hidden
+    _ok(table, "gm", {"kind": "damage", "combatant": orc, "amount": 1, "location": "skull"})
+    (call,) = [c for c in _state(table, "gm")["calls"] if c["combatant"] == orc]
     mine = table.roll("alice", "1d6").json()["seq"]
     refusals = {
         "the orc's call, a wrong roll": _event(
             table, "alice", {"kind": "answer", "call": call["call"]}, mine
         ),
         "a call that does not exist": _event(
-            table, "alice", {"kind": "answer", "call": "orc/99"}, mine
+            table, "alice", {"kind": "answer", "call": f"{orc}/99"}, mine
         ),
     }
     texts = {k: (r.status_code, r.json()["error"]) for k, r in refusals.items()}
@@ -111,17 +111,17 @@ def _auth(table: Table, who: str) -> dict[str, str]:
 def test_another_server_rebuilds_the_fight_from_the_log(table: Table, tmp_path: Path) -> None:
     """A hidden NPC delayed, then removed, logs only public ``turn`` entries with no
     event: a server that reads the log afresh takes them as logged."""
-    _setup(table)
+    orc = _setup(table)
     _ok(table, "gm", {"kind": "start"})
-    _ok(table, "gm", {"kind": "delay", "combatant": "orc"})
-    _ok(table, "gm", {"kind": "remove", "combatant": "orc"})
+    _ok(table, "gm", {"kind": "delay", "combatant": orc})
+    _ok(table, "gm", {"kind": "remove", "combatant": orc})
     held = _state(table, "gm")
     with running(table.server.db) as fresh:
         again: dict[str, Any] = httpx.get(
             f"{fresh.base}/api/rooms/{table.room}/fight", headers=_auth(table, "gm")
         ).json()
     assert again == held
-    assert held["removed"] == ["orc"] and "orc" not in held["order"]
+    assert held["removed"] == [orc] and orc not in held["order"]
 
 
 def test_a_long_fight_is_read_afresh_off_the_event_loop(table: Table) -> None:

@@ -1,8 +1,8 @@
 """The fight's entries on every path, for every role and visibility (issue 41,
-"Secrecy"): the ``combatant``, ``change`` and ``turn`` entries an event makes reach
-the GM, Alice (who owns Dai) and Bob through the POST answer, the log, the export, the
-live socket and ``GET .../fight`` exactly as the contract's rule says, and the page
-holds none of them. Each case is one source of an event: the GM's hand on a public
+"Secrecy", under contract v1.3's rule, issue 49): the ``combatant``, ``change`` and
+``turn`` entries an event makes reach the GM, Alice (who owns Dai) and Bob through the
+POST answer, the log, the export, the live socket and ``GET .../fight`` exactly as the
+contract's rule says, and the page holds none of them. Each case is one source of an event: the GM's hand on a public
 combatant, a hidden NPC, and damage taken from a roll of each visibility by the GM
 and by a player."""
 
@@ -32,7 +32,8 @@ def test_every_path_shows_each_viewer_the_fight_as_the_contract_allows(
     table: Table, case: str
 ) -> None:
     target, source = CASES[case]
-    _setup(table)  # Dai (Alice's) public; the orc (the GM's) hidden
+    orc = _setup(table)  # Dai (Alice's) public; the orc (the GM's) hidden
+    target = orc if target == "orc" else target
     _ok(table, "gm", {"kind": "start"})
     before = {who: _state(table, who) for who in ("gm", "alice", "bob")}
     roll = None
@@ -47,13 +48,19 @@ def test_every_path_shows_each_viewer_the_fight_as_the_contract_allows(
     posted = _event(table, "gm", event, roll)
     assert posted.status_code == 201, posted.text
     made = posted.json()["entries"]
-    secret = target == "orc" or (source is not None and source[1] != "public")
+    # Contract v1.3: only a hidden combatant's entries are the GM's; a change taken
+    # from a secret roll is public, sealed (without the roll's numbers).
+    secret = target == orc
+    sealed = not secret and source is not None and source[1] != "public"
     seqs = [e["seq"] for e in made]
     assert all(not e.get("redacted") for e in made)  # the GM's answer is whole
     gm_copy = {e["seq"]: e for e in table.log("gm") if e["seq"] in seqs}
     for e in gm_copy.values():
         expected = "public" if e["kind"] == "turn" or not secret else "gm"
         assert e["visibility"] == expected, (case, e)
+        assert bool(e.get("sealed")) == sealed, (case, e)
+        if sealed:
+            assert e["event"] == {"kind": "damage", "combatant": "dai"}, (case, e)
     for who in ("gm", "alice", "bob"):
         paths = {
             "log": [e for e in table.log(who) if e["seq"] in seqs],
@@ -76,12 +83,12 @@ def test_every_path_shows_each_viewer_the_fight_as_the_contract_allows(
         was = next(c for c in before[who]["combatants"] if c["combatant"] == "dai")
         ids = [c["combatant"] for c in state["combatants"]]
         if who == "gm":
-            assert ids == ["dai", "orc"]
+            assert ids == ["dai", orc]
         else:
             assert ids == ["dai"], (case, who)  # the hidden orc is never in a player's view
             if secret:
                 assert dai == was, (case, who)  # nothing the log hides shows here
-                assert "orc" not in str(state["calls"])
+                assert orc not in str(state["calls"])
         if target == "dai":
             moved = dai["values"]["hp"] != was["values"]["hp"]
             assert moved == (who == "gm" or not secret), (case, who)
@@ -91,9 +98,10 @@ def test_every_path_shows_each_viewer_the_fight_as_the_contract_allows(
 
 
 def test_a_players_view_stays_checkable_after_what_it_may_not_see(table: Table) -> None:
-    """A secret damage roll on Dai, then a public change to Dai: Alice's state and her
-    export agree with her log (the hidden change taken as logged), and her ``verify``
-    passes, counting what it took as logged."""
+    """A secret damage roll on Dai, then a public change to Dai: Alice sees both changes
+    (contract v1.3) but not the roll; her state and her export agree with her log (the
+    sealed change taken as logged), her ``verify`` passes, counting what it took as
+    logged, and the GM's checks every event."""
     from referee.rooms.audit.verify import verify
 
     _setup(table)
@@ -111,3 +119,5 @@ def test_a_players_view_stays_checkable_after_what_it_may_not_see(table: Table) 
         report = verify(table.export(who))
         assert report.ok, (who, report.text())
     assert verify(table.export("alice")).fight_adopted > verify(table.export("gm")).fight_adopted
+    assert verify(table.export("gm")).fight_adopted == 0
+    assert alice == gm_hp  # she sees her character's wounds, secret roll or not

@@ -314,5 +314,15 @@ def adopt(fight: Fight, kind: str, fields: Mapping[str, Any]) -> Fight:
     shut = set(fields["closed"])
     kept = tuple(x for x in fight.calls if x.id not in shut)
     fight = replace(fight, calls=kept)
-    calls = [(x["combatant"], x["kind"], x["command"], x["why"]) for x in fields["calls"]]
-    return fight.calling(calls)
+    if not fields["calls"]:
+        return fight
+    # The logged ids, as they are (contract v1.3: a call has one id for every member),
+    # and the count for each combatant's next call taken past them.
+    new = [
+        Call(x["call"], x["combatant"], x["kind"], x["command"], x["why"]) for x in fields["calls"]
+    ]
+    counts = dict(fight.counts)
+    for x in new:
+        n = int(x.id.rpartition("/")[2])
+        counts[x.combatant] = max(counts.get(x.combatant, 0), n)
+    return replace(fight, calls=(*fight.calls, *new), counts=counts)

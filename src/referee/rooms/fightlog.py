@@ -15,13 +15,17 @@ from ..fight import Fight, begin, step
 from ..fight.step import adopt
 from .log import FIGHT_KINDS
 
-__all__ = ["Seen", "events_of", "replay_seen"]
+__all__ = ["Seen", "events_of", "replay_seen", "sealed_event"]
 
 _COMMON = ("room", "seq", "kind", "time", "salt", "digest", "chain", "event", "part", "why",
-           "by", "visibility")  # fmt: skip
+           "by", "visibility", "sealed")  # fmt: skip
 """The fields every fight entry has beside its record's own."""
 
 RollCheck = Callable[[Mapping[str, Any], Mapping[str, Any]], "str | None"]
+Fill = Callable[[Mapping[str, Any], Any], "Mapping[str, Any] | None"]
+"""``fill(event, why)``: a sealed event (contract v1.3: logged public without the numbers
+it took from a roll players may not see) with those numbers put back from the roll at
+seq ``why``, or None for a reader who may not see that roll."""
 """``check(event, entry)``: what is wrong with the numbers an event took from its roll
 (``entry``: the event's first entry, with its ``why`` and ``by``)."""
 
@@ -66,8 +70,20 @@ def events_of(
 def _closed(
     group: list[Mapping[str, Any]],
 ) -> tuple[Mapping[str, Any] | None, list[Mapping[str, Any]]]:
-    event = next((e["event"] for e in group if isinstance(e.get("event"), Mapping)), None)
+    event = next(
+        (e["event"] for e in group if isinstance(e.get("event"), Mapping) and not e.get("sealed")),
+        None,
+    )
     return event, group
+
+
+def sealed_event(group: list[Mapping[str, Any]]) -> tuple[Mapping[str, Any], Any] | None:
+    """A group's sealed event and the seq of the roll that holds its numbers, if it has
+    one (and no whole event)."""
+    for e in group:
+        if e.get("sealed") and isinstance(e.get("event"), Mapping):
+            return e["event"], e.get("why")
+    return None
 
 
 def replay_seen(
@@ -77,6 +93,7 @@ def replay_seen(
     *,
     start: Seen | None = None,
     roll_check: RollCheck | None = None,
+    fill: Fill | None = None,
 ) -> Seen:
     """The fight as ``entries`` (a log as one member sees it, whole events) give it,
     from ``start`` if given, each problem added to ``problems``.
@@ -89,6 +106,10 @@ def replay_seen(
     player's character): from then on a shown event whose entries do not follow is
     taken as logged too, counted apart, not as a problem. The GM sees every event, so
     the GM's replay checks them all.
+
+    A sealed event (one whose roll players may not see) is stepped when ``fill`` can
+    put its roll's numbers back; otherwise its entries, all shown, are taken as logged:
+    they say exactly what changed, so nothing after them is in doubt.
     """
     s = start or Seen(begin(system))
     fight, checked, adopted, unseen = s.fight, s.checked, s.adopted, s.unseen
@@ -96,6 +117,9 @@ def replay_seen(
     for event, group in events_of(entries):
         whole = [e for e in group if not e.get("redacted")]
         first = int(group[0].get("seq", 0))
+        if event is None and fill is not None and len(whole) == len(group):
+            sealed = sealed_event(group)
+            event = None if sealed is None else fill(*sealed)
         if event is None or len(whole) < len(group):  # it touches what is hidden
             # What this member may not see may have changed anything; a public entry
             # with no event (a hidden NPC's turn moved) changed only what it shows.

@@ -19,6 +19,7 @@ import orjson
 __all__ = [
     "FIGHT_KINDS",
     "GENESIS",
+    "GM_ONLY_KINDS",
     "Frames",
     "KINDS",
     "REDACTED_KEYS",
@@ -48,9 +49,13 @@ KINDS = ("room", "join", "epoch", "seed", "lock", "roll", "reveal", "close", "de
 """Every kind of entry."""
 
 FIGHT_KINDS = ("combatant", "change", "turn")
-"""The fight's entries (contract v1.2): a ``combatant`` or ``change`` entry with
-``"visibility": "gm"`` (a hidden combatant's, or one a secret roll caused) is redacted
-for players as a secret roll is."""
+"""The fight's entries (contract v1.2, with v1.3's rule): a ``combatant`` or ``change``
+entry with ``"visibility": "gm"`` (a hidden combatant's) is redacted for players as a
+secret roll is; every other fight entry is public, whatever roll it came from."""
+
+GM_ONLY_KINDS = (*FIGHT_KINDS, "sheet")
+"""Entry kinds that may carry ``"visibility": "gm"``: the fight's, and (contract v1.3,
+"The GM's sheets are the GM's") a ``sheet`` entry for a sheet the GM uploaded."""
 
 VISIBILITIES = ("public", "gm", "blind")
 """Who may see a roll: everyone; its roller and the GM; the GM only."""
@@ -172,8 +177,9 @@ def view(entry: Mapping[str, Any], member: str, revealed: Collection[int] = ()) 
     """What ``member`` may see of ``entry``: the one rule for every path (the POST
     answer, the log, the export, the live stream and the page).
 
-    Every kind but ``roll`` and the fight's (:data:`FIGHT_KINDS`) is public; a fight's
-    entry with ``"visibility": "gm"`` is the GM's alone. A ``public`` roll is seen whole by all; a
+    Every kind but ``roll``, the fight's and ``sheet`` (:data:`GM_ONLY_KINDS`) is
+    public; one of those with ``"visibility": "gm"`` is the GM's alone (a hidden
+    combatant's entries, a sheet the GM uploaded: contract v1.3). A ``public`` roll is seen whole by all; a
     ``gm`` roll by its roller and the GM; a ``blind`` roll by the GM only. A roll
     whose seq is in ``revealed`` is seen whole by all. Anyone else gets exactly
     :data:`REDACTED_KEYS` and ``"redacted": true``.
@@ -196,7 +202,7 @@ def sees_whole(entry: Mapping[str, Any], member: str, revealed: Collection[int] 
     """Whether :func:`view` gives ``member`` the whole ``entry`` (else, its redacted form)."""
     kind = entry.get("kind")
     visibility = entry.get("visibility")
-    if kind in FIGHT_KINDS:
+    if kind in GM_ONLY_KINDS:
         return visibility != "gm" or member == "gm"
     if kind != "roll" or entry.get("seq") in revealed:
         return True

@@ -7,7 +7,9 @@ What the exporter may not see is taken as logged, unchecked (:func:`referee.figh
 a redacted entry is skipped, and a public entry whose event is hidden (a turn moved
 by a hidden NPC's initiative) is adopted; after such an event, a shown event whose
 entries do not follow is taken as logged too, counted apart
-(:func:`..fightlog.replay_seen`). The GM's export checks the whole fight.
+(:func:`..fightlog.replay_seen`). A sealed event (contract v1.3: public entries of a
+change taken from a secret roll) is checked with its numbers put back from that roll
+when the exporter sees it. The GM's export checks the whole fight.
 """
 
 from __future__ import annotations
@@ -33,9 +35,27 @@ def check_fight(entries: list[dict[str, Any]]) -> tuple[int, int, list[tuple[int
     problems: list[tuple[int, str]] = []
     by_seq = {e.get("seq"): e for e in entries}
     seen = replay_seen(
-        str(system), entries, problems, roll_check=lambda ev, e: _checked(ev, e, by_seq)
+        str(system),
+        entries,
+        problems,
+        roll_check=lambda ev, e: _checked(ev, e, by_seq),
+        fill=lambda ev, why: _filled(ev, why, by_seq),
     )
     return seen.checked, seen.adopted, problems
+
+
+def _filled(
+    event: Mapping[str, Any], why: Any, by_seq: Mapping[Any, Any]
+) -> Mapping[str, Any] | None:
+    """A sealed event with its numbers put back from its roll, when the exporter sees
+    that roll whole (contract v1.3: the GM does; a player, once it is revealed)."""
+    roll = by_seq.get(why) if isinstance(why, int) else None
+    if roll is None or roll.get("kind") != "roll" or roll.get("redacted"):
+        return None
+    try:
+        return {**event, **numbers(str(event.get("kind")), roll.get("result") or {})}
+    except RefereeError:
+        return None
 
 
 def _checked(

@@ -6,9 +6,12 @@ Each entry of one event carries ``part`` (``[i, n]``: the i-th of its n entries)
 ``by`` (the member), ``why`` (the seq of the roll it applies, or the GM's words, or
 null), ``visibility`` and ``event``: the event itself, so that replaying the log's
 events gives the fight again (:func:`..fightlog.events_of`; ``referee verify`` does the same).
-An event about a hidden combatant, or taken from a roll that players may not see, is
-the GM's: its entries are ``"visibility": "gm"`` (redacted for players) or, for a
-public ``turn`` entry it moved, carry ``"event": null``.
+Contract v1.3: a hidden combatant's entries are the GM's (``"visibility": "gm"``,
+redacted for players); every other entry is public, a ``turn`` entry always. A public
+entry of an event about a hidden combatant carries ``"event": null``; one of an event
+that took its numbers from a roll players may not see carries the event without them
+and ``"sealed": true`` (:func:`..fightlog.events_of` fills them from the roll for a
+reader who sees it; anyone else takes the entry as logged).
 
 Mixed into :class:`.store.Store` (see :class:`.epochs.StoreParts`).
 """
@@ -16,6 +19,7 @@ Mixed into :class:`.store.Store` (see :class:`.epochs.StoreParts`).
 from __future__ import annotations
 
 import asyncio
+import secrets
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
@@ -198,7 +202,10 @@ class FightWrites(StoreParts):
             may(fight, ev, roll)  # first: a refusal tells a player nothing more
         except RefereeError as exc:
             raise Conflict(422, str(exc)) from None
+        if ev.get("kind") == "add" and ev.get("hidden") is True and "combatant" not in ev:
+            ev["combatant"] = opaque_id(fight)
         secret = False
+        taken: dict[str, Any] = {}
         if roll is not None:
             found = await conn.scalar(
                 sa.select(entries.c.body).where(entries.c.room_id == room, entries.c.seq == roll)
@@ -210,29 +217,30 @@ class FightWrites(StoreParts):
                 raise Conflict(403, f"roll {roll} is another member's")
             secret = e.get("visibility") != "public"
             try:
-                ev.update(numbers(str(ev.get("kind")), e.get("result") or {}))
+                taken = numbers(str(ev.get("kind")), e.get("result") or {})
             except RefereeError as exc:
                 raise Conflict(422, f"roll {roll}: {exc}") from None
+            ev.update(taken)
             if ev.get("kind") == "answer":
                 _same_roll(fight, ev, e)
         try:
             done = step(fight, ev)
         except RefereeError as exc:
             raise Conflict(422, str(exc)) from None
-        # Whose entries are the GM's: a combatant hidden once the event is done (a
-        # hidden one added or hurt; not one just revealed), or a secret roll's.
-        target = ev.get("combatant")
-        now = done.fight.combatants.get(target) if isinstance(target, str) else None
-        hidden = secret or (now is not None and now.hidden)
         n = len(done.records)
         if not n:
             raise Conflict(422, "that changes nothing in the fight")
+        shown = _shown_event(fight, done.fight, ev, taken if secret else None)
         items: list[tuple[str, Mapping[str, Any]]] = []
         for i, r in enumerate(done.records):
-            gm = r.hidden or secret or (hidden and r.kind != "turn")
-            fields = {**r.fields, "event": None if hidden and not gm else ev, "part": [i, n],
+            # Contract v1.3: a hidden combatant's entries are the GM's; every other one is
+            # public, whatever roll it came from (a turn entry always is).
+            gm = r.hidden and r.kind != "turn"
+            fields = {**r.fields, "event": ev if gm else shown, "part": [i, n],
                       "why": roll if roll is not None else why, "by": by,
                       "visibility": "gm" if gm else "public"}  # fmt: skip
+            if not gm and shown is not None and secret:
+                fields["sealed"] = True
             items.append((r.kind, fields))
         return items, done.fight
 
@@ -275,6 +283,42 @@ async def _off_loop(fn: Callable[..., T], *args: Any, big: int, **kwargs: Any) -
     if big > OFF_LOOP:
         return await asyncio.to_thread(fn, *args, **kwargs)
     return fn(*args, **kwargs)
+
+
+def opaque_id(fight: Fight) -> str:
+    """A new hidden combatant's id (contract v1.3): ``npc-`` and random hex, never taken
+    from a sheet's or a name, and new in this fight."""
+    while True:
+        cid = "npc-" + secrets.token_hex(2)
+        if cid not in fight.combatants:
+            return cid
+
+
+def _shown_event(
+    before: Fight, after: Fight, ev: Mapping[str, Any], sealed: Mapping[str, Any] | None
+) -> Mapping[str, Any] | None:
+    """The event as a public entry carries it (contract v1.3): None when it is about a
+    hidden combatant (players may not know what was done to it); without the numbers
+    it took from its roll (``sealed``: what it took) when that roll is not public, so
+    that the change shows what changed and never the roll's dice or total; else whole.
+    """
+    subject = _subject(before, ev)
+    if subject is not None:
+        c = after.combatants.get(subject) or before.combatants.get(subject)
+        if c is not None and c.hidden:
+            return None
+    if sealed is not None:
+        return {k: v for k, v in ev.items() if k not in sealed}
+    return ev
+
+
+def _subject(fight: Fight, ev: Mapping[str, Any]) -> str | None:
+    """The combatant an event is about: its ``combatant``, or its call's."""
+    if ev.get("kind") in ("answer", "dismiss"):
+        call = next((c for c in fight.calls if c.id == ev.get("call")), None)
+        return None if call is None else call.combatant
+    cid = ev.get("combatant")
+    return cid if isinstance(cid, str) else None
 
 
 def _same_roll(fight: Fight, ev: Mapping[str, Any], e: Mapping[str, Any]) -> None:

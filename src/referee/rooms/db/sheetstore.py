@@ -90,7 +90,9 @@ class SheetWrites(StoreParts):
                 "system": system,
                 "sha256": sha,
             }
-            entry = await self._one(conn, room, "sheet", fields)
+            gm = {"visibility": "gm"} if (owner or member) == "gm" else {}
+            # The GM's sheets are the GM's (contract v1.3): players get the entry redacted.
+            entry = await self._one(conn, room, "sheet", {**fields, **gm})
             values = {**fields, "seq": entry["seq"], "body": body}
             if owner is None:
                 await conn.execute(sa.insert(sheets).values(room_id=room, **values))

@@ -205,13 +205,14 @@ def _readable(sheets: Mapping[str, SheetRow], name: str, member: Member) -> Shee
     owner, or the GM).
 
     Raises:
-        ApiError: 422 for no such sheet, 403 for another member's."""
+        ApiError: 422 for no such sheet (for a player, a sheet of the GM's too: contract
+            v1.3 keeps them from players), 403 for another player's."""
     if not SHEET_NAME.fullmatch(name):
         raise ApiError(422, f"'@{name}' names no sheet: @NAME, with a sheet's name")
     row = sheets.get(name)
-    if row is None:
-        known = ", ".join(sorted(sheets)) or "none yet"
-        raise ApiError(422, f"no sheet {name!r} in this room (sheets: {known})")
+    if row is None or (row.owner == "gm" and not member.is_gm):  # the GM's are the GM's
+        known = ", ".join(sorted(k for k, r in sheets.items() if member.is_gm or r.owner != "gm"))
+        raise ApiError(422, f"no sheet {name!r} in this room (sheets: {known or 'none yet'})")
     if row.owner != member.id and not member.is_gm:
         raise ApiError(403, f"the sheet {name!r} is another member's")
     return row

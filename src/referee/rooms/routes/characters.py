@@ -8,7 +8,8 @@ sheet calls.
   of another system than the room's gets 422.
 * ``GET /api/rooms/{room}/sheets`` lists them; ``GET .../sheets/{sheet}`` gives one as
   ``referee sheet FILE --json`` prints it, to its owner and the GM only (403 for
-  anyone else).
+  anyone else). The GM's sheets are the GM's (contract v1.3): a player's list leaves
+  them out, and a player asking for one gets the 404 of a sheet that is not there.
 
 Rolling as a sheet is :mod:`.rollas`.
 """
@@ -91,7 +92,14 @@ def install(app: FastAPI) -> None:
     async def list_sheets(room: str, member: Caller, request: Request) -> dict[str, Any]:
         st = state(request)
         rows = await st.sheets.of(st, room)
-        return {"sheets": [rows[name].listed() for name in sorted(rows)]}
+        # The GM's sheets are the GM's (contract v1.3): a player's list leaves them out.
+        return {
+            "sheets": [
+                rows[name].listed()
+                for name in sorted(rows)
+                if member.is_gm or rows[name].owner != "gm"
+            ]
+        }
 
     @app.get("/api/rooms/{room}/sheets/{sheet}")
     async def get_sheet(room: str, sheet: str, member: Caller, request: Request) -> Any:
@@ -100,7 +108,7 @@ def install(app: FastAPI) -> None:
         _name(sheet)
         st = state(request)
         row = (await st.sheets.of(st, room)).get(sheet)
-        if row is None:
+        if row is None or (row.owner == "gm" and not member.is_gm):  # as if it were not
             raise ApiError(404, f"no sheet {sheet!r} in this room")
         if row.owner != member.id and not member.is_gm:
             raise ApiError(403, f"the sheet {sheet!r} is another member's")

@@ -85,19 +85,8 @@ def install(app: FastAPI) -> None:
         if body.why is not None and (len(body.why) > 200 or not body.why.isprintable()):
             raise ApiError(422, "'why' is at most 200 printable characters")
         ev = dict(body.event)
-        if ev.get("kind") == "add" and isinstance(ev.get("sheet"), str):
-            if not member.is_gm:
-                raise ApiError(403, "only the GM adds combatants")
-            rows = await st.sheets.of(st, room)
-            row = rows.get(ev["sheet"])
-            if row is None:
-                raise ApiError(422, f"no sheet {ev['sheet']!r} in this room")
-            sheet = await st.sheets.sheet(st, room, row)
-            given: dict[str, Any] = ev["values"] if isinstance(ev.get("values"), dict) else {}
-            ev["values"] = {**values_from(sheet), **given}
-            ev.setdefault("name", sheet.name)
-            ev.setdefault("owner", row.owner)
-            ev.setdefault("pc", row.owner != "gm")
+        if ev.get("kind") == "add":
+            await _adding(st, room, member, ev)
         logged = await conflicts(
             st.store.fight_event(room, member.id, ev, body.roll, body.why, _may(member))
         )
@@ -111,3 +100,35 @@ def install(app: FastAPI) -> None:
         st = state(request)
         fight = await conflicts(st.store.seen_fight(room, member.id))
         return visible(fight, member.id)
+
+
+async def _adding(st: Any, room: str, member: Member, ev: dict[str, Any]) -> None:
+    """An ``add`` event made ready: the GM's alone; a hidden combatant's id left to the
+    store (opaque, contract v1.3); a sheet's values, name and owner filled in (values
+    given in the event win); the side a PC or an NPC takes by default."""
+    if not member.is_gm:
+        raise ApiError(403, "only the GM adds combatants")
+    if ev.get("hidden") is True and "combatant" in ev:
+        raise ApiError(
+            422,
+            "a hidden combatant's id is the server's, one that names nothing (contract "
+            "v1.3): leave out 'combatant', and read its id in the answer",
+        )
+    if isinstance(ev.get("sheet"), str):
+        rows = await st.sheets.of(st, room)
+        row = rows.get(ev["sheet"])
+        if row is None:
+            raise ApiError(422, f"no sheet {ev['sheet']!r} in this room")
+        sheet = await st.sheets.sheet(st, room, row)
+        given: dict[str, Any] = ev["values"] if isinstance(ev.get("values"), dict) else {}
+        ev["values"] = {**values_from(sheet), **given}
+        ev.setdefault("name", sheet.name)
+        ev.setdefault("owner", row.owner)
+        ev.setdefault("pc", row.owner != "gm")
+        if ev.get("hidden") is not True:
+            ev.setdefault("combatant", ev["sheet"])
+    if ev.get("hidden") is not True and "combatant" not in ev:
+        raise ApiError(422, "an add event needs 'combatant' (its id) or 'sheet'")
+    # Sides (SWN's morale counts a side's losses, 003): the players' characters one side,
+    # the GM's NPCs the other, unless the event says otherwise.
+    ev.setdefault("side", "PCs" if ev.get("pc") else "NPCs")
