@@ -2,9 +2,9 @@
 "Secrecy", under contract v1.3's rule, issue 49): the ``combatant``, ``change`` and
 ``turn`` entries an event makes reach the GM, Alice (who owns Dai) and Bob through the
 POST answer, the log, the export, the live socket and ``GET .../fight`` exactly as the
-contract's rule says, and the page holds none of them. Each case is one source of an event: the GM's hand on a public
-combatant, a hidden NPC, and damage taken from a roll of each visibility by the GM
-and by a player."""
+contract's rule says, and the page holds none of them. Each case is one source of an
+event: the GM's hand on a public combatant, a hidden NPC, and damage taken from a roll
+of each visibility by the GM and by a player."""
 
 from __future__ import annotations
 

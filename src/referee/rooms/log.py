@@ -179,10 +179,10 @@ def view(entry: Mapping[str, Any], member: str, revealed: Collection[int] = ()) 
 
     Every kind but ``roll``, the fight's and ``sheet`` (:data:`GM_ONLY_KINDS`) is
     public; one of those with ``"visibility": "gm"`` is the GM's alone (a hidden
-    combatant's entries, a sheet the GM uploaded: contract v1.3). A ``public`` roll is seen whole by all; a
-    ``gm`` roll by its roller and the GM; a ``blind`` roll by the GM only. A roll
-    whose seq is in ``revealed`` is seen whole by all. Anyone else gets exactly
-    :data:`REDACTED_KEYS` and ``"redacted": true``.
+    combatant's entries, a sheet the GM uploaded: contract v1.3). A ``public`` roll is
+    seen whole by all; a ``gm`` roll by its roller and the GM; a ``blind`` roll by the
+    GM only. A roll whose seq is in ``revealed`` is seen whole by all. Anyone else gets
+    exactly :data:`REDACTED_KEYS` and ``"redacted": true``.
 
     >>> e = {"room": "r", "seq": 3, "kind": "roll", "time": "t", "salt": "s", "roller": "gm",
     ...      "visibility": "gm", "text": "1d20 = [16] = 16", "digest": "d", "chain": "c"}
