@@ -275,9 +275,10 @@ def test_swn_mortal_wounds_morale_and_the_death_clock() -> None:
     ]
     f = _answer(f, "morale", False).fight
     assert "broken" in f.combatants["o2"].conditions
-    for _ in range(3 * 6):  # six rounds go by
+    for _ in range(2 * 6):  # six rounds go by: the fallen o1 gets no turn (rules 2)
         f = fight.step(f, {"kind": "next"}).fight
-    assert f.combatants["o1"].conditions == {"mortally wounded"}
+        assert f.current != "o1"
+    assert f.round == 7 and f.combatants["o1"].conditions == {"mortally wounded"}
     f = fight.step(
         f, {"kind": "result", "combatant": "o1", "of": "stabilize", "success": True}
     ).fight
@@ -290,8 +291,9 @@ def test_swn_death_after_six_rounds_down() -> None:
     f = _fight("swn", ("a", {"hp_max": 3}), ("b", {"hp_max": 3}))
     f = fight.step(f, {"kind": "start", "order": ["a", "b"]}).fight
     f = fight.step(f, {"kind": "damage", "combatant": "b", "amount": 3}).fight  # round 1
-    for rounds in range(1, 8):
-        f = fight.step(fight.step(f, {"kind": "next"}).fight, {"kind": "next"}).fight
+    for rounds in range(1, 8):  # b is down: each turn is a's, a round each (rules 2)
+        f = fight.step(f, {"kind": "next"}).fight
+        assert f.current == "a" and f.round == rounds + 1
         assert ("dead" in f.combatants["b"].conditions) == (rounds == 7)
 
 

@@ -61,8 +61,13 @@ def test_the_gm_attacks_an_npc_and_the_export_verifies(table: Table) -> None:
 def test_a_player_may_not_target_another_members_sheet(table: Table) -> None:
     assert put(table, "gm", "orc", ORC_WITH_DR, "application/toml").status_code == 201
     assert put(table, "alice", "dai", DAI_TOML.read_bytes(), "application/toml").status_code == 201
+    # The GM's sheet is not there for a player (contract v1.3); another player's is hers.
     refused = table.roll("alice", "@dai gurps attack 'Knife (Swung)' --vs @orc")
-    assert refused.status_code == 403 and "another member's" in refused.json()["error"]
+    assert refused.status_code == 422
+    assert refused.json()["error"] == "no sheet 'orc' in this room (sheets: dai)"
+    assert put(table, "bob", "vex", DAI_TOML.read_bytes(), "application/toml").status_code == 201
+    theirs = table.roll("alice", "@dai gurps attack 'Knife (Swung)' --vs @vex")
+    assert theirs.status_code == 403 and "another member's" in theirs.json()["error"]
     unknown = table.roll("alice", "@dai gurps attack 'Knife (Swung)' --vs @nobody")
     assert unknown.status_code == 422 and "no sheet 'nobody'" in unknown.json()["error"]
     own = table.roll("alice", "@dai gurps attack 'Knife (Swung)' --vs @dai")
@@ -92,7 +97,7 @@ def test_fudge_oppose_from_two_sheets_in_a_room(table: Table) -> None:
     assert entry["sheet"] == "ron" and "Bouncer" in str(entry["text"])
     same = _roll(table, "gm", "@ron fudge oppose Notice Notice --sheet2 @bouncer")
     assert same["resolved"] == entry["resolved"]
-    assert table.roll("alice", "fudge oppose @ron @bouncer Notice").status_code == 403
+    assert table.roll("alice", "fudge oppose @ron @bouncer Notice").status_code == 422
     two = _roll(table, "gm", "fudge oppose @ron @bouncer Focus Brawling --mod2 -1")
     assert two["resolved"] == "fudge oppose +2 +2 --mod2 -1 --names Ron,Bouncer"
     missing = table.roll("gm", "fudge oppose @ron @bouncer Focus Notice2")

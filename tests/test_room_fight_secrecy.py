@@ -60,7 +60,7 @@ def test_every_path_shows_each_viewer_the_fight_as_the_contract_allows(
         assert e["visibility"] == expected, (case, e)
         assert bool(e.get("sealed")) == sealed, (case, e)
         if sealed:
-            assert e["event"] == {"kind": "damage", "combatant": "dai"}, (case, e)
+            assert e["event"] == {"kind": "damage", "combatant": "dai", "rules": 2}, (case, e)
     for who in ("gm", "alice", "bob"):
         paths = {
             "log": [e for e in table.log(who) if e["seq"] in seqs],

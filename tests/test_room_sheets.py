@@ -215,11 +215,13 @@ def test_a_blind_roll_as_an_npc_leaks_nothing(table: Table) -> None:
     ):
         assert set(entry) == REDACTED, entry
     assert next(e for e in table.log("gm") if e["seq"] == seq) == whole
-    # The NPC's sheet, and rolling as it, are the GM's alone.
-    assert get(table, "alice", "/orc").status_code == 403
-    assert table.roll("alice", "@orc gurps check Stealth").status_code == 403
-    # The listing is public: its name and system, not its traits.
-    assert get(table, "alice").json()["sheets"] == [
+    # The NPC's sheet, and rolling as it, are the GM's alone: to a player it is not
+    # there at all (contract v1.3, "The GM's sheets are the GM's").
+    assert get(table, "alice", "/orc").status_code == 404
+    as_orc = table.roll("alice", "@orc gurps check Stealth")
+    assert as_orc.status_code == 422 and "(sheets: none yet)" in as_orc.json()["error"]
+    assert get(table, "alice").json()["sheets"] == []
+    assert get(table, "gm").json()["sheets"] == [
         {"sheet": "orc", "owner": "gm", "name": "Orc Guard", "system": "gurps"}
     ]
 

@@ -21,7 +21,21 @@ from typing import Any
 
 from ..errors import RuleError
 
-__all__ = ["CALL", "EVENTS", "ID", "LIMIT", "read_event"]
+__all__ = ["CALL", "EVENTS", "ID", "LIMIT", "RULES", "read_event"]
+
+RULES = 2
+"""The fight's rules as this version applies them, which an event may name (``rules``,
+on any kind; :func:`referee.fight.step` takes the current ones by default):
+
+- 1, as referee applied them before contract v1.3 (every log written then): the turn
+  passes to the next in the order whoever it is, and a fallen combatant's calls stay
+  open until answered or dismissed;
+- 2: a combatant out of the fight (dead, unconscious, mortally wounded; in SWN, at 0
+  HP) gets no turn, and its calls close as it falls (a GURPS survive roll stays while
+  it lives: B419's death checks are rolled unconscious too).
+
+A log keeps each event's number, so an old log replays by the rules it was written
+under."""
 
 ID = re.compile(r"[A-Za-z0-9_-]{1,40}")
 """A combatant's id: a sheet's name, or one the GM chooses."""
@@ -80,10 +94,15 @@ def read_event(obj: Any) -> dict[str, Any]:
     if spec is None:
         raise RuleError(f"no event {kind!r}: one of " + ", ".join(EVENTS))
     known, fields = spec
-    if not known.issuperset(obj):
-        extra = sorted(set(obj) - known)
+    if not known.issuperset(obj) and not (known | {"rules"}).issuperset(obj):
+        extra = sorted(set(obj) - known - {"rules"})
         raise RuleError(f"{_a(kind)} event has no field {extra[0]!r}")
     out: dict[str, Any] = {"kind": kind}
+    if "rules" in obj:
+        rules = obj["rules"]
+        if not (isinstance(rules, int) and not isinstance(rules, bool) and 1 <= rules <= RULES):
+            raise RuleError(f"an event's 'rules' is 1 to {RULES} (the fight's rules version)")
+        out["rules"] = rules
     for name, typ, check, optional in fields:
         value = obj.get(name)
         if value is None:

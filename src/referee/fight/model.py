@@ -23,6 +23,9 @@ __all__ = ["SYSTEMS", "Call", "Combatant", "Fight", "Record", "Step"]
 SYSTEMS = ("gurps", "swn", "fudge")
 """The systems a fight follows (a room's ``system``)."""
 
+OUT = frozenset({"dead", "unconscious", "mortally wounded", "incapacitated"})
+"""Conditions that take a combatant out of the fight (no turns; its calls close)."""
+
 
 @dataclass(frozen=True, slots=True)
 class Combatant:
@@ -146,6 +149,9 @@ class Fight:
     """The rolls the rules call for now, oldest first."""
     counts: Mapping[str, int] = field(default_factory=dict)
     """How many calls each combatant has had (for the next call's id)."""
+    rules: int = field(default=1, compare=False)
+    """The rules of the event being applied (:data:`.events.RULES`): from 2, a
+    combatant out of the fight gets no turn and its calls close."""
 
     def __post_init__(self) -> None:
         if self.system not in SYSTEMS:
@@ -157,6 +163,16 @@ class Fight:
             known = ", ".join(self.combatants) or "none yet"
             raise RuleError(f"no combatant {cid!r} in this fight (combatants: {known})")
         return found
+
+    def out_of_action(self, cid: str) -> bool:
+        """Whether ``cid`` is out of the fight, by its system's rules: dead,
+        unconscious or mortally wounded (GURPS, B419-B423; Fudge, as the GM marks it),
+        or at 0 HP in SWN (``003``, "Mortal Wounds": mortally wounded, stabilized but
+        down, or dead)."""
+        c = self.combatants[cid]
+        if self.system == "swn":
+            return c.value("hp") <= 0 or "dead" in c.conditions
+        return bool(c.conditions & OUT)
 
     def call(self, cid: str) -> Call:
         for c in self.calls:
@@ -184,6 +200,7 @@ class Fight:
             self.initiative,
             tuple(calls),
             counts,
+            self.rules,
         )
 
     def turned(self, order: tuple[str, ...], current: str | None, round: int) -> Fight:
@@ -199,6 +216,7 @@ class Fight:
             self.initiative,
             self.calls,
             self.counts,
+            self.rules,
         )
 
     def put(self, c: Combatant) -> Fight:
@@ -216,6 +234,7 @@ class Fight:
             self.initiative,
             self.calls,
             self.counts,
+            self.rules,
         )
 
     def turn_json(self) -> dict[str, Any]:

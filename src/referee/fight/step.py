@@ -16,7 +16,7 @@ from typing import Any
 from ..errors import RuleError
 from . import gurps
 from . import swn as swn_rules
-from .events import read_event
+from .events import RULES, read_event
 from .model import Call, Combatant, Fight, Record, Step
 from .turns import TURN_EVENTS, initiative_answer, start, turn_event
 
@@ -28,8 +28,10 @@ def begin(system: str) -> Fight:
     return Fight(system)
 
 
-def step(fight: Fight, event: Mapping[str, Any]) -> Step:
-    """Apply ``event`` (:mod:`.events`) to ``fight``.
+def step(fight: Fight, event: Mapping[str, Any], *, rules: int = RULES) -> Step:
+    """Apply ``event`` (:mod:`.events`) to ``fight``, by the rules it names (its
+    ``rules``), else by ``rules``: the current ones (:data:`.events.RULES`); a log
+    written before events named theirs is replayed with ``rules=1``.
 
     Raises:
         RuleError: an event that is malformed or does not fit the fight (an unknown
@@ -37,6 +39,7 @@ def step(fight: Fight, event: Mapping[str, Any]) -> Step:
             unchanged.
     """
     ev = read_event(event)
+    fight = _ruled(fight, ev.get("rules", rules))
     after, head = _next(fight, ev)
     if ev["kind"] == "reveal":  # only its combatant record
         return Step(after, head)
@@ -49,9 +52,14 @@ def replay(system: str, events: Iterable[Mapping[str, Any]]) -> Fight:
     The same as ``step(fight, event).fight`` for each event in turn, without working
     out the records, which a replay does not keep."""
     fight = begin(system)
-    for ev in events:
-        fight = _next(fight, read_event(ev))[0]
+    for event in events:
+        ev = read_event(event)
+        fight = _next(_ruled(fight, ev.get("rules", RULES)), ev)[0]
     return fight
+
+
+def _ruled(fight: Fight, rules: int) -> Fight:
+    return fight if fight.rules == rules else replace(fight, rules=rules)
 
 
 def _next(fight: Fight, ev: Mapping[str, Any]) -> tuple[Fight, tuple[Record, ...]]:
@@ -85,7 +93,18 @@ def _next(fight: Fight, ev: Mapping[str, Any]) -> tuple[Fight, tuple[Record, ...
     after = _called(after, c.id, specs)
     if fight.system == "swn" and kind == "damage":
         after = _morale(fight, after, c.id)
-    return after, ()
+    return _fallen(after, c.id), ()
+
+
+def _fallen(fight: Fight, cid: str) -> Fight:
+    """From rules 2, a combatant out of the fight has its calls closed: all of them
+    once dead; while it lives, all but a GURPS survive roll (B419: the death checks
+    are rolled whether or not it is conscious)."""
+    if fight.rules < 2 or not fight.out_of_action(cid):
+        return fight
+    dead = "dead" in fight.combatants[cid].conditions
+    kept = tuple(x for x in fight.calls if x.combatant != cid or (x.kind == "survive" and not dead))
+    return fight if len(kept) == len(fight.calls) else replace(fight, calls=kept)
 
 
 def _add(fight: Fight, ev: Mapping[str, Any]) -> tuple[Fight, tuple[Record, ...]]:
@@ -174,7 +193,7 @@ def _answer(fight: Fight, call: Call, ev: Mapping[str, Any]) -> Fight:
         return initiative_answer(fight, call, ev["total"])
     c = fight.combatants[call.combatant]
     new = _result(fight, c, call.kind, ev["success"], ev["margin"], ev["critical"])
-    return _put(fight, new)
+    return _fallen(_put(fight, new), c.id)
 
 
 def _morale(before: Fight, after: Fight, hit: str) -> Fight:

@@ -146,8 +146,24 @@ def _begin(fight: Fight, order: tuple[str, ...] | None = None) -> Fight:
         order = tuple(_ranked(fight, ids))
     if not order:  # every combatant removed before the start
         raise RuleError("every combatant is out of the fight: nobody is left to start it")
-    fight = replace(fight, order=order, round=1, current=order[0])
-    return _begin_turn(fight, order[0])
+    first = _acting(fight, order)
+    fight = replace(fight, order=order, round=1, current=first[0])
+    return _begin_turn(fight, first[0])
+
+
+def _acting(fight: Fight, order: tuple[str, ...]) -> list[str]:
+    """Those of ``ids`` who get a turn: all, under rules 1; from rules 2, those not out
+    of the fight (:meth:`.Fight.out_of_action`), of whom there must be one."""
+    ids = list(order)
+    if fight.rules < 2:
+        return ids
+    up = [cid for cid in ids if not fight.out_of_action(cid)]
+    if ids and not up:
+        raise RuleError(
+            "every combatant in the order is out of the fight (down or dead): "
+            "nobody can take a turn"
+        )
+    return up
 
 
 def _place(fight: Fight, cid: str) -> Fight:
@@ -188,13 +204,15 @@ def _advance(fight: Fight, after: str, order: tuple[str, ...]) -> Fight:
     """The turn passes from ``after`` (at its place in the old order) to the next in
     ``order``; past the last, a new round begins."""
     old = fight.order
-    rest = [cid for cid in old[old.index(after) + 1 :] if cid in order]
+    later = [cid for cid in old[old.index(after) + 1 :] if cid in order]
+    rest = later if fight.rules < 2 else [c for c in later if not fight.out_of_action(c)]
     if rest:
         return _begin_turn(fight.turned(order, rest[0], fight.round), rest[0])
     if not order:
         return fight.turned(order, None, fight.round)
-    fight = _end_round(fight.turned(order, order[0], fight.round + 1))
-    return _begin_turn(fight, order[0])
+    first = _acting(fight, order)[0]
+    fight = _end_round(fight.turned(order, first, fight.round + 1))
+    return _begin_turn(fight, first)
 
 
 def turn_event(fight: Fight, ev: Mapping[str, Any]) -> Fight:

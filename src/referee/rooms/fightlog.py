@@ -129,7 +129,7 @@ def replay_seen(
             continue
         wrong = roll_check(event, whole[0]) if roll_check else None
         try:
-            done = step(fight, event)
+            done = step(fight, event, rules=1)  # an event naming none: as then
         except RefereeError as exc:
             done, wrong = None, wrong or f"the fight refuses this event: {exc}"
         mismatched = [] if done is None else _mismatches(done.records, group)

@@ -28,6 +28,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from ...errors import RefereeError
 from ...fight import Fight, begin, numbers, step
+from ...fight.events import RULES
 from ...fight.step import adopt
 from ..fightlog import events_of, replay_seen
 from ..log import FIGHT_KINDS, decode, view
@@ -80,6 +81,15 @@ class FightWrites(StoreParts):
         cache[room] = (seen, fight)
         out: Fight = fight
         return out
+
+    async def hides_sheet(self, room: str, sheet: str) -> bool:
+        """Whether a hidden combatant of ``room``'s fight plays ``sheet`` (a room with
+        no fight, or no system, hides none)."""
+        try:
+            fight = await self.fight(room)
+        except Conflict:
+            return False
+        return any(c.hidden and c.sheet == sheet for c in fight.combatants.values())
 
     async def seen_fight(self, room: str, member: str) -> Fight:
         """The fight as ``member`` sees the log: replayed from the entries as
@@ -202,6 +212,7 @@ class FightWrites(StoreParts):
             may(fight, ev, roll)  # first: a refusal tells a player nothing more
         except RefereeError as exc:
             raise Conflict(422, str(exc)) from None
+        ev["rules"] = RULES  # the rules it is applied by, logged with it
         if ev.get("kind") == "add" and ev.get("hidden") is True and "combatant" not in ev:
             ev["combatant"] = opaque_id(fight)
         secret = False
@@ -267,7 +278,7 @@ def _replayed(fight: Fight, logged: list[dict[str, Any]]) -> Fight:
     """``fight`` with the logged entries' events stepped through (the whole view)."""
     for event, group in events_of(logged):
         if event is not None:
-            fight = step(fight, event).fight
+            fight = step(fight, event, rules=1).fight  # naming no rules: as then
         else:  # a hidden NPC's turn moved, logged public with no event: as logged
             for e in group:
                 fight = adopt(fight, str(e["kind"]), e)

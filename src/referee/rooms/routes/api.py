@@ -213,9 +213,19 @@ async def roll(st: State, room: str, member: Member, body: NewRoll) -> Response:
     return _answer(st.frames.text(entry, member.id, ()))
 
 
-async def roll_entry(st: State, room: str, member: Member, body: NewRoll) -> dict[str, Any]:
+async def roll_entry(
+    st: State, room: str, member: Member, body: NewRoll, *, call_sheet: str | None = None
+) -> dict[str, Any]:
     """Roll ``body``'s command in ``room`` as ``member`` and log it: the new entry, as
-    the log holds it (every front end shows it through :func:`.log.view`)."""
+    the log holds it (every front end shows it through :func:`.log.view`).
+
+    A roll that answers a fight's call is made as the call's combatant (contract v1.3):
+    ``call_sheet`` is that combatant's sheet, or ``""`` for one with none; the command
+    (the call's, all numbers) is then rolled as it is, never as the member's own sheet.
+    The GM's roll made as a hidden combatant's sheet is secret (``gm``), whatever was
+    asked: nothing a player receives may name it (contract v1.3). When that sheet is
+    only the GM's one sheet, not named and not needed (the command names no trait),
+    the roll is made as no sheet instead, as asked."""
     await writable(st, room)
     command = normalise(body.command)
     if len(command) > st.limits.command:
@@ -224,13 +234,24 @@ async def roll_entry(st: State, room: str, member: Member, body: NewRoll) -> dic
         raise ApiError(422, "the command is empty: type a roll such as 3d6+2")
     from ..rolling.rollas import as_sheet
 
-    made_as = None  # rolled as a character? (contract v1.1)
-    found = await as_sheet(st, room, member, command, room_limits(st.limits.draws))
-    if found is not None:
-        typed, row, command = found
-        made_as = (typed, None if row is None else row.sheet)
+    made_as: tuple[str, str | None] | None = None  # rolled as a character? (v1.1)
+    visibility = body.visibility
+    if call_sheet is not None:
+        made_as = (command, call_sheet) if call_sheet else None
+    else:
+        found = await as_sheet(st, room, member, command, room_limits(st.limits.draws))
+        if found is not None:
+            typed, row, resolved = found
+            made_as = (typed, None if row is None else row.sheet)
+            if row is not None and row.owner == "gm" and visibility == "public":
+                if await st.store.hides_sheet(room, row.sheet):
+                    if not command.startswith("@") and resolved == typed:
+                        made_as = None  # the GM's only sheet, unasked and unneeded
+                    else:
+                        visibility = "gm"
+            command = resolved if made_as is not None else command
     read = await st.plans.read(command, st.limits.draws, st.limits.read_seconds)
-    make = roll_maker(member, read, body.visibility, made_as)
+    make = roll_maker(member, read, visibility, made_as)
     entry = await st.append(room, "roll", make)
     st.charge(member, len(entry["draws"]) / st.limits.draws_per_request)
     return entry

@@ -19,7 +19,7 @@ its name and its owner; values given in the event win.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal
 
 from fastapi import FastAPI, Request
 from pydantic import BaseModel, ConfigDict
@@ -30,8 +30,8 @@ from ..db.epochs import Conflict
 from ..db.store import Member
 from ..errors import ApiError
 from ..log import view
-from .api import Caller, conflicts, state, writable
-from .models import ERRORS
+from .api import Caller, conflicts, roll_entry, state, writable
+from .models import ERRORS, NewRoll
 
 __all__ = ["install"]
 
@@ -43,7 +43,12 @@ SPEND = {"kind", "combatant", "values"}
 class NewEvent(BaseModel):
     model_config = ConfigDict(extra="forbid")
     event: dict[str, Any]
-    roll: int | None = None
+    roll: int | Literal["call"] | None = None
+    """A roll's seq, or ``"call"``: roll the answered call's command here, as its
+    combatant, and answer with that roll (one request, one click)."""
+    visibility: Literal["public", "gm", "blind"] | None = None
+    """With ``"roll": "call"``, the GM's choice of how the roll is seen (public by
+    default; a hidden combatant's is always ``gm``)."""
     why: str | None = None
 
 
@@ -87,19 +92,54 @@ def install(app: FastAPI) -> None:
         ev = dict(body.event)
         if ev.get("kind") == "add":
             await _adding(st, room, member, ev)
+        roll: int | None = None
+        rolled: dict[str, Any] | None = None
+        if body.roll == "call":
+            rolled = await _call_roll(st, room, member, ev, body.visibility)
+            roll = int(rolled["seq"])
+        elif body.visibility is not None:
+            raise ApiError(422, '\'visibility\' goes with "roll": "call" only')
+        else:
+            roll = body.roll
         logged = await conflicts(
-            st.store.fight_event(room, member.id, ev, body.roll, body.why, _may(member))
+            st.store.fight_event(room, member.id, ev, roll, body.why, _may(member))
         )
         for e in logged:
             st.published(room, e)
         revealed = await st.revealed(room)
-        return {"entries": [view(e, member.id, revealed) for e in logged]}
+        out: dict[str, Any] = {"entries": [view(e, member.id, revealed) for e in logged]}
+        if rolled is not None:
+            out["roll"] = view(rolled, member.id, revealed)
+        return out
 
     @app.get("/api/rooms/{room}/fight", responses=ERRORS)
     async def fight_state(room: str, member: Caller, request: Request) -> Any:
         st = state(request)
         fight = await conflicts(st.store.seen_fight(room, member.id))
         return visible(fight, member.id)
+
+
+async def _call_roll(
+    st: Any, room: str, member: Member, ev: Mapping[str, Any], asked: str | None
+) -> dict[str, Any]:
+    """Roll the command of the call ``ev`` answers, as its combatant (contract v1.3):
+    its roller the member, its sheet the combatant's; a hidden combatant's roll is
+    secret, any other public unless the GM asks otherwise. Checked before any die is
+    drawn: a player gets the same 403 for a call not theirs and one that is not open."""
+    if ev.get("kind") != "answer" or not isinstance(ev.get("call"), str):
+        raise ApiError(422, '"roll": "call" answers a call: {"kind": "answer", "call": ID}')
+    fight = await conflicts(st.store.fight(room))
+    call = next((c for c in fight.calls if c.id == ev["call"]), None)
+    who = None if call is None else fight.combatants.get(call.combatant)
+    if not member.is_gm and (who is None or who.owner != member.id):
+        raise ApiError(403, "a player may not make this answer event: it is the GM's")
+    if call is None or who is None:
+        raise ApiError(422, f"no call {ev['call']!r} is open in this fight")
+    visibility = "gm" if who.hidden else (asked or "public") if member.is_gm else "public"
+    made = NewRoll(command=call.command, visibility=visibility)  # type: ignore[arg-type]
+    rolled = await roll_entry(st, room, member, made, call_sheet=who.sheet or "")
+    st.published(room, rolled)
+    return rolled
 
 
 async def _adding(st: Any, room: str, member: Member, ev: dict[str, Any]) -> None:
