@@ -69,8 +69,11 @@ def test_a_gurps_fight_from_the_sheets(table: Table) -> None:
     hit = _roll(table, "gm", "gurps damage 3d+4 --type cr")
     applied = _ok(table, "gm", {"kind": "damage", "combatant": "dai"}, roll=int(hit["seq"]))
     (change,) = [e for e in applied if e["kind"] == "change"]
-    injury = hit["result"]["injury"]
-    assert change["why"] == hit["seq"] and change["event"]["amount"] == injury
+    # Contract v1.3: the roll's basic damage through Dai's own DR (none: 3d+4 cr at
+    # the torso, x1), not the roll's injury at its own --dr.
+    injury = hit["result"]["basic_damage"] - dai["values"].get("dr", 0)
+    assert change["why"] == hit["seq"] and change["event"]["basic"] == injury
+    assert change["event"]["type"] == "cr" and "amount" not in change["event"]
     assert change["values"]["hp"] == [dai["values"]["hp_max"], dai["values"]["hp_max"] - injury]
     (call,) = [c for c in change["calls"] if c["kind"] == "knockdown"]  # 3d+4 > half of 8 HP
     # Bob may not answer Alice's call, nor may she answer with another roll.
@@ -151,3 +154,33 @@ def test_bad_fight_events_get_clear_errors(table: Table) -> None:
     alice = {e["seq"]: e for e in table.log("alice")}
     assert alice[applied[0]["seq"]] == applied[0]  # the change, whole
     assert alice[int(secret["seq"])]["redacted"] is True  # its roll, still secret
+
+
+def test_a_bare_damage_roll_meets_the_targets_dr(table: Table) -> None:
+    """Issue 49 §5: a bare damage roll applied to a combatant goes through that
+    combatant's DR from its sheet (the orc's 2), at the event's location (the skull
+    adds its own 2, B399), with the location's wounding modifier; DR that stops it all
+    changes nothing."""
+    assert put(table, "gm", "orc", ORC_WITH_DR, "application/toml").status_code == 201
+    (orc,) = _ok(table, "gm", {"kind": "add", "sheet": "orc"})
+    assert orc["combatant"] == "orc" and orc["values"]["dr"] == 2
+    hit = _roll(table, "gm", "gurps damage 2d+4 --type cut")
+    basic = hit["result"]["basic_damage"]
+    (change,) = _ok(table, "gm", {"kind": "damage", "combatant": "orc"}, int(hit["seq"]))
+    assert change["values"]["hp"] == [12, 12 - (basic - 2) * 3 // 2]  # cut x1.5, B379
+    skull = _roll(table, "gm", "gurps damage 1d+4 --type cr")
+    got = _ok(
+        table, "gm", {"kind": "damage", "combatant": "orc", "location": "skull"}, int(skull["seq"])
+    )
+    hp = change["values"]["hp"][1]
+    through = max(0, skull["result"]["basic_damage"] - 4)
+    assert got[0]["values"]["hp"] == [hp, hp - 4 * through]  # crushing x4 to the skull
+    weak = _roll(table, "gm", "roll 1d1")  # not a damage roll of GURPS's: its total
+    assert (
+        _event(table, "gm", {"kind": "damage", "combatant": "orc"}, int(weak["seq"])).status_code
+        == 201
+    )
+    knife = _roll(table, "gm", "gurps damage 1d-5 --type cut")  # basic 1 vs DR 2
+    stopped = _event(table, "gm", {"kind": "damage", "combatant": "orc"}, int(knife["seq"]))
+    assert stopped.status_code == 422 and "changes nothing" in stopped.json()["error"]
+    assert verify(table.export("gm")).ok

@@ -79,3 +79,27 @@ def test_an_swn_fight_in_the_room(server: Server) -> None:
         report = verify(table.export(who))
         assert report.ok, report.text()
         assert report.fight_checked >= 8
+
+
+def test_an_attacks_damage_goes_to_its_own_target(server: Server) -> None:
+    """Issue 49 §5: the Boss's ``swn attack --vs @juno`` is applied to Juno, whatever
+    the GM's pick: the event may leave its combatant out, and one naming another
+    combatant (the Boss himself) is refused."""
+    from test_room_sheets import put
+
+    table = _swn_table(server)
+    juno = b'system = "swn"\nname = "Juno"\nlevel = 1\n[combat]\nhp = 9\nac = 13\n'
+    boss = b'system = "swn"\nname = "Gang Boss"\nlevel = 2\n[combat]\nhp = 8\nac = 12\n'
+    assert put(table, "alice", "juno", juno, "application/toml").status_code == 201
+    assert put(table, "gm", "boss", boss, "application/toml").status_code == 201
+    _ok(table, "gm", {"kind": "add", "sheet": "juno"})
+    _ok(table, "gm", {"kind": "add", "sheet": "boss"})
+    hit = _roll(table, "gm", "@boss swn attack --ac 0 --damage 1d4+4 --shock 4/20 --vs @juno")
+    wrong = _event(table, "gm", {"kind": "damage", "combatant": "boss"}, int(hit["seq"]))
+    assert wrong.status_code == 422 and "aimed at Juno" in wrong.json()["error"]
+    (change,) = _ok(table, "gm", {"kind": "damage"}, int(hit["seq"]))
+    assert change["combatant"] == "juno" and change["values"]["hp"][0] == 9
+    assert change["values"]["hp"][1] == 9 - hit["result"]["damage"]
+    sides = {c["combatant"]: c["side"] for c in _state(table, "gm")["combatants"]}
+    assert sides == {"juno": "PCs", "boss": "NPCs"}  # the default sides
+    assert verify(table.export("gm")).ok

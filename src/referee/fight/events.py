@@ -7,10 +7,10 @@ again (:func:`referee.fight.replay`).
 
 >>> read_event({"kind": "damage", "combatant": "orc", "amount": 7})["amount"]
 7
->>> read_event({"kind": "damage", "combatant": "orc"})
+>>> read_event({"kind": "damage", "combatant": "orc", "amount": "7"})
 Traceback (most recent call last):
 ...
-referee.errors.RuleError: a damage event needs 'amount' (an integer within ±1,000,000)
+referee.errors.RuleError: a damage event's 'amount' must be an integer within ±1,000,000
 """
 
 from __future__ import annotations
@@ -59,7 +59,15 @@ EVENTS: dict[str, tuple[tuple[str, str], ...]] = {
     ),
     "reveal": (("combatant", "id"),),
     "remove": (("combatant", "id"),),
-    "damage": (("combatant", "id"), ("amount", "int"), ("location", "str?"), ("lethal", "bool?")),
+    "damage": (
+        ("combatant", "id"),
+        ("amount", "int?"),
+        ("location", "str?"),
+        ("lethal", "bool?"),
+        ("basic", "int?"),
+        ("type", "str?"),
+        ("divisor", "str?"),
+    ),
     "heal": (("combatant", "id"), ("amount", "int")),
     "fatigue": (("combatant", "id"), ("amount", "int")),
     "set": (("combatant", "id"), ("values", "ints?"), ("add", "strs?"), ("drop", "strs?")),
@@ -130,7 +138,7 @@ def _str(v: Any) -> bool:
 def _ints(v: Any) -> bool:
     return (
         isinstance(v, Mapping)
-        and len(v) <= 20
+        and len(v) <= 40
         and all(isinstance(k, str) and ID.fullmatch(k) and _int(x) for k, x in v.items())
     )
 

@@ -169,7 +169,9 @@ class Fight:
         unconscious or mortally wounded (GURPS, B419-B423; Fudge, as the GM marks it),
         or at 0 HP in SWN (``003``, "Mortal Wounds": mortally wounded, stabilized but
         down, or dead)."""
-        c = self.combatants[cid]
+        c = self.combatants.get(cid)
+        if c is None:  # one this reader may not see (a player's view): not known to be out
+            return False
         if self.system == "swn":
             return c.value("hp") <= 0 or "dead" in c.conditions
         return bool(c.conditions & OUT)

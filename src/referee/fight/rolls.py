@@ -16,12 +16,15 @@ from ..errors import RuleError
 __all__ = ["numbers"]
 
 
-def numbers(kind: str, result: Mapping[str, Any]) -> dict[str, Any]:
+def numbers(kind: str, result: Mapping[str, Any], rules: int = 2) -> dict[str, Any]:
     """What an event of ``kind`` takes from ``result`` (a roll entry's ``result``, the
     command's ``--json``).
 
-    - ``damage``: ``amount`` (a GURPS ``damage``'s injury, an exchange's injury and
-      its ``location``, an SWN attack's damage with Shock, a plain roll's total);
+    - ``damage``: ``amount`` (an exchange's injury and its ``location``, an SWN
+      attack's damage with Shock, a plain roll's total); a GURPS ``damage`` roll's
+      ``basic`` damage, its ``type`` and armor ``divisor``, which the fight takes
+      through the target's own DR (contract v1.3; under ``rules`` 1, the logs
+      written before it, its ``amount``: the injury at the roll's own ``--dr``);
     - ``result``: ``success``;
     - ``answer``: ``success``, ``margin`` (a GURPS roll's effective
       skill less the roll; 0 for others), ``critical`` (a critical failure) and
@@ -42,7 +45,12 @@ def numbers(kind: str, result: Mapping[str, Any]) -> dict[str, Any]:
     what = result.get("kind")
     if kind == "damage":
         if what == "damage":
-            return {"amount": _int(result.get("injury"))}
+            if rules < 2:
+                return {"amount": _int(result.get("injury"))}
+            out = {"basic": _int(result.get("basic_damage")), "type": str(result["damage_type"])}
+            if result.get("armor_divisor") is not None:
+                out["divisor"] = str(result["armor_divisor"])
+            return out
         if what == "exchange":
             hurt = result.get("damage")
             if not isinstance(hurt, Mapping):

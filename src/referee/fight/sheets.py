@@ -14,7 +14,8 @@ def values_from(sheet: Sheet) -> dict[str, int]:
 
     - GURPS: ST, DX, IQ, HT and Will from its attributes, HP from its HP (or ST),
       FP from HT, Basic Speed from DX and HT (:func:`referee.fight.gurps.defaults`,
-      B16-B17), ``hpt`` when it has High Pain Threshold (B59) and ``lpt`` Low Pain
+      B16-B17), its DR (``dr`` over the torso, ``dr_<location>`` where it
+      differs), ``hpt`` when it has High Pain Threshold (B59) and ``lpt`` Low Pain
       Threshold (B142);
     - SWN: its HP, the Dex modifier (``003``, "Initiative and Rounds") and the Con
       score as the system strain maximum;
@@ -26,6 +27,13 @@ def values_from(sheet: Sheet) -> dict[str, int]:
         out = {k: attrs[k] for k in ("st", "dx", "iq", "ht", "will") if k in attrs}
         if sheet.hp is not None:
             out["hp_max"] = sheet.hp
+        if sheet.dr:  # its DR, applied to damage rolls (contract v1.3): over the torso,
+            # and at each location whose DR differs (``dr_skull``; a limb's is both sides')
+            out["dr"] = sheet.dr_at("torso") or 0
+            for where, dr in sheet.dr:
+                key = "dr_" + where.removeprefix("right ").removeprefix("left ").replace(" ", "_")
+                if dr != out["dr"] and key not in out and len(out) < 36:
+                    out[key] = dr
         names = {t.name.lower() for t in sheet.traits}
         if "high pain threshold" in names:
             out["hpt"] = 1

@@ -136,6 +136,10 @@ def _add(fight: Fight, ev: Mapping[str, Any]) -> tuple[Fight, tuple[Record, ...]
 def _apply(fight: Fight, c: Combatant, ev: Mapping[str, Any]) -> tuple[Combatant, list[Any]]:
     kind = ev["kind"]
     if kind == "damage":
+        if fight.system == "gurps" and "basic" in ev:
+            return gurps.injure(c, _through_dr(c, ev), ev.get("location"))
+        if "amount" not in ev:
+            raise RuleError("a damage event needs 'amount' (an integer within ±1,000,000)")
         if ev["amount"] < 0:
             raise RuleError("damage is 0 or more (a 'heal' event gives HP back)")
         if fight.system == "gurps":
@@ -157,6 +161,37 @@ def _apply(fight: Fight, c: Combatant, ev: Mapping[str, Any]) -> tuple[Combatant
     if kind == "result":
         return _result(fight, c, ev["of"], ev["success"], 0, False), []
     return _set(fight, c, ev), []
+
+
+def _through_dr(c: Combatant, ev: Mapping[str, Any]) -> int:
+    """The injury a GURPS damage roll's basic damage (``basic``, of ``type``, with an
+    armor ``divisor``) does to ``c`` at the event's location (the torso if none): less
+    the combatant's DR there (``dr_<location>``, else ``dr``, from its sheet) and the
+    location's own (the skull's 2, B399), divided as the divisor says (B378), times
+    the location's wounding modifier, at least 1 if anything penetrates, capped where
+    it cripples (B398; :func:`referee.systems.gurps.locations.location_injury`, the
+    exchange's own rule). Contract v1.3: "Damage applied from a roll follows the
+    roll's own numbers": the target's DR is applied here, not the roll's ``--dr``.
+    """
+    from fractions import Fraction
+
+    from ..systems.gurps.damage import armor_dr
+    from ..systems.gurps.locations import location_injury, read_location
+
+    basic, kind = ev["basic"], ev.get("type", "cr")
+    if basic < 0:
+        raise RuleError("basic damage is 0 or more")
+    where = read_location(ev.get("location") or "torso")
+    key = "dr_" + where.key.removeprefix("right ").removeprefix("left ").replace(" ", "_")
+    dr = c.values.get(key, c.value("dr")) + where.extra_dr
+    try:
+        divisor = Fraction(ev["divisor"]) if "divisor" in ev else None
+    except (ValueError, ZeroDivisionError):
+        raise RuleError(
+            f"an armor divisor is a fraction such as 3/1, not {ev['divisor']!r}"
+        ) from None
+    through = max(0, basic - armor_dr(dr, divisor))
+    return location_injury(through, kind, where.key, c.value("hp_max"))
 
 
 def _set(fight: Fight, c: Combatant, ev: Mapping[str, Any]) -> Combatant:

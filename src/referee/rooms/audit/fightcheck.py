@@ -53,7 +53,8 @@ def _filled(
     if roll is None or roll.get("kind") != "roll" or roll.get("redacted"):
         return None
     try:
-        return {**event, **numbers(str(event.get("kind")), roll.get("result") or {})}
+        rules = int(event.get("rules", 1))
+        return {**event, **numbers(str(event.get("kind")), roll.get("result") or {}, rules)}
     except RefereeError:
         return None
 
@@ -79,7 +80,7 @@ def _from_roll(event: Mapping[str, Any], why: Any, by_seq: Mapping[Any, Any]) ->
     if roll.get("redacted"):
         return None  # not the exporter's to see: the draws' check is the GM's
     try:
-        wanted = numbers(str(kind), roll.get("result") or {})
+        wanted = numbers(str(kind), roll.get("result") or {}, int(event.get("rules", 1)))
     except RefereeError as exc:
         return f"roll {why}: {exc}"
     if any(event.get(k) != v for k, v in wanted.items()):

@@ -19,6 +19,7 @@ Mixed into :class:`.store.Store` (see :class:`.epochs.StoreParts`).
 from __future__ import annotations
 
 import asyncio
+import re
 import secrets
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
@@ -232,6 +233,8 @@ class FightWrites(StoreParts):
             except RefereeError as exc:
                 raise Conflict(422, f"roll {roll}: {exc}") from None
             ev.update(taken)
+            if ev.get("kind") == "damage":
+                _aimed(fight, ev, e)
             if ev.get("kind") == "answer":
                 _same_roll(fight, ev, e)
         try:
@@ -330,6 +333,30 @@ def _subject(fight: Fight, ev: Mapping[str, Any]) -> str | None:
         return None if call is None else call.combatant
     cid = ev.get("combatant")
     return cid if isinstance(cid, str) else None
+
+
+_VS = re.compile(r"(?:^|\s)--vs[ =]@([A-Za-z0-9_-]{1,40})(?=\s|$)")
+
+
+def _aimed(fight: Fight, ev: dict[str, Any], e: Mapping[str, Any]) -> None:
+    """Damage goes to the roll's own target where it names one in the fight (contract
+    v1.3): a ``--vs @SHEET`` whose sheet a combatant plays. The event may leave out
+    its ``combatant`` then; one that names another gets 422."""
+    found = _VS.search(str(e.get("command", "")))
+    aimed = None
+    if found is not None:
+        aimed = next(
+            (cid for cid, c in fight.combatants.items()
+             if c.sheet == found.group(1) and cid not in fight.removed),
+            None,
+        )  # fmt: skip
+    if aimed is None:
+        if "combatant" not in ev:
+            raise Conflict(422, "name the combatant to apply this roll to ('combatant')")
+        return
+    if ev.setdefault("combatant", aimed) != aimed:
+        name = fight.combatants[aimed].name
+        raise Conflict(422, f"roll {e.get('seq')} is aimed at {name}: its damage goes there")
 
 
 def _same_roll(fight: Fight, ev: Mapping[str, Any], e: Mapping[str, Any]) -> None:
