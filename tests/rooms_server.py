@@ -172,6 +172,13 @@ class Table:
             r.raise_for_status()
             return r.json()["entries"]  # type: ignore[no-any-return]
 
+    def fight(self, who: str) -> dict[str, Any]:
+        """``GET .../fight`` as ``who`` sees it."""
+        with self.client(who) as c:
+            r = c.get(f"/api/rooms/{self.room}/fight")
+            r.raise_for_status()
+            return r.json()  # type: ignore[no-any-return]
+
     def export(self, who: str) -> list[dict[str, Any]]:
         with self.client(who) as c:
             r = c.get(f"/api/rooms/{self.room}/export")

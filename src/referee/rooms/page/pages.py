@@ -44,8 +44,24 @@ def _no_room(request: Request) -> Response:
     )
 
 
+ICON = (
+    b'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16">'
+    b'<rect x="1" y="1" width="14" height="14" rx="3" fill="#4a3f8c"/>'
+    b'<g fill="#fff"><circle cx="5" cy="5" r="1.5"/><circle cx="8" cy="8" r="1.5"/>'
+    b'<circle cx="11" cy="11" r="1.5"/></g></svg>'
+)
+"""A three on a die, as SVG (``/favicon.ico``)."""
+
+
 def install(app: FastAPI) -> None:
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
+
+    @app.get("/favicon.ico", include_in_schema=False)
+    async def favicon() -> Response:
+        """The pages' icon (a die), where browsers look for it first."""
+        return Response(
+            ICON, media_type="image/svg+xml", headers={"cache-control": "max-age=86400"}
+        )
 
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
     async def home(request: Request) -> Response:

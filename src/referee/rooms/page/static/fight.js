@@ -17,7 +17,8 @@
   const drafts = {};  // what the GM has typed in each Damage box, kept across redraws
   const applied = new Set();  // rolls whose damage the fight has taken (GM's view)
 
-  const nameOf = (id) => fightNames[id] || id;
+  // A hidden combatant's id names nothing (contract v1.3): a player reads it as such.
+  const nameOf = (id) => fightNames[id] || (id && id.startsWith("npc-") ? "a hidden combatant" : id);
   async function load() {
     const mine = ++asked;  // an older answer that comes late is dropped
     let response;
@@ -47,10 +48,10 @@
     }
     return answer;
   }
-  // A call answered by rolling its command (secret when its combatant is hidden).
-  async function answer(call, hidden) {
-    const rolled = await R.post("rolls", { command: call.command, visibility: hidden ? "gm" : "public" });
-    if (rolled) await send({ kind: "answer", call: call.call }, rolled.seq);
+  // A call answered in one request: the server rolls its command as the call's
+  // combatant (contract v1.3; secret when that combatant is hidden) and answers it.
+  async function answer(call) {
+    await send({ kind: "answer", call: call.call }, "call");
   }
 
   function button(text, onClick, cls) {
@@ -85,7 +86,7 @@
   function turnLine() {
     if (!fight.round) return `Not started: ${fight.combatants.length} in the fight.`;
     const current = fight.current ? nameOf(fight.current) : "nobody";
-    return `Round ${fight.round} · ${current}'s turn`;
+    return current === "a hidden combatant" ? `Round ${fight.round} · a hidden combatant acts` : `Round ${fight.round} · ${current}'s turn`;
   }
 
   function combatantItem(c, place) {
@@ -138,7 +139,7 @@
     const li = el("li", "call");
     li.dataset.call = call.call;
     li.append(el("strong", "", nameOf(call.combatant) + ": "), call.why + " ", el("code", "", call.command));
-    if (isGm || (c && c.owner === member)) li.append(" ", button("Roll", () => answer(call, c && c.hidden), "answer"));
+    if (isGm || (c && c.owner === member)) li.append(" ", button("Roll", () => answer(call), "answer"));
     if (isGm) li.append(" ", button("Dismiss", () => send({ kind: "dismiss", call: call.call })));
     return li;
   }
@@ -146,7 +147,7 @@
   function addForm() {
     const form = el("div", "add write");
     const roster = (window.refereeCharacters && window.refereeCharacters.roster()) || [];
-    const inFight = new Set(fight.combatants.map((c) => c.combatant));
+    const inFight = new Set(fight.combatants.map((c) => c.sheet || c.combatant));
     const choices = roster.filter((s) => !inFight.has(s.sheet));
     if (!choices.length) {
       form.append(el("p", "meta", "Upload sheets (Character) to add them to the fight."));
@@ -178,8 +179,9 @@
       pick.value = adding.sheet;
       hide.checked = adding.hidden;
     } else sync();
+    // A hidden combatant's id is the server's, one that names nothing (contract v1.3).
     form.append(label, pick, " ", hideLabel, " ", button("Add", () =>
-      send({ kind: "add", combatant: pick.value, sheet: pick.value, hidden: hide.checked })));
+      send(hide.checked ? { kind: "add", sheet: pick.value, hidden: true } : { kind: "add", sheet: pick.value })));
     return form;
   }
 
@@ -246,7 +248,7 @@
   }
 
   // A log entry of the fight, as one line.
-  const LABELS = { hp: "HP", fp: "FP", shock: "shock", strain: "strain", luck: "Luck", rounds_down: "rounds down" };
+  const LABELS = { hp: "HP", fp: "FP", shock: "shock", strain: "strain", luck: "Luck", rounds_down: "rounds down", morale: "Morale" };
   function line(entry) {
     if (entry.redacted) return [el("span", "redacted", "a hidden change to the fight")];
     const out = [];
@@ -264,7 +266,8 @@
       const parts = [];
       for (const [k, [a, b]] of Object.entries(entry.values || {})) {
         if (k === "shock") parts.push(`shock ${a ? -a : 0} → ${b ? -b : 0}`);  // a penalty
-        else if (k in LABELS) parts.push(`${LABELS[k]} ${a} → ${b}`);
+        else if (k === "shock_new") continue;  // bookkeeping: when the shock ends
+        else parts.push(`${LABELS[k] || k.replace(/_/g, " ")} ${a} → ${b}`);
       }
       if (entry.conditions) {
         const [before, after] = entry.conditions;
@@ -272,10 +275,10 @@
         if (gained.length) parts.push("now " + gained.join(", "));
         if (lost.length) parts.push("no longer " + lost.join(", "));
       }
-      for (const call of entry.calls || []) parts.push(`calls for ${call.why} (${call.command})`);
+      for (const call of entry.calls || []) parts.push(`must roll ${call.command}: ${call.why}`);
       if ((entry.closed || []).length) parts.push("answered " + entry.closed.join(", "));
       if (entry.initiative !== undefined && entry.initiative !== null) parts.push("takes its place in the order");
-      out.push(el("span", "text", `${nameOf(entry.combatant)}: ${parts.join("; ") || "changed"}`));
+      out.push(el("span", "text", `${nameOf(entry.combatant)}: ${parts.join("; ") || "no change to the numbers"}`));
     }
     if (typeof entry.why === "number") {
       const link = el("a", "", "roll #" + entry.why);
@@ -299,16 +302,22 @@
     const damaging = DAMAGE.has(r.kind) || (r.system === "swn" && r.kind === "attack");
     if (!damaging || (r.kind === "exchange" && !(r.damage && r.damage.injury))) return null;
     const named = () => fight && fight.combatants.find((c) => !c.out && (c.name === r.target || c.combatant === r.target));
-    const b = button(r.kind === "exchange" ? `Apply to ${r.target}` : "Apply to the target", async () => {
+    // A roll aimed --vs @SHEET goes to that sheet's combatant: the server sends it there
+    // (contract v1.3), so the event names none.
+    const vs = /(?:^|\s)--vs[ =]@([A-Za-z0-9_-]+)/.exec(entry.command || "");
+    const aimed = () => vs && fight && fight.combatants.find((c) => !c.out && c.sheet === vs[1]);
+    const label = vs ? `Apply to @${vs[1]}` : r.kind === "exchange" ? `Apply to ${r.target}` : "Apply to the target";
+    const b = button(label, async () => {
       // An exchange's damage goes to its own target, or nowhere: never to another.
-      const to = r.kind === "exchange" ? named() : fight && fight.combatants.find((c) => c.combatant === target);
+      const to = vs ? aimed() : r.kind === "exchange" ? named() : fight && fight.combatants.find((c) => c.combatant === target);
       if (!to) {
-        note.textContent = r.kind === "exchange" ? `${r.target} is not in the fight: add it first.` : "Add the target to the fight first.";
+        note.textContent = vs || r.kind === "exchange" ? `${vs ? "@" + vs[1] : r.target} is not in the fight: add it first.` : "Add the target to the fight first.";
         note.className = "error";
         return;
       }
       b.disabled = true;  // one click, one application
-      if (!(await send({ kind: "damage", combatant: to.combatant }, entry.seq))) b.disabled = false;
+      const event = vs ? { kind: "damage" } : { kind: "damage", combatant: to.combatant };
+      if (!(await send(event, entry.seq))) b.disabled = false;
     }, "apply");
     if (applied.has(entry.seq)) { b.disabled = true; b.textContent = "Applied"; }
     b.title = "Apply this roll's damage in the fight";

@@ -204,6 +204,8 @@ function render(entry) {
   } else if (entry.kind === "archive") {
     li.append(el("span", "meta", "The GM archived the room"));
     archived();
+  } else if (entry.kind === "sheet" && entry.redacted) {
+    li.append(el("span", "meta", "The GM prepared a sheet of their own"));  // v1.3: the GM's
   } else if (entry.kind === "sheet") {
     const whose = entry.owner === "gm" ? "the GM" : who(entry.owner);
     sheetNames[entry.sheet] = entry.name;
@@ -233,8 +235,9 @@ function render(entry) {
   } else if (window.refereeFight && window.refereeFight.kinds.has(entry.kind)) {
     li.append(...window.refereeFight.line(entry));
     window.refereeFight.changed();
-  } else {
-    li.append(el("span", "meta", entry.kind));
+  } else {  // a fight entry before the fight's script is ready, or a kind unknown here
+    const plain = { combatant: "Someone joined the fight", change: "A change in the fight", turn: "The turn moved" };
+    li.append(el("span", "meta", plain[entry.kind] || "An entry of kind “" + entry.kind + "”"));
   }
   return li;
 }
