@@ -16,6 +16,7 @@ from ..db.store import Conflict, Epoch, Member
 from ..errors import ApiError
 from ..log import canon, outcome, view
 from ..rolling.reading import read_command, room_limits
+from ..rolling.tracked import with_tracked_hp
 from ..state import State
 from .models import (
     MAX_SEQ,
@@ -250,6 +251,8 @@ async def roll_entry(
                     else:
                         visibility = "gm"
             command = resolved if made_as is not None else command
+            if made_as is not None:  # aimed at a combatant: its HP now, from the fight
+                command = await with_tracked_hp(st.store, room, typed, command)
     read = await st.plans.read(command, st.limits.draws, st.limits.read_seconds)
     make = roll_maker(member, read, visibility, made_as)
     entry = await st.append(room, "roll", make)

@@ -31,7 +31,10 @@
       return;
     }
     fight = await response.json();
-    for (const c of fight.combatants) fightNames[c.combatant] = c.name;
+    for (const c of fight.combatants) {
+      fightNames[c.combatant] = c.name;
+      if (c.sheet && !(c.sheet in R.sheetNames)) R.sheetNames[c.sheet] = c.name;
+    }
     document.getElementById("room").classList.toggle("fighting", fight.combatants.length > 0);
     draw();
   }
@@ -257,6 +260,8 @@
     }
     if (entry.kind === "combatant") {
       fightNames[entry.combatant] = entry.name;
+      // A combatant shown names its sheet (the GM's sheet entry is the GM's: v1.3).
+      if (entry.sheet && !(entry.sheet in R.sheetNames)) R.sheetNames[entry.sheet] = entry.name;
       const v = entry.values || {};
       const hp = "hp_max" in v ? ` (HP ${v.hp}/${v.hp_max})` : "";
       out.push(el("span", "text", `${entry.name} is in the fight${hp}` + (entry.hidden ? ", hidden from players" : "")));

@@ -364,7 +364,7 @@ async function post(path, body, what) {
 }
 
 async function reveal(seq) { await post("reveal", { seq }); }
-window.refereeRoom = { post, who, names, gone, readOnly, refused, el, diceNode };
+window.refereeRoom = { post, who, names, gone, readOnly, refused, el, diceNode, sheetNames };
 
 const sendSeed = document.getElementById("send-seed");
 if (sendSeed) sendSeed.addEventListener("click", () => {

@@ -1,0 +1,43 @@
+"""An exchange against a combatant of the room's fight reads the fight's values, not
+its sheet's (issue 49, §5): the HP it has now, which the rules of the exchange need
+(B419: reeling under 1/3 HP; the major wound and the −N×HP thresholds from where it
+stands; SWN: the HP left, for mortal wounds)."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from ..db.epochs import Conflict
+
+if TYPE_CHECKING:
+    from ..db.store import Store
+
+__all__ = ["with_tracked_hp"]
+
+_VS = re.compile(r"(?:^|\s)--vs[ =]@([A-Za-z0-9_-]{1,40})(?=\s|$)")
+_NOW = {"gurps": "--hp-now", "swn": "--target-hp"}
+"""The option that gives a target's HP now, by system."""
+
+
+async def with_tracked_hp(store: Store, room: str, typed: str, resolved: str) -> str:
+    """``resolved`` with the target's HP now from the fight (``--hp-now`` for a GURPS
+    exchange, ``--target-hp`` for an SWN attack) when ``typed`` aims ``--vs @SHEET``
+    at a sheet that a combatant of the fight plays, and names no such HP itself; the
+    same command otherwise. The roll's ``resolved`` then says what it was rolled
+    against, and ``referee verify`` replays it as it is."""
+    found = _VS.search(typed)
+    words = resolved.split()
+    if found is None or not words or words[0] not in _NOW:
+        return resolved
+    option = _NOW[words[0]]
+    if option in typed.split():
+        return resolved  # the roller's own figure stands
+    try:
+        fight = await store.fight(room)
+    except Conflict:  # no fight in a room with no system
+        return resolved
+    for cid, c in fight.combatants.items():
+        if c.sheet == found.group(1) and cid not in fight.removed and "hp" in c.values:
+            return f"{resolved} {option} {c.value('hp')}"
+    return resolved
