@@ -184,3 +184,65 @@ def test_a_bare_damage_roll_meets_the_targets_dr(table: Table) -> None:
     stopped = _event(table, "gm", {"kind": "damage", "combatant": "orc"}, int(knife["seq"]))
     assert stopped.status_code == 422 and "changes nothing" in stopped.json()["error"]
     assert verify(table.export("gm")).ok
+
+
+def _attack(table: Table, who: str, body: dict[str, Any]) -> httpx.Response:
+    with table.client(who) as c:
+        return c.post(f"/api/rooms/{table.room}/fight/attack", json=body)
+
+
+def test_a_players_attack_on_a_visible_npc_in_one_request(table: Table) -> None:
+    """Issue 49 §5: Alice attacks the (visible) orc with Dai's knife in one request:
+    her attack roll public, the orc's defense the GM's secret roll (the table sees
+    only that it defended and whether it held), and on a hit her damage roll, applied
+    through the orc's DR. Her every path shows no number of the orc's sheet."""
+    assert put(table, "alice", "dai", DAI_TOML.read_bytes(), "application/toml").status_code == 201
+    assert put(table, "gm", "orc", ORC_WITH_DR, "application/toml").status_code == 201
+    _ok(table, "gm", {"kind": "add", "combatant": "dai", "sheet": "dai"})
+    _ok(table, "gm", {"kind": "add", "sheet": "orc"})  # visible
+    _ok(table, "gm", {"kind": "start"})
+    body = {"attacker": "dai", "target": "orc", "weapon": "Knife (Swung)"}
+    assert _attack(table, "bob", body).status_code == 403  # not Bob's character
+    hidden = _ok(table, "gm", {"kind": "add", "sheet": "orc", "hidden": True})
+    npc = hidden[0]["combatant"]
+    missing = _attack(table, "alice", {**body, "target": npc})
+    assert missing.status_code == 422 and npc in missing.json()["error"]  # as for any id
+    outcomes = set()
+    for _ in range(12):  # enough exchanges to see a miss, a defense and a hit
+        got = _attack(table, "alice", body)
+        assert got.status_code == 201, got.text
+        rolls, entries = got.json()["rolls"], got.json()["entries"]
+        attack = rolls[0]
+        assert attack["roller"] == table.ids["alice"] and attack["sheet"] == "dai"
+        assert attack["visibility"] == "public"
+        if not attack["result"]["success"]:
+            assert len(rolls) == 1 and not entries
+            outcomes.add("miss")
+            continue
+        defense = rolls[1]  # the GM's secret roll: redacted for Alice
+        assert defense["redacted"] is True and defense["roller"] == "gm"
+        (defended,) = [e for e in entries if e["event"] and e["event"]["kind"] == "defend"]
+        assert defended["visibility"] == "public" and defended["sealed"] is True
+        held = defended["event"]["success"]
+        outcomes.add("held" if held else "hit")
+        assert len(rolls) == (2 if held else 3)
+        if not held:
+            damage = rolls[2]
+            assert damage["command"].startswith("@dai gurps damage")
+            through = max(0, damage["result"]["basic_damage"] - 2)  # the orc's DR 2
+            hurt = [e for e in entries if e["event"] and e["event"]["kind"] == "damage"]
+            if through:
+                hp = hurt[0]["values"]["hp"]
+                assert hp[0] - hp[1] == max(1, through * 3 // 2)  # cut x1.5 (B379)
+            else:
+                assert not hurt
+        gm_copy = {e["seq"]: e for e in table.log("gm")}
+        assert gm_copy[defense["seq"]]["command"].startswith("@orc gurps defend")
+        orc = next(c for c in table.fight("gm")["combatants"] if c["combatant"] == "orc")
+        if orc["values"]["hp"] <= 0:
+            break
+    assert "held" in outcomes or "hit" in outcomes, outcomes
+    for e in table.export("alice"):  # no number of the orc's reaches her
+        if e.get("redacted"):
+            assert "command" not in e and "result" not in e
+    assert verify(table.export("gm")).ok and verify(table.export("alice")).ok

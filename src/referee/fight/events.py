@@ -68,6 +68,7 @@ EVENTS: dict[str, tuple[tuple[str, str], ...]] = {
         ("type", "str?"),
         ("divisor", "str?"),
     ),
+    "defend": (("combatant", "id"), ("defense", "str"), ("success", "bool")),
     "heal": (("combatant", "id"), ("amount", "int")),
     "fatigue": (("combatant", "id"), ("amount", "int")),
     "set": (("combatant", "id"), ("values", "ints?"), ("add", "strs?"), ("drop", "strs?")),

@@ -25,7 +25,7 @@ def numbers(kind: str, result: Mapping[str, Any], rules: int = 2) -> dict[str, A
       ``basic`` damage, its ``type`` and armor ``divisor``, which the fight takes
       through the target's own DR (contract v1.3; under ``rules`` 1, the logs
       written before it, its ``amount``: the injury at the roll's own ``--dr``);
-    - ``result``: ``success``;
+    - ``result`` and ``defend``: ``success``;
     - ``answer``: ``success``, ``margin`` (a GURPS roll's effective
       skill less the roll; 0 for others), ``critical`` (a critical failure) and
       ``total``.
@@ -63,7 +63,7 @@ def numbers(kind: str, result: Mapping[str, Any], rules: int = 2) -> dict[str, A
         raise RuleError("that roll deals no damage: apply a damage roll, an attack or a dice roll")
     if "success" not in result and "total" not in result:
         raise RuleError("that roll has no success or total to answer with")
-    if kind == "result":
+    if kind in ("result", "defend"):
         return {"success": bool(result.get("success"))}
     total = result.get("total", result.get("roll"))
     return {

@@ -147,6 +147,8 @@ def _apply(fight: Fight, c: Combatant, ev: Mapping[str, Any]) -> tuple[Combatant
         if fight.system == "swn":
             return swn_rules.injure(c, ev["amount"], ev.get("lethal", True)), []
         raise RuleError("Psi-punk has no wound track to damage (002): note a wound as a --mod")
+    if kind == "defend":
+        return _defended(fight, c, ev), []
     if kind == "heal":
         if ev["amount"] < 0 or fight.system == "fudge":
             raise RuleError("healing is 0 or more HP, in GURPS or SWN")
@@ -161,6 +163,21 @@ def _apply(fight: Fight, c: Combatant, ev: Mapping[str, Any]) -> tuple[Combatant
     if kind == "result":
         return _result(fight, c, ev["of"], ev["success"], 0, False), []
     return _set(fight, c, ev), []
+
+
+def _defended(fight: Fight, c: Combatant, ev: Mapping[str, Any]) -> Combatant:
+    """A GURPS active defense made (``defend``: ``defense`` and its ``success``): its
+    count since the combatant's own turn began, ``defended``, and of parries,
+    ``parried``, which the next parry's −4 each (−2 fencing) follows (B376). Both
+    start again at 0 with its turn (rules 2)."""
+    if fight.system != "gurps":
+        raise RuleError("active defenses are GURPS's (B374-B377)")
+    if ev["defense"] not in ("dodge", "parry", "block"):
+        raise RuleError(f"a defense is dodge, parry or block, not {ev['defense']!r}")
+    counts = {"defended": c.value("defended") + 1}
+    if ev["defense"] == "parry":
+        counts["parried"] = c.value("parried") + 1
+    return c.with_values(**counts)
 
 
 def _through_dr(c: Combatant, ev: Mapping[str, Any]) -> int:

@@ -175,6 +175,9 @@ def _place(fight: Fight, cid: str) -> Fight:
 
 
 def _begin_turn(fight: Fight, cid: str) -> Fight:
+    c = fight.combatants.get(cid)
+    if fight.rules >= 2 and c is not None and (c.value("defended") or c.value("parried")):
+        fight = fight.put(c.with_values(defended=0, parried=0))  # B376: a new turn
     return _turn_rule(fight, cid, gurps.start_turn)
 
 

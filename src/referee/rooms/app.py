@@ -28,7 +28,7 @@ from ..discord import route
 from .db.store import Store
 from .errors import ApiError, send_json
 from .page import pages
-from .routes import admin, api, characters, fights, live
+from .routes import admin, api, attacks, characters, fights, live
 from .routes.hot import Hot
 from .routes.models import ERRORS
 from .state import MAX_BODY, RoomsLimits, State
@@ -264,6 +264,7 @@ def create_app(
     characters.install(app)
     admin.install(app)
     fights.install(app)
+    attacks.install(app)
     live.install(app)
     pages.install(app)
     app.add_middleware(Hot)  # innermost: inside the limits below

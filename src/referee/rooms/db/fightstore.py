@@ -40,6 +40,9 @@ __all__ = ["FightWrites"]
 
 T = TypeVar("T")
 
+NOTHING = "that changes nothing in the fight"
+"""What an event that changes nothing gets (422)."""
+
 CACHED = 10_000
 """Fights kept in memory (each room's, and each player's view of it) before the caches
 start again from the log."""
@@ -243,8 +246,10 @@ class FightWrites(StoreParts):
             raise Conflict(422, str(exc)) from None
         n = len(done.records)
         if not n:
-            raise Conflict(422, "that changes nothing in the fight")
-        shown = _shown_event(fight, done.fight, ev, taken if secret else None)
+            raise Conflict(422, NOTHING)
+        # A defense's outcome is what the whole table sees; its roll's numbers are not.
+        sealed = {k: v for k, v in taken.items() if not (k == "success" and ev["kind"] == "defend")}
+        shown = _shown_event(fight, done.fight, ev, sealed if secret else None)
         items: list[tuple[str, Mapping[str, Any]]] = []
         for i, r in enumerate(done.records):
             # Contract v1.3: a hidden combatant's entries are the GM's; every other one is
