@@ -34,7 +34,12 @@ def visible(fight: Fight, member: str) -> dict[str, Any]:
         "system": fight.system,
         **fight.turn_json(),
         "combatants": [
-            {**c.json(), "shown": shown(fight, c), "out": cid in fight.removed}
+            {
+                **c.json(),
+                "shown": shown(fight, c),
+                "out": cid in fight.removed,
+                "down": fight.out_of_action(cid),
+            }
             for cid, c in seen.items()
         ],
         "calls": [c.json() for c in fight.calls if c.combatant in seen],

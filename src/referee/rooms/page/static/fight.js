@@ -132,9 +132,89 @@
       }));
       if (c.hidden) tools.append(button("Reveal", () => send({ kind: "reveal", combatant: c.combatant })));
       tools.append(button("Remove", () => send({ kind: "remove", combatant: c.combatant })));
+      gmConditionTools(c, tools);
       li.append(tools);
     }
+    if (!c.out && c.owner === member && !isGm) {
+      const row = attackRow(c);
+      if (row) li.append(row);
+    }
     return li;
+  }
+
+  // A player's attack on a combatant she can see, in one request (issue 49 §5): her
+  // attack public, the target's defense the GM's secret roll, her damage through its
+  // DR. The weapons are her sheet's, read once.
+  const weaponsOf = {};  // sheet -> [weapon names], or a promise of them
+  async function weaponList(sheet) {
+    if (!(sheet in weaponsOf)) {
+      weaponsOf[sheet] = fetch(`/api/rooms/${room}/sheets/${sheet}`, { credentials: "same-origin" })
+        .then((r) => (r.ok ? r.json() : { attacks: [] }))
+        .then((d) => (d.attacks || []).map((a) => (a.usage ? `${a.name} (${a.usage})` : a.name)))
+        .catch(() => []);
+    }
+    return weaponsOf[sheet];
+  }
+  const aiming = {};  // combatant -> {weapon, target}: kept across redraws
+  function attackRow(c) {
+    const row = el("div", "attack-row write");
+    const foes = fight.combatants.filter((x) => x.combatant !== c.combatant && !x.out && !x.down);
+    if (!foes.length || fight.system !== "gurps" || !c.sheet) return null;
+    const pick = aiming[c.combatant] || (aiming[c.combatant] = { weapon: "", target: "" });
+    const weapon = el("select");
+    weapon.setAttribute("aria-label", `${c.name}'s weapon`);
+    weaponList(c.sheet).then((names) => {
+      for (const n of names) { const o = el("option", "", n); o.value = n; weapon.append(o); }
+      if (names.includes(pick.weapon)) weapon.value = pick.weapon;
+      pick.weapon = weapon.value;
+      go.disabled = R.readOnly() || !names.length;
+    });
+    weapon.addEventListener("change", () => { pick.weapon = weapon.value; });
+    const foe = el("select");
+    foe.setAttribute("aria-label", `${c.name} attacks`);
+    for (const x of foes) { const o = el("option", "", x.name); o.value = x.combatant; foe.append(o); }
+    if (foes.some((x) => x.combatant === pick.target)) foe.value = pick.target;
+    pick.target = foe.value;
+    foe.addEventListener("change", () => { pick.target = foe.value; });
+    const go = button("Attack", async () => {
+      go.disabled = true;
+      note.textContent = "";
+      const answer = await R.post("fight/attack", { attacker: c.combatant, target: foe.value, weapon: weapon.value }, "attack");
+      go.disabled = false;
+      if (!answer) { note.textContent = document.getElementById("error").textContent; note.className = "error"; return; }
+      const [hit, defense, damage] = answer.rolls;
+      const name = nameOf(foe.value);
+      note.className = "";
+      note.textContent = !hit.result || !hit.result.success ? `${c.name} misses ${name}.`
+        : !damage ? `${name} defends.` : `${c.name} hits ${name}.`;
+    }, "attack");
+    go.disabled = true;  // until the weapons are read
+    row.append(weapon, " ▸ ", foe, " ", go);
+    return row;
+  }
+
+  // The GM's hand on a combatant's conditions and SWN morale (issue 49 §6).
+  function gmConditionTools(c, tools) {
+    const drop = (cond, label) => {
+      if ((c.conditions || []).includes(cond)) tools.append(button(label, () => send({ kind: "set", combatant: c.combatant, drop: [cond] })));
+    };
+    drop("prone", "Stand up");
+    drop("unconscious", "Wakes up");
+    drop("stunned", "No longer stunned");
+    if (fight.system === "swn" && !c.pc) {
+      const morale = el("input");
+      morale.type = "number";
+      morale.min = "2";
+      morale.max = "12";
+      morale.value = c.values.morale || "";
+      morale.placeholder = "Morale";
+      morale.setAttribute("aria-label", "Morale of " + c.name);
+      morale.disabled = R.readOnly();
+      tools.append(morale, button("Set morale", () => {
+        const n = Number.parseInt(morale.value, 10);
+        if (Number.isFinite(n)) send({ kind: "set", combatant: c.combatant, values: { morale: n } });
+      }));
+    }
   }
 
   function callItem(call) {
@@ -223,7 +303,7 @@
       if ([...pick.options].some((o) => o.value === target)) pick.value = target;
       target = pick.value;
       pick.addEventListener("change", () => { target = pick.value; });
-      const label = el("label", "inline", "Damage from the log goes to ");
+      const label = el("label", "inline", "Rolls from the log go to ");
       label.htmlFor = "fight-target";
       const p = el("p", "target write");
       p.append(label, pick);
@@ -241,6 +321,18 @@
       const calls = el("ul", "calls");
       for (const call of fight.calls) calls.append(callItem(call));
       items.push(calls);
+    }
+    // The GM's rolls to apply, in the panel too (on a phone the Log is another tab).
+    const waiting = isGm ? [...candidates.values()].filter((e) => !applied.has(e.seq)).slice(-3) : [];
+    if (waiting.length) {
+      items.push(el("h3", "", "Rolls to apply"));
+      for (const e of waiting) {
+        const b = applyButton(e);
+        if (!b) continue;
+        const p = el("p", "pending");
+        p.append(el("span", "meta", `#${e.seq} `), el("span", "text", e.text.length > 90 ? e.text.slice(0, 89) + "…" : e.text), " ", b);
+        items.push(p);
+      }
     }
     if (isGm) items.push(addForm());
     body.replaceChildren(...items);
@@ -300,10 +392,38 @@
     applied.add(seq);
     const b = document.querySelector(`#entry-${seq} button.apply`);
     if (b) { b.disabled = true; b.textContent = "Applied"; }
+    if (candidates.has(seq)) changed();
   }
+  // A successful stabilize roll (SWN, 003 "Stabilization"), one click from the fallen
+  // combatant it is for: the one chosen above, else the only one down.
+  function stabilizeButton(entry) {
+    const r = entry.result;
+    if (!r.success) return null;
+    const b = button("Apply: stabilized", async () => {
+      const down = fight ? fight.combatants.filter((c) => !c.out && (c.conditions || []).includes("mortally wounded")) : [];
+      const chosen = down.find((c) => c.combatant === target) || (down.length === 1 ? down[0] : null);
+      if (!chosen) {
+        note.textContent = down.length ? "Choose the fallen combatant in “Rolls from the log go to” first." : "Nobody in the fight is mortally wounded.";
+        note.className = "error";
+        return;
+      }
+      b.disabled = true;
+      if (!(await send({ kind: "result", combatant: chosen.combatant, of: "stabilize" }, entry.seq))) b.disabled = false;
+      else { b.textContent = "Applied"; }
+    }, "apply");
+    return b;
+  }
+
+  const candidates = new Map();  // seq -> a roll entry with an Apply button (the GM's)
   function applyButton(entry) {
+    const b = makeApply(entry);
+    if (b && !candidates.has(entry.seq)) { candidates.set(entry.seq, entry); changed(); }
+    return b;
+  }
+  function makeApply(entry) {
     const r = entry.result;
     if (!r || r.refused || Array.isArray(r)) return null;
+    if (r.system === "swn" && r.kind === "stabilize") return stabilizeButton(entry);
     const damaging = DAMAGE.has(r.kind) || (r.system === "swn" && r.kind === "attack");
     if (!damaging || (r.kind === "exchange" && !(r.damage && r.damage.injury))) return null;
     const named = () => fight && fight.combatants.find((c) => !c.out && (c.name === r.target || c.combatant === r.target));

@@ -12,6 +12,10 @@
       document.getElementById(t.getAttribute("aria-controls")).classList.toggle("active", on);
     }
     if (focus) tab.focus();
+    // A new tab starts at its top, just under the tab bar (not where the last one was).
+    const bar = document.getElementById("tabs");
+    const top = document.getElementById("panes").getBoundingClientRect().top + window.scrollY;
+    if (window.scrollY > top - bar.offsetHeight) window.scrollTo(0, top - bar.offsetHeight);
   }
   for (const tab of tabs) {
     tab.addEventListener("click", () => select(tab, false));
