@@ -23,7 +23,8 @@ from collections.abc import Collection
 from typing import TYPE_CHECKING, Any, Literal
 
 from .calls import Call, Done, Refusal
-from .replies import blind_note, embed, message
+from .replies import blind_note, embed, message, note
+from .rest import RestError
 from .slash import command_line
 from .store import Channel
 
@@ -50,9 +51,15 @@ async def roll(bot: Discord, call: Call) -> Done:
     """A rolling command, or an odds one (which rolls nothing)."""
     asked = command_line(call.data)
     visibility = asked.visibility
-    if asked.odds or asked.line.startswith("odds "):
+    if asked.line.startswith("odds "):
         return await _odds(bot, asked.line, visibility != "public")
-    channel = await bot.store.channel(call.channel)
+    # Where a secret goes is read as the database has it now (another server's change
+    # of GM shows at once); a public roll may use this server's read of 2 seconds ago.
+    channel = await bot.store.channel(call.channel, now=visibility != "public")
+    if asked.odds:
+        line = await _with_sheet(bot, call, channel, asked.line.replace(" odds ", " ", 1))
+        system, rest = line.split(" ", 1)
+        return await _odds(bot, f"{system} odds {rest}", visibility != "public")
     is_gm = channel.gm_user == call.user
     if visibility == "blind" and is_gm:
         visibility = "secret"
@@ -68,7 +75,34 @@ async def roll(bot: Discord, call: Call) -> Done:
                 f"a {visibility} roll cannot reach the GM"
             )
     work = _in_room if channel.room else _unlogged
-    return await work(bot, call, channel, asked.line, visibility, is_gm)
+    done = await work(bot, call, channel, asked.line, visibility, is_gm)
+    if is_gm:  # told once, after the reply: players' rolls that missed the GM channel
+        done.after.append(lambda: _tell_missed(bot, call))
+    return done
+
+
+async def _tell_missed(bot: Discord, call: Call) -> None:
+    from .setup import missed_note
+
+    told = await missed_note(bot, call)
+    if told:
+        await bot.rest.follow_up(call.application, call.token, note(told))
+
+
+async def _with_sheet(bot: Discord, call: Call, channel: Channel, line: str) -> str:
+    """``line`` as the caller's character here rolls it (their sheet, loaded in this
+    channel or in its room); ``line`` itself without one."""
+    if not channel.room:
+        return await _resolved(bot, call, line)
+    from ..rooms.rolling.reading import room_limits
+    from ..rooms.rolling.rollas import _resolve
+    from .characters import sheet_of
+
+    sheet = await sheet_of(bot, call, channel)
+    if sheet is None:
+        return line
+    limits = room_limits(bot.st.limits.draws)
+    return (await asyncio.to_thread(_resolve, line, sheet, limits, {}))[1]
 
 
 async def _odds(bot: Discord, line: str, ephemeral: bool) -> Done:
@@ -150,7 +184,21 @@ def _secret(
     to_gm = message(f"{call.name}'s {kind} roll {number} in <#{call.channel}>", [whole])
 
     async def send() -> None:
-        await bot.rest.post(gm_channel, to_gm)
+        try:
+            await bot.rest.post(gm_channel, to_gm)
+        except RestError as exc:  # the roller is told, and the GM when next they ask
+            assert channel.gm_user is not None
+            await bot.store.missed(call.channel, channel.gm_user, str(exc))
+            told = note(
+                f"⚠ The GM did not get your {kind} roll {number}: the bot could not post "
+                f"in their GM channel ({exc}). Tell your GM."
+            )
+            try:
+                await bot.rest.follow_up(call.application, call.token, told)
+            except RestError:  # the first answer may not have reached Discord yet
+                await asyncio.sleep(1)
+                await bot.rest.follow_up(call.application, call.token, told)
+            raise
 
     if visibility == "blind":
         return Done(blind_note(number), [send])
