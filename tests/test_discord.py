@@ -48,6 +48,16 @@ def bot(db_url: str, rest: StandIn) -> Iterator[Bot]:
         yield made
 
 
+@pytest.fixture(scope="module")
+def other(db_url: str, rest: StandIn, bot: Bot) -> Iterator[Bot]:
+    """A second server on PostgreSQL; the same one on SQLite (one file, one server)."""
+    from contextlib import nullcontext
+
+    two = db_url.startswith("postgresql")
+    with another_server(db_url, rest) if two else nullcontext(bot) as made:
+        yield made
+
+
 def as_gm_of(bot: Bot, channel: str, gm_channel: str = NOTES) -> None:
     got = bot.ask(
         "referee",
@@ -613,11 +623,11 @@ def with_visibility(options: list[dict[str, Any]], visibility: str) -> list[dict
     return [*options, seen]
 
 
-def test_no_public_reply_carries_a_secret_result(bot: Bot, rest: StandIn) -> None:
+def test_no_public_reply_carries_a_secret_result(bot: Bot, other: Bot, rest: StandIn) -> None:
     """Every rolling command × secret and blind × the GM and a player, in a channel with
     no room and in a linked one: the result goes only to ephemeral replies and the GM's
     channel, and nothing public (a reply without flag 64, a message to another channel)
-    holds its text or its dice."""
+    holds its text or its dice. On PostgreSQL the players roll through a second server."""
     made = application_commands()
     rolling = {(c["name"], "") for c in made if c["name"] == "roll"} | {
         (c["name"], s["name"])
@@ -635,7 +645,7 @@ def test_no_public_reply_carries_a_secret_result(bot: Bot, rest: StandIn) -> Non
             for visibility in ("secret", "blind"):
                 for user in (GM, ALICE):
                     before = len(rest.calls)
-                    got = bot.ask(
+                    got = (bot if user == GM else other).ask(
                         name, with_visibility(options, visibility), user=user, channel=channel
                     )
                     data = got["data"]

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from ..sheets import Sheet
     from .interactions import Discord
 
-__all__ = ["MAX_SHEET", "complete", "sheet", "sheet_of", "to_room"]
+__all__ = ["MAX_SHEET", "carried", "complete", "sheet", "sheet_of", "to_room"]
 
 
 MAX_SHEET = 1024 * 1024
@@ -86,6 +86,20 @@ async def to_room(bot: Discord, room: str, member: Member, body: bytes, read: Sh
         )
     await store_sheet(bot.st, room, member, name, body)
     return name
+
+
+async def carried(bot: Discord, call: Call, room: str, member: Member) -> bool:
+    """Put the sheet the caller loaded in this channel before it was linked into its
+    room, if they have none there yet: whether one was."""
+    found = await bot.store.sheet(call.channel, call.user)
+    if found is None:
+        return False
+    rows = await bot.st.sheets.of(bot.st, room)
+    if any(r.owner == member.id for r in rows.values()):
+        return False
+    sha, body = found
+    await to_room(bot, room, member, body, await bot.sheet(sha, body))
+    return True
 
 
 async def sheet_of(bot: Discord, call: Call, channel: Channel) -> Any:

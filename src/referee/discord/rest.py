@@ -185,8 +185,10 @@ class Rest:
                         if len(got) > most:
                             raise RestError(f"the file is over {_size(most)}")
         except TimeoutError:
+            seconds = self.attachment_seconds
             raise RestError(
-                f"the file could not be fetched within {self.attachment_seconds:g} seconds"
+                f"the file could not be fetched within {seconds:g} "
+                f"second{'' if seconds == 1 else 's'}: try again"
             ) from None
         except httpx.HTTPError as exc:
             raise RestError(f"the file could not be fetched ({type(exc).__name__})") from None

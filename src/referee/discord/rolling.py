@@ -22,6 +22,8 @@ import asyncio
 from collections.abc import Collection
 from typing import TYPE_CHECKING, Any, Literal
 
+from ..errors import RefereeError
+from ..rooms.errors import ApiError
 from .calls import Call, Done, Refusal
 from .replies import blind_note, embed, message, note
 from .rest import RestError
@@ -75,10 +77,25 @@ async def roll(bot: Discord, call: Call) -> Done:
                 f"a {visibility} roll cannot reach the GM"
             )
     work = _in_room if channel.room else _unlogged
-    done = await work(bot, call, channel, asked.line, visibility, is_gm)
+    try:
+        done = await work(bot, call, channel, asked.line, visibility, is_gm)
+    except ApiError as exc:
+        raise _no_sheet(exc.message) or exc from None
+    except RefereeError as exc:
+        raise _no_sheet(str(exc)) or exc from None
     if is_gm:  # told once, after the reply: players' rolls that missed the GM channel
         done.after.append(lambda: _tell_missed(bot, call))
     return done
+
+
+NO_SHEET = "there is no sheet to read it from"
+
+
+def _no_sheet(why: str) -> Refusal | None:
+    """A trait named with no sheet loaded: the error says where a sheet comes from."""
+    if NO_SHEET not in why:
+        return None
+    return Refusal(f"{why}: load your character here with /sheet")
 
 
 async def _tell_missed(bot: Discord, call: Call) -> None:
@@ -96,11 +113,14 @@ async def _with_sheet(bot: Discord, call: Call, channel: Channel, line: str) -> 
         return await _resolved(bot, call, line)
     from ..rooms.rolling.reading import room_limits
     from ..rooms.rolling.rollas import _resolve
-    from .characters import sheet_of
+    from .characters import carried, sheet_of
 
     sheet = await sheet_of(bot, call, channel)
     if sheet is None:
-        return line
+        member = await member_of(bot, channel.room, call, join=False)
+        if member is None or not await carried(bot, call, channel.room, member):
+            return line
+        sheet = await sheet_of(bot, call, channel)
     limits = room_limits(bot.st.limits.draws)
     return (await asyncio.to_thread(_resolve, line, sheet, limits, {}))[1]
 
@@ -255,9 +275,15 @@ async def _in_room(
     assert room is not None
     member = await member_of(bot, room, call)
     assert member is not None
-    entry = await roll_entry(
-        bot.st, room, member, NewRoll(command=line, visibility=ROOM_VISIBILITY[visibility])
-    )
+    asked = NewRoll(command=line, visibility=ROOM_VISIBILITY[visibility])
+    try:
+        entry = await roll_entry(bot.st, room, member, asked)
+    except ApiError as exc:  # (refused before any die: nothing was drawn or logged)
+        from .characters import carried
+
+        if NO_SHEET not in exc.message or not await carried(bot, call, room, member):
+            raise
+        entry = await roll_entry(bot.st, room, member, asked)
     # Every reply shows the entry as :func:`.log.view` lets its reader see it.
     mine = room_embed(bot, call, entry, member.id)
     if visibility == "public":
