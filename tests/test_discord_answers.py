@@ -85,7 +85,17 @@ def test_reaction_odds_show_all_eight_outcomes(bot: Bot) -> None:
     assert abs(total - 100) < 0.5, odds
 
 
-def test_a_gm_channel_that_stops_taking_posts_is_told(bot: Bot, rest: StandIn) -> None:
+def test_a_gm_channel_that_stops_taking_posts_is_told(
+    db_url: str, rest: StandIn, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """The roller is told, the server logs Discord's words, and the GM hears of it at
+    ``/referee status`` and after their next roll. (A server of its own: its log is
+    what this test captures.)"""
+    with another_server(db_url, rest) as bot:
+        _told(bot, rest, capfd)
+
+
+def _told(bot: Bot, rest: StandIn, capfd: pytest.CaptureFixture[str]) -> None:
     channel = "1500000000000000813"
     got = bot.ask("referee", sub("gm-channel", channel=NOTES), user=GM, channel=channel,
                   permissions=CAN_MANAGE)  # fmt: skip
@@ -103,6 +113,9 @@ def test_a_gm_channel_that_stops_taking_posts_is_told(bot: Bot, rest: StandIn) -
         assert told["json"]["flags"] == 64, told
         assert "The GM did not get your blind roll #" in told["json"]["content"], told
         assert "403, code 50013: Missing Permissions" in told["json"]["content"], told
+        time.sleep(0.2)  # the server logs the failure, with Discord's code and words
+        logged = capfd.readouterr().err
+        assert "Discord answered 403, code 50013: Missing Permissions" in logged, logged
         status = bot.ask("referee", sub("status"), user=GM, channel=channel)
         assert "1 player's roll did not reach your GM channel" in said(status), status
         assert "Missing Permissions" in said(status), status
@@ -151,8 +164,9 @@ def test_a_sheet_loaded_before_the_link_goes_with_the_player(bot: Bot, rest: Sta
     roll = [x for x in table.log("gm") if x["kind"] == "roll"][-1]
     assert roll["sheet"] == "Dai-Blackthorn", roll
     # With no sheet anywhere, the error says where one comes from.
-    got = bot.ask("gurps", sub("check", words="Stealth"), user=GM, channel=channel)
-    assert said(got).endswith("load your character here with /sheet"), got
+    for words in (sub("check", words="Stealth"), sub("check", words="Stealth", odds=True)):
+        got = bot.ask("gurps", words, user=GM, channel=channel)
+        assert said(got).endswith("load your character here with /sheet"), got
 
 
 def test_a_revealed_roll_lists_its_odds_as_the_original_did(bot: Bot) -> None:

@@ -111,7 +111,8 @@ async def link(bot: Discord, call: Call, channel: Channel, options: Mapping[str,
 
 
 async def unlink(bot: Discord, call: Call, channel: Channel, options: Mapping[str, Any]) -> Done:
-    await _allowed(bot, call, channel, options.get("token"))
+    if channel.gm_user is not None or channel.room:  # (a channel nobody set up: nothing)
+        await _allowed(bot, call, channel, options.get("token"))
     if not channel.room:
         return Done(note("This channel has no room to unlink."))
     made = Channel(call.channel, channel.gm_user, channel.gm_channel, None)

@@ -51,6 +51,15 @@ def private(call: Call) -> bool:
 
 async def roll(bot: Discord, call: Call) -> Done:
     """A rolling command, or an odds one (which rolls nothing)."""
+    try:
+        return await _roll(bot, call)
+    except ApiError as exc:
+        raise _no_sheet(exc.message) or exc from None
+    except RefereeError as exc:
+        raise _no_sheet(str(exc)) or exc from None
+
+
+async def _roll(bot: Discord, call: Call) -> Done:
     asked = command_line(call.data)
     visibility = asked.visibility
     if asked.line.startswith("odds "):
@@ -77,12 +86,7 @@ async def roll(bot: Discord, call: Call) -> Done:
                 f"a {visibility} roll cannot reach the GM"
             )
     work = _in_room if channel.room else _unlogged
-    try:
-        done = await work(bot, call, channel, asked.line, visibility, is_gm)
-    except ApiError as exc:
-        raise _no_sheet(exc.message) or exc from None
-    except RefereeError as exc:
-        raise _no_sheet(str(exc)) or exc from None
+    done = await work(bot, call, channel, asked.line, visibility, is_gm)
     if is_gm:  # told once, after the reply: players' rolls that missed the GM channel
         done.after.append(lambda: _tell_missed(bot, call))
     return done
