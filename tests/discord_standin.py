@@ -7,6 +7,7 @@ from these machines: this is the one part of referee tested against a stand-in."
 from __future__ import annotations
 
 import json
+import os
 import threading
 import time
 from collections.abc import Iterator
@@ -18,6 +19,8 @@ from typing import Any
 
 import httpx
 from nacl.signing import SigningKey
+
+from rooms_server import running
 
 APPLICATION = "1100000000000000001"
 GUILD = "1200000000000000002"
@@ -32,6 +35,12 @@ class StandIn:
     calls: list[dict[str, Any]] = field(default_factory=list)
     files: dict[str, bytes] = field(default_factory=dict)
     redirects: dict[str, str] = field(default_factory=dict)
+    gets: list[str] = field(default_factory=list)
+    """Every path fetched (the attachments asked for)."""
+    answers: dict[str, tuple[int, dict[str, Any]]] = field(default_factory=dict)
+    """Paths answered with an error, as Discord answers one: ``(status, its JSON)``."""
+    trickled: set[str] = field(default_factory=set)
+    """Paths whose file is sent a byte every 0.2 seconds."""
 
     def __repr__(self) -> str:  # not its calls: hypothesis prints its arguments
         return f"StandIn({self.base!r}, {len(self.calls)} calls)"
@@ -68,8 +77,9 @@ def stand_in() -> Iterator[StandIn]:
                     "json": json.loads(body) if body else None,
                 }
             )
-            out = b"{}"
-            self.send_response(200)
+            status, answer = state.answers.get(self.path, (200, {}))
+            out = json.dumps(answer).encode()
+            self.send_response(status)
             self.send_header("content-type", "application/json")
             self.send_header("content-length", str(len(out)))
             self.end_headers()
@@ -78,6 +88,7 @@ def stand_in() -> Iterator[StandIn]:
         do_POST = do_PATCH = do_PUT = do_DELETE = _record
 
         def do_GET(self) -> None:
+            state.gets.append(self.path)
             elsewhere = state.redirects.get(self.path)
             if elsewhere is not None:
                 self.send_response(302)
@@ -93,7 +104,13 @@ def stand_in() -> Iterator[StandIn]:
             self.send_response(200)
             self.send_header("content-length", str(len(found)))
             self.end_headers()
-            self.wfile.write(found)
+            if self.path not in state.trickled:
+                self.wfile.write(found)
+                return
+            for i in range(len(found)):
+                self.wfile.write(found[i : i + 1])
+                self.wfile.flush()
+                time.sleep(0.2)
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     state.base = f"http://127.0.0.1:{server.server_address[1]}"
@@ -197,3 +214,30 @@ class Bot:
         assert r.status_code == 200, r.text
         got: dict[str, Any] = r.json()
         return got
+
+
+@contextmanager
+def another_server(
+    db_url: str, rest: StandIn, signer: Signer | None = None, **env: str
+) -> Iterator[Bot]:
+    """A server on the database ``db_url`` (another one beside the tests' first, or
+    the same one again after a restart), with ``signer``'s key (a fresh one by
+    default) and settings of its own."""
+    signer = signer or Signer()
+    env = {
+        "REFEREE_DISCORD_PUBLIC_KEY": signer.public_hex,
+        "REFEREE_DISCORD_API": rest.base,
+        "REFEREE_DISCORD_TOKEN": "bot-token",
+        **env,
+    }
+    saved = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    try:
+        with running(db_url) as server:
+            yield Bot(server.base, signer, rest)
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v

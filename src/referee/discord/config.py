@@ -6,7 +6,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from .rest import API, ATTACHMENT_HOSTS
+from .rest import API, ATTACHMENT_HOSTS, ATTACHMENT_SECONDS
 from .signature import MAX_AGE
 
 __all__ = ["DEFER_AFTER", "DiscordConfig"]
@@ -28,6 +28,8 @@ class DiscordConfig:
     attachment_hosts: tuple[str, ...] = ATTACHMENT_HOSTS
     """``REFEREE_DISCORD_ATTACHMENT_HOSTS`` (comma-separated URL prefixes): where a
     sheet may be fetched from."""
+    attachment_seconds: float = ATTACHMENT_SECONDS
+    """``REFEREE_DISCORD_ATTACHMENT_SECONDS``: seconds a sheet's whole download may take."""
     max_age: float = MAX_AGE
     """Seconds a signed interaction stays good."""
     defer_after: float = DEFER_AFTER
@@ -55,4 +57,7 @@ class DiscordConfig:
             else ATTACHMENT_HOSTS,
             public_url=env.get("REFEREE_PUBLIC_URL") or None,
             defer_after=float(env.get("REFEREE_DISCORD_DEFER_AFTER") or DEFER_AFTER),
+            attachment_seconds=float(
+                env.get("REFEREE_DISCORD_ATTACHMENT_SECONDS") or ATTACHMENT_SECONDS
+            ),
         )

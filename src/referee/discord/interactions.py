@@ -49,7 +49,12 @@ class Discord:
         self.st = st
         self.config = config
         self.verifier = Verifier(config.public_key, config.max_age)
-        self.rest = Rest(config.api, config.token, config.attachment_hosts)
+        self.rest = Rest(
+            config.api,
+            config.token,
+            config.attachment_hosts,
+            attachment_seconds=config.attachment_seconds,
+        )
         self.store = DiscordStore(st.store)
         self.odds = Plans(readers=int(st.limits.readers), reader=read_odds)
         self.sheets = Lru(256)
@@ -80,12 +85,15 @@ class Discord:
         whose requests keep failing the signature check gets 429 rather than 401 for
         the next that fail; a request that Discord signed is always taken."""
         try:
-            self.verifier.check(signature, timestamp, body)
+            seen, until = self.verifier.check(signature, timestamp, body)
         except Unsigned as exc:
             if not self._unsigned.allowed(address):
                 return 429, {"error": "too many unsigned requests from your address: slow down"}
             self._unsigned.charge(address)
             return 401, {"error": f"invalid request signature: {exc}"}
+        # Every server and worker, before and after a restart, shares the record.
+        if await self.store.seen(seen, until, time.time()):
+            return 401, {"error": "invalid request signature: a replayed request"}
         import orjson
 
         try:
@@ -104,7 +112,7 @@ class Discord:
         except Exception as exc:  # noqa: BLE001 - any malformed shape is a 400
             return 400, {"error": f"a malformed interaction: {_shape(exc)}"}
         if kind == AUTOCOMPLETE:
-            from .setup import complete
+            from .characters import complete
 
             try:
                 choices = await complete(self, call)

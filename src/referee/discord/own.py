@@ -56,6 +56,10 @@ OWN: list[dict[str, Any]] = [
                 "type": SUB_COMMAND,
                 "name": "unlink",
                 "description": "Stop logging this channel's rolls to its room (the GM).",
+                "options": [
+                    {"type": STRING, "name": "token",
+                     "description": "The room's GM token, if you are not the GM who linked it."},
+                ],
             },
             {
                 "type": SUB_COMMAND,
@@ -64,6 +68,9 @@ OWN: list[dict[str, Any]] = [
                 "options": [
                     {"type": CHANNEL, "name": "channel",
                      "description": "Where blind and secret results go.", "required": True},
+                    {"type": STRING, "name": "token",
+                     "description": "The linked room's GM token, if you are not the GM who "
+                     "linked it."},
                 ],
             },
             {

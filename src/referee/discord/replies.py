@@ -14,13 +14,29 @@ __all__ = ["blind_note", "embed", "message", "note", "odds_field"]
 COLOURS = {"success": 0x2E7D32, "failure": 0xC62828, "tie": 0x757575}
 MOST_TEXT = 4000
 """An embed's description holds 4,096 characters; a longer text is cut."""
+MOST_FIELD = 1024
+"""An embed field's value holds 1,024 characters."""
+
+
+def _order() -> dict[str, int]:
+    """The order outcomes are listed in, whatever order a result's JSON has them in (a
+    room's entry is kept with its keys sorted): a check's, then the reaction table's
+    bands from worst to best; any other after them, by name."""
+    from ..systems.gurps.reaction import BANDS
+
+    known = ["success", "critical_success", "critical_failure", "first", "second", "tie",
+             "penetrates", "injures", *(name for _, name in BANDS), "Excellent"]  # fmt: skip
+    return {name: i for i, name in enumerate(dict.fromkeys(known))}
+
+
+_ORDER = _order()
 
 
 def odds_field(data: Mapping[str, Any]) -> str | None:
     """The chances a result's JSON states (``odds``: exact fractions by outcome), as
-    percentages, or None.
+    percentages, every one of them, in one order; or None.
 
-    >>> odds_field({"odds": {"success": "1/2", "critical_success": "1/54"}})
+    >>> odds_field({"odds": {"critical_success": "1/54", "success": "1/2"}})
     'success 50.0% · critical success 1.9%'
     """
     from fractions import Fraction
@@ -29,13 +45,13 @@ def odds_field(data: Mapping[str, Any]) -> str | None:
     if not isinstance(odds, Mapping):
         return None
     parts = []
-    for name, value in odds.items():
+    for name in sorted(odds, key=lambda n: (_ORDER.get(str(n), len(_ORDER)), str(n))):
         try:
-            chance = Fraction(str(value))
+            chance = Fraction(str(odds[name]))
         except (ValueError, ZeroDivisionError):
             continue  # a distribution, not a chance
-        parts.append(f"{name.replace('_', ' ')} {float(chance):.1%}")
-    return " · ".join(parts[:6]) or None
+        parts.append(f"{str(name).replace('_', ' ')} {float(chance):.1%}")
+    return " · ".join(parts)[:MOST_FIELD] or None
 
 
 def _dice(draws: Sequence[Sequence[int]]) -> str:

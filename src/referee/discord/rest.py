@@ -5,7 +5,9 @@ the tests point it at a local stand-in that records the calls."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import asyncio
+import re
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -19,8 +21,20 @@ ATTACHMENT_HOSTS = ("https://cdn.discordapp.com/", "https://media.discordapp.net
 """Where Discord keeps attachments: a sheet is fetched from these only."""
 
 
+ATTACHMENT_SECONDS = 10.0
+"""Seconds a sheet's whole download may take. Discord's CDN serves 1 MiB in well under
+a second; 10 leaves room for a slow link, and a trickled file no longer holds ``/sheet``
+(or outlasts the 15-minute webhook token)."""
+
+
 class RestError(Exception):
-    """A call to Discord that failed (its message says which and why)."""
+    """A call to Discord that failed (its message says which and why: Discord's own
+    error code and message, when it gave them)."""
+
+    def __init__(self, message: str, status: int | None = None, code: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
 
 
 class Rest:
@@ -32,11 +46,13 @@ class Rest:
         token: str | None = None,
         attachment_hosts: Sequence[str] = ATTACHMENT_HOSTS,
         timeout: float = 10.0,
+        attachment_seconds: float = ATTACHMENT_SECONDS,
     ) -> None:
         self.api = api.rstrip("/")
         self.token = token
         self.attachment_hosts = tuple(attachment_hosts)
         self.timeout = timeout
+        self.attachment_seconds = attachment_seconds
         self._client: httpx.AsyncClient | None = None
 
     def _http(self) -> httpx.AsyncClient:
@@ -68,9 +84,14 @@ class Rest:
                 method, self.api + path, json=payload, headers=headers
             )
         except httpx.HTTPError as exc:
-            raise RestError(f"{method} {path}: {type(exc).__name__}") from None
+            raise RestError(f"{method} {_shown(path)}: {type(exc).__name__}") from None
         if response.status_code >= 300:
-            raise RestError(f"{method} {path}: Discord answered {response.status_code}")
+            code, why = discord_error(response.content)
+            raise RestError(
+                f"{method} {_shown(path)}: Discord answered {response.status_code}{why}",
+                response.status_code,
+                code,
+            )
         return response.json() if response.content else None
 
     async def edit_original(self, application: str, token: str, message: dict[str, Any]) -> None:
@@ -113,7 +134,7 @@ class Rest:
         ...     "https://cdn.discordapp.com.evil.example/dai.toml")
         False
         """
-        from urllib.parse import urlsplit
+        from urllib.parse import unquote, urlsplit
 
         try:
             got = urlsplit(url)
@@ -122,6 +143,17 @@ class Rest:
             return False
         if got.username or got.password:
             return False
+        # A dot segment (``..``, ``%2e%2e``, ``.%2E``...) would climb out of the prefix
+        # once the client or the host resolves it: refused, however it is encoded.
+        path = got.path
+        for _ in range(4):
+            if any(part in (".", "..") for part in re.split(r"[/\\]", path)):
+                return False
+            path, before = unquote(path), path
+            if path == before:
+                break
+        else:
+            return False  # encoded over and over: no attachment's address
         for host in self.attachment_hosts:
             want = urlsplit(host)
             path = want.path if want.path.endswith("/") else want.path + "/"
@@ -132,10 +164,11 @@ class Rest:
         return False
 
     async def attachment(self, url: str, most: int) -> bytes:
-        """An attachment's bytes, from Discord's hosts only, ``most`` bytes at most.
+        """An attachment's bytes, from Discord's hosts only, ``most`` bytes at most,
+        within :attr:`attachment_seconds` for the whole download.
 
         Raises:
-            RestError: another host, a failed download, or a file over ``most``.
+            RestError: another host, a failed or slow download, or a file over ``most``.
         """
         import httpx
 
@@ -143,16 +176,67 @@ class Rest:
             raise RestError("the file is not on Discord's attachment hosts")
         got = bytearray()
         try:
-            async with self._http().stream("GET", url) as response:
-                if response.status_code != 200:
-                    raise RestError(f"the file could not be fetched ({response.status_code})")
-                async for chunk in response.aiter_bytes():
-                    got += chunk
-                    if len(got) > most:
-                        raise RestError(f"the file is over {_size(most)}")
+            async with asyncio.timeout(self.attachment_seconds):
+                async with self._http().stream("GET", url) as response:
+                    if response.status_code != 200:
+                        raise RestError(f"the file could not be fetched ({response.status_code})")
+                    async for chunk in response.aiter_bytes():
+                        got += chunk
+                        if len(got) > most:
+                            raise RestError(f"the file is over {_size(most)}")
+        except TimeoutError:
+            seconds = self.attachment_seconds
+            raise RestError(
+                f"the file could not be fetched within {seconds:g} "
+                f"second{'' if seconds == 1 else 's'}: try again"
+            ) from None
         except httpx.HTTPError as exc:
             raise RestError(f"the file could not be fetched ({type(exc).__name__})") from None
         return bytes(got)
+
+
+def discord_error(body: bytes) -> tuple[int | None, str]:
+    """Discord's error code, and its words for the answer, from an error's JSON body
+    (``{"code": 50035, "message": "Invalid Form Body", "errors": {...}}``).
+
+    >>> discord_error(b'{"code": 50035, "message": "Invalid Form Body", "errors": {"0":'
+    ...     b' {"_errors": [{"code": "X", "message": "Command exceeds maximum size"}]}}}')
+    (50035, ', code 50035: Invalid Form Body (0: Command exceeds maximum size)')
+    >>> discord_error(b"<html>")
+    (None, '')
+    """
+    import json
+
+    try:
+        found = json.loads(body)
+    except ValueError:
+        return None, ""
+    if not isinstance(found, dict):
+        return None, ""
+    code = found.get("code")
+    code = code if isinstance(code, int) and not isinstance(code, bool) else None
+    words = " ".join(str(found.get("message") or "").split())[:200]
+    details = "; ".join(list(_errors(found.get("errors"), ""))[:5])[:600]
+    text = (f", code {code}" if code is not None else "") + (f": {words}" if words else "")
+    return code, text + (f" ({details})" if details else "")
+
+
+def _errors(tree: Any, where: str) -> Iterator[str]:
+    """The messages of Discord's nested ``errors`` object, each with where it is."""
+    if not isinstance(tree, dict):
+        return
+    for key, value in tree.items():
+        if key == "_errors" and isinstance(value, list):
+            for error in value:
+                if isinstance(error, dict) and error.get("message"):
+                    yield f"{where or 'the request'}: {' '.join(str(error['message']).split())}"
+        else:
+            yield from _errors(value, f"{where}.{key}" if where else str(key))
+
+
+def _shown(path: str) -> str:
+    """``path`` as logged: an interaction's webhook token is not."""
+    return re.sub(r"^(/webhooks/\d+/)[^/]+", r"\1…", path)
 
 
 def _size(most: int) -> str:

@@ -22,8 +22,11 @@ import asyncio
 from collections.abc import Collection
 from typing import TYPE_CHECKING, Any, Literal
 
+from ..errors import RefereeError
+from ..rooms.errors import ApiError
 from .calls import Call, Done, Refusal
-from .replies import blind_note, embed, message
+from .replies import blind_note, embed, message, note
+from .rest import RestError
 from .slash import command_line
 from .store import Channel
 
@@ -48,11 +51,26 @@ def private(call: Call) -> bool:
 
 async def roll(bot: Discord, call: Call) -> Done:
     """A rolling command, or an odds one (which rolls nothing)."""
+    try:
+        return await _roll(bot, call)
+    except ApiError as exc:
+        raise _no_sheet(exc.message) or exc from None
+    except RefereeError as exc:
+        raise _no_sheet(str(exc)) or exc from None
+
+
+async def _roll(bot: Discord, call: Call) -> Done:
     asked = command_line(call.data)
     visibility = asked.visibility
-    if asked.odds or asked.line.startswith("odds "):
+    if asked.line.startswith("odds "):
         return await _odds(bot, asked.line, visibility != "public")
-    channel = await bot.store.channel(call.channel)
+    # Where a secret goes is read as the database has it now (another server's change
+    # of GM shows at once); a public roll may use this server's read of 2 seconds ago.
+    channel = await bot.store.channel(call.channel, now=visibility != "public")
+    if asked.odds:
+        line = await _with_sheet(bot, call, channel, asked.line.replace(" odds ", " ", 1))
+        system, rest = line.split(" ", 1)
+        return await _odds(bot, f"{system} odds {rest}", visibility != "public")
     is_gm = channel.gm_user == call.user
     if visibility == "blind" and is_gm:
         visibility = "secret"
@@ -68,7 +86,47 @@ async def roll(bot: Discord, call: Call) -> Done:
                 f"a {visibility} roll cannot reach the GM"
             )
     work = _in_room if channel.room else _unlogged
-    return await work(bot, call, channel, asked.line, visibility, is_gm)
+    done = await work(bot, call, channel, asked.line, visibility, is_gm)
+    if is_gm:  # told once, after the reply: players' rolls that missed the GM channel
+        done.after.append(lambda: _tell_missed(bot, call))
+    return done
+
+
+NO_SHEET = "there is no sheet to read it from"
+
+
+def _no_sheet(why: str) -> Refusal | None:
+    """A trait named with no sheet loaded: the error says where a sheet comes from."""
+    if NO_SHEET not in why:
+        return None
+    return Refusal(f"{why}: load your character here with /sheet")
+
+
+async def _tell_missed(bot: Discord, call: Call) -> None:
+    from .setup import missed_note
+
+    told = await missed_note(bot, call)
+    if told:
+        await bot.rest.follow_up(call.application, call.token, note(told))
+
+
+async def _with_sheet(bot: Discord, call: Call, channel: Channel, line: str) -> str:
+    """``line`` as the caller's character here rolls it (their sheet, loaded in this
+    channel or in its room); ``line`` itself without one."""
+    if not channel.room:
+        return await _resolved(bot, call, line)
+    from ..rooms.rolling.reading import room_limits
+    from ..rooms.rolling.rollas import _resolve
+    from .characters import carried, sheet_of
+
+    sheet = await sheet_of(bot, call, channel)
+    if sheet is None:
+        member = await member_of(bot, channel.room, call, join=False)
+        if member is None or not await carried(bot, call, channel.room, member):
+            return line
+        sheet = await sheet_of(bot, call, channel)
+    limits = room_limits(bot.st.limits.draws)
+    return (await asyncio.to_thread(_resolve, line, sheet, limits, {}))[1]
 
 
 async def _odds(bot: Discord, line: str, ephemeral: bool) -> Done:
@@ -150,7 +208,21 @@ def _secret(
     to_gm = message(f"{call.name}'s {kind} roll {number} in <#{call.channel}>", [whole])
 
     async def send() -> None:
-        await bot.rest.post(gm_channel, to_gm)
+        try:
+            await bot.rest.post(gm_channel, to_gm)
+        except RestError as exc:  # the roller is told, and the GM when next they ask
+            assert channel.gm_user is not None
+            await bot.store.missed(call.channel, channel.gm_user, str(exc))
+            told = note(
+                f"⚠ The GM did not get your {kind} roll {number}: the bot could not post "
+                f"in their GM channel ({exc}). Tell your GM."
+            )
+            try:
+                await bot.rest.follow_up(call.application, call.token, told)
+            except RestError:  # the first answer may not have reached Discord yet
+                await asyncio.sleep(1)
+                await bot.rest.follow_up(call.application, call.token, told)
+            raise
 
     if visibility == "blind":
         return Done(blind_note(number), [send])
@@ -207,9 +279,15 @@ async def _in_room(
     assert room is not None
     member = await member_of(bot, room, call)
     assert member is not None
-    entry = await roll_entry(
-        bot.st, room, member, NewRoll(command=line, visibility=ROOM_VISIBILITY[visibility])
-    )
+    asked = NewRoll(command=line, visibility=ROOM_VISIBILITY[visibility])
+    try:
+        entry = await roll_entry(bot.st, room, member, asked)
+    except ApiError as exc:  # (refused before any die: nothing was drawn or logged)
+        from .characters import carried
+
+        if NO_SHEET not in exc.message or not await carried(bot, call, room, member):
+            raise
+        entry = await roll_entry(bot.st, room, member, asked)
     # Every reply shows the entry as :func:`.log.view` lets its reader see it.
     mine = room_embed(bot, call, entry, member.id)
     if visibility == "public":

@@ -2,7 +2,8 @@
 raw body, with the application's public key (``X-Signature-Ed25519`` and
 ``X-Signature-Timestamp``). The check is libsodium's, through PyNaCl (60 µs a check
 here, against 108 µs for ``cryptography``'s); this module adds the freshness window
-and the refusal of a request seen before (a replay)."""
+and the refusal of a request this process saw before (a replay; the database then
+refuses one that another process, or this one before a restart, saw)."""
 
 from __future__ import annotations
 
@@ -39,8 +40,9 @@ class Verifier:
 
     def check(
         self, signature: str | None, timestamp: str | None, body: bytes, now: float | None = None
-    ) -> None:
-        """Accept ``body``, or raise :class:`Unsigned` saying why.
+    ) -> tuple[str, float]:
+        """Accept ``body``, or raise :class:`Unsigned` saying why: the signature (in hex)
+        and until when a replay of it would be taken but for its record.
 
         Raises:
             Unsigned: no or a malformed signature, a stale or future timestamp, a
@@ -70,6 +72,7 @@ class Verifier:
         self._seen[sig] = at + self.max_age
         if len(self._seen) > self.most:
             self._seen.popitem(last=False)
+        return sig.hex(), at + self.max_age
 
     def _forget(self, now: float) -> None:
         while self._seen:

@@ -271,16 +271,33 @@ def command_line(data: Mapping[str, Any]) -> Asked:
         visibility = "secret"
     line: list[str] = list(words)
     flags: list[str] = []
+    command = f"/{' '.join(words)}"
     for given in options:
         name, value = given.get("name"), given.get("value")
-        if name == "visibility" and value in VISIBILITIES:
+        if name == "visibility":
+            if value not in VISIBILITIES:
+                raise ValueError(
+                    f"option 'visibility' of {command} is {shown_value(value)}: it is "
+                    f"one of {', '.join(VISIBILITIES)}"
+                )
             visibility = str(value)
-        elif name == "odds" and isinstance(value, bool):
+        elif name == "odds":
+            if not isinstance(value, bool):
+                raise ValueError(f"option 'odds' of {command} is {shown_value(value)}: "
+                                 "it is True or False")  # fmt: skip
             odds = value
-        elif name == MORE and isinstance(value, str):
+        elif name == MORE:
+            if not isinstance(value, str):
+                raise ValueError(f"option 'more' of {command} is {shown_value(value)}: "
+                                 "it takes text")  # fmt: skip
             flags.append(value)
-        elif name in params and isinstance(value, str | int | float | bool):
+        elif name in params:
             param, option = params[name]
+            if not _fits(option["type"], value):
+                raise ValueError(
+                    f"option {name!r} of {command} is {shown_value(value)}: it takes "
+                    f"{_KINDS.get(option['type'], 'text')}"
+                )
             if param.param_type_name == "argument":
                 line.append(str(value) if param.nargs == -1 else shlex.quote(str(value)))
             elif typing.get_origin(_annotation(param)) is list:
@@ -293,7 +310,7 @@ def command_line(data: Mapping[str, Any]) -> Asked:
             else:
                 flags.append(f"{max(param.opts, key=len)} {shlex.quote(str(value))}")
         else:
-            raise ValueError(f"/{' '.join(words)} has no option {str(name)[:40]!r}")
+            raise ValueError(f"{command} has no option {str(name)[:40]!r}")
     for word in " ".join(str(w) for w in line[len(words) :] + flags).split():
         flag = word.strip("'\"").split("=", 1)[0]
         if flag in _NOT_HERE:
@@ -303,6 +320,35 @@ def command_line(data: Mapping[str, Any]) -> Asked:
             raise ValueError(f"/{' '.join(words)} has no odds option")
         line.insert(1, "odds")
     return Asked(" ".join(str(w) for w in line + flags), visibility, odds)
+
+
+_KINDS = {STRING: "text", INTEGER: "a whole number", NUMBER: "a number", BOOLEAN: "True or False"}
+
+
+def _fits(kind: int, value: Any) -> bool:
+    """Whether ``value`` is what Discord sends for an option of type ``kind``."""
+    if kind == BOOLEAN:
+        return isinstance(value, bool)
+    if isinstance(value, bool):
+        return False
+    if kind == INTEGER:
+        return isinstance(value, int)
+    if kind == NUMBER:
+        return isinstance(value, int | float)
+    return isinstance(value, str)
+
+
+def shown_value(value: Any) -> str:
+    """A value Discord would not send, as an error names it.
+
+    >>> shown_value(None), shown_value(["3d6"]), shown_value("gm")
+    ('null', 'a list', "'gm'")
+    """
+    if value is None:
+        return "null"
+    if isinstance(value, list | dict):
+        return "a list" if isinstance(value, list) else "an object"
+    return repr(value)[:40]
 
 
 _PARAMS: dict[int, dict[str, tuple[Any, dict[str, Any]]]] = {}

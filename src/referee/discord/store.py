@@ -1,7 +1,9 @@
-"""What the Discord front end keeps, in the rooms' own database (migration 0005): each
-channel's GM, GM channel and room; the room member each Discord user rolls as; the
-sheets of channels with no room; and the secret rolls of such channels until the GM
-reveals them. Writes take the rooms' store's writer lock, as every write does."""
+"""What the Discord front end keeps, in the rooms' own database (migrations 0005 and
+0006): each channel's GM, GM channel and room; the room member each Discord user rolls
+as; the sheets of channels with no room; the secret rolls of such channels until the
+GM reveals them; the interactions seen within their 5 minutes (replays, for every
+server and worker); and the players' rolls that did not reach the GM's channel. Writes
+take the rooms' store's writer lock, as every write does."""
 
 from __future__ import annotations
 
@@ -12,7 +14,14 @@ from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 
-from ..rooms.db.schema import discord_channels, discord_members, discord_secrets, discord_sheets
+from ..rooms.db.schema import (
+    discord_channels,
+    discord_members,
+    discord_missed,
+    discord_secrets,
+    discord_seen,
+    discord_sheets,
+)
 
 if TYPE_CHECKING:
     from ..rooms.db.store import Store
@@ -43,6 +52,7 @@ class DiscordStore:
         self.store = store
         self.fresh = fresh
         self._kept: dict[tuple[str, ...], tuple[float, Any]] = {}
+        self._swept = 0.0
 
     def _recall(self, key: tuple[str, ...]) -> tuple[bool, Any]:
         found = self._kept.get(key)
@@ -67,9 +77,11 @@ class DiscordStore:
                 result = await conn.execute(statement)
             return result
 
-    async def channel(self, channel: str) -> Channel:
+    async def channel(self, channel: str, now: bool = False) -> Channel:
+        """A channel's set-up; ``now``: as the database has it now, not as this server
+        read it within :data:`FRESH` seconds (who may change it, where secrets go)."""
         known, found = self._recall(("channel", channel))
-        if known:
+        if known and not now:
             return found  # type: ignore[no-any-return]
         row = await self._get(
             sa.select(discord_channels).where(discord_channels.c.channel_id == channel)
@@ -173,3 +185,53 @@ class DiscordStore:
         )
         row = result.first()
         return None if row is None else dict(json.loads(row.reply))
+
+    async def seen(self, signature: str, until: float, now: float) -> bool:
+        """Record an interaction's signature until ``until``: whether it was recorded
+        already (a replay), by this server or any other on the database."""
+        t = discord_seen
+        statements: list[sa.Executable] = []
+        if now - self._swept > 30:  # the expired ones go, every 30 seconds or so
+            self._swept = now
+            statements.append(sa.delete(t).where(t.c.until < now))
+        statements.append(sa.insert(t).values(signature=signature, until=until))
+        try:
+            await self._write(*statements)
+        except sa.exc.IntegrityError:
+            return True
+        return False
+
+    async def missed(self, channel: str, gm_user: str, why: str) -> None:
+        """A player's roll did not reach ``gm_user``'s GM channel (``why``)."""
+        t = discord_missed
+        async with self.store._writing(), self.store.engine.begin() as conn:
+            row = (
+                await conn.execute(
+                    sa.select(t.c.count).where(t.c.channel_id == channel, t.c.gm_user == gm_user)
+                )
+            ).first()
+            if row is None:
+                await conn.execute(
+                    sa.insert(t).values(channel_id=channel, gm_user=gm_user, count=1, why=why)
+                )
+            else:
+                await conn.execute(
+                    sa.update(t)
+                    .where(t.c.channel_id == channel, t.c.gm_user == gm_user)
+                    .values(count=t.c.count + 1, why=why)
+                )
+
+    async def take_missed(self, channel: str, gm_user: str) -> tuple[int, str] | None:
+        """How many players' rolls missed ``gm_user``'s GM channel, and the last reason;
+        forgotten once told."""
+        t = discord_missed
+        mine = (t.c.channel_id == channel, t.c.gm_user == gm_user)
+        if await self._get(sa.select(t.c.count).where(*mine)) is None:
+            return None  # (a read: most commands have nothing to tell)
+        result = await self._write(
+            sa.delete(t)
+            .where(t.c.channel_id == channel, t.c.gm_user == gm_user)
+            .returning(t.c.count, t.c.why)
+        )
+        row = result.first()
+        return None if row is None else (int(row.count), str(row.why))

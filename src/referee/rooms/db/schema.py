@@ -9,7 +9,9 @@ __all__ = [
     "client_seeds",
     "discord_channels",
     "discord_members",
+    "discord_missed",
     "discord_secrets",
+    "discord_seen",
     "discord_sheets",
     "entries",
     "epochs",
@@ -141,4 +143,20 @@ discord_secrets = sa.Table(  # a secret roll in a channel with no room, until re
     sa.Column("channel_id", sa.String(32), nullable=False),
     sa.Column("gm_user", sa.String(32), nullable=False),
     sa.Column("reply", sa.Text, nullable=False),  # the message to post, as JSON
+)
+
+discord_seen = sa.Table(  # the interactions taken within their 5 minutes: replays
+    "discord_seen",
+    metadata,
+    sa.Column("signature", sa.String(128), primary_key=True),
+    sa.Column("until", sa.Float, nullable=False, index=True),
+)
+
+discord_missed = sa.Table(  # players' rolls that did not reach the GM's channel
+    "discord_missed",
+    metadata,
+    sa.Column("channel_id", sa.String(32), primary_key=True),
+    sa.Column("gm_user", sa.String(32), primary_key=True),
+    sa.Column("count", sa.Integer, nullable=False),
+    sa.Column("why", sa.Text, nullable=False),
 )
