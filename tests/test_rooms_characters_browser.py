@@ -84,13 +84,14 @@ async def test_characters_at_the_table(server: Server) -> None:
             entry = next(e for e in got if e["seq"] == secret["seq"])
             assert entry.get("redacted") is True and "resolved" not in entry
             assert "sheet" not in entry
-        # Her GET of the NPC, and a roll as it, are refused.
+        # Her GET of the NPC, and a roll as it, are refused: to her the GM's sheet is not
+        # there at all (contract v1.3, "The GM's sheets are the GM's").
         url = f"{server.base}/api/rooms/{made['room']}"
-        assert (await player.request.get(f"{url}/sheets/orc-guard")).status == 403
+        assert (await player.request.get(f"{url}/sheets/orc-guard")).status == 404
         as_npc = await player.request.post(
             f"{url}/rolls", data={"command": "@orc-guard 3d6", "visibility": "public"}
         )
-        assert as_npc.status == 403
+        assert as_npc.status == 422 and "orc-guard" not in (await as_npc.json())["error"][-30:]
 
         # The page fits a phone and a desktop, with the character panel.
         for width in (1280, 390):

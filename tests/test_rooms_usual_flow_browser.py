@@ -1,0 +1,201 @@
+"""The fight in the usual flow, in Chromium (issue 49, "Done when"; contract v1.3): the
+GM rolls every NPC attack in secret, the player feels every wound at once and answers
+her own calls with one click, attacks a visible NPC in one exchange (her attack
+public, its defense the GM's secret roll, her damage through its DR), and the fight
+goes on to the NPC's death: a dead NPC gets no turn and no call. A hidden guard is
+never named to her, on any path. On PostgreSQL the player's page is served by a
+second server. Each page is axe-clean at 1280 and 390 px; the clicks of each exchange
+are counted and printed (the closing note's figures); every export verifies.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from referee.rooms.audit.verify import verify
+from rooms_server import Server, Table, live, running
+from test_rooms_browser import ARGS, ARTIFACTS, CHROMIUM
+from test_rooms_combat_browser import ALDO, ORC, _put
+from test_rooms_fight_browser import _checked
+
+SECRET_ATTACK = "@orc gurps attack 20 --damage '2d+6 cr' --vs @aldo --defense none"
+"""The GM's NPC attack: a hit (20 fails only on a critical miss), a major wound."""
+
+GUARD = ORC.replace(b'name = "Orc Raider"', b'name = "Gate Guard"')
+
+
+@pytest.fixture
+def second(server: Server, db_url: str) -> Iterator[Server]:
+    """The server the player's page talks to: a second one on PostgreSQL, sharing its
+    database; on SQLite (one file, one server) the same one."""
+    if not db_url.startswith("postgresql"):
+        yield server
+        return
+    with running(db_url) as other:
+        yield other
+
+
+def _room(server: Server, player_server: Server) -> tuple[dict[str, Any], dict[str, Any], Table]:
+    with server.client() as c:
+        made = c.post("/api/rooms", json={"name": "Usual flow", "system": "gurps"}).json()
+    with player_server.client() as c:
+        alice = c.post(
+            f"/api/rooms/{made['room']}/members", json={"name": "Alice", "invite": made["invite"]}
+        ).json()
+    tokens = {"gm": made["token"], "alice": alice["token"]}
+    table = Table(
+        server, made["room"], made["invite"], tokens, {"gm": "gm", "alice": alice["member"]}
+    )
+    return made, alice, table
+
+
+def _aldo(table: Table) -> dict[str, Any]:
+    return next(c for c in table.fight("gm")["combatants"] if c["name"] == "Sir Aldo")
+
+
+async def test_the_usual_flow(server: Server, second: Server) -> None:
+    from playwright.async_api import async_playwright, expect
+
+    ARTIFACTS.mkdir(exist_ok=True)
+    expect.set_options(timeout=15_000)
+    made, alice, table = _room(server, second)
+    room = made["room"]
+    _put(second, room, alice["token"], "aldo", ALDO)
+    _put(server, room, made["token"], "orc", ORC)
+    _put(server, room, made["token"], "guard", GUARD)
+    clicks = {"player": [], "gm": []}
+    async with async_playwright() as pw:
+        browser = await pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        gm = await (await browser.new_context(viewport={"width": 1280, "height": 800})).new_page()
+        player = await (
+            await browser.new_context(viewport={"width": 390, "height": 844})
+        ).new_page()
+        await gm.goto(made["url"])
+        await player.goto(alice["url"])
+
+        # The GM adds Aldo, the orc (shown) and the guard (hidden: an id naming nothing).
+        add = gm.locator("#fight-add")
+        names = {"aldo": "Sir Aldo", "orc": "Orc Raider", "guard": "Gate Guard"}
+        for sheet, hidden in (("aldo", False), ("orc", False), ("guard", True)):
+            await add.select_option(sheet)
+            hide = gm.locator("#fight-add-hidden")
+            if await hide.is_checked() != hidden:
+                await hide.click()
+            await gm.click("#fight .add button")
+            await expect(gm.locator("#fight li.combatant", has_text=names[sheet])).to_have_count(1)
+        guard = next(c for c in table.fight("gm")["combatants"] if c["name"] == "Gate Guard")
+        assert re.fullmatch(r"npc-[0-9a-f]{4}", guard["combatant"]), guard
+        await gm.click("#fight button:text('Start the fight')")
+        # Desktop: whose turn it is and Next turn are in view at 1280 x 800.
+        for node in ("#fight-turn", "#fight button:text('Next turn')"):
+            box = await gm.locator(node).bounding_box()
+            assert box is not None and 0 <= box["y"] and box["y"] + box["height"] <= 800, node
+        await player.click("#tab-fight")
+        await expect(player.locator("#fight-turn")).to_contain_text("Round 1")
+        await expect(player.locator("#fight li.combatant")).to_have_count(2)  # not the guard
+
+        # The GM's secret NPC attacks on Aldo, each applied with one click: she sees
+        # her wounds at once, never the roll; she answers each call that is hers.
+        full = _aldo(table)["values"]["hp_max"]
+        while _aldo(table)["values"]["hp"] > 6:  # 2d+6 is a major wound to 14 HP (B420)
+            await gm.fill(
+                "#command", "@orc gurps attack 20 --damage '2d+6 cr' --vs @aldo --defense none"
+            )
+            await gm.select_option("#visibility", "gm")
+            await gm.click("form#roll button[type=submit]")
+            hit = [e for e in table.log("gm") if e["kind"] == "roll"][-1]
+            assert hit["visibility"] == "gm" and hit["result"]["kind"] == "exchange"
+            if not (hit["result"].get("damage") or {}).get("injury"):
+                continue  # a critical miss: no injury, no Apply
+            await gm.locator(f"#entry-{hit['seq']} button.apply").click()
+            clicks["gm"].append(2)  # Roll, Apply
+            hp = _aldo(table)["values"]["hp"]
+            await expect(
+                player.locator("#fight li.combatant", has_text="Sir Aldo")
+            ).to_contain_text(f"{hp}/{full}")
+            mine = player.locator("#fight li.call button.answer")
+            await expect(mine.first).to_be_visible()  # her knockdown roll
+            while await mine.count():
+                await mine.first.click()
+                await player.wait_for_timeout(300)
+        alice_log = table.log("alice")
+        assert all(
+            e.get("redacted") for e in alice_log if e["kind"] == "roll" and e["roller"] == "gm"
+        )
+        changes = [e for e in alice_log if e["kind"] == "change" and not e.get("redacted")]
+        assert any(e.get("sealed") for e in changes), changes  # her wounds, from secret rolls
+        answered = [
+            e for e in table.log("gm") if e["kind"] == "roll" and e["roller"] == alice["member"]
+        ]
+        assert answered and all(e["sheet"] == "aldo" for e in answered)  # as the call's combatant
+
+        # Alice attacks the orc: one exchange, her clicks counted, none of the GM's.
+        # The GM's hand brings her back up first, if the orc's blows took her down.
+        if _aldo(table)["values"]["hp"] <= 0:
+            with table.client("gm") as c:
+                body = {"event": {"kind": "heal", "combatant": "aldo", "amount": 30}}
+                assert c.post(f"/api/rooms/{room}/fight", json=body).status_code == 201
+                aldo = _aldo(table)
+                drop = [x for x in aldo["conditions"] if x in ("unconscious", "prone", "stunned")]
+                if drop:
+                    body = {"event": {"kind": "set", "combatant": "aldo", "drop": drop}}
+                    assert c.post(f"/api/rooms/{room}/fight", json=body).status_code == 201
+        row = player.locator("#fight li.combatant:has-text('Sir Aldo') .attack-row")
+        await expect(row.locator("button.attack")).to_be_enabled()
+        await row.locator("select").nth(1).select_option(label="Orc Raider")
+        n = 0
+        for n in range(1, 31):
+            before = len(table.log("gm"))
+            await row.locator("button.attack").click()
+            clicks["player"].append(2 if n == 1 else 1)  # the target once, then Attack
+            await expect(player.locator("#fight-note")).not_to_have_text("")
+            after = table.log("gm")[before:]
+            defended = [e for e in after if e["kind"] == "roll" and e["roller"] == "gm"]
+            assert all(e["visibility"] == "gm" for e in defended)  # the orc's defense
+            orc = next(c for c in table.fight("gm")["combatants"] if c["name"] == "Orc Raider")
+            if "dead" in orc["conditions"]:
+                break
+            if n == 20:  # a long fight: the GM finishes it by hand
+                with table.client("gm") as c:
+                    body = {"event": {"kind": "damage", "combatant": "orc", "amount": 200}}
+                    assert c.post(f"/api/rooms/{room}/fight", json=body).status_code == 201
+        orc = next(c for c in table.fight("gm")["combatants"] if c["name"] == "Orc Raider")
+        assert "dead" in orc["conditions"], orc
+        # Dead: no turn, no call.
+        assert not [c for c in table.fight("gm")["calls"] if c["combatant"] == "orc"]
+        for _ in range(4):
+            await gm.click("#fight button:text('Next turn')")
+            await gm.wait_for_timeout(200)
+            assert table.fight("gm")["current"] != "orc"
+
+        # A hostile player's view: nothing names the guard or its sheet.
+        texts = [
+            json.dumps(table.log("alice")),
+            json.dumps(table.export("alice")),
+            json.dumps(table.fight("alice")),
+            json.dumps(live(table, "alice", after=-1, count=len(table.log("alice")))),
+            await player.content(),
+        ]
+        with table.client("alice") as c:
+            texts.append(c.get(f"/api/rooms/{room}/sheets").text)
+        for text in texts:
+            for name in ("Gate Guard", "@guard", '"guard"', "'guard'"):
+                assert name not in text, (name, text[:300])
+
+        await _checked(gm, "usual-gm")
+        await _checked(player, "usual-player")
+        await browser.close()
+
+    print(
+        f"\nclicks per exchange: GM's secret NPC attack {clicks['gm']}, "
+        f"player's attack {clicks['player']} (GM 0: the server rolls the defense)"
+    )
+    for who in ("gm", "alice"):
+        report = verify(table.export(who))
+        assert report.ok, (who, report.problems)
+    assert verify(table.export("gm")).fight_adopted == 0  # the GM's export checks every event
