@@ -10,6 +10,7 @@ are counted and printed (the closing note's figures); every export verifies.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 from collections.abc import Iterator
@@ -26,7 +27,8 @@ from test_rooms_fight_browser import _checked
 SECRET_ATTACK = "@orc gurps attack 20 --damage '2d+6 cr' --vs @aldo --defense none"
 """The GM's NPC attack: a hit (20 fails only on a critical miss), a major wound."""
 
-GUARD = ORC.replace(b'name = "Orc Raider"', b'name = "Gate Guard"')
+GUARD = ORC.replace(b'name = "Orc Raider"', b'name = "Gate Guard"').replace(b"DX = 11", b"DX = 10")
+"""Another NPC, slower than the orc (no tie for the order to roll off)."""
 
 
 @pytest.fixture
@@ -52,6 +54,17 @@ def _room(server: Server, player_server: Server) -> tuple[dict[str, Any], dict[s
         server, made["room"], made["invite"], tokens, {"gm": "gm", "alice": alice["member"]}
     )
     return made, alice, table
+
+
+async def _new_roll(table: Table, seen: int) -> dict[str, Any]:
+    """The first roll logged after the log's first ``seen`` entries, once it is there
+    (the page's POST may still be on its way when the click returns)."""
+    for _ in range(200):
+        rolls = [e for e in table.log("gm")[seen:] if e["kind"] == "roll"]
+        if rolls:
+            return rolls[0]
+        await asyncio.sleep(0.05)
+    raise AssertionError("the page's roll never reached the log")
 
 
 def _aldo(table: Table) -> dict[str, Any]:
@@ -107,8 +120,9 @@ async def test_the_usual_flow(server: Server, second: Server) -> None:
                 "#command", "@orc gurps attack 20 --damage '2d+6 cr' --vs @aldo --defense none"
             )
             await gm.select_option("#visibility", "gm")
+            seen = len(table.log("gm"))
             await gm.click("form#roll button[type=submit]")
-            hit = [e for e in table.log("gm") if e["kind"] == "roll"][-1]
+            hit = await _new_roll(table, seen)
             assert hit["visibility"] == "gm" and hit["result"]["kind"] == "exchange"
             if not (hit["result"].get("damage") or {}).get("injury"):
                 continue  # a critical miss: no injury, no Apply

@@ -1,0 +1,185 @@
+"""Issue 49's findings, each through the API (contract v1.3, "the fight in the usual
+flow"): one call id for every member (§2); SWN turns public after a hidden NPC's secret
+initiative (§3); hidden NPCs anonymous, the GM's sheets the GM's, a call's roll made as
+its combatant (§4); the fallen out of the turns and their calls closed (§6); a secret
+seed's declassification as the docs now say (§8); the page's icon (§7)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from referee.rooms.audit.verify import verify
+from rooms_server import Server, Table, live
+from test_room_combat import ORC_WITH_DR
+from test_room_fight import _event, _ok
+from test_room_fight_swn import _swn_table
+from test_room_sheets import DAI_TOML, put
+
+DOCS = Path(__file__).parent.parent / "docs"
+
+
+def _calls(table: Table, who: str) -> list[dict[str, Any]]:
+    return list(table.fight(who)["calls"])
+
+
+def _gurps(table: Table, *, hidden: bool = True) -> str:
+    assert put(table, "alice", "dai", DAI_TOML.read_bytes(), "application/toml").status_code == 201
+    assert put(table, "gm", "orc", ORC_WITH_DR, "application/toml").status_code == 201
+    _ok(table, "gm", {"kind": "add", "sheet": "dai"})
+    made = _ok(table, "gm", {"kind": "add", "sheet": "orc", **({"hidden": True} if hidden else {})})
+    return str(made[0]["combatant"])
+
+
+def test_a_call_has_one_id_for_every_member(table: Table) -> None:
+    """§2: after the GM's secret damage, Alice's call is the GM's call: she answers it
+    with the id she was given, and it closes for both."""
+    _gurps(table)
+    _ok(table, "gm", {"kind": "start"})
+    hit = table.roll("gm", "gurps damage 4d+8 cr", "gm").json()
+    _ok(table, "gm", {"kind": "damage", "combatant": "dai"}, int(hit["seq"]))
+    first = table.roll("gm", "gurps damage 1d+8 cr", "gm").json()
+    _ok(table, "gm", {"kind": "damage", "combatant": "dai"}, int(first["seq"]))
+    mine, gms = _calls(table, "alice"), _calls(table, "gm")
+    assert mine and [c["call"] for c in mine] == [c["call"] for c in gms if c["combatant"] == "dai"]
+    while mine:  # one at a time: an answer may close the others (unconscious: rules 2)
+        call = mine[0]
+        got = _event(table, "alice", {"kind": "answer", "call": call["call"]}, None)
+        assert got.status_code == 403  # a player answers with a roll
+        with table.client("alice") as c:
+            body = {"event": {"kind": "answer", "call": call["call"]}, "roll": "call"}
+            answered = c.post(f"/api/rooms/{table.room}/fight", json=body)
+        assert answered.status_code == 201, answered.text
+        roll = answered.json()["roll"]
+        assert roll["roller"] == table.ids["alice"] and roll["sheet"] == "dai"
+        assert roll["command"] == call["command"] and roll["visibility"] == "public"
+        mine = _calls(table, "alice")
+        assert [c["call"] for c in mine] == [
+            c["call"] for c in _calls(table, "gm") if c["combatant"] == "dai"
+        ]
+    assert _calls(table, "alice") == [] and not [
+        c for c in _calls(table, "gm") if c["combatant"] == "dai"
+    ]
+
+
+def test_the_gms_roll_on_a_players_call_is_made_as_her_character(table: Table) -> None:
+    """§4: the GM's only sheet is a hidden NPC's; the GM's Roll on Dai's call is made
+    as Dai (its sheet), never as the orc, and public; the orc's own call is secret."""
+    orc = _gurps(table)
+    _ok(table, "gm", {"kind": "damage", "combatant": "dai", "amount": 9})
+    _ok(table, "gm", {"kind": "damage", "combatant": orc, "amount": 9})
+    for call in _calls(table, "gm"):
+        with table.client("gm") as c:
+            body = {"event": {"kind": "answer", "call": call["call"]}, "roll": "call"}
+            got = c.post(f"/api/rooms/{table.room}/fight", json=body).json()
+        roll = got["roll"]
+        if call["combatant"] == "dai":
+            assert roll["sheet"] == "dai" and roll["visibility"] == "public", roll
+        else:
+            assert roll["sheet"] == "orc" and roll["visibility"] == "gm", roll
+    # A GM's plain roll, with the hidden orc her only sheet: made as no sheet at all.
+    plain = table.roll("gm", "3d6").json()
+    assert "sheet" not in plain and plain["visibility"] == "public"
+    # A GM's roll named as the hidden orc: secret, whatever was asked.
+    named = table.roll("gm", "@orc gurps check Broadsword").json()
+    assert named["visibility"] == "gm"
+
+
+def test_hidden_npcs_are_anonymous_to_players(table: Table) -> None:
+    """§4: the orc's sheet and its hidden combatant name nothing to a player: the sheet
+    entry is the GM's, the sheet list leaves it out, the id is opaque, and the turn
+    order shows only that id; a hidden add naming its own id is refused."""
+    orc = _gurps(table)
+    assert re.fullmatch(r"npc-[0-9a-f]{4}", orc)
+    named = _event(
+        table, "gm", {"kind": "add", "combatant": "orc2", "sheet": "orc", "hidden": True}
+    )
+    assert named.status_code == 422 and "leave out 'combatant'" in named.json()["error"]
+    _ok(table, "gm", {"kind": "start"})
+    _ok(table, "gm", {"kind": "next"})
+    for who in ("alice", "bob"):
+        with table.client(who) as c:
+            sheets = c.get(f"/api/rooms/{table.room}/sheets").json()["sheets"]
+        assert [s["sheet"] for s in sheets] == ["dai"]
+        seen = [str(table.log(who)), str(table.export(who)), str(table.fight(who)), str(sheets)]
+        seen.append(str(live(table, who, after=-1, count=len(table.log(who)))))
+        for text in seen:
+            assert "Orc" not in text and "'orc'" not in text and "@orc" not in text, text[:400]
+        state = table.fight(who)
+        assert orc in state["order"] and orc not in [c["combatant"] for c in state["combatants"]]
+    gm = table.log("gm")
+    sheet = next(e for e in gm if e["kind"] == "sheet" and e["sheet"] == "orc")
+    assert sheet["visibility"] == "gm"
+
+
+def test_swn_players_see_the_turns_after_a_hidden_npcs_secret_initiative(server: Server) -> None:
+    """§3: the round-1 turn entry, moved by the hidden boss's secret initiative roll,
+    is public: Alice's fight starts at round 1 with its order."""
+    table = _swn_table(server)
+    vex = {"hp_max": 8, "dex_mod": 1}
+    _ok(table, "gm", {"kind": "add", "combatant": "vex", "values": vex, "pc": True,
+                      "owner": table.ids["alice"]})  # fmt: skip
+    boss = _ok(table, "gm", {"kind": "add", "values": {"hp_max": 8}, "hidden": True})
+    boss_id = boss[0]["combatant"]
+    _ok(table, "gm", {"kind": "start"})
+    for call in _calls(table, "gm"):
+        who = "alice" if call["combatant"] == "vex" else "gm"
+        with table.client(who) as c:
+            body = {"event": {"kind": "answer", "call": call["call"]}, "roll": "call"}
+            got = c.post(f"/api/rooms/{table.room}/fight", json=body)
+        assert got.status_code == 201, got.text
+        if call["combatant"] == boss_id:
+            assert got.json()["roll"]["visibility"] == "gm"  # a hidden combatant's roll
+    state = table.fight("alice")
+    assert state["round"] == 1 and sorted(state["order"]) == sorted(["vex", boss_id])
+    turns = [e for e in table.log("alice") if e["kind"] == "turn"]
+    assert turns and all(not e.get("redacted") for e in turns)
+
+
+def test_the_fallen_get_no_turn_and_their_calls_close(table: Table) -> None:
+    """§6: the orc dies (−5×HP, B419): its open calls close, and Next turn passes it by;
+    Dai, unconscious at −1×HP, keeps her death check (B419) and is passed by too."""
+    orc = _gurps(table, hidden=False)
+    _ok(table, "gm", {"kind": "start", "order": ["dai", orc]})
+    _ok(table, "gm", {"kind": "damage", "combatant": orc, "amount": 7})  # a knockdown call
+    assert [c for c in _calls(table, "gm") if c["combatant"] == orc]
+    _ok(table, "gm", {"kind": "damage", "combatant": orc, "amount": 80})  # past -5 x 12
+    state = table.fight("gm")
+    mine = next(c for c in state["combatants"] if c["combatant"] == orc)
+    assert "dead" in mine["conditions"] and mine["down"] is True
+    assert not [c for c in state["calls"] if c["combatant"] == orc]
+    for _ in range(3):
+        assert _ok(table, "gm", {"kind": "next"})[0]["current"] == "dai"
+    # Dai falls unconscious: her survive roll stays, the rest close; nobody can act.
+    _ok(table, "gm", {"kind": "set", "combatant": "dai", "add": ["unconscious"]})
+    _ok(table, "gm", {"kind": "damage", "combatant": "dai", "amount": 30})
+    kinds = {c["kind"] for c in _calls(table, "gm")}
+    assert kinds <= {"survive"} and "survive" in kinds, kinds
+    stuck = _event(table, "gm", {"kind": "next"})
+    assert stuck.status_code == 422 and "out of the fight" in stuck.json()["error"]
+    assert verify(table.export("gm")).ok and verify(table.export("alice")).ok
+
+
+def test_declassifying_proves_the_gms_export_not_the_players(table: Table) -> None:
+    """§8: the docs say what happens: after "also reveal the secret seed", the GM's
+    export checks every secret roll; a player's keeps them redacted until revealed."""
+    secret = [table.roll("gm", "3d6", "gm").json()["seq"] for _ in range(3)]
+    with table.client("gm") as c:
+        assert (
+            c.post(f"/api/rooms/{table.room}/close", json={"declassify": True}).status_code == 201
+        )
+    gm, alice = verify(table.export("gm")), verify(table.export("alice"))
+    assert gm.ok and alice.ok
+    assert sum(e.redacted for e in alice.epochs.values()) == len(secret)
+    assert sum(e.redacted for e in gm.epochs.values()) == 0
+    start = (DOCS / "index.md").read_text()
+    assert "to let players check the secret rolls" not in start
+    assert "until you **Reveal** each one" in start
+
+
+def test_the_pages_icon(server: Server) -> None:
+    got = httpx.get(f"{server.base}/favicon.ico")
+    assert got.status_code == 200 and got.headers["content-type"].startswith("image/svg+xml")
