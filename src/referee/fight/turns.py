@@ -207,10 +207,10 @@ def _advance(fight: Fight, after: str, order: tuple[str, ...]) -> Fight:
     """The turn passes from ``after`` (at its place in the old order) to the next in
     ``order``; past the last, a new round begins."""
     old = fight.order
-    later = [cid for cid in old[old.index(after) + 1 :] if cid in order]
-    rest = later if fight.rules < 2 else [c for c in later if not fight.out_of_action(c)]
-    if rest:
-        return _begin_turn(fight.turned(order, rest[0], fight.round), rest[0])
+    skip = fight.rules >= 2
+    for cid in old[old.index(after) + 1 :]:  # the next who may act, this round
+        if cid in order and not (skip and fight.out_of_action(cid)):
+            return _begin_turn(fight.turned(order, cid, fight.round), cid)
     if not order:
         return fight.turned(order, None, fight.round)
     first = _acting(fight, order)[0]
