@@ -14,6 +14,7 @@ import asyncio
 import json
 import re
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -213,3 +214,122 @@ async def test_the_usual_flow(server: Server, second: Server) -> None:
         report = verify(table.export(who))
         assert report.ok, (who, report.problems)
     assert verify(table.export("gm")).fight_adopted == 0  # the GM's export checks every event
+
+
+VEX = (Path(__file__).parent.parent / "src/referee/examples/sheets/vex.toml").read_bytes()
+BOSS = b"""system = "swn"
+name = "Gang Boss"
+level = 3
+[attributes]
+dex = 14
+[combat]
+attack_bonus = 2
+ac = 14
+hp = 12
+"""
+THUG = BOSS.replace(b"Gang Boss", b"Street Thug").replace(b"hp = 12", b"hp = 6")
+
+
+async def test_the_usual_flow_in_swn(server: Server, second: Server) -> None:
+    """SWN: initiative with a hidden boss (the players see round 1 at once), the boss's
+    secret attack drops Vex to 0 HP (mortally wounded, shown to Alice at once), a
+    stabilize roll applied from the Fight panel, and the thug's death after six rounds
+    down, passed by in the turns. The boss is never named to Alice."""
+    from playwright.async_api import async_playwright, expect
+
+    expect.set_options(timeout=15_000)
+    with server.client() as c:
+        made = c.post("/api/rooms", json={"name": "Spike", "system": "swn"}).json()
+    with second.client() as c:
+        alice = c.post(
+            f"/api/rooms/{made['room']}/members", json={"name": "Alice", "invite": made["invite"]}
+        ).json()
+    room = made["room"]
+    table = Table(
+        server, room, made["invite"], {"gm": made["token"], "alice": alice["token"]},
+        {"gm": "gm", "alice": alice["member"]},
+    )  # fmt: skip
+    _put(second, room, alice["token"], "vex", VEX)
+    _put(server, room, made["token"], "boss", BOSS)
+    _put(server, room, made["token"], "thug", THUG)
+    async with async_playwright() as pw:
+        browser = await pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        gm = await (await browser.new_context(viewport={"width": 1280, "height": 800})).new_page()
+        player = await (
+            await browser.new_context(viewport={"width": 390, "height": 844})
+        ).new_page()
+        await gm.goto(made["url"])
+        await player.goto(alice["url"])
+        names = {"vex": "Vex Ortega", "thug": "Street Thug", "boss": "Gang Boss"}
+        for sheet, hidden in (("vex", False), ("thug", False), ("boss", True)):
+            await gm.locator("#fight-add").select_option(sheet)
+            hide = gm.locator("#fight-add-hidden")
+            if await hide.is_checked() != hidden:
+                await hide.click()
+            await gm.click("#fight .add button")
+            await expect(gm.locator("#fight li.combatant", has_text=names[sheet])).to_have_count(1)
+        thug = gm.locator("#fight li.combatant", has_text="Street Thug")
+        await thug.locator("input[aria-label^='Morale']").fill("8")
+        await thug.locator("button:text('Set morale')").click()
+        await expect(gm.locator("#log")).to_contain_text("Morale 0 → 8")
+        sides = {c["name"]: c["side"] for c in table.fight("gm")["combatants"]}
+        assert sides == {"Vex Ortega": "PCs", "Street Thug": "NPCs", "Gang Boss": "NPCs"}
+
+        await gm.click("#fight button:text('Start the fight')")
+        await player.click("#tab-fight")
+        mine = player.locator("#fight li.call button.answer")
+        await expect(mine).to_have_count(1)  # Vex's initiative, one click
+        await mine.click()
+        theirs = gm.locator("#fight li.call button.answer")
+        while await theirs.count():
+            await theirs.first.click()
+            await gm.wait_for_timeout(300)
+        await expect(player.locator("#fight-turn")).to_contain_text("Round 1")  # §3
+
+        # The boss's secret attack drops Vex: she sees it at once, never the roll.
+        seen = len(table.log("gm"))
+        await gm.fill("#command", "@boss swn attack --ac 0 --damage 1d4+20 --vs @vex")
+        await gm.select_option("#visibility", "gm")
+        await gm.click("form#roll button[type=submit]")
+        hit = await _new_roll(table, seen)
+        await gm.locator("#fight button.apply").first.click()  # from the Fight panel
+        card = player.locator("#fight li.combatant", has_text="Vex Ortega")
+        await expect(card).to_contain_text("mortally wounded")
+        assert next(e for e in table.log("alice") if e["seq"] == hit["seq"])["redacted"]
+
+        # A stabilize roll, applied with one click in the Fight panel.
+        for _ in range(20):
+            seen = len(table.log("gm"))
+            await gm.fill("#command", "swn stabilize --skill 4 --int-mod 2 --tools lazarus")
+            await gm.select_option("#visibility", "public")
+            await gm.click("form#roll button[type=submit]")
+            if (await _new_roll(table, seen))["result"]["success"]:
+                break
+        await gm.locator("#fight button.apply:text('Apply: stabilized')").first.click()
+        await expect(card).to_contain_text("stabilized")
+
+        # The thug falls: six rounds down, passed by in the turns, and it is dead.
+        seen = len(table.log("gm"))
+        await gm.fill("#command", "@boss swn attack --ac 0 --damage 1d4+20 --vs @thug")
+        await gm.click("form#roll button[type=submit]")
+        blow = await _new_roll(table, seen)
+        assert blow["visibility"] == "gm"  # the hidden boss's roll is secret, as asked or not
+        await gm.locator("#fight .pending button.apply:text('Apply to @thug')").click()
+        await expect(thug).to_contain_text("mortally wounded")
+        for _ in range(8):
+            await gm.click("#fight button:text('Next turn')")
+            await gm.wait_for_timeout(250)
+            state = table.fight("gm")
+            assert state["current"] not in ("thug", "vex"), state["current"]
+        await expect(thug).to_contain_text("dead")
+
+        texts = [json.dumps(table.export("alice")), json.dumps(table.fight("alice"))]
+        texts.append(await player.content())
+        for text in texts:
+            assert "Gang Boss" not in text and "@boss" not in text, text[:300]
+        await _checked(gm, "usual-swn-gm")
+        await _checked(player, "usual-swn-player")
+        await browser.close()
+    for who in ("gm", "alice"):
+        report = verify(table.export(who))
+        assert report.ok, (who, report.problems)

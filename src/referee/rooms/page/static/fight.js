@@ -347,7 +347,7 @@
   function line(entry) {
     if (entry.redacted) return [el("span", "redacted", "a hidden change to the fight")];
     const out = [];
-    if (entry.kind === "change" && typeof entry.why === "number" && entry.event && entry.event.kind === "damage") {
+    if (entry.kind === "change" && typeof entry.why === "number" && entry.event && ["damage", "result"].includes(entry.event.kind)) {
       markApplied(entry.why);
     }
     if (entry.kind === "combatant") {
