@@ -183,3 +183,27 @@ def test_declassifying_proves_the_gms_export_not_the_players(table: Table) -> No
 def test_the_pages_icon(server: Server) -> None:
     got = httpx.get(f"{server.base}/favicon.ico")
     assert got.status_code == 200 and got.headers["content-type"].startswith("image/svg+xml")
+
+
+def test_repeated_parries_are_counted_until_the_next_turn(table: Table) -> None:
+    """§6 (B376): each parry since a combatant's own turn began is counted in the fight
+    (``parried``): a player counts her own with her ``gurps defend`` roll, and the
+    server's defense of an NPC rolls at --parried N; a new turn starts again at 0."""
+    orc = _gurps(table, hidden=False)
+    _ok(table, "gm", {"kind": "start", "order": [orc, "dai"]})
+    for n in range(2):
+        rolled = table.roll("alice", "@dai gurps defend parry" + (f" --parried {n}" if n else ""))
+        assert rolled.status_code == 201, rolled.text
+        counted = _ok(table, "alice", {"kind": "defend", "combatant": "dai", "defense": "parry"},
+                      int(rolled.json()["seq"]))  # fmt: skip
+        assert counted[0]["values"]["parried"] == [n, n + 1]
+    other = table.roll("alice", "3d6").json()
+    wrong = _event(table, "alice", {"kind": "defend", "combatant": "dai", "defense": "parry"},
+                   int(other["seq"]))  # fmt: skip
+    assert wrong.status_code == 422 and "defense roll" in wrong.json()["error"]
+    theirs = _event(table, "bob", {"kind": "defend", "combatant": "dai", "defense": "parry"}, None)
+    assert theirs.status_code == 403
+    _ok(table, "gm", {"kind": "next"})  # Dai's turn begins: her parries start again
+    dai = next(c for c in table.fight("gm")["combatants"] if c["combatant"] == "dai")
+    assert dai["values"]["parried"] == 0
+    assert verify(table.export("gm")).ok

@@ -25,7 +25,8 @@ def numbers(kind: str, result: Mapping[str, Any], rules: int = 2) -> dict[str, A
       ``basic`` damage, its ``type`` and armor ``divisor``, which the fight takes
       through the target's own DR (contract v1.3; under ``rules`` 1, the logs
       written before it, its ``amount``: the injury at the roll's own ``--dr``);
-    - ``result`` and ``defend``: ``success``;
+    - ``result``: ``success``; ``defend``: a GURPS defense roll's ``success`` and
+      ``defense`` (dodge, parry or block);
     - ``answer``: ``success``, ``margin`` (a GURPS roll's effective
       skill less the roll; 0 for others), ``critical`` (a critical failure) and
       ``total``.
@@ -63,7 +64,11 @@ def numbers(kind: str, result: Mapping[str, Any], rules: int = 2) -> dict[str, A
         raise RuleError("that roll deals no damage: apply a damage roll, an attack or a dice roll")
     if "success" not in result and "total" not in result:
         raise RuleError("that roll has no success or total to answer with")
-    if kind in ("result", "defend"):
+    if kind == "defend":
+        if what != "defense" or result.get("system") != "gurps":
+            raise RuleError("a defense takes a GURPS defense roll (gurps defend)")
+        return {"success": bool(result.get("success")), "defense": str(result.get("defense"))}
+    if kind == "result":
         return {"success": bool(result.get("success"))}
     total = result.get("total", result.get("roll"))
     return {

@@ -248,7 +248,7 @@ class FightWrites(StoreParts):
         if not n:
             raise Conflict(422, NOTHING)
         # A defense's outcome is what the whole table sees; its roll's numbers are not.
-        sealed = {k: v for k, v in taken.items() if not (k == "success" and ev["kind"] == "defend")}
+        sealed = {k: v for k, v in taken.items() if ev["kind"] != "defend"}
         shown = _shown_event(fight, done.fight, ev, sealed if secret else None)
         items: list[tuple[str, Mapping[str, Any]]] = []
         for i, r in enumerate(done.records):

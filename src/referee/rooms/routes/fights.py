@@ -11,7 +11,8 @@
 
 The GM may make any event. A player may answer the calls of their own combatants
 (with their own roll of the call's command), end their own combatant's turn
-(``next``), and spend their own combatant's Luck Points (``set`` of ``luck`` to fewer). An
+(``next``), count their own combatant's defense (``defend``, with their own ``gurps
+defend`` roll: repeated parries, B376), and spend their own combatant's Luck Points (``set`` of ``luck`` to fewer). An
 ``add`` that names a room sheet takes its values from it (:func:`referee.fight.sheets.values_from`),
 its name and its owner; values given in the event win.
 """
@@ -70,6 +71,10 @@ def _may(member: Member) -> Any:
                     raise Conflict(403, "a player answers a call with their roll of its command")
                 return
         elif kind == "next" and fight.current in mine:
+            return
+        elif kind == "defend" and cid in mine:
+            if roll is None:
+                raise Conflict(403, "a player counts a defense with their roll of it")
             return
         elif kind == "set" and isinstance(cid, str) and cid in mine and set(ev) <= SPEND:
             values = ev.get("values")

@@ -136,7 +136,14 @@
     const visibility = document.getElementById("visibility").value;
     const ok = await window.refereeRoom.post("rolls", { command, visibility });
     if (!ok && mod !== null && !modField.value) modField.value = signed(mod);  // to try again
+    if (ok && line.after) await line.after(ok);
   }
+
+  // In a fight, this sheet's combatant (as the Fight panel has it), if any.
+  const inFight = (sheet) => {
+    const f = window.refereeFight && window.refereeFight.state();
+    return f ? f.combatants.find((c) => c.sheet === sheet && !c.out) || null : null;
+  };
 
   function button(sheet, data, line, cls) {
     const node = el("button", "trait" + (cls ? " " + cls : ""));
@@ -304,8 +311,21 @@
           command: () => `gurps damage ${quote(name)}` }));
         const parry = defenseLevel(a.parry);
         if (parry !== null) {
+          // In a fight (GURPS): a defense roll at −4 per parry since its last turn
+          // (B376), counted in the fight by the roll itself.
           const parryButton = button(sheet, data, { name: "Parry", level: String(parry), chance: chance3d6(parry),
-            command: (m) => `gurps check Parry ${quote(name)}${m === null ? "" : " " + signed(m)}` });
+            command: (m) => {
+              const c = inFight(sheet.sheet);
+              if (!c || data.system !== "gurps") return `gurps check Parry ${quote(name)}${m === null ? "" : " " + signed(m)}`;
+              const n = c.values.parried || 0;
+              return `gurps defend parry ${quote(name)}${n ? " --parried " + n : ""}${m === null ? "" : " --against " + m}`;
+            },
+            after: async (entry) => {
+              const c = inFight(sheet.sheet);
+              if (c && entry.result && entry.result.kind === "defense") {
+                await window.refereeRoom.post("fight", { event: { kind: "defend", combatant: c.combatant, defense: "parry" }, roll: entry.seq }, "fight: defend");
+              }
+            } });
           parryButton.setAttribute("aria-label", `Parry with ${name} as ${data.name}: ${parry}, ` +
             `${percent(chance3d6(parry))} to succeed`);
           buttons.append(parryButton);
