@@ -54,7 +54,9 @@ def replay(system: str, events: Iterable[Mapping[str, Any]]) -> Fight:
     fight = begin(system)
     for event in events:
         ev = read_event(event)
-        fight = _next(_ruled(fight, ev.get("rules", RULES)), ev)[0]
+        if fight.rules != ev.get("rules", RULES):
+            fight = replace(fight, rules=ev.get("rules", RULES))
+        fight = _next(fight, ev)[0]
     return fight
 
 
@@ -100,7 +102,7 @@ def _fallen(fight: Fight, cid: str) -> Fight:
     """From rules 2, a combatant out of the fight has its calls closed: all of them
     once dead; while it lives, all but a GURPS survive roll (B419: the death checks
     are rolled whether or not it is conscious)."""
-    if fight.rules < 2 or not fight.out_of_action(cid):
+    if fight.rules < 2 or not fight.calls or not fight.out_of_action(cid):
         return fight
     dead = "dead" in fight.combatants[cid].conditions
     kept = tuple(x for x in fight.calls if x.combatant != cid or (x.kind == "survive" and not dead))
