@@ -6,6 +6,7 @@ seed's declassification as the docs now say (§8); the page's icon (§7)."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,7 @@ from test_room_fight_swn import _swn_table
 from test_room_sheets import DAI_TOML, put
 
 DOCS = Path(__file__).parent.parent / "docs"
+DATA = Path(__file__).parent / "data" / "rooms"
 
 
 def _calls(table: Table, who: str) -> list[dict[str, Any]]:
@@ -207,3 +209,20 @@ def test_repeated_parries_are_counted_until_the_next_turn(table: Table) -> None:
     dai = next(c for c in table.fight("gm")["combatants"] if c["combatant"] == "dai")
     assert dai["values"]["parried"] == 0
     assert verify(table.export("gm")).ok
+
+
+def test_a_log_written_before_v1_3_replays_by_its_own_rules() -> None:
+    """A room's export from referee 0.1 (before contract v1.3; made by 01410d3 and kept
+    in tests/data/rooms): its events name no rules, so they replay by rules 1, as
+    written: the dead guard's turns, the orc's injury at the roll's own DR 0, the GM's
+    secret damage to Dai redacted for Alice. Every event still follows for the GM."""
+    for who in ("gm", "alice"):
+        lines = (DATA / f"v1.2-fight-{who}.jsonl").read_text().splitlines()
+        entries = [json.loads(line) for line in lines]
+        assert not any("rules" in (e.get("event") or {}) for e in entries)
+        report = verify(entries)
+        assert report.ok, (who, report.text())
+        if who == "gm":
+            assert report.fight_checked == 12 and report.fight_adopted == 0
+        else:
+            assert report.fight_adopted >= 1  # the secret damage, hidden from her then
