@@ -219,15 +219,23 @@ def test_a_players_attack_on_a_visible_npc_in_one_request(table: Table) -> None:
             assert len(rolls) == 1 and not entries
             outcomes.add("miss")
             continue
-        defense = rolls[1]  # the GM's secret roll: redacted for Alice
-        assert defense["redacted"] is True and defense["roller"] == "gm"
-        (defended,) = [e for e in entries if e["event"] and e["event"]["kind"] == "defend"]
-        assert defended["visibility"] == "public" and defended["sealed"] is True
-        held = defended["event"]["success"]
+        critical = attack["result"]["outcome"] == "critical success"  # no defense (B556)
+        defends = [e for e in entries if e["event"] and e["event"]["kind"] == "defend"]
+        if critical:
+            assert not defends and len(rolls) == 2
+            held = False
+        else:
+            defense = rolls[1]  # the GM's secret roll: redacted for Alice
+            assert defense["redacted"] is True and defense["roller"] == "gm"
+            (defended,) = defends
+            assert defended["visibility"] == "public" and defended["sealed"] is True
+            held = defended["event"]["success"]
+            assert len(rolls) == (2 if held else 3)
+            gm_copy = {e["seq"]: e for e in table.log("gm")}
+            assert gm_copy[defense["seq"]]["command"].startswith("@orc gurps defend")
         outcomes.add("held" if held else "hit")
-        assert len(rolls) == (2 if held else 3)
         if not held:
-            damage = rolls[2]
+            damage = rolls[-1]
             assert damage["command"].startswith("@dai gurps damage")
             through = max(0, damage["result"]["basic_damage"] - 2)  # the orc's DR 2
             hurt = [e for e in entries if e["event"] and e["event"]["kind"] == "damage"]
@@ -236,8 +244,6 @@ def test_a_players_attack_on_a_visible_npc_in_one_request(table: Table) -> None:
                 assert hp[0] - hp[1] == max(1, through * 3 // 2)  # cut x1.5 (B379)
             else:
                 assert not hurt
-        gm_copy = {e["seq"]: e for e in table.log("gm")}
-        assert gm_copy[defense["seq"]]["command"].startswith("@orc gurps defend")
         orc = next(c for c in table.fight("gm")["combatants"] if c["combatant"] == "orc")
         if orc["values"]["hp"] <= 0:
             break

@@ -182,11 +182,13 @@
       const answer = await R.post("fight/attack", { attacker: c.combatant, target: foe.value, weapon: weapon.value }, "attack");
       go.disabled = false;
       if (!answer) { note.textContent = document.getElementById("error").textContent; note.className = "error"; return; }
-      const [hit, defense, damage] = answer.rolls;
+      const hit = answer.rolls[0];
+      const held = answer.entries.find((e) => e.event && e.event.kind === "defend" && e.event.success);
       const name = nameOf(foe.value);
+      const how = { dodge: "dodges", parry: "parries", block: "blocks" };
       note.className = "";
       note.textContent = !hit.result || !hit.result.success ? `${c.name} misses ${name}.`
-        : !damage ? `${name} defends.` : `${c.name} hits ${name}.`;
+        : held ? `${name} ${how[held.event.defense] || "defends"}.` : `${c.name} hits ${name}.`;
     }, "attack");
     go.disabled = true;  // until the weapons are read
     row.append(weapon, " ▸ ", foe, " ", go);
