@@ -33,6 +33,7 @@ from ..systems.gurps.melee import (
     attack_modifiers,
     defend,
     defense_modifiers,
+    halved_dodge,
 )
 from ..systems.gurps.success import skill_odds
 from .gurps_traits import best_defense, defense_level
@@ -67,6 +68,7 @@ def target_of(sheet: Sheet) -> Target:
         dr=torso,
         hp=sheet.hp,
         dr_at=tuple((k, v) for k, v in sheet.dr if v != torso),
+        fencing=parry is not None and (parry[1].parry or "").strip().upper().endswith("F"),
     )
 
 
@@ -146,7 +148,12 @@ def attack_cmd(
     ] = None,
     target_name: Annotated[str | None, typer.Option(help="The target's name.")] = None,
     dodge: IntOpt = None,
-    parry: IntOpt = None,
+    parry: Annotated[
+        str | None,
+        typer.Option(
+            metavar="PARRY", help="The target's Parry: 10, or 9F for a fencing parry (B376)."
+        ),
+    ] = None,
     block: IntOpt = None,
     dr: Annotated[
         int | None, typer.Option(min=0, max=1000, help="The target's DR (over the torso).")
@@ -167,6 +174,20 @@ def attack_cmd(
         bool, typer.Option("--aod", help="The target made an All-Out Defense: +2.")
     ] = False,
     shield: Annotated[int, typer.Option(min=0, max=10, help="The target's shield DB.")] = 0,
+    parried: Annotated[
+        int,
+        typer.Option(
+            min=0, max=20, help="Parries the target made with this weapon this turn (B376)."
+        ),
+    ] = 0,
+    fencing: Annotated[
+        bool,
+        typer.Option("--fencing", help="The target parries with a fencing weapon (B376)."),
+    ] = False,
+    very_tired: Annotated[
+        bool,
+        typer.Option("--very-tired", help="The target is under 1/3 FP: Dodge halved (B426)."),
+    ] = False,
     block_retreat: BlockRetreatOpt = 1,
     label: LabelOpt = None,
     damage_type: Annotated[
@@ -186,7 +207,11 @@ def attack_cmd(
     if found is not None:
         resolved_as(ctx, weapon=str(level), label=labelled(found.full_name, label))
     spec_text = damage or (found.damage if found else None)
-    target = _target(ctx, vs, target_name, dodge, parry, block, dr, hp, hp_now, _dr_at(dr_at))
+    parry_level, fenced = _parry(parry)
+    target = _target(ctx, vs, target_name, dodge, parry_level, block, dr, hp, hp_now, _dr_at(dr_at))
+    fencing = fencing or fenced or (parry is None and target is not None and target.fencing)
+    if target is not None and very_tired:
+        target = replace(target, very_tired=True)
     if target is None:
         mods = tuple(mod or ())
 
@@ -218,7 +243,12 @@ def attack_cmd(
     if mod:
         raise RuleError("--mod is for a lone attack; in an exchange use the options")
     defense_options = DefenseOptions(
-        retreat=retreat, all_out=aod, shield=shield, block_retreat=block_retreat
+        retreat=retreat,
+        all_out=aod,
+        shield=shield,
+        parried=parried,
+        fencing=fencing,
+        block_retreat=block_retreat,
     )
     injury_chance(level, spec, target, options, defense, defense_options)  # checks the choice
 
@@ -243,6 +273,17 @@ def attack_cmd(
         return Reply(data, text)
 
     return exchange_go, exchange_odds
+
+
+def _parry(text: str | None) -> tuple[int | None, bool]:
+    """``--parry 10`` or ``--parry 9F``: the level, and whether it is a fencing parry
+    (GCS writes a fencing weapon's Parry with an F; B376, B404)."""
+    if text is None:
+        return None, False
+    found = re.fullmatch(r"\s*(-?\d{1,4})\s*([fF]?)\s*", text)
+    if found is None:
+        raise RuleError(f"--parry {text!r}: give a level, like 10, or 9F for a fencing parry")
+    return int(found.group(1)), bool(found.group(2))
 
 
 def _target(
@@ -281,7 +322,8 @@ def _target(
         for key in ("dodge", "parry", "block", "dr", "hp"):
             value = typed.get(key, getattr(base, key))
             if value is not None and (key != "dr" or value):
-                resolved_as(ctx, **{key: str(value)})
+                fenced = key == "parry" and key not in typed and base.fencing
+                resolved_as(ctx, **{key: str(value) + ("F" if fenced else "")})
     values = {**{k: getattr(base, k) for k in ("dodge", "parry", "block", "dr", "hp")}, **typed}
     return Target(
         base.name,
@@ -292,6 +334,7 @@ def _target(
         values["hp"],
         hp_now,
         tuple((dict(base.dr_at) | dict(dr_at)).items()),
+        fencing=base.fencing and "parry" not in typed,
     )
 
 
@@ -331,6 +374,12 @@ def defend_cmd(
             min=-10, max=10, help="The attack's effect: -1 per deceptive level, +2 if telegraphic."
         ),  # fmt: skip
     ] = 0,
+    reeling: Annotated[
+        bool, typer.Option("--reeling", help="Under 1/3 HP: Dodge halved, rounded up (B419).")
+    ] = False,
+    very_tired: Annotated[
+        bool, typer.Option("--very-tired", help="Under 1/3 FP: Dodge halved, rounded up (B426).")
+    ] = False,
     block_retreat: BlockRetreatOpt = 1,
     label: LabelOpt = None,
     sheet: SheetOpt = None,
@@ -341,12 +390,18 @@ def defend_cmd(
     if kind not in ("dodge", "parry", "block"):
         raise RuleError(f"unknown defense {kind!r}; use dodge, parry or block")
     name = label
+    if level is not None and re.fullmatch(r"\s*-?\d+\s*[fF]\s*", level):
+        level, fencing = level.strip()[:-1], True  # GCS's 9F: a fencing parry (B376)
     if level is None or not re.fullmatch(r"-?\d+", level.strip()):
         value, shown = _defense_from_sheet(ctx, kind, level, sheet)
         name = labelled(shown, label)
         resolved_as(ctx, level=str(value), label=name)
     else:
         value = int(level)
+    if kind == "dodge":
+        value = halved_dodge(value, reeling=reeling, very_tired=very_tired)
+    elif reeling or very_tired:
+        raise RuleError("--reeling and --very-tired halve Dodge only (B419, B426)")
     options = DefenseOptions(retreat, aod, shield, parried, fencing, block_retreat)
 
     def go(rng: RandomSource) -> Reply:
@@ -364,6 +419,18 @@ def defend_cmd(
     return go, defense_odds
 
 
+def _shared_defense(sheet: Sheet, weapon: str, kind: str) -> Attack | None:
+    """The weapon named without its usage (``Broadsword``) when every usage of it has
+    the same Parry (or Block): any of them, since the defense is the same; None
+    otherwise (:func:`find_attack` then says which usages it matches)."""
+    key = " ".join(weapon.split()).casefold()
+    usages = [a for a in sheet.attacks if a.name.casefold() == key and a.usage]
+    levels = {defense_level(getattr(a, kind)) for a in usages}
+    if len(usages) < 2 or len(levels) != 1 or None in levels:
+        return None
+    return usages[0]
+
+
 def _defense_from_sheet(
     ctx: typer.Context, kind: str, weapon: str | None, path: str | None
 ) -> tuple[int, str]:
@@ -373,7 +440,7 @@ def _defense_from_sheet(
         trait = find_trait(sheet, "Dodge", (Kind.DEFENSE,))
         return trait.level, "Dodge"
     if weapon is not None:
-        found = find_attack(sheet, weapon)
+        found = _shared_defense(sheet, weapon, kind) or find_attack(sheet, weapon)
         value = defense_level(getattr(found, kind))
         if value is None:
             raise RuleError(f"{found.full_name} cannot {kind} on {sheet.name}'s sheet")

@@ -89,6 +89,10 @@ def exchange_json(x: Exchange) -> dict[str, Any]:
             "injury": h.injury,
             "effect": h.effect,
             "odds": {"penetrates": fraction(h.chance_through)},
+            "shock": 0 if h.wound is None else h.wound.shock,
+            "major_wound": h.wound is not None and h.wound.major,
+            "crippled": None if h.wound is None else h.wound.crippled,
+            "blinded": h.wound is not None and h.wound.blinded,
         }
     return {
         "system": "gurps",

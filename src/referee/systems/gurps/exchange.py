@@ -2,13 +2,14 @@
 damage through DR, injury, and what the GM must call for next.
 
 Sources: *GURPS Basic Set*, 4th edition (the rules texts referee works from have no
-combat chapter; see docs/reference/sources.md): B369-B381, "Melee Attack Options"
-and "Active Defense" (a critical hit allows no defense, B381); B398-B400, "Hit
-Location"; B378-B379, damage, DR and wounding; B556, "Critical Hit Table";
-B419-B420, "Shock" and "Major Wounds" (knockdown and stunning: an HT roll,
-unconscious on a failure by 5 or more); B327, "Lost Hit Points" (at 0 HP or less an
-HT roll each turn to stay conscious; at each −1×HP, −2×HP ... an HT roll to live;
-dead at −5×HP).
+combat chapter; see docs/reference/sources.md and the rules notes' ``COMBAT.md``):
+B369-B381, "Melee Attack Options" and "Active Defense" (a critical hit allows no
+defense, B381); B398-B400, "Hit Location" (an aimed attack that misses by 1 hits
+the torso); B378-B379, damage, DR and wounding; B556, "Critical Hit Table";
+B419-B421, "Shock", "Major Wounds", "Knockdown and Stunning" and "Crippling
+Injuries" (through :func:`.wounds.wound_effects`, as the fight engine does);
+B419, "General Injury: Lost Hit Points" (at 0 HP or less an HT roll each turn to
+stay conscious; at each −1×HP, −2×HP ... an HT roll to live; dead at −5×HP).
 
 The draws, in order: the attack's 3d6; 3d6 on a critical table if one applies;
 the defense's 3d6 (none after a critical hit, a miss, or ``defense="none"``);
@@ -20,7 +21,7 @@ dice), so the exchange draws exactly what the steps would, in their order.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 
 from ...errors import RuleError
@@ -40,8 +41,10 @@ from .melee import (
     attack,
     defend,
     defense_modifiers,
+    halved_dodge,
 )
-from .success import skill_odds
+from .success import Outcome, outcome, skill_odds
+from .wounds import Wound, extra_dr, wound_effects
 
 __all__ = ["Exchange", "Target", "choose_defense", "exchange", "injury_chance"]
 
@@ -63,6 +66,24 @@ class Target:
     """Hit points now, when the fight is tracked (else :attr:`hp`)."""
     dr_at: tuple[tuple[str, int], ...] = ()
     """DR over particular locations (``("skull", 4)``; ``leg`` covers both legs)."""
+    hpt: bool = False
+    """High Pain Threshold: no shock, +3 against knockdown (B59)."""
+    lpt: bool = False
+    """Low Pain Threshold: shock doubled, −4 against knockdown (B142)."""
+    male: bool = False
+    """A male humanoid: a groin hit's major wound is at −5 to knockdown, and crushing
+    shock there is doubled (B399). Off by default."""
+    fencing: bool = False
+    """The Parry is a fencing parry (GCS's ``9F``): +3 to retreat, −2 per further
+    parry (B376-B377)."""
+    very_tired: bool = False
+    """Under 1/3 of its FP: Dodge halved, rounding up (B426)."""
+
+    @property
+    def reeling(self) -> bool:
+        """Under 1/3 of its HP now (:attr:`current_hp` of :attr:`hp`): Dodge halved,
+        rounding up (B419)."""
+        return self.hp is not None and self.current_hp is not None and 3 * self.current_hp < self.hp
 
     def dr_over(self, location: str) -> int:
         """The DR over ``location``: :attr:`dr_at`'s, else :attr:`dr`."""
@@ -71,7 +92,12 @@ class Target:
         return table.get(location, table.get(key, self.dr))
 
     def level(self, defense: str) -> int | None:
-        return {"dodge": self.dodge, "parry": self.parry, "block": self.block}[defense]
+        """The defense's level; Dodge halved when reeling or very tired
+        (:func:`.melee.halved_dodge`, B419, B426)."""
+        dodge = self.dodge
+        if dodge is not None:
+            dodge = halved_dodge(dodge, reeling=self.reeling, very_tired=self.very_tired)
+        return {"dodge": dodge, "parry": self.parry, "block": self.block}[defense]
 
 
 def choose_defense(
@@ -118,6 +144,9 @@ class Hurt:
     effect: str = "normal"
     chance_through: Fraction = Fraction(0)
     """Before the damage dice: P(any damage penetrates DR here)."""
+    wound: Wound | None = None
+    """What the injury does (:func:`.wounds.wound_effects`): shock, a major wound,
+    crippling, knockdown."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,6 +209,10 @@ class Exchange:
             line = f"hits the {where}; {dmg}: {rolled(sum(h.dice), h.dice)}{times}, basic {h.basic}"
             if h.penetrating:
                 line += f", {h.penetrating} penetrates: injury {h.injury}"
+                if h.wound is not None and h.wound.crippled:
+                    line += f"; the {h.wound.crippled} is crippled (B421)"
+                if h.wound is not None and h.wound.blinded:
+                    line += "; the eye is blinded (B399)"
             else:
                 line += ", stopped by DR: no injury"
             if self.hp_after is not None and h.injury:
@@ -210,6 +243,8 @@ def exchange(
     """
     options = options or AttackOptions()
     defense_options = defense_options or DefenseOptions()
+    if target.fencing and not defense_options.fencing:
+        defense_options = replace(defense_options, fencing=True)
     on = f"{attacker} on {target.name}"
     rolled_attack = attack(skill, label=on, options=options, rng=rng)
     chance = injury_chance(skill, damage, target, options, defense, defense_options)
@@ -228,7 +263,11 @@ def exchange(
             )
     if not hit or (defense_roll is not None and defense_roll.defended):
         return Exchange(attacker, target, rolled_attack, damage, defense_roll, None, chance)
-    effect = rolled_attack.critical.entry.effect if rolled_attack.critical else "normal"
+    effect = "normal"
+    if rolled_attack.critical is not None and crit:
+        effect = rolled_attack.critical.entry.effect
+    if rolled_attack.torso_instead:
+        options = replace(options, location=None, random_location=False)
     hurt = _hurt(damage, target, options, effect, rng)
     calls = _calls(target, hurt)
     return Exchange(attacker, target, rolled_attack, damage, defense_roll, hurt, chance, calls)
@@ -253,7 +292,18 @@ def _hurt(
     basic, dr, through = _through(sum(dice) + adds, count, adds, damage, target, location, effect)
     injury = location_injury(through, damage.damage_type, location.key, target.hp)
     chance = _penetrates(damage, target, location, effect)
-    return Hurt(location, where_roll, dice, basic, dr, through, injury, effect, chance)
+    hurt = wound_effects(
+        injury,
+        location,
+        target.hp,
+        damage_type=damage.damage_type,
+        hpt=target.hpt,
+        lpt=target.lpt,
+        male=target.male,
+        major_effect=effect == "major" and through > 0,
+        double_shock=effect == "double_shock" and through > 0,
+    )
+    return Hurt(location, where_roll, dice, basic, dr, through, injury, effect, chance, hurt)
 
 
 def _through(
@@ -272,41 +322,38 @@ def _through(
         basic = max(count * 6 + adds, least)
     elif effect in ("double", "triple"):
         basic *= 2 if effect == "double" else 3
-    dr = armor_dr(target.dr_over(location.key) + location.extra_dr, damage.divisor)
+    dr = target.dr_over(location.key) + extra_dr(location, damage.damage_type)
+    dr = armor_dr(dr, damage.divisor)
     if effect == "half_dr":
         dr //= 2
     return basic, dr, max(basic - dr, 0)
 
 
 def _calls(target: Target, hurt: Hurt) -> tuple[str, ...]:
-    """What the rules now call for (B420 knockdown; B327 at 0 HP and below)."""
+    """What the rules now call for: B420's knockdown roll (:func:`.wounds.wound_effects`),
+    and B419's rolls at 0 HP and below."""
     calls = []
     hp = target.hp
-    major = hp is not None and hurt.injury > hp / 2
-    if hurt.penetrating and hurt.effect == "major":
-        major = True
-    struck = hurt.injury > 0 and (hurt.location.head or hurt.location.key == "vitals")
-    if major or struck:
-        mod = f" at {hurt.location.knockdown:+d}" if hurt.location.knockdown else ""
-        why = "a major wound" if major else f"a hit to the {hurt.location.key}"
+    w = hurt.wound
+    before = target.current_hp if target.current_hp is not None else hp
+    after = None if before is None else before - hurt.injury
+    if hp is not None and after is not None and hurt.injury and after <= -5 * hp:
+        return (f"{target.name} is dead at {after} HP (-5×HP, B419)",)
+    if w is not None and w.knockdown is not None:
+        mod = f" at {w.knockdown:+d}" if w.knockdown else ""
         calls.append(
-            f"{target.name} rolls HT{mod} against knockdown and stunning for {why} "
+            f"{target.name} rolls HT{mod} against knockdown and stunning for {w.why} "
             "(B420: on a failure, stunned and prone; by 5 or more, unconscious)"
         )
     if hurt.effect == "double_shock" and hurt.penetrating:
         calls.append("double shock, at most -8 (critical hit)")
-    if hp is None or not hurt.injury:
-        return tuple(calls)
-    before = target.current_hp if target.current_hp is not None else hp
-    after = before - hurt.injury
-    if after <= -5 * hp:
-        calls.append(f"{target.name} is dead at {after} HP (-5×HP, B327)")
+    if hp is None or before is None or after is None or not hurt.injury:
         return tuple(calls)
     if after <= 0 < before or (after <= 0 and before <= 0):
-        calls.append(f"{target.name} rolls HT each turn to stay conscious (B327, at 0 HP or less)")
+        calls.append(f"{target.name} rolls HT each turn to stay conscious (B419, at 0 HP or less)")
     for k in range(1, 5):
         if after <= -k * hp < before:
-            calls.append(f"{target.name} rolls HT to survive at -{k}×HP (B327)")
+            calls.append(f"{target.name} rolls HT to survive at -{k}×HP (B419)")
     return tuple(calls)
 
 
@@ -319,16 +366,27 @@ def injury_chance(
     defense_options: DefenseOptions | None = None,
 ) -> Fraction:
     """P(the exchange injures the target), exactly: the attack's odds, the defense's
-    (none after a critical hit), the location's (B398's table when random), the
-    damage dice, and each row of the critical hit table."""
-    from .melee import attack_modifiers
+    (none after a critical hit), the location's (B398's table when random; the torso
+    after an aimed miss by 1, B399), the damage dice, and each row of the critical
+    hit table.
+
+    Raises:
+        RuleError: a defense the target lacks, a Deceptive Attack below 10 (B369).
+    """
+    from .melee import AIMED, effective_attack
 
     options = options or AttackOptions()
     defense_options = defense_options or DefenseOptions()
-    eff = skill + sum(m for _, m in attack_modifiers(options))
+    if target.fencing and not defense_options.fencing:
+        defense_options = replace(defense_options, fencing=True)
+    eff = effective_attack(skill, options)
     odds_attack = skill_odds(eff)
     crit = odds_attack.critical_success
     normal_hit = odds_attack.success - crit
+    torso = Fraction(0)
+    aimed = options.location is not None and read_location(options.location).key in AIMED
+    if aimed and outcome(eff + 1, eff) is Outcome.FAILURE:
+        torso = odds("3d6").distribution.get(eff + 1, Fraction(0))
     against = -options.deceptive + (2 if options.telegraphic else 0)
     chosen = choose_defense(target, defense, defense_options, against)
     fails = Fraction(1)
@@ -348,6 +406,8 @@ def injury_chance(
             (p * _penetrates(damage, target, loc, eff_) for eff_, p in table.items()), Fraction(0)
         )
         total += p_where * (normal_hit * fails * p_normal + crit * p_crit)
+    if torso:
+        total += torso * fails * _penetrates(damage, target, read_location("torso"), "normal")
     return total
 
 

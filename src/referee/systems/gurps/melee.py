@@ -30,6 +30,7 @@ from .locations import read_location
 from .success import Outcome, SuccessRoll, check
 
 __all__ = [
+    "AIMED",
     "DEFENSES",
     "AttackOptions",
     "AttackRoll",
@@ -38,11 +39,17 @@ __all__ = [
     "attack",
     "attack_modifiers",
     "defend",
+    "effective_attack",
+    "halved_dodge",
     "defense_modifiers",
 ]
 
 DEFENSES = ("dodge", "parry", "block")
 """The active defenses (B374)."""
+
+AIMED = frozenset({"eye", "skull", "face", "neck", "groin", "vitals"})
+"""The locations where an aimed attack that misses by exactly 1 hits the torso
+instead (B398-B399)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +79,33 @@ class AttackOptions:
             raise RuleError("aim at a location or roll a random one, not both")
         if self.location is not None:
             read_location(self.location)
+
+
+def effective_attack(skill: int, options: AttackOptions, modifiers: tuple[int, ...] = ()) -> int:
+    """The attack's effective skill: ``skill`` with ``modifiers`` and the options'.
+
+    Source: B369, "Deceptive Attack": "you may not reduce your final effective skill
+    below 10" with it (4th edition).
+
+    >>> effective_attack(16, AttackOptions(deceptive=3))
+    10
+    >>> effective_attack(11, AttackOptions(deceptive=4))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    referee.errors.RuleError: Deceptive Attack may not bring effective skill below 10 (B369): ...
+
+    Raises:
+        RuleError: a Deceptive Attack that brings effective skill below 10.
+    """
+    eff = skill + sum(modifiers) + sum(m for _, m in attack_modifiers(options))
+    if options.deceptive and eff < 10:
+        most = max(0, (eff + 2 * options.deceptive - 10) // 2)
+        raise RuleError(
+            "Deceptive Attack may not bring effective skill below 10 (B369): skill "
+            f"{skill} with deceptive {options.deceptive} ({-2 * options.deceptive:+d}) is "
+            f"{eff}; the most it allows is deceptive {most}"
+        )
+    return eff
 
 
 def attack_modifiers(options: AttackOptions) -> list[tuple[str, int]]:
@@ -128,8 +162,20 @@ class AttackRoll(_Checked):
 
     @property
     def hit(self) -> bool:
-        """The attack succeeded: it hits unless the foe defends."""
-        return self.check.success
+        """The attack succeeded, or hit the torso instead (:attr:`torso_instead`): it hits
+        unless the foe defends."""
+        return self.check.success or self.torso_instead
+
+    @property
+    def torso_instead(self) -> bool:
+        """Aimed at the eye, skull, face, neck, groin or vitals, it missed by exactly 1
+        (not a critical miss): it hits the torso instead (B398-B399, 4th edition)."""
+        return (
+            self.options.location is not None
+            and read_location(self.options.location).key in AIMED
+            and self.check.outcome is Outcome.FAILURE
+            and self.check.roll == self.check.effective_skill + 1
+        )
 
     @property
     def critical_hit(self) -> bool:
@@ -152,6 +198,9 @@ class AttackRoll(_Checked):
         line = self.check.text + (f" ({'; '.join(tail)})" if tail else "")
         if self.critical_hit:
             line += ": a critical hit, no defense"
+        if self.torso_instead:
+            where = read_location(self.options.location or "torso").key
+            line += f": misses the {where} by 1, so hits the torso instead (B399)"
         if self.critical is not None:
             line += f"; {self.critical.text}"
         return line
@@ -170,8 +219,13 @@ def attack(
     3d6 on a critical table if one applies.
 
     Source: the module's (B365, B369, B370, B398, B556, MA113); the success roll is
-    :func:`.success.check`.
+    :func:`.success.check`. An aimed attack that misses by 1 hits the torso
+    (:attr:`AttackRoll.torso_instead`).
+
+    Raises:
+        RuleError: a Deceptive Attack below effective skill 10 (:func:`effective_attack`).
     """
+    effective_attack(skill, options, modifiers)  # refuses a Deceptive Attack below 10
     mods = (*modifiers, *(m for _, m in attack_modifiers(options)))
     rolled = check(skill, modifiers=mods, label=label, rng=rng)
     table = None
@@ -231,6 +285,22 @@ def defense_modifiers(
     if against:
         mods.append(("the attack", against))
     return mods
+
+
+def halved_dodge(dodge: int, *, reeling: bool = False, very_tired: bool = False) -> int:
+    """Dodge when hurt or tired: halved, rounding up, when reeling (under 1/3 HP, B419)
+    and again when very tired (under 1/3 FP, B426). This reading lets the two stack,
+    as each rule halves Dodge on its own: both together leave a quarter, rounded up.
+
+    >>> halved_dodge(10, reeling=True), halved_dodge(9, very_tired=True)
+    (5, 5)
+    >>> halved_dodge(9, reeling=True, very_tired=True), halved_dodge(9)
+    (3, 9)
+    """
+    for halves in (reeling, very_tired):
+        if halves:
+            dodge = -(-dodge // 2)
+    return dodge
 
 
 @dataclass(frozen=True, slots=True)
