@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
@@ -23,25 +23,31 @@ from ..fmt import fraction, percent, readable
 from ..render.combat import attack_json, defense_json, exchange_json
 from ..render.gurps import skill_odds_json
 from ..rng import RandomSource
-from ..sheets import Attack, Kind, Sheet, find_attack, find_trait, require
+from ..sheets import Attack, find_attack
 from ..systems.gurps.damage import read_damage
-from ..systems.gurps.exchange import Target, exchange, injury_chance
+from ..systems.gurps.exchange import exchange, injury_chance
 from ..systems.gurps.melee import (
     AttackOptions,
     DefenseOptions,
     attack,
-    attack_modifiers,
     defend,
     defense_modifiers,
+    effective_attack,
     halved_dodge,
 )
 from ..systems.gurps.success import skill_odds
-from .gurps_traits import best_defense, defense_level
+from .gurps_target import (
+    defense_from_sheet,
+    dr_at_typed,
+    read_parry,
+    target_of,
+    typed_target,
+)
 from .registry import LabelOpt, Twin, twins
-from .result import Reply, resources_of
+from .result import Reply
 from .sheeted import SheetOpt, labelled, resolved_as, sheet_for
 
-__all__ = ["target_of"]
+__all__ = ["target_of"]  # re-exported from .gurps_target
 
 IntOpt = Annotated[int | None, typer.Option(min=-100, max=1000)]
 BlockRetreatOpt = Annotated[
@@ -53,36 +59,6 @@ BlockRetreatOpt = Annotated[
         help="A retreat's bonus to Block: 1 by the Basic Set (B377), or 3.",
     ),
 ]
-
-
-def target_of(sheet: Sheet) -> Target:
-    """What an exchange needs of a sheet: its Dodge, best Parry and Block, DR and HP."""
-    dodge = next((t.level for t in sheet.of_kind(Kind.DEFENSE) if t.name == "Dodge"), None)
-    parry, block = best_defense(sheet.attacks, "parry"), best_defense(sheet.attacks, "block")
-    torso = sheet.dr_at("torso") or 0
-    return Target(
-        sheet.name or "the target",
-        dodge=dodge,
-        parry=None if parry is None else parry[0],
-        block=None if block is None else block[0],
-        dr=torso,
-        hp=sheet.hp,
-        dr_at=tuple((k, v) for k, v in sheet.dr if v != torso),
-        fencing=parry is not None and (parry[1].parry or "").strip().upper().endswith("F"),
-    )
-
-
-def _dr_at(given: list[str] | None) -> tuple[tuple[str, int], ...]:
-    """``--dr-at skull=4``: DR over one location, each read."""
-    from ..systems.gurps.locations import read_location
-
-    out = []
-    for item in given or []:
-        where, sep, value = item.partition("=")
-        if not sep or not re.fullmatch(r"\d{1,4}", value.strip()):
-            raise RuleError(f"--dr-at {item!r}: give a location and its DR, like skull=4")
-        out.append((read_location(where).key, int(value)))
-    return tuple(out)
 
 
 def _weapon(ctx: typer.Context, text: str, path: str | None) -> tuple[int, Attack | None]:
@@ -207,20 +183,22 @@ def attack_cmd(
     if found is not None:
         resolved_as(ctx, weapon=str(level), label=labelled(found.full_name, label))
     spec_text = damage or (found.damage if found else None)
-    parry_level, fenced = _parry(parry)
-    target = _target(ctx, vs, target_name, dodge, parry_level, block, dr, hp, hp_now, _dr_at(dr_at))
+    parry_level, fenced = read_parry(parry)
+    target = typed_target(
+        ctx, vs, target_name, dodge, parry_level, block, dr, hp, hp_now, dr_at_typed(dr_at)
+    )
     fencing = fencing or fenced or (parry is None and target is not None and target.fencing)
     if target is not None and very_tired:
         target = replace(target, very_tired=True)
     if target is None:
         mods = tuple(mod or ())
+        eff = effective_attack(level, options, mods)  # refuses a Deceptive Attack below 10
 
         def go(rng: RandomSource) -> Reply:
             r = attack(level, label=name, options=options, modifiers=mods, rng=rng)
             return Reply(attack_json(r), r.text)
 
         def attack_odds() -> Reply:
-            eff = level + sum(mods) + sum(m for _, m in attack_modifiers(options))
             o = skill_odds(eff)
             text = (
                 f"{name or 'Attack'} {eff}: hits {percent(o.success)}, critical hit "
@@ -273,69 +251,6 @@ def attack_cmd(
         return Reply(data, text)
 
     return exchange_go, exchange_odds
-
-
-def _parry(text: str | None) -> tuple[int | None, bool]:
-    """``--parry 10`` or ``--parry 9F``: the level, and whether it is a fencing parry
-    (GCS writes a fencing weapon's Parry with an F; B376, B404)."""
-    if text is None:
-        return None, False
-    found = re.fullmatch(r"\s*(-?\d{1,4})\s*([fF]?)\s*", text)
-    if found is None:
-        raise RuleError(f"--parry {text!r}: give a level, like 10, or 9F for a fencing parry")
-    return int(found.group(1)), bool(found.group(2))
-
-
-def _target(
-    ctx: typer.Context,
-    vs: str | None,
-    name: str | None,
-    dodge: int | None,
-    parry: int | None,
-    block: int | None,
-    dr: int | None,
-    hp: int | None,
-    hp_now: int | None,
-    dr_at: tuple[tuple[str, int], ...] = (),
-) -> Target | None:
-    """The target: from its sheet (``--vs``), each typed number over the sheet's; or
-    from typed numbers alone; None when nothing names one."""
-    typed: dict[str, Any] = {
-        k: v
-        for k, v in {"dodge": dodge, "parry": parry, "block": block, "dr": dr, "hp": hp}.items()
-        if v is not None
-    }
-    if vs is None and name is None and not typed and not dr_at:
-        return None
-    base = Target(name or "the target")
-    if vs is not None:
-        found = resources_of(ctx).sheet(vs)
-        if found is None:
-            raise RuleError(f"no sheet {vs!r} to attack")
-        base = target_of(require(found, "gurps", "gurps attack"))
-        if name:
-            base = replace(base, name=name)
-        resolved_as(ctx, vs=None, target_name=base.name)
-        table = dict(base.dr_at) | dict(dr_at)
-        if table:
-            resolved_as(ctx, dr_at=[f"{k}={v}" for k, v in table.items()])
-        for key in ("dodge", "parry", "block", "dr", "hp"):
-            value = typed.get(key, getattr(base, key))
-            if value is not None and (key != "dr" or value):
-                fenced = key == "parry" and key not in typed and base.fencing
-                resolved_as(ctx, **{key: str(value) + ("F" if fenced else "")})
-    values = {**{k: getattr(base, k) for k in ("dodge", "parry", "block", "dr", "hp")}, **typed}
-    return Target(
-        base.name,
-        values["dodge"],
-        values["parry"],
-        values["block"],
-        values["dr"] or 0,
-        values["hp"],
-        hp_now,
-        tuple((dict(base.dr_at) | dict(dr_at)).items()),
-        fencing=base.fencing and "parry" not in typed,
-    )
 
 
 @twins(
@@ -393,13 +308,16 @@ def defend_cmd(
     if level is not None and re.fullmatch(r"\s*-?\d+\s*[fF]\s*", level):
         level, fencing = level.strip()[:-1], True  # GCS's 9F: a fencing parry (B376)
     if level is None or not re.fullmatch(r"-?\d+", level.strip()):
-        value, shown = _defense_from_sheet(ctx, kind, level, sheet)
+        value, shown, fenced = defense_from_sheet(ctx, kind, level, sheet)
+        fencing = fencing or fenced
         name = labelled(shown, label)
-        resolved_as(ctx, level=str(value), label=name)
+        resolved_as(ctx, level=str(value) + ("F" if fenced else ""), label=name)
     else:
         value = int(level)
-    if kind == "dodge":
+    if kind == "dodge" and (reeling or very_tired):
         value = halved_dodge(value, reeling=reeling, very_tired=very_tired)
+        why = " and ".join(w for w, on in (("reeling", reeling), ("very tired", very_tired)) if on)
+        name = f"{name or 'Dodge'} (halved: {why})"
     elif reeling or very_tired:
         raise RuleError("--reeling and --very-tired halve Dodge only (B419, B426)")
     options = DefenseOptions(retreat, aod, shield, parried, fencing, block_retreat)
@@ -417,35 +335,3 @@ def defend_cmd(
         return Reply(data, text)
 
     return go, defense_odds
-
-
-def _shared_defense(sheet: Sheet, weapon: str, kind: str) -> Attack | None:
-    """The weapon named without its usage (``Broadsword``) when every usage of it has
-    the same Parry (or Block): any of them, since the defense is the same; None
-    otherwise (:func:`find_attack` then says which usages it matches)."""
-    key = " ".join(weapon.split()).casefold()
-    usages = [a for a in sheet.attacks if a.name.casefold() == key and a.usage]
-    levels = {defense_level(getattr(a, kind)) for a in usages}
-    if len(usages) < 2 or len(levels) != 1 or None in levels:
-        return None
-    return usages[0]
-
-
-def _defense_from_sheet(
-    ctx: typer.Context, kind: str, weapon: str | None, path: str | None
-) -> tuple[int, str]:
-    """A defense's level from the sheet: Dodge; a weapon's Parry or Block (the best)."""
-    sheet = sheet_for(ctx, path, "gurps", "gurps defend", weapon or kind.title())
-    if kind == "dodge":
-        trait = find_trait(sheet, "Dodge", (Kind.DEFENSE,))
-        return trait.level, "Dodge"
-    if weapon is not None:
-        found = _shared_defense(sheet, weapon, kind) or find_attack(sheet, weapon)
-        value = defense_level(getattr(found, kind))
-        if value is None:
-            raise RuleError(f"{found.full_name} cannot {kind} on {sheet.name}'s sheet")
-        return value, f"{kind.title()} ({found.full_name})"
-    best = best_defense(sheet.attacks, kind)
-    if best is None:
-        raise RuleError(f"{sheet.name}'s sheet has no weapon that can {kind}")
-    return best[0], f"{kind.title()} ({best[1].full_name})"

@@ -44,6 +44,7 @@ def attack_json(r: AttackRoll) -> dict[str, Any]:
         "success": r.success,
         "margin": s.margin,
         "defense_modifier": r.defense_modifier,
+        "torso_instead": r.torso_instead,
         "critical_table": critical_json(r.critical),
         "odds": skill_odds_json(s.odds),
         "text": r.text,

@@ -1,0 +1,158 @@
+"""Combat options the Basic Set allows (issue 52 §2), each checked against its page:
+reeling and very tired halve Dodge (B419, B426), repeated and fencing parries (B376,
+B377), a weapon whose usages share a Parry, and the CLI that reaches them.
+
+Source: *GURPS Basic Set*, 4th edition.
+"""
+
+from __future__ import annotations
+
+import itertools
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from referee import commands, seeded
+from referee.errors import RefereeError, RuleError
+from referee.rng import ReplaySource
+from referee.systems.gurps.damage import read_damage
+from referee.systems.gurps.exchange import Target, exchange, injury_chance
+from referee.systems.gurps.melee import DefenseOptions, defense_modifiers, halved_dodge
+from referee.systems.gurps.success import skill_odds
+
+THREE_D6 = list(itertools.product(range(1, 7), repeat=3))
+
+
+# ------------------------------------------------ reeling and very tired (B419, B426)
+
+
+def test_reeling_and_very_tired_halve_dodge_rounding_up() -> None:
+    """B419: "If you have less than 1/3 your HP remaining, you are reeling ... Halve your
+    Move and Dodge (round up)"; B426: very tired, "Halve your Move, Dodge, and ST
+    (round up)"."""
+    for dodge in range(0, 20):
+        up = (dodge + 1) // 2
+        assert halved_dodge(dodge) == dodge
+        assert halved_dodge(dodge, reeling=True) == up
+        assert halved_dodge(dodge, very_tired=True) == up
+        assert halved_dodge(dodge, reeling=True, very_tired=True) == (up + 1) // 2
+
+
+@pytest.mark.parametrize("hp_now", range(-3, 13))
+def test_the_exchange_halves_dodge_under_a_third_of_hp(hp_now: int) -> None:
+    target = Target("Orc", dodge=10, hp=12, current_hp=hp_now)
+    assert target.reeling == (3 * hp_now < 12)
+    assert target.level("dodge") == (5 if 3 * hp_now < 12 else 10)
+    p = injury_chance(14, read_damage("1d cr"), target, defense="dodge")
+    level = 5 if target.reeling else 10
+    hit = skill_odds(14).success - skill_odds(14).critical_success
+    crit = skill_odds(14).critical_success
+    assert p == hit * (1 - skill_odds(level).success) + crit
+
+
+def test_the_issues_reeling_orc_defends_at_5() -> None:
+    res = commands.run(
+        "gurps attack 14 --damage '1d cr' --dodge 10 --hp 12 --hp-now 3 --defense dodge",
+        seeded(3),
+    )
+    assert res.data["defense"]["effective"] == 5
+    assert "Dodge (halved: reeling) 5" in res.text
+    tired = commands.run(
+        "gurps attack 14 --damage '1d cr' --dodge 10 --hp 12 --defense dodge --very-tired",
+        seeded(3),
+    )
+    assert tired.data["defense"]["effective"] == 5
+
+
+def test_gurps_defend_halves_dodge_and_refuses_it_elsewhere() -> None:
+    res = commands.run("gurps defend dodge 9 --reeling --very-tired", seeded(1))
+    assert res.data["effective"] == 3
+    with pytest.raises(RuleError, match="halve Dodge only"):
+        commands.run("gurps defend parry 9 --reeling", seeded(1))
+
+
+# ------------------------------------------------- repeated and fencing parries (B376)
+
+
+def test_repeated_parries_are_minus_four_each_and_fencing_minus_two() -> None:
+    """B376: "−4 for each parry after the first" with the same weapon; a fencing weapon
+    "−2 per parry after the first"; B377: retreat +3 to a fencing parry, +1 otherwise."""
+    for parried in range(0, 6):
+        plain = sum(m for _, m in defense_modifiers("parry", DefenseOptions(parried=parried)))
+        fenced = DefenseOptions(parried=parried, fencing=True, retreat=True)
+        assert plain == -4 * parried
+        assert sum(m for _, m in defense_modifiers("parry", fenced)) == 3 - 2 * parried
+        dodge = sum(m for _, m in defense_modifiers("dodge", DefenseOptions(parried=parried)))
+        assert dodge == 0  # only a parry
+
+
+@pytest.mark.parametrize(
+    ("line", "effective"),
+    [
+        ("--parry 10 --parried 2", 2),
+        ("--parry 10 --parried 2 --fencing", 6),
+        ("--parry 10F --parried 2", 6),
+        ("--parry 10f --parried 1 --retreat", 11),
+        ("--parry 10 --parried 1 --retreat", 7),
+    ],
+)
+def test_gurps_attack_takes_parried_and_a_fencing_parry(line: str, effective: int) -> None:
+    res = commands.run(
+        f"gurps attack 14 --damage '1d cr' --target-name Orc --defense parry {line}",
+        ReplaySource([(6, 3), (6, 4), (6, 4), (6, 6), (6, 6), (6, 6), (6, 1)]),
+    )
+    assert res.data["defense"]["effective"] == effective
+
+
+def test_a_bad_parry_is_refused() -> None:
+    with pytest.raises(RuleError, match="9F for a fencing parry"):
+        commands.run("gurps attack 14 --damage '1d cr' --parry 9G", seeded(1))
+
+
+def test_gurps_defend_reads_9f_as_a_fencing_parry() -> None:
+    a = commands.run("gurps defend parry 9F --retreat --parried 1", seeded(1))
+    b = commands.run("gurps defend parry 9 --retreat --parried 1 --fencing", seeded(1))
+    assert a.data["effective"] == b.data["effective"] == 9 + 3 - 2
+
+
+# ------------------------------------------------- a weapon whose usages share a Parry
+
+
+def _resources(path: Path) -> Any:
+    from referee.sheets import read_sheet
+
+    return commands.with_sheet(read_sheet(path.read_bytes()))
+
+
+def test_parry_with_a_weapon_whose_usages_share_it() -> None:
+    """dai.toml's Knife parries at 10 swung or thrust: ``Knife`` names it."""
+    dai = _resources(Path(__file__).parents[1] / "examples" / "sheets" / "dai.toml")
+    res = commands.run("gurps defend parry Knife", seeded(1), resources=dai)
+    assert res.data["effective"] == 10 and "Parry (Knife)" in res.text
+
+
+def test_a_weapon_whose_usages_differ_is_still_asked_which() -> None:
+    ninja = _resources(Path(__file__).parent / "data" / "gcs" / "Master Ninja.gcs")
+    with pytest.raises(RefereeError, match="Sai"):
+        commands.run("gurps defend parry Sai", seeded(1), resources=ninja)
+    line = "gurps defend parry 'Sai (Swing - Main-Gauche)' --retreat"
+    sai = commands.run(line, seeded(1), resources=ninja)
+    assert sai.data["effective"] == 10 + 3  # 10F: a fencing retreat
+
+
+def test_the_chance_to_injure_counts_a_fencing_target() -> None:
+    spec = read_damage("1d cr")
+    plain = Target("Orc", parry=10)
+    fenced = Target("Orc", parry=10, fencing=True)
+    options = DefenseOptions(retreat=True, parried=1)
+    a = injury_chance(14, spec, plain, defense="parry", defense_options=options)
+    b = injury_chance(14, spec, fenced, defense="parry", defense_options=options)
+    hit = skill_odds(14).success - skill_odds(14).critical_success
+    crit = skill_odds(14).critical_success
+    assert a == hit * (1 - skill_odds(10 + 1 - 4).success) + crit
+    assert b == hit * (1 - skill_odds(10 + 3 - 2).success) + crit
+    x = exchange(14, spec, fenced, defense="parry", defense_options=options, rng=seeded(2))
+    assert x.defense is None or x.defense.check.effective_skill == 11
+    assert Fraction(0) < b < a
