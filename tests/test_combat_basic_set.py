@@ -178,7 +178,7 @@ def test_an_aimed_miss_by_one_hits_the_torso_b399(where: str) -> None:
     assert a.hit and a.torso_instead and "hits the torso instead" in a.text
     x = exchange(
         skill,
-        read_damage("1d cr"),
+        read_damage("1d imp"),  # impaling may target any of them (B399)
         Target("Orc", hp=10),
         options=AttackOptions(location=where),
         defense="none",
@@ -209,7 +209,7 @@ def test_a_critical_miss_by_one_is_still_a_miss() -> None:
 def test_the_chance_to_injure_counts_the_torso_hits(skill: int, where: str) -> None:
     """injury_chance equals enumeration over every attack roll and damage roll."""
     target = Target("Orc", hp=10, dr=3)
-    spec = read_damage("1d cr")
+    spec = read_damage("1d pi")
     options = AttackOptions(location=where, criticals=False)
     total = Fraction(0)
     for a in THREE_D6:
@@ -326,9 +326,10 @@ def test_the_fight_and_the_exchange_call_the_same_knockdown(
         for basic in range(1, 13):
             target = Target("Orc", hp=hp, hpt=bool(pain.get("hpt")), lpt=bool(pain.get("lpt")))
             extra = 2 if where == "skull" else 0
+            kind = "pi" if where in ("eye", "vitals") else "cr"  # B399: pi may aim there
             x = exchange(
                 30,
-                read_damage(f"1d+{basic - 1 + extra} cr"),
+                read_damage(f"1d+{basic - 1 + extra} {kind}"),
                 target,
                 options=AttackOptions(location=where, criticals=False),
                 defense="none",

@@ -14,13 +14,20 @@ from typing import Any
 
 import pytest
 
-from referee import commands, seeded
+from referee import commands, fight, seeded
 from referee.errors import RefereeError, RuleError
 from referee.rng import ReplaySource
 from referee.systems.gurps.damage import read_damage
 from referee.systems.gurps.exchange import Target, exchange, injury_chance
-from referee.systems.gurps.melee import DefenseOptions, defense_modifiers, halved_dodge
+from referee.systems.gurps.locations import location_wounding
+from referee.systems.gurps.melee import (
+    AttackOptions,
+    DefenseOptions,
+    defense_modifiers,
+    halved_dodge,
+)
 from referee.systems.gurps.success import skill_odds
+from referee.systems.gurps.wounds import wound_effects
 
 THREE_D6 = list(itertools.product(range(1, 7), repeat=3))
 
@@ -156,3 +163,85 @@ def test_the_chance_to_injure_counts_a_fencing_target() -> None:
     x = exchange(14, spec, fenced, defense="parry", defense_options=options, rng=seeded(2))
     assert x.defense is None or x.defense.check.effective_skill == 11
     assert Fraction(0) < b < a
+
+
+# ------------------------------------------------------------- vitals and eye (B399)
+
+
+@pytest.mark.parametrize("where", ["vitals", "eye"])
+@pytest.mark.parametrize("kind", ["cr", "cut", "imp", "pi-", "pi", "pi+", "pi++", "burn", "tox"])
+def test_only_impaling_piercing_and_tight_beam_burning_target_the_vitals_and_eye(
+    where: str, kind: str
+) -> None:
+    """B399: "Only impaling, piercing, and tight-beam burning attacks can target" them."""
+    allowed = kind in ("imp", "pi-", "pi", "pi+", "pi++")
+    spec = read_damage(f"1d {kind}")
+    options = AttackOptions(location=where)
+    if allowed:
+        assert injury_chance(20, spec, Target("Orc"), options, "none") > 0
+    else:
+        with pytest.raises(RuleError, match=rf"cannot target the {where}.*\(B399\)"):
+            exchange(20, spec, Target("Orc"), options=options, defense="none", rng=seeded(1))
+    beam = AttackOptions(location=where, tight_beam=True)
+    if kind == "burn":
+        assert injury_chance(20, spec, Target("Orc"), beam, "none") > 0
+
+
+def test_a_cut_at_the_vitals_is_refused_on_the_command_line() -> None:
+    line = "gurps attack 14 --damage '2d cut' --location vitals --target-name Orc --hp 10"
+    with pytest.raises(RuleError, match="only impaling, piercing and tight-beam burning"):
+        commands.run(line, seeded(1))
+    beam = commands.run(
+        "gurps attack 20 --damage '1d burn' --location vitals --tight-beam --target-name Orc "
+        "--hp 30 --defense none",
+        ReplaySource([(6, 3), (6, 4), (6, 4), (6, 5)]),
+    )
+    assert beam.data["damage"]["injury"] == 10  # 5 burning ×2 at the vitals (B399)
+
+
+def test_tight_beam_burning_is_times_two_to_the_vitals() -> None:
+    assert location_wounding("vitals", "burn", tight_beam=True) == 2
+    assert location_wounding("vitals", "burn") == 1
+    assert location_wounding("torso", "burn", tight_beam=True) == 1
+
+
+def test_injury_over_a_tenth_of_hp_blinds_the_eye() -> None:
+    """B399: injury "over HP/10 blinds the eye"."""
+    for hp in range(1, 40):
+        for injury in range(1, 12):
+            assert wound_effects(injury, "eye", hp).blinded == (10 * injury > hp)
+            assert not wound_effects(injury, "skull", hp).blinded
+    f = fight.begin("gurps")
+    f = fight.step(f, {"kind": "add", "combatant": "orc", "values": {"st": 10}}).fight
+    f = fight.step(f, {"kind": "damage", "combatant": "orc", "amount": 2, "location": "eye"}).fight
+    assert "blinded eye" in f.combatants["orc"].conditions
+
+
+# ------------------------------------------------------------------- groin (B399)
+
+
+def test_a_male_groin_hit_doubles_crushing_shock_and_is_minus_five_on_a_major_wound() -> None:
+    """B399: "a male humanoid suffers double the usual shock from crushing damage (max
+    −8), and −5 to knockdown rolls"; an option on the target, off by default."""
+    for injury in range(1, 12):
+        w = wound_effects(injury, "groin", 10, damage_type="cr", male=True)
+        assert w.shock == min(8, 2 * injury)
+        assert wound_effects(injury, "groin", 10, damage_type="cut", male=True).shock == min(
+            4, injury
+        )
+        assert wound_effects(injury, "groin", 10, damage_type="cr").shock == min(4, injury)
+        major = 2 * injury > 10
+        assert w.knockdown == (-5 if major else None)
+        assert wound_effects(injury, "groin", 10).knockdown == (0 if major else None)
+    res = commands.run(
+        "gurps attack 20 --damage '2d cr' --location groin --male --target-name Orc --hp 10 "
+        "--defense none",
+        ReplaySource([(6, 3), (6, 4), (6, 4), (6, 6), (6, 6)]),
+    )
+    assert any("HT at -5 against knockdown" in c for c in res.data["calls"])
+    assert res.data["damage"]["shock"] == 8
+    f = fight.begin("gurps")
+    f = fight.step(f, {"kind": "add", "combatant": "orc", "values": {"st": 10, "male": 1}}).fight
+    hit = {"kind": "damage", "combatant": "orc", "amount": 6, "location": "groin"}
+    f = fight.step(f, hit).fight
+    assert [c.command for c in f.calls] == ["gurps check 10 -5 --label 'HT (knockdown)'"]

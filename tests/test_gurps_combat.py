@@ -160,7 +160,7 @@ def test_the_exchange_draws_what_its_steps_draw(
     options = AttackOptions(
         location=None if random_loc else aim, random_location=random_loc, criticals=crits
     )
-    spec = read_damage("2d+1 cut")
+    spec = read_damage("2d+1 imp")  # impaling may target the vitals (B399)
     whole = RecordingSource(seeded(seed))
     x = exchange(skill, spec, ORC, options=options, defense=choice, rng=whole)
     steps = RecordingSource(seeded(seed))  # the same source, step by step
@@ -362,7 +362,7 @@ def test_an_exchange_against_a_sheet_uses_its_defenses_dr_and_hp() -> None:
     assert target.parry == max(parries) and target.hp == 12 and target.dr == 1
     assert target.dr_over("eye") == 0 and target.dr_over("right leg") == 1
     dai = _sheet(Path(__file__).parents[1] / "examples" / "sheets" / "dai.toml")
-    line = "gurps attack 'Knife (Swung)' --vs @ninja --location eye --defense none"
+    line = "gurps attack 'Knife (Thrust)' --vs @ninja --location eye --defense none"
     res = commands.with_sheet(dai, others={"@ninja": ninja})
     resolved = commands.resolve(line, dai, others={"@ninja": ninja})
     assert "@" not in resolved and "--dr-at eye=0" in resolved and "--hp 12" in resolved

@@ -115,6 +115,12 @@ def attack_cmd(
     criticals: Annotated[
         bool, typer.Option(help="Roll the critical hit and miss tables (B556) when they apply.")
     ] = True,
+    tight_beam: Annotated[
+        bool,
+        typer.Option(
+            "--tight-beam", help="A tight-beam burning attack: may target vitals and eye (B399)."
+        ),
+    ] = False,
     damage: Annotated[
         str | None, typer.Option(help="The damage, when WEAPON is a level: '2d+1 cut'.")
     ] = None,
@@ -164,6 +170,10 @@ def attack_cmd(
         bool,
         typer.Option("--very-tired", help="The target is under 1/3 FP: Dodge halved (B426)."),
     ] = False,
+    male: Annotated[
+        bool,
+        typer.Option("--male", help="A male humanoid target: groin hits as B399 says."),
+    ] = False,
     block_retreat: BlockRetreatOpt = 1,
     label: LabelOpt = None,
     damage_type: Annotated[
@@ -177,7 +187,14 @@ def attack_cmd(
     injury, and what the GM must call for next, with each step's exact odds."""
     level, found = _weapon(ctx, weapon, sheet)
     options = AttackOptions(
-        deceptive, all_out, telegraphic, rapid, location, random_location, criticals
+        deceptive,
+        all_out,
+        telegraphic,
+        rapid,
+        location,
+        random_location,
+        criticals,
+        tight_beam=tight_beam,
     )
     name = label or (found.full_name if found else None)
     if found is not None:
@@ -188,8 +205,8 @@ def attack_cmd(
         ctx, vs, target_name, dodge, parry_level, block, dr, hp, hp_now, dr_at_typed(dr_at)
     )
     fencing = fencing or fenced or (parry is None and target is not None and target.fencing)
-    if target is not None and very_tired:
-        target = replace(target, very_tired=True)
+    if target is not None and (very_tired or male):
+        target = replace(target, very_tired=very_tired, male=male)
     if target is None:
         mods = tuple(mod or ())
         eff = effective_attack(level, options, mods)  # refuses a Deceptive Attack below 10

@@ -30,7 +30,14 @@ from ...results import Chances
 from ...rng import RandomSource
 from ...roller import draw_faces
 from .damage import DamageSpec, _dice_adds, armor_dr
-from .locations import RANDOM_TABLE, Location, location_injury, location_odds, read_location
+from .locations import (
+    RANDOM_TABLE,
+    Location,
+    location_injury,
+    location_odds,
+    read_location,
+    require_targetable,
+)
 from .melee import (
     AttackOptions,
     AttackRoll,
@@ -162,6 +169,8 @@ def exchange(
     defense_options = defense_options or DefenseOptions()
     if target.fencing and not defense_options.fencing:
         defense_options = replace(defense_options, fencing=True)
+    if options.location is not None:
+        require_targetable(options.location, damage.damage_type, options.tight_beam)
     on = f"{attacker} on {target.name}"
     rolled_attack = attack(skill, label=on, options=options, rng=rng)
     chance = injury_chance(skill, damage, target, options, defense, defense_options)
@@ -213,7 +222,9 @@ def _hurt(
     count, adds = _dice_adds(damage.expression)
     dice = draw_faces(rng, count, 6)
     basic, dr, through = _through(sum(dice) + adds, count, adds, damage, target, location, effect)
-    injury = location_injury(through, damage.damage_type, location.key, target.hp)
+    injury = location_injury(
+        through, damage.damage_type, location.key, target.hp, options.tight_beam
+    )
     chance = _penetrates(damage, target, location, effect)
     hurt = wound_effects(
         injury,
@@ -302,6 +313,8 @@ def injury_chance(
     defense_options = defense_options or DefenseOptions()
     if target.fencing and not defense_options.fencing:
         defense_options = replace(defense_options, fencing=True)
+    if options.location is not None:
+        require_targetable(options.location, damage.damage_type, options.tight_beam)
     eff = effective_attack(skill, options)
     odds_attack = skill_odds(eff)
     crit = odds_attack.critical_success

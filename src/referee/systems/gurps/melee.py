@@ -71,6 +71,9 @@ class AttackOptions:
     """Roll the location on 3d6 after a hit (B398's table), at no penalty."""
     criticals: bool = True
     """Roll B556's critical tables when a critical hit or miss calls for them."""
+    tight_beam: bool = False
+    """A tight-beam burning attack (a laser): it may target the vitals and eye, and is
+    ×2 to the vitals (B399)."""
 
     def __post_init__(self) -> None:
         if not 0 <= self.deceptive <= 10:
