@@ -23,8 +23,10 @@ from referee.systems.gurps.locations import location_wounding
 from referee.systems.gurps.melee import (
     AttackOptions,
     DefenseOptions,
+    attack_modifiers,
     defense_modifiers,
     halved_dodge,
+    strong_damage,
 )
 from referee.systems.gurps.success import skill_odds
 from referee.systems.gurps.wounds import wound_effects
@@ -245,3 +247,39 @@ def test_a_male_groin_hit_doubles_crushing_shock_and_is_minus_five_on_a_major_wo
     hit = {"kind": "damage", "combatant": "orc", "amount": 6, "location": "groin"}
     f = fight.step(f, hit).fight
     assert [c.command for c in f.calls] == ["gurps check 10 -5 --label 'HT (knockdown)'"]
+
+
+# --------------------------------------------------------------- All-Out Attack (B365)
+
+
+def test_all_out_attack_determined_is_plus_four_in_melee_and_plus_one_at_range() -> None:
+    """B365: Determined, "+4 to hit" in melee; a ranged All-Out Attack (Determined), +1."""
+    assert attack_modifiers(AttackOptions(all_out=True)) == [("all-out", 4)]
+    assert attack_modifiers(AttackOptions(all_out=True, ranged=True)) == [("all-out", 1)]
+    res = commands.run("gurps attack 12 --all-out --ranged", seeded(1))
+    assert res.data["effective"] == 13
+
+
+def test_all_out_attack_strong_is_plus_two_or_plus_one_a_die() -> None:
+    """B365: Strong, "+2 to damage or +1 per die, whichever is better" (melee only)."""
+    for count in range(1, 9):
+        for adds in range(-3, 4):
+            base = f"{count}d{adds:+d}" if adds else f"{count}d"
+            got = strong_damage(base)
+            want = adds + max(2, count)
+            assert got == (f"{count}d{want:+d}" if want else f"{count}d")
+    with pytest.raises(RuleError, match="melee attack only"):
+        AttackOptions(strong=True, ranged=True)
+    with pytest.raises(RuleError, match="not both"):
+        AttackOptions(strong=True, all_out=True)
+    spec = read_damage("1d-3 cr")  # 1d-3 +2 = 1d-1: penetrates DR 4 on a 6 only
+    target = Target("Orc", dr=4)
+    quiet = AttackOptions(criticals=False)
+    strong = injury_chance(20, spec, target, AttackOptions(strong=True, criticals=False), "none")
+    plain = injury_chance(20, spec, target, quiet, "none")
+    assert plain == 0 and strong == skill_odds(20).success * Fraction(1, 6)
+    x = exchange(
+        20, spec, target, options=AttackOptions(strong=True), defense="none",
+        rng=ReplaySource([(6, 3), (6, 4), (6, 4), (6, 6)]),
+    )  # fmt: skip
+    assert x.hurt is not None and x.hurt.basic == 5 and x.hurt.injury == 1

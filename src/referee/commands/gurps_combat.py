@@ -99,9 +99,17 @@ def attack_cmd(
     deceptive: Annotated[
         int, typer.Option(min=0, max=10, help="Deceptive Attack: -2 to hit per -1 to defend.")
     ] = 0,
-    all_out: Annotated[bool, typer.Option("--all-out", help="All-Out Attack (Determined): +4.")] = (
-        False
-    ),
+    all_out: Annotated[
+        bool,
+        typer.Option("--all-out", help="All-Out Attack (Determined): +4, or +1 ranged (B365)."),
+    ] = False,
+    strong: Annotated[
+        bool,
+        typer.Option("--strong", help="All-Out Attack (Strong): +2 damage or +1 a die (B365)."),
+    ] = False,
+    ranged: Annotated[
+        bool, typer.Option("--ranged", help="A ranged attack (All-Out Attack is +1).")
+    ] = False,
     telegraphic: Annotated[
         bool, typer.Option("--telegraphic", help="Telegraphic Attack: +4, the defense +2.")
     ] = False,
@@ -195,6 +203,8 @@ def attack_cmd(
         random_location,
         criticals,
         tight_beam=tight_beam,
+        ranged=ranged,
+        strong=strong,
     )
     name = label or (found.full_name if found else None)
     if found is not None:

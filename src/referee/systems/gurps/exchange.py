@@ -46,6 +46,7 @@ from .melee import (
     attack,
     defend,
     defense_modifiers,
+    strong_damage,
 )
 from .success import Outcome, outcome, skill_odds
 from .target import Target, choose_defense
@@ -163,7 +164,8 @@ def exchange(
     order of the draws.
 
     Raises:
-        RuleError: a defense the target lacks, bad options or damage.
+        RuleError: a defense the target lacks, bad options or damage, a location the
+            damage may not target (B399), a Deceptive Attack below 10 (B369).
     """
     options = options or AttackOptions()
     defense_options = defense_options or DefenseOptions()
@@ -171,9 +173,11 @@ def exchange(
         defense_options = replace(defense_options, fencing=True)
     if options.location is not None:
         require_targetable(options.location, damage.damage_type, options.tight_beam)
+    chance = injury_chance(skill, damage, target, options, defense, defense_options)
+    if options.strong:
+        damage = replace(damage, expression=strong_damage(damage.expression))
     on = f"{attacker} on {target.name}"
     rolled_attack = attack(skill, label=on, options=options, rng=rng)
-    chance = injury_chance(skill, damage, target, options, defense, defense_options)
     hit, crit = rolled_attack.hit, rolled_attack.critical_hit
     defense_roll = None
     if hit and not crit:
@@ -315,6 +319,8 @@ def injury_chance(
         defense_options = replace(defense_options, fencing=True)
     if options.location is not None:
         require_targetable(options.location, damage.damage_type, options.tight_beam)
+    if options.strong:
+        damage = replace(damage, expression=strong_damage(damage.expression))
     eff = effective_attack(skill, options)
     odds_attack = skill_odds(eff)
     crit = odds_attack.critical_success

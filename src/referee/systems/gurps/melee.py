@@ -41,6 +41,7 @@ __all__ = [
     "defend",
     "effective_attack",
     "halved_dodge",
+    "strong_damage",
     "defense_modifiers",
 ]
 
@@ -59,7 +60,8 @@ class AttackOptions:
     deceptive: int = 0
     """Deceptive Attack: −2 to hit per −1 to the foe's defense (B369)."""
     all_out: bool = False
-    """All-Out Attack (Determined): +4 to hit (B365)."""
+    """All-Out Attack (Determined): +4 to hit in melee, +1 with a :attr:`ranged` attack
+    (B365)."""
     telegraphic: bool = False
     """Telegraphic Attack: +4 to hit, the foe's defense +2 (MA113)."""
     rapid: bool = False
@@ -74,6 +76,11 @@ class AttackOptions:
     tight_beam: bool = False
     """A tight-beam burning attack (a laser): it may target the vitals and eye, and is
     ×2 to the vitals (B399)."""
+    ranged: bool = False
+    """A ranged attack: All-Out Attack (Determined) is +1, not +4 (B365)."""
+    strong: bool = False
+    """All-Out Attack (Strong), melee only: +2 damage, or +1 per die if that is more
+    (B365; :func:`strong_damage`)."""
 
     def __post_init__(self) -> None:
         if not 0 <= self.deceptive <= 10:
@@ -82,6 +89,25 @@ class AttackOptions:
             raise RuleError("aim at a location or roll a random one, not both")
         if self.location is not None:
             read_location(self.location)
+        if self.strong and self.all_out:
+            raise RuleError("All-Out Attack is Determined or Strong, not both (B365)")
+        if self.strong and self.ranged:
+            raise RuleError("All-Out Attack (Strong) is for a melee attack only (B365)")
+
+
+def strong_damage(expression: str) -> str:
+    """Damage dice+adds under All-Out Attack (Strong): +2, or +1 per die when that is more.
+
+    Source: B365, "All-Out Attack": "Strong: Make a single attack ... at +2 to damage or
+    +1 damage per die, whichever is better" (melee only; 4th edition).
+
+    >>> strong_damage("1d-2"), strong_damage("2d+1"), strong_damage("3d"), strong_damage("4d-1")
+    ('1d', '2d+3', '3d+3', '4d+3')
+    """
+    from .damage import _dice_adds, with_adds
+
+    count, _ = _dice_adds(expression)
+    return with_adds(expression, max(2, count))
 
 
 def effective_attack(skill: int, options: AttackOptions, modifiers: tuple[int, ...] = ()) -> int:
@@ -121,7 +147,7 @@ def attack_modifiers(options: AttackOptions) -> list[tuple[str, int]]:
     if options.deceptive:
         mods.append(("deceptive", -2 * options.deceptive))
     if options.all_out:
-        mods.append(("all-out", 4))
+        mods.append(("all-out", 1 if options.ranged else 4))
     if options.telegraphic:
         mods.append(("telegraphic", 4))
     if options.rapid:
