@@ -359,3 +359,40 @@ def test_lost_hit_points_cite_b419() -> None:
     x = exchange(14, read_damage("2d+1 cut"), target, defense="none", rng=_replay(3, 3, 3, 6, 6))
     assert any("B419" in c and "stay conscious" in c for c in x.calls)
     assert all("B327" not in c for c in x.calls)
+
+
+# ---------------------------------------------------- the judgement calls (options)
+
+
+def test_stun_recovery_is_plain_ht_by_default_and_both_thresholds_as_an_option() -> None:
+    """B59 and B142 name the HT rolls "to avoid knockdown and stunning"; B420's roll to
+    recover is plain HT by default, and StunRecovery.BOTH applies both thresholds."""
+    from referee.fight import gurps as rules
+    from referee.fight.model import Combatant
+    from referee.systems.gurps.wounds import StunRecovery
+
+    for pain, both in (({}, ""), ({"hpt": 1}, " +3"), ({"lpt": 1}, " -4")):
+        values = rules.defaults({"ht": 11, **pain})
+        c = Combatant(id="a", name="a", values=values, conditions=frozenset({"stunned"}))
+        _, plain = rules.end_turn(c)
+        _, either = rules.end_turn(c, StunRecovery.BOTH)
+        assert plain[0][1] == "gurps check 11 --label 'HT (recover from stun)'"
+        assert either[0][1] == f"gurps check 11{both} --label 'HT (recover from stun)'"
+
+
+@pytest.mark.parametrize("margin", [-1, -2, -3, -6])
+@pytest.mark.parametrize("critical", [False, True])
+def test_a_critical_failure_by_one_or_two_to_survive_kills_by_default(
+    margin: int, critical: bool
+) -> None:
+    """B419: "If you fail by 1 or 2, you are dying ... On any other failure, you die"."""
+    from referee.fight import gurps as rules
+    from referee.fight.model import Combatant
+    from referee.systems.gurps.wounds import SurviveCritical
+
+    c = Combatant(id="a", name="a", values=rules.defaults({"ht": 15}))
+    dead = rules.answer(c, "survive", False, margin, critical)
+    dying = rules.answer(c, "survive", False, margin, critical, SurviveCritical.DYING)
+    assert ("dead" in dead.conditions) == (margin < -2 or critical)
+    assert ("dead" in dying.conditions) == (margin < -2)
+    assert ("mortally wounded" in dying.conditions) == (margin >= -2)

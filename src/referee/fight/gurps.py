@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Collection
 
 from ..systems.gurps.locations import read_location
-from ..systems.gurps.wounds import shock, wound_effects
+from ..systems.gurps.wounds import StunRecovery, SurviveCritical, shock, wound_effects
 from .model import Combatant
 
 __all__ = [
@@ -203,29 +203,41 @@ def start_turn(c: Combatant) -> tuple[Combatant, list[CallSpec]]:
     return out, calls
 
 
-def end_turn(c: Combatant) -> tuple[Combatant, list[CallSpec]]:
+def end_turn(
+    c: Combatant, stun: StunRecovery = StunRecovery.PLAIN
+) -> tuple[Combatant, list[CallSpec]]:
     """The combatant's turn ends: shock from before this turn ends with it (B419), and
-    a stunned combatant rolls HT to recover (B420, "Knockdown and Stunning"; +3 with
-    High Pain Threshold, B59)."""
+    a stunned combatant rolls HT to recover (B420, "Knockdown and Stunning"). Whether
+    High or Low Pain Threshold changes that roll is ``stun``'s reading
+    (:class:`~referee.systems.gurps.wounds.StunRecovery`): by default it does not,
+    as B59 and B142 name the rolls to *avoid* knockdown and stunning only."""
     out = c
     if c.value("shock") and not c.value("shock_new"):
         out = out.with_values(shock=0)
     if "stunned" in c.conditions and not (c.conditions & DOWN):
-        mod = 3 if c.value("hpt") else 0
+        mod = stun.modifier(bool(c.value("hpt")), bool(c.value("lpt")))
         return out, [("stun", _ht(c, mod, "recover from stun"), "stunned: HT to recover (B420)")]
     return out, []
 
 
-def answer(c: Combatant, kind: str, success: bool, margin: int, critical: bool) -> Combatant:
+def answer(
+    c: Combatant,
+    kind: str,
+    success: bool,
+    margin: int,
+    critical: bool,
+    survive: SurviveCritical = SurviveCritical.DEAD,
+) -> Combatant:
     """What a called roll's result does. ``margin`` is the effective skill less the
     roll, as ``gurps check`` gives it: −5 is a failure by 5.
 
     Source: B420: a failed knockdown roll leaves the combatant stunned and prone, a
     failure by 5 or more or a critical failure unconscious; a successful roll against
     stun ends it. B419: a failed roll to stay conscious, unconscious; a failed roll to
-    live at −N×HP, dead, but a failure by 1 or 2 (not a critical failure) leaves the
-    combatant dying, not dead (B419's note; B423, "Mortal Wounds"). B426: a failed Will
-    roll at 0 FP or below, collapsed until FP are above 0.
+    live at −N×HP, dead, but a failure by 1 or 2 leaves the combatant dying, not dead
+    (B419's note; B423, "Mortal Wounds"); a critical failure by 1 or 2 kills under the
+    default reading, ``survive`` (:class:`~referee.systems.gurps.wounds.SurviveCritical`).
+    B426: a failed Will roll at 0 FP or below, collapsed until FP are above 0.
     """
     if success:
         return _with(c, drop={"stunned"}) if kind == "stun" else c
@@ -236,7 +248,7 @@ def answer(c: Combatant, kind: str, success: bool, margin: int, critical: bool) 
     if kind == "conscious":
         return _with(c, add={"unconscious", "prone"}, drop={"stunned"})
     if kind == "survive":
-        if margin >= -2 and not critical:
+        if not survive.dies(margin, critical):
             return _with(c, add={"mortally wounded", "unconscious", "prone"})
         return _with(c, add={"dead"})
     if kind == "collapse":

@@ -22,6 +22,7 @@ Low Pain Threshold. The exchange (:mod:`.exchange`) and the fight engine
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 from fractions import Fraction
 
 from ...errors import RuleError
@@ -30,6 +31,8 @@ from .locations import Location, cripples, read_location
 
 __all__ = [
     "SHOCK_CAP",
+    "StunRecovery",
+    "SurviveCritical",
     "Wound",
     "extra_dr",
     "knockdown_location",
@@ -44,6 +47,52 @@ groin hit by crushing, B399; the Critical Hit Table's row 8, B556)."""
 _TOXIC_SAFE = frozenset({"skull", "eye"})
 """Where "none of these effects apply to toxic damage" (B399: the skull; the eye
 counts as the skull without its extra DR)."""
+
+
+class StunRecovery(StrEnum):
+    """Whether High and Low Pain Threshold change the HT roll to *recover* from stun.
+
+    B59 gives High Pain Threshold "+3 on all HT rolls to avoid knockdown and
+    stunning", and B142 Low Pain Threshold −4 on the same rolls; B420's roll at the end
+    of each turn to recover from stun is another roll, which neither names.
+    """
+
+    PLAIN = "plain"
+    """The default, the books' words: the recovery roll is plain HT."""
+    BOTH = "both"
+    """High Pain Threshold +3 and Low Pain Threshold −4 on the recovery roll too."""
+
+    def modifier(self, hpt: bool, lpt: bool) -> int:
+        """The recovery roll's modifier under this reading.
+
+        >>> StunRecovery.PLAIN.modifier(True, False), StunRecovery.BOTH.modifier(True, False)
+        (0, 3)
+        """
+        return 3 * hpt - 4 * lpt if self is StunRecovery.BOTH else 0
+
+
+class SurviveCritical(StrEnum):
+    """What a critical failure by only 1 or 2 does on the HT roll to survive at −N×HP.
+
+    B419: "If you fail by 1 or 2, you are dying ... On any other failure, you die"; a
+    critical failure (a 17 against HT 15 or 16, say) can fail by only 1 or 2.
+    """
+
+    DEAD = "dead"
+    """The default: a critical failure is never "a failure by 1 or 2": dead."""
+    DYING = "dying"
+    """Only the margin counts: a failure by 1 or 2 leaves the victim dying, critical
+    or not."""
+
+    def dies(self, margin: int, critical: bool) -> bool:
+        """Whether a failed roll to survive (``margin`` below 0) kills.
+
+        >>> SurviveCritical.DEAD.dies(-2, True), SurviveCritical.DYING.dies(-2, True)
+        (True, False)
+        >>> SurviveCritical.DEAD.dies(-2, False), SurviveCritical.DYING.dies(-3, False)
+        (False, True)
+        """
+        return margin < -2 or (critical and self is SurviveCritical.DEAD)
 
 
 def extra_dr(location: Location, damage_type: str) -> int:
