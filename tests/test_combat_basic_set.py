@@ -396,3 +396,34 @@ def test_a_critical_failure_by_one_or_two_to_survive_kills_by_default(
     assert ("dead" in dead.conditions) == (margin < -2 or critical)
     assert ("dead" in dying.conditions) == (margin < -2)
     assert ("mortally wounded" in dying.conditions) == (margin >= -2)
+
+
+# ------------------------------------------------ total destruction at −10×HP (B419)
+
+
+@pytest.mark.parametrize("hp", [1, 7, 10, 12])
+def test_at_minus_ten_times_hp_the_body_is_destroyed(hp: int) -> None:
+    """B419: dead at −5×HP; at −10×HP "total bodily destruction"."""
+    for start in (hp, 0, -5 * hp):
+        for injury in range(1, 12 * hp + 2):
+            after = start - injury
+            f = _fight(("orc", {"st": hp, "ht": 11}))
+            f = fight.step(f, {"kind": "set", "combatant": "orc", "values": {"hp": start}}).fight
+            if start <= -5 * hp:
+                f = fight.step(f, {"kind": "set", "combatant": "orc", "add": ["dead"]}).fight
+            f = _hit(f, "orc", injury)
+            orc = f.combatants["orc"]
+            assert orc.values["hp"] == after
+            assert ("destroyed" in orc.conditions) == (after <= -10 * hp)
+            assert ("dead" in orc.conditions) == (after <= -5 * hp)
+            if start > 0:
+                x = exchange(
+                    20,
+                    read_damage(f"1d+{injury - 1} cr"),
+                    Target("Orc", hp=hp, current_hp=start),
+                    options=AttackOptions(criticals=False),
+                    defense="none",
+                    rng=_replay(3, 4, 4, 1),
+                )
+                destroyed = any("destroyed (-10×HP, B419)" in c for c in x.calls)
+                assert destroyed == (after <= -10 * hp)

@@ -101,7 +101,8 @@ def injure(
     major wound; +3 with High Pain Threshold, −4 with Low Pain Threshold (B142: "−4
     to all HT rolls to avoid knockdown and stunning"; this option leaves the roll to
     recover from stun as it is). B419, "Lost Hit Points": at each −1×HP, −2×HP,
-    −3×HP and −4×HP crossed, an HT roll to live; at −5×HP, dead at once. (At 0 HP or
+    −3×HP and −4×HP crossed, an HT roll to live; at −5×HP, dead at once; at −10×HP,
+    the body is destroyed too (``destroyed``). (At 0 HP or
     below, the roll each turn to stay conscious is called when the victim's turn
     begins: :func:`start_turn`.) The damage event carries no damage type, so a
     toxic skull hit or a male's crushing groin hit is the GM's to adjust.
@@ -110,8 +111,12 @@ def injure(
         RuleError: an unknown location.
     """
     loc = read_location(location or "torso")
-    if injury <= 0 or "dead" in c.conditions:
+    if injury <= 0 or "destroyed" in c.conditions:
         return c, []
+    if "dead" in c.conditions:  # a body hacked on to -10×HP is destroyed (B419)
+        after = c.value("hp") - injury
+        gone = after <= -10 * max(c.value("hp_max"), 1)
+        return _with(c.with_values(hp=after), add={"destroyed"} if gone else ()), []
     hp, most = c.value("hp"), max(c.value("hp_max"), 1)
     w = wound_effects(
         injury,
@@ -132,7 +137,7 @@ def injure(
     out = _with(out, add=marks)
     calls: list[CallSpec] = []
     if after <= -5 * most:
-        return _with(out, add={"dead"}), []
+        return _with(out, add={"dead", "destroyed"} if after <= -10 * most else {"dead"}), []
     if w.knockdown is not None and not (c.conditions & DOWN):
         calls.append(
             (

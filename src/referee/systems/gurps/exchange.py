@@ -275,6 +275,8 @@ def _calls(target: Target, hurt: Hurt) -> tuple[str, ...]:
     w = hurt.wound
     before = target.current_hp if target.current_hp is not None else hp
     after = None if before is None else before - hurt.injury
+    if hp is not None and after is not None and hurt.injury and after <= -10 * hp:
+        return (f"{target.name} is dead at {after} HP, the body destroyed (-10×HP, B419)",)
     if hp is not None and after is not None and hurt.injury and after <= -5 * hp:
         return (f"{target.name} is dead at {after} HP (-5×HP, B419)",)
     if w is not None and w.knockdown is not None:
