@@ -283,3 +283,32 @@ def test_all_out_attack_strong_is_plus_two_or_plus_one_a_die() -> None:
         rng=ReplaySource([(6, 3), (6, 4), (6, 4), (6, 6)]),
     )  # fmt: skip
     assert x.hurt is not None and x.hurt.basic == 5 and x.hurt.injury == 1
+
+
+# ---------------------------------------------------------------- knockback (B378)
+
+
+def test_knockback_is_a_yard_per_full_st_minus_two_of_basic_damage() -> None:
+    """B378: crushing (penetrating or not) and cutting that fails to penetrate knock the
+    target back one yard per full (ST − 2) of basic damage."""
+    from referee.systems.gurps.wounds import knockback
+
+    for st in range(1, 25):
+        for basic in range(0, 40):
+            for kind in ("cr", "cut", "imp", "pi", "burn"):
+                for through in (False, True):
+                    pushes = kind == "cr" or (kind == "cut" and not through)
+                    want = basic // max(1, st - 2) if pushes else 0
+                    assert knockback(basic, kind, through, st) == want
+                    assert knockback(basic, kind, through, st, ("nkb",)) == 0
+    res = commands.run(
+        "gurps attack 14 --damage '3d cr' --target-name Orc --hp 10 --st 12 --defense none",
+        ReplaySource([(6, 3), (6, 4), (6, 4), (6, 5), (6, 5), (6, 5)]),
+    )
+    assert any("knocked back 1 yard and rolls DX" in c for c in res.data["calls"])
+    stopped = commands.run(
+        "gurps attack 14 --damage '3d cut' --target-name Orc --hp 10 --dr 20 --defense none",
+        ReplaySource([(6, 3), (6, 4), (6, 4), (6, 6), (6, 6), (6, 6)]),
+    )
+    assert stopped.data["damage"]["injury"] == 0
+    assert any("knocked back 2 yards" in c for c in stopped.data["calls"])

@@ -182,6 +182,10 @@ def attack_cmd(
         bool,
         typer.Option("--male", help="A male humanoid target: groin hits as B399 says."),
     ] = False,
+    st: Annotated[
+        int | None,
+        typer.Option("--st", min=1, max=10000, help="The target's ST, for knockback (B378)."),
+    ] = None,
     block_retreat: BlockRetreatOpt = 1,
     label: LabelOpt = None,
     damage_type: Annotated[
@@ -215,8 +219,8 @@ def attack_cmd(
         ctx, vs, target_name, dodge, parry_level, block, dr, hp, hp_now, dr_at_typed(dr_at)
     )
     fencing = fencing or fenced or (parry is None and target is not None and target.fencing)
-    if target is not None and (very_tired or male):
-        target = replace(target, very_tired=very_tired, male=male)
+    if target is not None and (very_tired or male or st is not None):
+        target = replace(target, very_tired=very_tired, male=male, st=st)
     if target is None:
         mods = tuple(mod or ())
         eff = effective_attack(level, options, mods)  # refuses a Deceptive Attack below 10

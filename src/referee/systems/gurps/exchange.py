@@ -50,7 +50,7 @@ from .melee import (
 )
 from .success import Outcome, outcome, skill_odds
 from .target import Target, choose_defense
-from .wounds import Wound, extra_dr, wound_effects
+from .wounds import Wound, extra_dr, knockback, wound_effects
 
 __all__ = ["Exchange", "Target", "choose_defense", "exchange", "injury_chance"]
 
@@ -199,7 +199,7 @@ def exchange(
     if rolled_attack.torso_instead:
         options = replace(options, location=None, random_location=False)
     hurt = _hurt(damage, target, options, effect, rng)
-    calls = _calls(target, hurt)
+    calls = _calls(target, hurt, damage)
     return Exchange(attacker, target, rolled_attack, damage, defense_roll, hurt, chance, calls)
 
 
@@ -267,9 +267,10 @@ def _through(
     return basic, dr, max(basic - dr, 0)
 
 
-def _calls(target: Target, hurt: Hurt) -> tuple[str, ...]:
+def _calls(target: Target, hurt: Hurt, damage: DamageSpec) -> tuple[str, ...]:
     """What the rules now call for: B420's knockdown roll (:func:`.wounds.wound_effects`),
-    and B419's rolls at 0 HP and below."""
+    B378's knockback (:func:`.wounds.knockback`, when ST or HP is known), and B419's
+    rolls at 0 HP and below."""
     calls = []
     hp = target.hp
     w = hurt.wound
@@ -287,6 +288,14 @@ def _calls(target: Target, hurt: Hurt) -> tuple[str, ...]:
         )
     if hurt.effect == "double_shock" and hurt.penetrating:
         calls.append("double shock, at most -8 (critical hit)")
+    st = target.st if target.st is not None else target.hp
+    if st is not None:
+        yards = knockback(hurt.basic, damage.damage_type, hurt.penetrating > 0, st, damage.notes)
+        if yards:
+            calls.append(
+                f"{target.name} is knocked back {yards} yard{'s' if yards > 1 else ''} and "
+                "rolls DX, Acrobatics or Judo or falls (B378)"
+            )
     if hp is None or before is None or after is None or not hurt.injury:
         return tuple(calls)
     if after <= 0 < before or (after <= 0 and before <= 0):

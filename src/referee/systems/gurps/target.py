@@ -46,6 +46,9 @@ class Target:
     parry (B376-B377)."""
     very_tired: bool = False
     """Under 1/3 of its FP: Dodge halved, rounding up (B426)."""
+    st: int | None = None
+    """ST, for knockback (B378); when not given, :attr:`hp` stands for it (HP start
+    equal to ST, B16)."""
 
     @property
     def reeling(self) -> bool:

@@ -35,6 +35,7 @@ __all__ = [
     "SurviveCritical",
     "Wound",
     "extra_dr",
+    "knockback",
     "knockdown_location",
     "shock",
     "wound_effects",
@@ -93,6 +94,30 @@ class SurviveCritical(StrEnum):
         (False, True)
         """
         return margin < -2 or (critical and self is SurviveCritical.DEAD)
+
+
+def knockback(
+    basic: int, damage_type: str, penetrated: bool, st: int, notes: tuple[str, ...] = ()
+) -> int:
+    """Yards of knockback from one blow (0: none).
+
+    Source: B378, "Knockback": crushing damage, whether it penetrates or not, and
+    cutting damage that fails to penetrate, knock the target back one yard for each
+    full (its ST − 2) of basic damage (at least 1 a yard); a knocked-back target rolls
+    DX, Acrobatics or Judo or falls. The markers ``dkb`` (double knockback: twice the
+    basic damage counts) and ``nkb`` (none) change it (B104-B105).
+
+    >>> knockback(10, "cr", True, 10), knockback(7, "cr", False, 10), knockback(9, "cut", True, 10)
+    (1, 0, 0)
+    >>> knockback(9, "cut", False, 5), knockback(8, "cr", True, 10, ("dkb",))
+    (3, 2)
+    """
+    kind = damage_type_name(damage_type)
+    marks = {n.lower() for n in notes}
+    if "nkb" in marks or not (kind == "cr" or (kind == "cut" and not penetrated)):
+        return 0
+    pushed = 2 * basic if "dkb" in marks else basic
+    return max(0, pushed) // max(1, st - 2)
 
 
 def extra_dr(location: Location, damage_type: str) -> int:
