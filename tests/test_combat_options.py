@@ -312,3 +312,26 @@ def test_knockback_is_a_yard_per_full_st_minus_two_of_basic_damage() -> None:
     )
     assert stopped.data["damage"]["injury"] == 0
     assert any("knocked back 2 yards" in c for c in stopped.data["calls"])
+
+
+# ------------------------------------------------------------- blunt trauma (B379)
+
+
+def test_blunt_trauma_through_flexible_armor() -> None:
+    """B379: 1 HP per full 5 points of crushing basic damage, per full 10 of cutting,
+    impaling or piercing, when flexible armor stops it all."""
+    from referee.systems.gurps.wounds import blunt_trauma
+
+    for basic in range(0, 60):
+        for kind in ("cr", "cut", "imp", "pi-", "pi", "pi+", "pi++", "burn", "cor", "tox"):
+            per = {"cr": 5, "burn": None, "cor": None, "tox": None}.get(kind, 10)
+            want = 0 if per is None else basic // per
+            assert blunt_trauma(basic, kind, False) == want
+            assert blunt_trauma(basic, kind, True) == 0
+    line = "gurps attack 14 --damage '3d cr' --target-name Orc --hp 10 --dr 20 --defense none"
+    draws = [(6, 3), (6, 4), (6, 4), (6, 4), (6, 5), (6, 5)]
+    soft = commands.run(f"{line} --flexible", ReplaySource(draws))
+    hard = commands.run(line, ReplaySource(draws))
+    assert any("takes 2 HP of injury through the flexible armor (B379)" in c
+               for c in soft.data["calls"])  # fmt: skip
+    assert not any("blunt trauma" in c for c in hard.data["calls"])

@@ -182,6 +182,10 @@ def attack_cmd(
         bool,
         typer.Option("--male", help="A male humanoid target: groin hits as B399 says."),
     ] = False,
+    flexible: Annotated[
+        bool,
+        typer.Option("--flexible", help="The target's armor is flexible: blunt trauma (B379)."),
+    ] = False,
     st: Annotated[
         int | None,
         typer.Option("--st", min=1, max=10000, help="The target's ST, for knockback (B378)."),
@@ -219,8 +223,8 @@ def attack_cmd(
         ctx, vs, target_name, dodge, parry_level, block, dr, hp, hp_now, dr_at_typed(dr_at)
     )
     fencing = fencing or fenced or (parry is None and target is not None and target.fencing)
-    if target is not None and (very_tired or male or st is not None):
-        target = replace(target, very_tired=very_tired, male=male, st=st)
+    if target is not None and (very_tired or male or flexible or st is not None):
+        target = replace(target, very_tired=very_tired, male=male, flexible=flexible, st=st)
     if target is None:
         mods = tuple(mod or ())
         eff = effective_attack(level, options, mods)  # refuses a Deceptive Attack below 10

@@ -50,7 +50,7 @@ from .melee import (
 )
 from .success import Outcome, outcome, skill_odds
 from .target import Target, choose_defense
-from .wounds import Wound, extra_dr, knockback, wound_effects
+from .wounds import Wound, blunt_trauma, extra_dr, knockback, wound_effects
 
 __all__ = ["Exchange", "Target", "choose_defense", "exchange", "injury_chance"]
 
@@ -288,6 +288,12 @@ def _calls(target: Target, hurt: Hurt, damage: DamageSpec) -> tuple[str, ...]:
         )
     if hurt.effect == "double_shock" and hurt.penetrating:
         calls.append("double shock, at most -8 (critical hit)")
+    trauma = blunt_trauma(hurt.basic, damage.damage_type, hurt.penetrating > 0)
+    if target.flexible and hurt.dr and trauma:
+        calls.append(
+            f"blunt trauma: {target.name} takes {trauma} HP of injury through the flexible "
+            "armor (B379)"
+        )
     st = target.st if target.st is not None else target.hp
     if st is not None:
         yards = knockback(hurt.basic, damage.damage_type, hurt.penetrating > 0, st, damage.notes)

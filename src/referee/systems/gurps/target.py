@@ -46,6 +46,8 @@ class Target:
     parry (B376-B377)."""
     very_tired: bool = False
     """Under 1/3 of its FP: Dodge halved, rounding up (B426)."""
+    flexible: bool = False
+    """Its armor is flexible: a blow it stops may still do blunt trauma (B379)."""
     st: int | None = None
     """ST, for knockback (B378); when not given, :attr:`hp` stands for it (HP start
     equal to ST, B16)."""

@@ -34,6 +34,7 @@ __all__ = [
     "StunRecovery",
     "SurviveCritical",
     "Wound",
+    "blunt_trauma",
     "extra_dr",
     "knockback",
     "knockdown_location",
@@ -94,6 +95,25 @@ class SurviveCritical(StrEnum):
         (False, True)
         """
         return margin < -2 or (critical and self is SurviveCritical.DEAD)
+
+
+def blunt_trauma(basic: int, damage_type: str, penetrated: bool) -> int:
+    """Injury from blunt trauma when flexible armor stops a blow (0: none).
+
+    Source: B379, "Flexible Armor and Blunt Trauma": when flexible armor stops all
+    the damage, the wearer still takes 1 HP of injury per full 5 points of crushing
+    basic damage, or per full 10 of cutting, impaling or piercing damage; other types
+    do none.
+
+    >>> blunt_trauma(12, "cr", False), blunt_trauma(19, "cut", False), blunt_trauma(9, "pi", False)
+    (2, 1, 0)
+    >>> blunt_trauma(12, "cr", True), blunt_trauma(30, "burn", False)
+    (0, 0)
+    """
+    kind = damage_type_name(damage_type)
+    if penetrated or kind in ("burn", "cor", "fat", "tox"):
+        return 0
+    return max(0, basic) // (5 if kind == "cr" else 10)
 
 
 def knockback(
