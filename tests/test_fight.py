@@ -63,7 +63,8 @@ def test_gurps_major_wound_and_death_checks_by_brute_force(hp_max: int) -> None:
 
 @pytest.mark.parametrize("injury", range(0, 9))
 def test_shock_is_the_injury_at_most_four_and_high_pain_threshold_blocks_it(injury: int) -> None:
-    f = _fight("gurps", ("a", {"st": 20}), ("b", {"st": 20, "hpt": 1}))
+    # 19 HP: with 20 or more, shock is per full HP/10 (B419; tests/test_combat_basic_set.py)
+    f = _fight("gurps", ("a", {"st": 19}), ("b", {"st": 19, "hpt": 1}))
     for cid, expected in (("a", min(4, injury)), ("b", 0)):
         f = fight.step(f, {"kind": "damage", "combatant": cid, "amount": injury}).fight
         assert f.combatants[cid].values["shock"] == expected
@@ -72,16 +73,21 @@ def test_shock_is_the_injury_at_most_four_and_high_pain_threshold_blocks_it(inju
 @pytest.mark.parametrize("injury", range(0, 9))
 def test_low_pain_threshold_doubles_shock_to_at_most_eight(injury: int) -> None:
     """B142: Low Pain Threshold doubles the shock penalties, to at most −8."""
-    f = _fight("gurps", ("a", {"st": 20, "lpt": 1}))
+    f = _fight("gurps", ("a", {"st": 19, "lpt": 1}))
     f = fight.step(f, {"kind": "damage", "combatant": "a", "amount": injury}).fight
     assert f.combatants["a"].values["shock"] == min(8, 2 * injury)
 
 
 def test_low_pain_threshold_is_minus_four_against_knockdown() -> None:
-    """B142: −4 on HT rolls against knockdown and stunning (with B399's −5 for the face)."""
-    f = _fight("gurps", ("a", {"ht": 12, "st": 30, "lpt": 1}))
+    """B142: −4 on HT rolls against knockdown and stunning (with B399's −5 for the face,
+    on a major wound only, B420)."""
+    f = _fight("gurps", ("a", {"ht": 12, "st": 10, "lpt": 1}))
     f = fight.step(f, {"kind": "damage", "combatant": "a", "amount": 1, "location": "face"}).fight
-    assert [c.command for c in f.calls] == ["gurps check 12 -9 --label 'HT (knockdown)'"]
+    f = fight.step(f, {"kind": "damage", "combatant": "a", "amount": 6, "location": "face"}).fight
+    assert [c.command for c in f.calls] == [
+        "gurps check 12 -4 --label 'HT (knockdown)'",
+        "gurps check 12 -9 --label 'HT (knockdown)'",
+    ]
 
 
 def test_shock_lasts_to_the_end_of_the_victims_next_turn() -> None:
@@ -132,13 +138,17 @@ def test_a_failed_knockdown_roll(margin: int, critical: bool, conditions: set[st
 
 
 def test_knockdown_modifiers_by_location_and_high_pain_threshold() -> None:
-    f = _fight("gurps", ("a", {"ht": 12, "st": 30}), ("b", {"ht": 12, "st": 30, "hpt": 1}))
+    # 1 HP to the skull or vitals of a 10-HP man is no major wound: a plain HT roll
+    # (+3 with High Pain Threshold); the location's -10 or -5 only on a major wound (B420)
+    f = _fight("gurps", ("a", {"ht": 12, "st": 10}), ("b", {"ht": 12, "st": 10, "hpt": 1}))
     f = fight.step(f, {"kind": "damage", "combatant": "a", "amount": 1, "location": "skull"}).fight
     f = fight.step(f, {"kind": "damage", "combatant": "b", "amount": 1, "location": "vitals"}).fight
     f = fight.step(f, {"kind": "damage", "combatant": "a", "amount": 1, "location": "arm"}).fight
+    f = fight.step(f, {"kind": "damage", "combatant": "b", "amount": 6, "location": "skull"}).fight
     assert [c.command for c in f.calls] == [
-        "gurps check 12 -10 --label 'HT (knockdown)'",
-        "gurps check 12 -2 --label 'HT (knockdown)'",
+        "gurps check 12 --label 'HT (knockdown)'",
+        "gurps check 12 +3 --label 'HT (knockdown)'",
+        "gurps check 12 -7 --label 'HT (knockdown)'",
     ]
 
 

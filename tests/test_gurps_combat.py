@@ -116,7 +116,7 @@ def test_a_critical_success_rolls_the_hit_table_and_a_critical_failure_the_miss_
 
 
 def test_attack_options_apply_their_modifiers() -> None:
-    r = attack(14, options=AttackOptions(deceptive=2, location="skull"), rng=seeded(1))
+    r = attack(21, options=AttackOptions(deceptive=2, location="skull"), rng=seeded(1))
     assert r.check.modifiers == (-7, -4) and r.defense_modifier == -2
     r = attack(10, options=AttackOptions(all_out=True, telegraphic=True, rapid=True), rng=seeded(1))
     assert r.check.modifiers == (4, 4, -6) and r.defense_modifier == 2
@@ -160,7 +160,7 @@ def test_the_exchange_draws_what_its_steps_draw(
     options = AttackOptions(
         location=None if random_loc else aim, random_location=random_loc, criticals=crits
     )
-    spec = read_damage("2d+1 cut")
+    spec = read_damage("2d+1 imp")  # impaling may target the vitals (B399)
     whole = RecordingSource(seeded(seed))
     x = exchange(skill, spec, ORC, options=options, defense=choice, rng=whole)
     steps = RecordingSource(seeded(seed))  # the same source, step by step
@@ -362,7 +362,7 @@ def test_an_exchange_against_a_sheet_uses_its_defenses_dr_and_hp() -> None:
     assert target.parry == max(parries) and target.hp == 12 and target.dr == 1
     assert target.dr_over("eye") == 0 and target.dr_over("right leg") == 1
     dai = _sheet(Path(__file__).parents[1] / "examples" / "sheets" / "dai.toml")
-    line = "gurps attack 'Knife (Swung)' --vs @ninja --location eye --defense none"
+    line = "gurps attack 'Knife (Thrust)' --vs @ninja --location eye --defense none"
     res = commands.with_sheet(dai, others={"@ninja": ninja})
     resolved = commands.resolve(line, dai, others={"@ninja": ninja})
     assert "@" not in resolved and "--dr-at eye=0" in resolved and "--hp 12" in resolved
@@ -370,8 +370,10 @@ def test_an_exchange_against_a_sheet_uses_its_defenses_dr_and_hp() -> None:
         a = commands.run(line, seeded(seed), resources=res)
         b = commands.run(resolved, seeded(seed))
         assert a.data == b.data
-        if a.data["damage"] is not None:
+        if a.data["damage"] is not None and a.data["damage"]["location"] == "eye":
             assert a.data["damage"]["dr"] == 0  # the eye: no armor, no skull bonus
+        elif a.data["damage"] is not None:  # a miss by 1 hits the torso instead (B399)
+            assert a.data["damage"]["location"] == "torso" and a.data["damage"]["dr"] == 1
 
 
 def test_a_toml_sheet_gives_hp_and_dr_by_location() -> None:

@@ -82,7 +82,7 @@ async def test_the_usual_flow(server: Server, second: Server) -> None:
     _put(second, room, alice["token"], "aldo", ALDO)
     _put(server, room, made["token"], "orc", ORC)
     _put(server, room, made["token"], "guard", GUARD)
-    clicks = {"player": [], "gm": []}
+    clicks: dict[str, list[int]] = {"player": [], "gm": []}
     async with async_playwright() as pw:
         browser = await pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
         gm = await (await browser.new_context(viewport={"width": 1280, "height": 800})).new_page()

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
@@ -23,24 +23,31 @@ from ..fmt import fraction, percent, readable
 from ..render.combat import attack_json, defense_json, exchange_json
 from ..render.gurps import skill_odds_json
 from ..rng import RandomSource
-from ..sheets import Attack, Kind, Sheet, find_attack, find_trait, require
+from ..sheets import Attack, find_attack
 from ..systems.gurps.damage import read_damage
-from ..systems.gurps.exchange import Target, exchange, injury_chance
+from ..systems.gurps.exchange import exchange, injury_chance
 from ..systems.gurps.melee import (
     AttackOptions,
     DefenseOptions,
     attack,
-    attack_modifiers,
     defend,
     defense_modifiers,
+    effective_attack,
+    halved_dodge,
 )
 from ..systems.gurps.success import skill_odds
-from .gurps_traits import best_defense, defense_level
+from .gurps_target import (
+    defense_from_sheet,
+    dr_at_typed,
+    read_parry,
+    target_of,
+    typed_target,
+)
 from .registry import LabelOpt, Twin, twins
-from .result import Reply, resources_of
+from .result import Reply
 from .sheeted import SheetOpt, labelled, resolved_as, sheet_for
 
-__all__ = ["target_of"]
+__all__ = ["target_of"]  # re-exported from .gurps_target
 
 IntOpt = Annotated[int | None, typer.Option(min=-100, max=1000)]
 BlockRetreatOpt = Annotated[
@@ -52,35 +59,6 @@ BlockRetreatOpt = Annotated[
         help="A retreat's bonus to Block: 1 by the Basic Set (B377), or 3.",
     ),
 ]
-
-
-def target_of(sheet: Sheet) -> Target:
-    """What an exchange needs of a sheet: its Dodge, best Parry and Block, DR and HP."""
-    dodge = next((t.level for t in sheet.of_kind(Kind.DEFENSE) if t.name == "Dodge"), None)
-    parry, block = best_defense(sheet.attacks, "parry"), best_defense(sheet.attacks, "block")
-    torso = sheet.dr_at("torso") or 0
-    return Target(
-        sheet.name or "the target",
-        dodge=dodge,
-        parry=None if parry is None else parry[0],
-        block=None if block is None else block[0],
-        dr=torso,
-        hp=sheet.hp,
-        dr_at=tuple((k, v) for k, v in sheet.dr if v != torso),
-    )
-
-
-def _dr_at(given: list[str] | None) -> tuple[tuple[str, int], ...]:
-    """``--dr-at skull=4``: DR over one location, each read."""
-    from ..systems.gurps.locations import read_location
-
-    out = []
-    for item in given or []:
-        where, sep, value = item.partition("=")
-        if not sep or not re.fullmatch(r"\d{1,4}", value.strip()):
-            raise RuleError(f"--dr-at {item!r}: give a location and its DR, like skull=4")
-        out.append((read_location(where).key, int(value)))
-    return tuple(out)
 
 
 def _weapon(ctx: typer.Context, text: str, path: str | None) -> tuple[int, Attack | None]:
@@ -121,9 +99,17 @@ def attack_cmd(
     deceptive: Annotated[
         int, typer.Option(min=0, max=10, help="Deceptive Attack: -2 to hit per -1 to defend.")
     ] = 0,
-    all_out: Annotated[bool, typer.Option("--all-out", help="All-Out Attack (Determined): +4.")] = (
-        False
-    ),
+    all_out: Annotated[
+        bool,
+        typer.Option("--all-out", help="All-Out Attack (Determined): +4, or +1 ranged (B365)."),
+    ] = False,
+    strong: Annotated[
+        bool,
+        typer.Option("--strong", help="All-Out Attack (Strong): +2 damage or +1 a die (B365)."),
+    ] = False,
+    ranged: Annotated[
+        bool, typer.Option("--ranged", help="A ranged attack (All-Out Attack is +1).")
+    ] = False,
     telegraphic: Annotated[
         bool, typer.Option("--telegraphic", help="Telegraphic Attack: +4, the defense +2.")
     ] = False,
@@ -137,6 +123,12 @@ def attack_cmd(
     criticals: Annotated[
         bool, typer.Option(help="Roll the critical hit and miss tables (B556) when they apply.")
     ] = True,
+    tight_beam: Annotated[
+        bool,
+        typer.Option(
+            "--tight-beam", help="A tight-beam burning attack: may target vitals and eye (B399)."
+        ),
+    ] = False,
     damage: Annotated[
         str | None, typer.Option(help="The damage, when WEAPON is a level: '2d+1 cut'.")
     ] = None,
@@ -146,7 +138,12 @@ def attack_cmd(
     ] = None,
     target_name: Annotated[str | None, typer.Option(help="The target's name.")] = None,
     dodge: IntOpt = None,
-    parry: IntOpt = None,
+    parry: Annotated[
+        str | None,
+        typer.Option(
+            metavar="PARRY", help="The target's Parry: 10, or 9F for a fencing parry (B376)."
+        ),
+    ] = None,
     block: IntOpt = None,
     dr: Annotated[
         int | None, typer.Option(min=0, max=1000, help="The target's DR (over the torso).")
@@ -167,6 +164,32 @@ def attack_cmd(
         bool, typer.Option("--aod", help="The target made an All-Out Defense: +2.")
     ] = False,
     shield: Annotated[int, typer.Option(min=0, max=10, help="The target's shield DB.")] = 0,
+    parried: Annotated[
+        int,
+        typer.Option(
+            min=0, max=20, help="Parries the target made with this weapon this turn (B376)."
+        ),
+    ] = 0,
+    fencing: Annotated[
+        bool,
+        typer.Option("--fencing", help="The target parries with a fencing weapon (B376)."),
+    ] = False,
+    very_tired: Annotated[
+        bool,
+        typer.Option("--very-tired", help="The target is under 1/3 FP: Dodge halved (B426)."),
+    ] = False,
+    male: Annotated[
+        bool,
+        typer.Option("--male", help="A male humanoid target: groin hits as B399 says."),
+    ] = False,
+    flexible: Annotated[
+        bool,
+        typer.Option("--flexible", help="The target's armor is flexible: blunt trauma (B379)."),
+    ] = False,
+    st: Annotated[
+        int | None,
+        typer.Option("--st", min=1, max=10000, help="The target's ST, for knockback (B378)."),
+    ] = None,
     block_retreat: BlockRetreatOpt = 1,
     label: LabelOpt = None,
     damage_type: Annotated[
@@ -180,22 +203,37 @@ def attack_cmd(
     injury, and what the GM must call for next, with each step's exact odds."""
     level, found = _weapon(ctx, weapon, sheet)
     options = AttackOptions(
-        deceptive, all_out, telegraphic, rapid, location, random_location, criticals
+        deceptive,
+        all_out,
+        telegraphic,
+        rapid,
+        location,
+        random_location,
+        criticals,
+        tight_beam=tight_beam,
+        ranged=ranged,
+        strong=strong,
     )
     name = label or (found.full_name if found else None)
     if found is not None:
         resolved_as(ctx, weapon=str(level), label=labelled(found.full_name, label))
     spec_text = damage or (found.damage if found else None)
-    target = _target(ctx, vs, target_name, dodge, parry, block, dr, hp, hp_now, _dr_at(dr_at))
+    parry_level, fenced = read_parry(parry)
+    target = typed_target(
+        ctx, vs, target_name, dodge, parry_level, block, dr, hp, hp_now, dr_at_typed(dr_at)
+    )
+    fencing = fencing or fenced or (parry is None and target is not None and target.fencing)
+    if target is not None and (very_tired or male or flexible or st is not None):
+        target = replace(target, very_tired=very_tired, male=male, flexible=flexible, st=st)
     if target is None:
         mods = tuple(mod or ())
+        eff = effective_attack(level, options, mods)  # refuses a Deceptive Attack below 10
 
         def go(rng: RandomSource) -> Reply:
             r = attack(level, label=name, options=options, modifiers=mods, rng=rng)
             return Reply(attack_json(r), r.text)
 
         def attack_odds() -> Reply:
-            eff = level + sum(mods) + sum(m for _, m in attack_modifiers(options))
             o = skill_odds(eff)
             text = (
                 f"{name or 'Attack'} {eff}: hits {percent(o.success)}, critical hit "
@@ -218,7 +256,12 @@ def attack_cmd(
     if mod:
         raise RuleError("--mod is for a lone attack; in an exchange use the options")
     defense_options = DefenseOptions(
-        retreat=retreat, all_out=aod, shield=shield, block_retreat=block_retreat
+        retreat=retreat,
+        all_out=aod,
+        shield=shield,
+        parried=parried,
+        fencing=fencing,
+        block_retreat=block_retreat,
     )
     injury_chance(level, spec, target, options, defense, defense_options)  # checks the choice
 
@@ -243,56 +286,6 @@ def attack_cmd(
         return Reply(data, text)
 
     return exchange_go, exchange_odds
-
-
-def _target(
-    ctx: typer.Context,
-    vs: str | None,
-    name: str | None,
-    dodge: int | None,
-    parry: int | None,
-    block: int | None,
-    dr: int | None,
-    hp: int | None,
-    hp_now: int | None,
-    dr_at: tuple[tuple[str, int], ...] = (),
-) -> Target | None:
-    """The target: from its sheet (``--vs``), each typed number over the sheet's; or
-    from typed numbers alone; None when nothing names one."""
-    typed: dict[str, Any] = {
-        k: v
-        for k, v in {"dodge": dodge, "parry": parry, "block": block, "dr": dr, "hp": hp}.items()
-        if v is not None
-    }
-    if vs is None and name is None and not typed and not dr_at:
-        return None
-    base = Target(name or "the target")
-    if vs is not None:
-        found = resources_of(ctx).sheet(vs)
-        if found is None:
-            raise RuleError(f"no sheet {vs!r} to attack")
-        base = target_of(require(found, "gurps", "gurps attack"))
-        if name:
-            base = replace(base, name=name)
-        resolved_as(ctx, vs=None, target_name=base.name)
-        table = dict(base.dr_at) | dict(dr_at)
-        if table:
-            resolved_as(ctx, dr_at=[f"{k}={v}" for k, v in table.items()])
-        for key in ("dodge", "parry", "block", "dr", "hp"):
-            value = typed.get(key, getattr(base, key))
-            if value is not None and (key != "dr" or value):
-                resolved_as(ctx, **{key: str(value)})
-    values = {**{k: getattr(base, k) for k in ("dodge", "parry", "block", "dr", "hp")}, **typed}
-    return Target(
-        base.name,
-        values["dodge"],
-        values["parry"],
-        values["block"],
-        values["dr"] or 0,
-        values["hp"],
-        hp_now,
-        tuple((dict(base.dr_at) | dict(dr_at)).items()),
-    )
 
 
 @twins(
@@ -331,6 +324,12 @@ def defend_cmd(
             min=-10, max=10, help="The attack's effect: -1 per deceptive level, +2 if telegraphic."
         ),  # fmt: skip
     ] = 0,
+    reeling: Annotated[
+        bool, typer.Option("--reeling", help="Under 1/3 HP: Dodge halved, rounded up (B419).")
+    ] = False,
+    very_tired: Annotated[
+        bool, typer.Option("--very-tired", help="Under 1/3 FP: Dodge halved, rounded up (B426).")
+    ] = False,
     block_retreat: BlockRetreatOpt = 1,
     label: LabelOpt = None,
     sheet: SheetOpt = None,
@@ -341,12 +340,21 @@ def defend_cmd(
     if kind not in ("dodge", "parry", "block"):
         raise RuleError(f"unknown defense {kind!r}; use dodge, parry or block")
     name = label
+    if level is not None and re.fullmatch(r"\s*-?\d+\s*[fF]\s*", level):
+        level, fencing = level.strip()[:-1], True  # GCS's 9F: a fencing parry (B376)
     if level is None or not re.fullmatch(r"-?\d+", level.strip()):
-        value, shown = _defense_from_sheet(ctx, kind, level, sheet)
+        value, shown, fenced = defense_from_sheet(ctx, kind, level, sheet)
+        fencing = fencing or fenced
         name = labelled(shown, label)
-        resolved_as(ctx, level=str(value), label=name)
+        resolved_as(ctx, level=str(value) + ("F" if fenced else ""), label=name)
     else:
         value = int(level)
+    if kind == "dodge" and (reeling or very_tired):
+        value = halved_dodge(value, reeling=reeling, very_tired=very_tired)
+        why = " and ".join(w for w, on in (("reeling", reeling), ("very tired", very_tired)) if on)
+        name = f"{name or 'Dodge'} (halved: {why})"
+    elif reeling or very_tired:
+        raise RuleError("--reeling and --very-tired halve Dodge only (B419, B426)")
     options = DefenseOptions(retreat, aod, shield, parried, fencing, block_retreat)
 
     def go(rng: RandomSource) -> Reply:
@@ -362,23 +370,3 @@ def defend_cmd(
         return Reply(data, text)
 
     return go, defense_odds
-
-
-def _defense_from_sheet(
-    ctx: typer.Context, kind: str, weapon: str | None, path: str | None
-) -> tuple[int, str]:
-    """A defense's level from the sheet: Dodge; a weapon's Parry or Block (the best)."""
-    sheet = sheet_for(ctx, path, "gurps", "gurps defend", weapon or kind.title())
-    if kind == "dodge":
-        trait = find_trait(sheet, "Dodge", (Kind.DEFENSE,))
-        return trait.level, "Dodge"
-    if weapon is not None:
-        found = find_attack(sheet, weapon)
-        value = defense_level(getattr(found, kind))
-        if value is None:
-            raise RuleError(f"{found.full_name} cannot {kind} on {sheet.name}'s sheet")
-        return value, f"{kind.title()} ({found.full_name})"
-    best = best_defense(sheet.attacks, kind)
-    if best is None:
-        raise RuleError(f"{sheet.name}'s sheet has no weapon that can {kind}")
-    return best[0], f"{kind.title()} ({best[1].full_name})"

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
-from ..systems.gurps.locations import LOCATIONS
+from ..systems.gurps.locations import read_location
+from ..systems.gurps.wounds import StunRecovery, SurviveCritical, shock, wound_effects
 from .model import Combatant
 
 __all__ = [
@@ -30,11 +31,13 @@ __all__ = [
 
 TRACKED = (
     "hp", "hp_max", "fp", "fp_max", "ht", "will", "dx", "speed", "hpt", "lpt", "shock", "shock_new",
+    "male",
 )  # fmt: skip
 """GURPS values: HP and FP with their maxima; HT, Will and DX; Basic Speed in
 hundredths; ``hpt`` 1 for High Pain Threshold, ``lpt`` 1 for Low Pain Threshold; the shock
 penalty now, and
-``shock_new`` 1 while it is from this turn or the last (it ends with the next turn)."""
+``shock_new`` 1 while it is from this turn or the last (it ends with the next turn);
+``male`` 1 for a male humanoid (a groin hit's major wound is at −5 to knockdown, B399)."""
 
 CallSpec = tuple[str, str, str]
 """A call before it has a number: ``(kind, command, why)``."""
@@ -80,45 +83,67 @@ def _check(level: int, mod: int, label: str) -> str:
 def injure(
     c: Combatant, injury: int, location: str | None = None
 ) -> tuple[Combatant, list[CallSpec]]:
-    """``injury`` HP lost in one blow (after DR and wounding), hit at ``location``.
+    """``injury`` HP lost in one blow (after DR and wounding), hit at ``location`` (read
+    as the commands read it: any case, ``head`` for the skull; an unknown one is
+    refused).
 
-    Source: B419, "Shock": −1 to DX and IQ per HP lost, at most −4, on the next turn
-    only (this option: it lasts to the end of the victim's next turn); High Pain
-    Threshold (``hpt``, B59) ignores it; Low Pain Threshold (``lpt``, B142) doubles it,
-    to at most −8. B420, "Major Wounds": an injury of more than
-    half the HP in one blow calls for an HT roll against knockdown and stunning, as
-    does any injury to the skull, eye, face or vitals (B399: at −10 for the skull and
-    eye, −5 for the face and vitals), +3 with High Pain Threshold, −4 with Low Pain
-    Threshold (B142: "−4 to all HT rolls to avoid knockdown and stunning"; this option
-    leaves the roll to recover from stun as it is). B419, "Lost Hit
-    Points": at each −1×HP, −2×HP, −3×HP and −4×HP crossed, an HT roll to live; at
-    −5×HP, dead at once. (At 0 HP or below, the roll each turn to stay conscious is
-    called when the victim's turn begins: :func:`start_turn`.)
+    Source: the same rules as the exchange, through
+    :func:`referee.systems.gurps.wounds.wound_effects`: B421, a limb or extremity's
+    injury stops at its crippling threshold, and crippling it (a condition,
+    ``crippled hand``) is a major wound; B399, an eye hit for over HP/10 blinds it
+    (``blinded eye``); B419, "Shock": −1 to DX and IQ per HP lost (per full HP/10 with
+    20 HP or more), at most −4, on the next turn only (this option: it lasts to the
+    end of the victim's next turn); High Pain Threshold (``hpt``, B59) ignores it; Low
+    Pain Threshold (``lpt``, B142) doubles it, to at most −8. B420, "Major Wounds" and
+    "Knockdown and Stunning": a major wound calls for an HT roll against knockdown and
+    stunning, as does a hit to the skull, eye, face or vitals enough to cause shock;
+    the location's −10 (skull, eye) or −5 (face, vitals, a ``male``'s groin) only on a
+    major wound; +3 with High Pain Threshold, −4 with Low Pain Threshold (B142: "−4
+    to all HT rolls to avoid knockdown and stunning"; this option leaves the roll to
+    recover from stun as it is). B419, "Lost Hit Points": at each −1×HP, −2×HP,
+    −3×HP and −4×HP crossed, an HT roll to live; at −5×HP, dead at once; at −10×HP,
+    the body is destroyed too (``destroyed``). (At 0 HP or
+    below, the roll each turn to stay conscious is called when the victim's turn
+    begins: :func:`start_turn`.) The damage event carries no damage type, so a
+    toxic skull hit or a male's crushing groin hit is the GM's to adjust.
+
+    Raises:
+        RuleError: an unknown location.
     """
-    if injury <= 0 or "dead" in c.conditions:
+    loc = read_location(location or "torso")
+    if injury <= 0 or "destroyed" in c.conditions:
         return c, []
+    if "dead" in c.conditions:  # a body hacked on to -10×HP is destroyed (B419)
+        after = c.value("hp") - injury
+        gone = after <= -10 * max(c.value("hp_max"), 1)
+        return _with(c.with_values(hp=after), add={"destroyed"} if gone else ()), []
     hp, most = c.value("hp"), max(c.value("hp_max"), 1)
-    after = hp - injury
+    w = wound_effects(
+        injury,
+        loc,
+        most,
+        hpt=bool(c.value("hpt")),
+        lpt=bool(c.value("lpt")),
+        male=bool(c.value("male")),
+    )
+    after = hp - w.injury
     out = c.with_values(hp=after)
     if not c.value("hpt"):
-        lpt = c.value("lpt")
-        most_shock, per_hp = (8, 2) if lpt else (4, 1)
-        shock = min(most_shock, c.value("shock") + per_hp * injury)
-        out = out.with_values(shock=shock, shock_new=1)
+        taken = shock(w.injury, most, lpt=bool(c.value("lpt")), before=c.value("shock"))
+        out = out.with_values(shock=taken, shock_new=1)
+    marks = {f"crippled {w.crippled}"} if w.crippled else set()
+    if w.blinded:
+        marks.add("blinded eye")
+    out = _with(out, add=marks)
     calls: list[CallSpec] = []
     if after <= -5 * most:
-        return _with(out, add={"dead"}), []
-    loc = LOCATIONS.get(location or "torso", LOCATIONS["torso"])
-    major = 2 * injury > most
-    struck = loc.head or loc.key == "vitals"
-    if (major or struck) and not (c.conditions & DOWN):
-        mod = loc.knockdown + (3 if c.value("hpt") else 0) - (4 if c.value("lpt") else 0)
-        why = "a major wound" if major else f"a hit to the {loc.key}"
+        return _with(out, add={"dead", "destroyed"} if after <= -10 * most else {"dead"}), []
+    if w.knockdown is not None and not (c.conditions & DOWN):
         calls.append(
             (
                 "knockdown",
-                _ht(c, mod, "knockdown"),
-                f"{why}: HT against knockdown and stunning (B420); on a failure stunned "
+                _ht(c, w.knockdown, "knockdown"),
+                f"{w.why}: HT against knockdown and stunning (B420); on a failure stunned "
                 "and prone, by 5 or more or a critical failure unconscious",
             )
         )
@@ -183,29 +208,41 @@ def start_turn(c: Combatant) -> tuple[Combatant, list[CallSpec]]:
     return out, calls
 
 
-def end_turn(c: Combatant) -> tuple[Combatant, list[CallSpec]]:
+def end_turn(
+    c: Combatant, stun: StunRecovery = StunRecovery.PLAIN
+) -> tuple[Combatant, list[CallSpec]]:
     """The combatant's turn ends: shock from before this turn ends with it (B419), and
-    a stunned combatant rolls HT to recover (B420, "Knockdown and Stunning"; +3 with
-    High Pain Threshold, B59)."""
+    a stunned combatant rolls HT to recover (B420, "Knockdown and Stunning"). Whether
+    High or Low Pain Threshold changes that roll is ``stun``'s reading
+    (:class:`~referee.systems.gurps.wounds.StunRecovery`): by default it does not,
+    as B59 and B142 name the rolls to *avoid* knockdown and stunning only."""
     out = c
     if c.value("shock") and not c.value("shock_new"):
         out = out.with_values(shock=0)
     if "stunned" in c.conditions and not (c.conditions & DOWN):
-        mod = 3 if c.value("hpt") else 0
+        mod = stun.modifier(bool(c.value("hpt")), bool(c.value("lpt")))
         return out, [("stun", _ht(c, mod, "recover from stun"), "stunned: HT to recover (B420)")]
     return out, []
 
 
-def answer(c: Combatant, kind: str, success: bool, margin: int, critical: bool) -> Combatant:
+def answer(
+    c: Combatant,
+    kind: str,
+    success: bool,
+    margin: int,
+    critical: bool,
+    survive: SurviveCritical = SurviveCritical.DEAD,
+) -> Combatant:
     """What a called roll's result does. ``margin`` is the effective skill less the
     roll, as ``gurps check`` gives it: −5 is a failure by 5.
 
     Source: B420: a failed knockdown roll leaves the combatant stunned and prone, a
     failure by 5 or more or a critical failure unconscious; a successful roll against
     stun ends it. B419: a failed roll to stay conscious, unconscious; a failed roll to
-    live at −N×HP, dead, but a failure by 1 or 2 (not a critical failure) leaves the
-    combatant dying, not dead (B419's note; B423, "Mortal Wounds"). B426: a failed Will
-    roll at 0 FP or below, collapsed until FP are above 0.
+    live at −N×HP, dead, but a failure by 1 or 2 leaves the combatant dying, not dead
+    (B419's note; B423, "Mortal Wounds"); a critical failure by 1 or 2 kills under the
+    default reading, ``survive`` (:class:`~referee.systems.gurps.wounds.SurviveCritical`).
+    B426: a failed Will roll at 0 FP or below, collapsed until FP are above 0.
     """
     if success:
         return _with(c, drop={"stunned"}) if kind == "stun" else c
@@ -216,7 +253,7 @@ def answer(c: Combatant, kind: str, success: bool, margin: int, critical: bool) 
     if kind == "conscious":
         return _with(c, add={"unconscious", "prone"}, drop={"stunned"})
     if kind == "survive":
-        if margin >= -2 and not critical:
+        if not survive.dies(margin, critical):
             return _with(c, add={"mortally wounded", "unconscious", "prone"})
         return _with(c, add={"dead"})
     if kind == "collapse":

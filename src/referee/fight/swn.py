@@ -100,15 +100,18 @@ def is_down(c: Combatant) -> bool:
 
 
 def injure(c: Combatant, damage: int, lethal: bool = True) -> Combatant:
-    """``damage`` (Shock included, as an attack's result gives it) off its HP.
+    """``damage`` (Shock included, as an attack's result gives it) off its HP; a negative
+    ``damage`` is healing.
 
     Source: ``003``, "Mortal Wounds" (0 HP from a lethal attack, mortally wounded;
     from a non-lethal one, unconscious) and "Recovery" (further damage to a stabilized
     character before it recovers kills), as :func:`referee.systems.swn.take_damage`
-    with the default :attr:`~referee.systems.swn.DeathWindow.FIRST_HP`.
+    with the default :attr:`~referee.systems.swn.DeathWindow.FIRST_HP`; healing above
+    0 HP ends a mortal wound, a stabilized state and the death clock, as
+    :func:`referee.systems.swn.heal` (the same reading).
     """
     if damage < 0:
-        return c.with_values(hp=min(c.value("hp_max"), c.value("hp") - damage))
+        return _from(c, swn.heal(_health(c), -damage))
     return _from(c, swn.take_damage(_health(c), damage, lethal=lethal))
 
 

@@ -44,6 +44,7 @@ def attack_json(r: AttackRoll) -> dict[str, Any]:
         "success": r.success,
         "margin": s.margin,
         "defense_modifier": r.defense_modifier,
+        "torso_instead": r.torso_instead,
         "critical_table": critical_json(r.critical),
         "odds": skill_odds_json(s.odds),
         "text": r.text,
@@ -89,6 +90,10 @@ def exchange_json(x: Exchange) -> dict[str, Any]:
             "injury": h.injury,
             "effect": h.effect,
             "odds": {"penetrates": fraction(h.chance_through)},
+            "shock": 0 if h.wound is None else h.wound.shock,
+            "major_wound": h.wound is not None and h.wound.major,
+            "crippled": None if h.wound is None else h.wound.crippled,
+            "blinded": h.wound is not None and h.wound.blinded,
         }
     return {
         "system": "gurps",

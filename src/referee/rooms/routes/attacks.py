@@ -121,8 +121,8 @@ async def _defend(
     st: Any, room: str, gm: Member, target: Any, hit: dict[str, Any]
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The target's best defense, the GM's secret roll, and its ``defend`` event."""
-    from ...commands.gurps_combat import target_of
-    from ...systems.gurps.exchange import choose_defense
+    from ...commands.gurps_target import target_of
+    from ...systems.gurps.target import choose_defense
     from ...systems.gurps.melee import DefenseOptions
 
     row = (await st.sheets.of(st, room)).get(target.sheet)

@@ -10,11 +10,12 @@
   as the caller sees it (a change the log hides from a player is not in their answer).
 
 The GM may make any event. A player may answer the calls of their own combatants
-(with their own roll of the call's command), end their own combatant's turn
-(``next``), count their own combatant's defense (``defend``, with their own ``gurps
-defend`` roll: repeated parries, B376), and spend their own combatant's Luck Points (``set`` of ``luck`` to fewer). An
-``add`` that names a room sheet takes its values from it (:func:`referee.fight.sheets.values_from`),
-its name and its owner; values given in the event win.
+(with their own roll of the call's command, or ``"roll": "call"``), end their own
+combatant's turn (``next``), count their own combatant's defense (``defend``, with
+their own ``gurps defend`` roll: repeated parries, B376), and spend their own
+combatant's Luck Points (``set`` of ``luck`` to fewer). An ``add`` that names a room
+sheet takes its values from it (:func:`referee.fight.sheets.values_from`), its name
+and its owner; values given in the event win.
 """
 
 from __future__ import annotations

@@ -2,7 +2,9 @@
 
 Source: *GURPS Basic Set*, 4th edition, B556, "Critical Hit Table" and "Critical
 Miss Table" (the rules texts referee works from name criticals but give no tables;
-see docs/reference/sources.md). A critical hit to the head (skull, face, eye)
+see docs/reference/sources.md): hit row 8's funny-bone crippling lasts (16 − HT)
+seconds, at least 2; miss row 5's second "hit yourself" is used as rolled, full or
+half damage. A critical hit to the head (skull, face, eye)
 uses the Critical Head Blow Table in the book; referee rolls the Critical Hit
 Table for every location and says so, a reading stated here rather than guessed.
 
@@ -54,7 +56,8 @@ _HIT = {
     "double_shock": Entry(
         "double_shock",
         "If any damage penetrates DR, it inflicts double shock (at most -8); "
-        "a limb or extremity hit is crippled for 1d seconds (a funny-bone injury).",
+        "a limb or extremity hit is crippled too, but only for (16 - HT) seconds, at "
+        "least 2, unless the injury would cripple it anyway (a funny-bone injury).",
     ),
     "normal": Entry("normal", "Normal damage only."),
     "drop": Entry(
@@ -86,7 +89,8 @@ _BREAKS = Entry("breaks", "Your weapon breaks and is useless (a very fine or sol
 _SELF = Entry(
     "hits self",
     "You hit yourself in the arm or leg (even odds), for full damage (an impaling, "
-    "piercing or ranged attack: roll again; a second such result, half damage).",
+    "piercing or ranged attack: roll again; if you hit yourself again, use that "
+    "result, full or half damage as the case may be).",
 )
 _BALANCE = Entry(
     "off balance",

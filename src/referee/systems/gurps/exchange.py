@@ -2,13 +2,14 @@
 damage through DR, injury, and what the GM must call for next.
 
 Sources: *GURPS Basic Set*, 4th edition (the rules texts referee works from have no
-combat chapter; see docs/reference/sources.md): B369-B381, "Melee Attack Options"
-and "Active Defense" (a critical hit allows no defense, B381); B398-B400, "Hit
-Location"; B378-B379, damage, DR and wounding; B556, "Critical Hit Table";
-B419-B420, "Shock" and "Major Wounds" (knockdown and stunning: an HT roll,
-unconscious on a failure by 5 or more); B327, "Lost Hit Points" (at 0 HP or less an
-HT roll each turn to stay conscious; at each −1×HP, −2×HP ... an HT roll to live;
-dead at −5×HP).
+combat chapter; see docs/reference/sources.md and the rules notes' ``COMBAT.md``):
+B369-B381, "Melee Attack Options" and "Active Defense" (a critical hit allows no
+defense, B381); B398-B400, "Hit Location" (an aimed attack that misses by 1 hits
+the torso); B378-B379, damage, DR and wounding; B556, "Critical Hit Table";
+B419-B421, "Shock", "Major Wounds", "Knockdown and Stunning" and "Crippling
+Injuries" (through :func:`.wounds.wound_effects`, as the fight engine does);
+B419, "General Injury: Lost Hit Points" (at 0 HP or less an HT roll each turn to
+stay conscious; at each −1×HP, −2×HP ... an HT roll to live; dead at −5×HP).
 
 The draws, in order: the attack's 3d6; 3d6 on a critical table if one applies;
 the defense's 3d6 (none after a critical hit, a miss, or ``defense="none"``);
@@ -20,19 +21,24 @@ dice), so the exchange draws exactly what the steps would, in their order.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 
-from ...errors import RuleError
 from ...fmt import percent, rolled
 from ...odds import odds
 from ...results import Chances
 from ...rng import RandomSource
 from ...roller import draw_faces
 from .damage import DamageSpec, _dice_adds, armor_dr
-from .locations import RANDOM_TABLE, Location, location_injury, location_odds, read_location
+from .locations import (
+    RANDOM_TABLE,
+    Location,
+    location_injury,
+    location_odds,
+    read_location,
+    require_targetable,
+)
 from .melee import (
-    DEFENSES,
     AttackOptions,
     AttackRoll,
     DefenseOptions,
@@ -40,68 +46,13 @@ from .melee import (
     attack,
     defend,
     defense_modifiers,
+    strong_damage,
 )
-from .success import skill_odds
+from .success import Outcome, outcome, skill_odds
+from .target import Target, choose_defense
+from .wounds import Wound, blunt_trauma, extra_dr, knockback, wound_effects
 
 __all__ = ["Exchange", "Target", "choose_defense", "exchange", "injury_chance"]
-
-
-@dataclass(frozen=True, slots=True)
-class Target:
-    """What the exchange needs of the one attacked (from their sheet, or typed)."""
-
-    name: str = "the target"
-    dodge: int | None = None
-    parry: int | None = None
-    block: int | None = None
-    dr: int = 0
-    """DR over the torso, and wherever :attr:`dr_at` says nothing (the skull adds its
-    own 2)."""
-    hp: int | None = None
-    """Hit points at full health (major wounds, crippling, the thresholds)."""
-    current_hp: int | None = None
-    """Hit points now, when the fight is tracked (else :attr:`hp`)."""
-    dr_at: tuple[tuple[str, int], ...] = ()
-    """DR over particular locations (``("skull", 4)``; ``leg`` covers both legs)."""
-
-    def dr_over(self, location: str) -> int:
-        """The DR over ``location``: :attr:`dr_at`'s, else :attr:`dr`."""
-        table = dict(self.dr_at)
-        key = location.removeprefix("right ").removeprefix("left ")
-        return table.get(location, table.get(key, self.dr))
-
-    def level(self, defense: str) -> int | None:
-        return {"dodge": self.dodge, "parry": self.parry, "block": self.block}[defense]
-
-
-def choose_defense(
-    target: Target, choice: str, options: DefenseOptions, against: int
-) -> tuple[str, int] | None:
-    """The defense rolled: the one named, or with ``best`` the highest effective one the
-    target has (Dodge first on a tie); None for ``none``.
-
-    Raises:
-        RuleError: a defense the target does not have, or an unknown choice.
-    """
-    if choice == "none":
-        return None
-    if choice == "best":
-        known = [(d, target.level(d)) for d in DEFENSES if target.level(d) is not None]
-        if not known:
-            raise RuleError(f"{target.name} has no active defense given (dodge, parry or block)")
-
-        def effective(item: tuple[str, int | None]) -> int:
-            mods = defense_modifiers(item[0], options, against)
-            return (item[1] or 0) + sum(m for _, m in mods)
-
-        best = max(known, key=effective)
-        return best[0], int(best[1] or 0)
-    if choice not in DEFENSES:
-        raise RuleError(f"unknown defense {choice!r}; use dodge, parry, block, best or none")
-    level = target.level(choice)
-    if level is None:
-        raise RuleError(f"{target.name} has no {choice.title()} given")
-    return choice, level
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,6 +69,9 @@ class Hurt:
     effect: str = "normal"
     chance_through: Fraction = Fraction(0)
     """Before the damage dice: P(any damage penetrates DR here)."""
+    wound: Wound | None = None
+    """What the injury does (:func:`.wounds.wound_effects`): shock, a major wound,
+    crippling, knockdown."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,6 +134,10 @@ class Exchange:
             line = f"hits the {where}; {dmg}: {rolled(sum(h.dice), h.dice)}{times}, basic {h.basic}"
             if h.penetrating:
                 line += f", {h.penetrating} penetrates: injury {h.injury}"
+                if h.wound is not None and h.wound.crippled:
+                    line += f"; the {h.wound.crippled} is crippled (B421)"
+                if h.wound is not None and h.wound.blinded:
+                    line += "; the eye is blinded (B399)"
             else:
                 line += ", stopped by DR: no injury"
             if self.hp_after is not None and h.injury:
@@ -206,13 +164,20 @@ def exchange(
     order of the draws.
 
     Raises:
-        RuleError: a defense the target lacks, bad options or damage.
+        RuleError: a defense the target lacks, bad options or damage, a location the
+            damage may not target (B399), a Deceptive Attack below 10 (B369).
     """
     options = options or AttackOptions()
     defense_options = defense_options or DefenseOptions()
+    if target.fencing and not defense_options.fencing:
+        defense_options = replace(defense_options, fencing=True)
+    if options.location is not None:
+        require_targetable(options.location, damage.damage_type, options.tight_beam)
+    chance = injury_chance(skill, damage, target, options, defense, defense_options)
+    if options.strong:
+        damage = replace(damage, expression=strong_damage(damage.expression))
     on = f"{attacker} on {target.name}"
     rolled_attack = attack(skill, label=on, options=options, rng=rng)
-    chance = injury_chance(skill, damage, target, options, defense, defense_options)
     hit, crit = rolled_attack.hit, rolled_attack.critical_hit
     defense_roll = None
     if hit and not crit:
@@ -223,15 +188,25 @@ def exchange(
                 chosen[1],
                 defense_options,
                 against=rolled_attack.defense_modifier,
-                label=f"{target.name}'s {chosen[0].title()}",
+                label=f"{target.name}'s {chosen[0].title()}{_halved(target, chosen[0])}",
                 rng=rng,
             )
     if not hit or (defense_roll is not None and defense_roll.defended):
         return Exchange(attacker, target, rolled_attack, damage, defense_roll, None, chance)
-    effect = rolled_attack.critical.entry.effect if rolled_attack.critical else "normal"
+    effect = "normal"
+    if rolled_attack.critical is not None and crit:
+        effect = rolled_attack.critical.entry.effect
+    if rolled_attack.torso_instead:
+        options = replace(options, location=None, random_location=False)
     hurt = _hurt(damage, target, options, effect, rng)
-    calls = _calls(target, hurt)
+    calls = _calls(target, hurt, damage)
     return Exchange(attacker, target, rolled_attack, damage, defense_roll, hurt, chance, calls)
+
+
+def _halved(target: Target, defense: str) -> str:
+    """`` (halved: reeling)`` when the Dodge rolled was halved (B419, B426)."""
+    why = [w for w, on in (("reeling", target.reeling), ("very tired", target.very_tired)) if on]
+    return f" (halved: {' and '.join(why)})" if defense == "dodge" and why else ""
 
 
 def _hurt(
@@ -251,9 +226,22 @@ def _hurt(
     count, adds = _dice_adds(damage.expression)
     dice = draw_faces(rng, count, 6)
     basic, dr, through = _through(sum(dice) + adds, count, adds, damage, target, location, effect)
-    injury = location_injury(through, damage.damage_type, location.key, target.hp)
+    injury = location_injury(
+        through, damage.damage_type, location.key, target.hp, options.tight_beam
+    )
     chance = _penetrates(damage, target, location, effect)
-    return Hurt(location, where_roll, dice, basic, dr, through, injury, effect, chance)
+    hurt = wound_effects(
+        injury,
+        location,
+        target.hp,
+        damage_type=damage.damage_type,
+        hpt=target.hpt,
+        lpt=target.lpt,
+        male=target.male,
+        major_effect=effect == "major" and through > 0,
+        double_shock=effect == "double_shock" and through > 0,
+    )
+    return Hurt(location, where_roll, dice, basic, dr, through, injury, effect, chance, hurt)
 
 
 def _through(
@@ -272,41 +260,55 @@ def _through(
         basic = max(count * 6 + adds, least)
     elif effect in ("double", "triple"):
         basic *= 2 if effect == "double" else 3
-    dr = armor_dr(target.dr_over(location.key) + location.extra_dr, damage.divisor)
+    dr = target.dr_over(location.key) + extra_dr(location, damage.damage_type)
+    dr = armor_dr(dr, damage.divisor)
     if effect == "half_dr":
         dr //= 2
     return basic, dr, max(basic - dr, 0)
 
 
-def _calls(target: Target, hurt: Hurt) -> tuple[str, ...]:
-    """What the rules now call for (B420 knockdown; B327 at 0 HP and below)."""
+def _calls(target: Target, hurt: Hurt, damage: DamageSpec) -> tuple[str, ...]:
+    """What the rules now call for: B420's knockdown roll (:func:`.wounds.wound_effects`),
+    B378's knockback (:func:`.wounds.knockback`, when ST or HP is known), and B419's
+    rolls at 0 HP and below."""
     calls = []
     hp = target.hp
-    major = hp is not None and hurt.injury > hp / 2
-    if hurt.penetrating and hurt.effect == "major":
-        major = True
-    struck = hurt.injury > 0 and (hurt.location.head or hurt.location.key == "vitals")
-    if major or struck:
-        mod = f" at {hurt.location.knockdown:+d}" if hurt.location.knockdown else ""
-        why = "a major wound" if major else f"a hit to the {hurt.location.key}"
+    w = hurt.wound
+    before = target.current_hp if target.current_hp is not None else hp
+    after = None if before is None else before - hurt.injury
+    if hp is not None and after is not None and hurt.injury and after <= -10 * hp:
+        return (f"{target.name} is dead at {after} HP, the body destroyed (-10×HP, B419)",)
+    if hp is not None and after is not None and hurt.injury and after <= -5 * hp:
+        return (f"{target.name} is dead at {after} HP (-5×HP, B419)",)
+    if w is not None and w.knockdown is not None:
+        mod = f" at {w.knockdown:+d}" if w.knockdown else ""
         calls.append(
-            f"{target.name} rolls HT{mod} against knockdown and stunning for {why} "
+            f"{target.name} rolls HT{mod} against knockdown and stunning for {w.why} "
             "(B420: on a failure, stunned and prone; by 5 or more, unconscious)"
         )
     if hurt.effect == "double_shock" and hurt.penetrating:
         calls.append("double shock, at most -8 (critical hit)")
-    if hp is None or not hurt.injury:
-        return tuple(calls)
-    before = target.current_hp if target.current_hp is not None else hp
-    after = before - hurt.injury
-    if after <= -5 * hp:
-        calls.append(f"{target.name} is dead at {after} HP (-5×HP, B327)")
+    trauma = blunt_trauma(hurt.basic, damage.damage_type, hurt.penetrating > 0)
+    if target.flexible and hurt.dr and trauma:
+        calls.append(
+            f"blunt trauma: {target.name} takes {trauma} HP of injury through the flexible "
+            "armor (B379)"
+        )
+    st = target.st if target.st is not None else target.hp
+    if st is not None:
+        yards = knockback(hurt.basic, damage.damage_type, hurt.penetrating > 0, st, damage.notes)
+        if yards:
+            calls.append(
+                f"{target.name} is knocked back {yards} yard{'s' if yards > 1 else ''} and "
+                "rolls DX, Acrobatics or Judo or falls (B378)"
+            )
+    if hp is None or before is None or after is None or not hurt.injury:
         return tuple(calls)
     if after <= 0 < before or (after <= 0 and before <= 0):
-        calls.append(f"{target.name} rolls HT each turn to stay conscious (B327, at 0 HP or less)")
+        calls.append(f"{target.name} rolls HT each turn to stay conscious (B419, at 0 HP or less)")
     for k in range(1, 5):
         if after <= -k * hp < before:
-            calls.append(f"{target.name} rolls HT to survive at -{k}×HP (B327)")
+            calls.append(f"{target.name} rolls HT to survive at -{k}×HP (B419)")
     return tuple(calls)
 
 
@@ -319,16 +321,31 @@ def injury_chance(
     defense_options: DefenseOptions | None = None,
 ) -> Fraction:
     """P(the exchange injures the target), exactly: the attack's odds, the defense's
-    (none after a critical hit), the location's (B398's table when random), the
-    damage dice, and each row of the critical hit table."""
-    from .melee import attack_modifiers
+    (none after a critical hit), the location's (B398's table when random; the torso
+    after an aimed miss by 1, B399), the damage dice, and each row of the critical
+    hit table.
+
+    Raises:
+        RuleError: a defense the target lacks, a Deceptive Attack below 10 (B369).
+    """
+    from .melee import AIMED, effective_attack
 
     options = options or AttackOptions()
     defense_options = defense_options or DefenseOptions()
-    eff = skill + sum(m for _, m in attack_modifiers(options))
+    if target.fencing and not defense_options.fencing:
+        defense_options = replace(defense_options, fencing=True)
+    if options.location is not None:
+        require_targetable(options.location, damage.damage_type, options.tight_beam)
+    if options.strong:
+        damage = replace(damage, expression=strong_damage(damage.expression))
+    eff = effective_attack(skill, options)
     odds_attack = skill_odds(eff)
     crit = odds_attack.critical_success
     normal_hit = odds_attack.success - crit
+    torso = Fraction(0)
+    aimed = options.location is not None and read_location(options.location).key in AIMED
+    if aimed and outcome(eff + 1, eff) is Outcome.FAILURE:
+        torso = odds("3d6").distribution.get(eff + 1, Fraction(0))
     against = -options.deceptive + (2 if options.telegraphic else 0)
     chosen = choose_defense(target, defense, defense_options, against)
     fails = Fraction(1)
@@ -348,6 +365,8 @@ def injury_chance(
             (p * _penetrates(damage, target, loc, eff_) for eff_, p in table.items()), Fraction(0)
         )
         total += p_where * (normal_hit * fails * p_normal + crit * p_crit)
+    if torso:
+        total += torso * fails * _penetrates(damage, target, read_location("torso"), "normal")
     return total
 
 

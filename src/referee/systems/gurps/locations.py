@@ -31,7 +31,11 @@ __all__ = [
     "location_odds",
     "location_wounding",
     "read_location",
+    "require_targetable",
 ]
+
+PIERCING = frozenset({"imp", "pi-", "pi", "pi+", "pi++"})
+"""Impaling and every piercing type: what may target the vitals and the eye (B399)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,14 +118,39 @@ def read_location(text: str) -> Location:
     return LOCATIONS[key]
 
 
-def location_wounding(location: str, damage_type: str) -> Fraction:
+def require_targetable(location: str, damage_type: str, tight_beam: bool = False) -> None:
+    """Refuse an attack that may not target ``location``.
+
+    Source: *GURPS Basic Set*, B399 (4th edition): "Only impaling, piercing, and
+    tight-beam burning attacks can target the vitals", and the same for the eye.
+
+    >>> require_targetable("vitals", "imp"), require_targetable("eye", "burn", tight_beam=True)
+    (None, None)
+    >>> require_targetable("vitals", "cut")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    referee.errors.RuleError: a cut attack cannot target the vitals: only impaling, piercing ...
+
+    Raises:
+        RuleError: the damage type cannot target the location.
+    """
+    key = read_location(location).key
+    kind = damage_type_name(damage_type)
+    if key in ("vitals", "eye") and kind not in PIERCING and not (kind == "burn" and tight_beam):
+        raise RuleError(
+            f"a {kind} attack cannot target the {key}: only impaling, piercing and "
+            "tight-beam burning attacks can (B399)"
+        )
+
+
+def location_wounding(location: str, damage_type: str, tight_beam: bool = False) -> Fraction:
     """The wounding multiplier of a damage type at a location.
 
     Source: *GURPS Basic Set*, B398-B400 (4th edition):
 
     - skull and eye: ×4 for every type but toxic (B399);
-    - vitals: ×3 for impaling and every piercing type (tight-beam burning ×2 is left
-      to the GM: referee cannot tell a beam from a flame);
+    - vitals: ×3 for impaling and every piercing type, ×2 for tight-beam burning
+      (``tight_beam``: the attacker says the burning attack is a beam);
     - neck: crushing and corrosion ×1.5, cutting ×2;
     - face: corrosion ×1.5;
     - arms, legs, hands and feet: large and huge piercing and impaling ×1;
@@ -132,8 +161,10 @@ def location_wounding(location: str, damage_type: str) -> Fraction:
     usual = WOUNDING[kind]
     if key in ("skull", "eye"):
         return usual if kind == "tox" else Fraction(4)
-    if key == "vitals" and kind in ("imp", "pi-", "pi", "pi+", "pi++"):
+    if key == "vitals" and kind in PIERCING:
         return Fraction(3)
+    if key == "vitals" and kind == "burn" and tight_beam:
+        return Fraction(2)
     if key == "neck" and kind in ("cr", "cor"):
         return Fraction(3, 2)
     if key == "neck" and kind == "cut":
@@ -154,7 +185,9 @@ def cripples(location: str, hp: int) -> int | None:
     return int(Fraction(max(hp, 1), divisor)) + 1
 
 
-def location_injury(penetrating: int, damage_type: str, location: str, hp: int | None) -> int:
+def location_injury(
+    penetrating: int, damage_type: str, location: str, hp: int | None, tight_beam: bool = False
+) -> int:
     """The injury from penetrating damage at a location: times its wounding multiplier
     (rounded down, at least 1 when anything penetrates), and for a limb or
     extremity, no more than crippling takes when the HP are known ("Damage beyond
@@ -165,7 +198,7 @@ def location_injury(penetrating: int, damage_type: str, location: str, hp: int |
     """
     if penetrating <= 0:
         return 0
-    injury = max(1, int(penetrating * location_wounding(location, damage_type)))
+    injury = max(1, int(penetrating * location_wounding(location, damage_type, tight_beam)))
     cap = None if hp is None else cripples(location, hp)
     return injury if cap is None else min(injury, cap)
 

@@ -30,6 +30,7 @@ from .locations import read_location
 from .success import Outcome, SuccessRoll, check
 
 __all__ = [
+    "AIMED",
     "DEFENSES",
     "AttackOptions",
     "AttackRoll",
@@ -38,11 +39,18 @@ __all__ = [
     "attack",
     "attack_modifiers",
     "defend",
+    "effective_attack",
+    "halved_dodge",
+    "strong_damage",
     "defense_modifiers",
 ]
 
 DEFENSES = ("dodge", "parry", "block")
 """The active defenses (B374)."""
+
+AIMED = frozenset({"eye", "skull", "face", "neck", "groin", "vitals"})
+"""The locations where an aimed attack that misses by exactly 1 hits the torso
+instead (B398-B399)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,7 +60,8 @@ class AttackOptions:
     deceptive: int = 0
     """Deceptive Attack: −2 to hit per −1 to the foe's defense (B369)."""
     all_out: bool = False
-    """All-Out Attack (Determined): +4 to hit (B365)."""
+    """All-Out Attack (Determined): +4 to hit in melee, +1 with a :attr:`ranged` attack
+    (B365)."""
     telegraphic: bool = False
     """Telegraphic Attack: +4 to hit, the foe's defense +2 (MA113)."""
     rapid: bool = False
@@ -64,6 +73,14 @@ class AttackOptions:
     """Roll the location on 3d6 after a hit (B398's table), at no penalty."""
     criticals: bool = True
     """Roll B556's critical tables when a critical hit or miss calls for them."""
+    tight_beam: bool = False
+    """A tight-beam burning attack (a laser): it may target the vitals and eye, and is
+    ×2 to the vitals (B399)."""
+    ranged: bool = False
+    """A ranged attack: All-Out Attack (Determined) is +1, not +4 (B365)."""
+    strong: bool = False
+    """All-Out Attack (Strong), melee only: +2 damage, or +1 per die if that is more
+    (B365; :func:`strong_damage`)."""
 
     def __post_init__(self) -> None:
         if not 0 <= self.deceptive <= 10:
@@ -72,6 +89,52 @@ class AttackOptions:
             raise RuleError("aim at a location or roll a random one, not both")
         if self.location is not None:
             read_location(self.location)
+        if self.strong and self.all_out:
+            raise RuleError("All-Out Attack is Determined or Strong, not both (B365)")
+        if self.strong and self.ranged:
+            raise RuleError("All-Out Attack (Strong) is for a melee attack only (B365)")
+
+
+def strong_damage(expression: str) -> str:
+    """Damage dice+adds under All-Out Attack (Strong): +2, or +1 per die when that is more.
+
+    Source: B365, "All-Out Attack": "Strong: Make a single attack ... at +2 to damage or
+    +1 damage per die, whichever is better" (melee only; 4th edition).
+
+    >>> strong_damage("1d-2"), strong_damage("2d+1"), strong_damage("3d"), strong_damage("4d-1")
+    ('1d', '2d+3', '3d+3', '4d+3')
+    """
+    from .damage import _dice_adds, with_adds
+
+    count, _ = _dice_adds(expression)
+    return with_adds(expression, max(2, count))
+
+
+def effective_attack(skill: int, options: AttackOptions, modifiers: tuple[int, ...] = ()) -> int:
+    """The attack's effective skill: ``skill`` with ``modifiers`` and the options'.
+
+    Source: B369, "Deceptive Attack": "you may not reduce your final effective skill
+    below 10" with it (4th edition).
+
+    >>> effective_attack(16, AttackOptions(deceptive=3))
+    10
+    >>> effective_attack(11, AttackOptions(deceptive=4))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    referee.errors.RuleError: Deceptive Attack may not bring effective skill below 10 (B369): ...
+
+    Raises:
+        RuleError: a Deceptive Attack that brings effective skill below 10.
+    """
+    eff = skill + sum(modifiers) + sum(m for _, m in attack_modifiers(options))
+    if options.deceptive and eff < 10:
+        most = max(0, (eff + 2 * options.deceptive - 10) // 2)
+        raise RuleError(
+            "Deceptive Attack may not bring effective skill below 10 (B369): skill "
+            f"{skill} with deceptive {options.deceptive} ({-2 * options.deceptive:+d}) is "
+            f"{eff}; the most it allows is deceptive {most}"
+        )
+    return eff
 
 
 def attack_modifiers(options: AttackOptions) -> list[tuple[str, int]]:
@@ -84,7 +147,7 @@ def attack_modifiers(options: AttackOptions) -> list[tuple[str, int]]:
     if options.deceptive:
         mods.append(("deceptive", -2 * options.deceptive))
     if options.all_out:
-        mods.append(("all-out", 4))
+        mods.append(("all-out", 1 if options.ranged else 4))
     if options.telegraphic:
         mods.append(("telegraphic", 4))
     if options.rapid:
@@ -128,8 +191,20 @@ class AttackRoll(_Checked):
 
     @property
     def hit(self) -> bool:
-        """The attack succeeded: it hits unless the foe defends."""
-        return self.check.success
+        """The attack succeeded, or hit the torso instead (:attr:`torso_instead`): it hits
+        unless the foe defends."""
+        return self.check.success or self.torso_instead
+
+    @property
+    def torso_instead(self) -> bool:
+        """Aimed at the eye, skull, face, neck, groin or vitals, it missed by exactly 1
+        (not a critical miss): it hits the torso instead (B398-B399, 4th edition)."""
+        return (
+            self.options.location is not None
+            and read_location(self.options.location).key in AIMED
+            and self.check.outcome is Outcome.FAILURE
+            and self.check.roll == self.check.effective_skill + 1
+        )
 
     @property
     def critical_hit(self) -> bool:
@@ -152,6 +227,9 @@ class AttackRoll(_Checked):
         line = self.check.text + (f" ({'; '.join(tail)})" if tail else "")
         if self.critical_hit:
             line += ": a critical hit, no defense"
+        if self.torso_instead:
+            where = read_location(self.options.location or "torso").key
+            line += f": misses the {where} by 1, so hits the torso instead (B399)"
         if self.critical is not None:
             line += f"; {self.critical.text}"
         return line
@@ -170,8 +248,13 @@ def attack(
     3d6 on a critical table if one applies.
 
     Source: the module's (B365, B369, B370, B398, B556, MA113); the success roll is
-    :func:`.success.check`.
+    :func:`.success.check`. An aimed attack that misses by 1 hits the torso
+    (:attr:`AttackRoll.torso_instead`).
+
+    Raises:
+        RuleError: a Deceptive Attack below effective skill 10 (:func:`effective_attack`).
     """
+    effective_attack(skill, options, modifiers)  # refuses a Deceptive Attack below 10
     mods = (*modifiers, *(m for _, m in attack_modifiers(options)))
     rolled = check(skill, modifiers=mods, label=label, rng=rng)
     table = None
@@ -231,6 +314,22 @@ def defense_modifiers(
     if against:
         mods.append(("the attack", against))
     return mods
+
+
+def halved_dodge(dodge: int, *, reeling: bool = False, very_tired: bool = False) -> int:
+    """Dodge when hurt or tired: halved, rounding up, when reeling (under 1/3 HP, B419)
+    and again when very tired (under 1/3 FP, B426). This reading lets the two stack,
+    as each rule halves Dodge on its own: both together leave a quarter, rounded up.
+
+    >>> halved_dodge(10, reeling=True), halved_dodge(9, very_tired=True)
+    (5, 5)
+    >>> halved_dodge(9, reeling=True, very_tired=True), halved_dodge(9)
+    (3, 9)
+    """
+    for halves in (reeling, very_tired):
+        if halves:
+            dodge = -(-dodge // 2)
+    return dodge
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,6 +26,7 @@ __all__ = [
     "Health",
     "Stabilization",
     "end_round",
+    "heal",
     "rest_night",
     "stabilize",
     "stabilize_difficulty",
@@ -135,6 +136,37 @@ def take_damage(
         return replace(h, hp=hp)
     cond = Condition.MORTALLY_WOUNDED if lethal else Condition.UNCONSCIOUS
     return replace(h, hp=0, condition=cond, rounds_down=0)
+
+
+def heal(h: Health, amount: int) -> Health:
+    """Give back ``amount`` HP (a stim, a spell, a medic's work), up to the maximum.
+
+    Source: ``003``, "Mortal Wounds" (a character is mortally wounded at 0 HP) and
+    "Recovery" ("Further damage before recovery = instant death"), under
+    :attr:`DeathWindow.FIRST_HP`, referee's default reading: once the character is
+    above 0 HP again they have recovered, so healing above 0 HP ends a mortal wound,
+    a stabilized state or unconsciousness from 0 HP, stops the death clock, and later
+    damage is ordinary damage. A stabilized PC then waits the week before normal
+    recovery, as after regaining 1 HP (:func:`wait_minutes`). The dead stay dead.
+
+    >>> h = heal(Health(0, 8, Condition.MORTALLY_WOUNDED, rounds_down=3), 4)
+    >>> h.hp, h.condition, h.rounds_down
+    (4, <Condition.UP: 'up'>, 0)
+    >>> take_damage(heal(Health(0, 8, Condition.STABILIZED, pc=True), 3), 1).hp
+    2
+
+    Raises:
+        RuleError: negative healing.
+    """
+    if amount < 0:
+        raise RuleError(f"healing {amount} is negative")
+    if h.condition is Condition.DEAD or amount == 0:
+        return h
+    hp = min(h.max_hp, h.hp + amount)
+    if h.condition is Condition.UP:
+        return replace(h, hp=hp)
+    wait = WEEK if h.pc and h.condition is Condition.STABILIZED else h.wait_nights
+    return replace(h, hp=hp, condition=Condition.UP, rounds_down=0, wait_nights=wait)
 
 
 def end_round(h: Health) -> Health:

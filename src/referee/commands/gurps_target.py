@@ -1,0 +1,162 @@
+"""The target of a GURPS attack and the defender's levels, from a sheet or typed: what
+``gurps attack`` and ``gurps defend`` (:mod:`.gurps_combat`) read before any rule.
+
+A fencing parry is written as GCS writes it, ``9F`` (B376, B404); a weapon named
+without its usage (``Broadsword``) parries at the level every usage shares.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import Any
+
+import typer
+
+from ..errors import RuleError
+from ..sheets import Attack, Kind, Sheet, find_attack, find_trait, require
+from ..systems.gurps.exchange import Target
+from .gurps_traits import best_defense, defense_level
+from .result import resources_of
+from .sheeted import resolved_as, sheet_for
+
+__all__ = [
+    "defense_from_sheet",
+    "dr_at_typed",
+    "read_parry",
+    "shared_defense",
+    "target_of",
+    "typed_target",
+]
+
+
+def target_of(sheet: Sheet) -> Target:
+    """What an exchange needs of a sheet: its Dodge, best Parry and Block, DR and HP."""
+    dodge = next((t.level for t in sheet.of_kind(Kind.DEFENSE) if t.name == "Dodge"), None)
+    parry, block = best_defense(sheet.attacks, "parry"), best_defense(sheet.attacks, "block")
+    torso = sheet.dr_at("torso") or 0
+    return Target(
+        sheet.name or "the target",
+        dodge=dodge,
+        parry=None if parry is None else parry[0],
+        block=None if block is None else block[0],
+        dr=torso,
+        hp=sheet.hp,
+        dr_at=tuple((k, v) for k, v in sheet.dr if v != torso),
+        fencing=parry is not None and _fenced(parry[1], "parry"),
+    )
+
+
+def dr_at_typed(given: list[str] | None) -> tuple[tuple[str, int], ...]:
+    """``--dr-at skull=4``: DR over one location, each read."""
+    from ..systems.gurps.locations import read_location
+
+    out = []
+    for item in given or []:
+        where, sep, value = item.partition("=")
+        if not sep or not re.fullmatch(r"\d{1,4}", value.strip()):
+            raise RuleError(f"--dr-at {item!r}: give a location and its DR, like skull=4")
+        out.append((read_location(where).key, int(value)))
+    return tuple(out)
+
+
+def read_parry(text: str | None) -> tuple[int | None, bool]:
+    """``--parry 10`` or ``--parry 9F``: the level, and whether it is a fencing parry
+    (GCS writes a fencing weapon's Parry with an F; B376, B404)."""
+    if text is None:
+        return None, False
+    found = re.fullmatch(r"\s*(-?\d{1,4})\s*([fF]?)\s*", text)
+    if found is None:
+        raise RuleError(f"--parry {text!r}: give a level, like 10, or 9F for a fencing parry")
+    return int(found.group(1)), bool(found.group(2))
+
+
+def typed_target(
+    ctx: typer.Context,
+    vs: str | None,
+    name: str | None,
+    dodge: int | None,
+    parry: int | None,
+    block: int | None,
+    dr: int | None,
+    hp: int | None,
+    hp_now: int | None,
+    dr_at: tuple[tuple[str, int], ...] = (),
+) -> Target | None:
+    """The target: from its sheet (``--vs``), each typed number over the sheet's; or
+    from typed numbers alone; None when nothing names one."""
+    typed: dict[str, Any] = {
+        k: v
+        for k, v in {"dodge": dodge, "parry": parry, "block": block, "dr": dr, "hp": hp}.items()
+        if v is not None
+    }
+    if vs is None and name is None and not typed and not dr_at:
+        return None
+    base = Target(name or "the target")
+    if vs is not None:
+        found = resources_of(ctx).sheet(vs)
+        if found is None:
+            raise RuleError(f"no sheet {vs!r} to attack")
+        base = target_of(require(found, "gurps", "gurps attack"))
+        if name:
+            base = replace(base, name=name)
+        resolved_as(ctx, vs=None, target_name=base.name)
+        table = dict(base.dr_at) | dict(dr_at)
+        if table:
+            resolved_as(ctx, dr_at=[f"{k}={v}" for k, v in table.items()])
+        for key in ("dodge", "parry", "block", "dr", "hp"):
+            value = typed.get(key, getattr(base, key))
+            if value is not None and (key != "dr" or value):
+                fenced = key == "parry" and key not in typed and base.fencing
+                resolved_as(ctx, **{key: str(value) + ("F" if fenced else "")})
+    values = {**{k: getattr(base, k) for k in ("dodge", "parry", "block", "dr", "hp")}, **typed}
+    return Target(
+        base.name,
+        values["dodge"],
+        values["parry"],
+        values["block"],
+        values["dr"] or 0,
+        values["hp"],
+        hp_now,
+        tuple((dict(base.dr_at) | dict(dr_at)).items()),
+        fencing=base.fencing and "parry" not in typed,
+    )
+
+
+def shared_defense(sheet: Sheet, weapon: str, kind: str) -> Attack | None:
+    """The weapon named without its usage (``Broadsword``) when every usage of it has
+    the same Parry (or Block): any of them, since the defense is the same; None
+    otherwise (:func:`find_attack` then says which usages it matches)."""
+    key = " ".join(weapon.split()).casefold()
+    usages = [a for a in sheet.attacks if a.name.casefold() == key and a.usage]
+    levels = {defense_level(getattr(a, kind)) for a in usages}
+    if len(usages) < 2 or len(levels) != 1 or None in levels:
+        return None
+    return usages[0]
+
+
+def defense_from_sheet(
+    ctx: typer.Context, kind: str, weapon: str | None, path: str | None
+) -> tuple[int, str, bool]:
+    """A defense's level from the sheet: Dodge; a weapon's Parry or Block (the best), and
+    whether it is a fencing parry (GCS's ``9F``, B376)."""
+    sheet = sheet_for(ctx, path, "gurps", "gurps defend", weapon or kind.title())
+    if kind == "dodge":
+        trait = find_trait(sheet, "Dodge", (Kind.DEFENSE,))
+        return trait.level, "Dodge", False
+    if weapon is not None:
+        shared = shared_defense(sheet, weapon, kind)
+        found = shared or find_attack(sheet, weapon)
+        value = defense_level(getattr(found, kind))
+        if value is None:
+            raise RuleError(f"{found.full_name} cannot {kind} on {sheet.name}'s sheet")
+        shown = found.name if shared else found.full_name
+        return value, f"{kind.title()} ({shown})", _fenced(found, kind)
+    best = best_defense(sheet.attacks, kind)
+    if best is None:
+        raise RuleError(f"{sheet.name}'s sheet has no weapon that can {kind}")
+    return best[0], f"{kind.title()} ({best[1].full_name})", _fenced(best[1], kind)
+
+
+def _fenced(weapon: Attack, kind: str) -> bool:
+    return kind == "parry" and (weapon.parry or "").strip().upper().endswith("F")
