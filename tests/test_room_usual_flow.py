@@ -226,3 +226,28 @@ def test_a_log_written_before_v1_3_replays_by_its_own_rules() -> None:
             assert report.fight_checked == 12 and report.fight_adopted == 0
         else:
             assert report.fight_adopted >= 1  # the secret damage, hidden from her then
+
+
+def test_an_exchange_reads_the_trackers_values(table: Table) -> None:
+    """§5: the GM's exchange against Dai, who is in the fight, reads her HP now from
+    the tracker (not her sheet's full HP), and her parries since her turn began."""
+    orc = _gurps(table, hidden=False)
+    assert orc == "orc"
+    _ok(table, "gm", {"kind": "damage", "combatant": "dai", "amount": 9})
+    rolled = table.roll("alice", "@dai gurps defend parry").json()
+    _ok(table, "alice", {"kind": "defend", "combatant": "dai", "defense": "parry"},
+        int(rolled["seq"]))  # fmt: skip
+    hp = next(c for c in table.fight("gm")["combatants"] if c["combatant"] == "dai")["values"]["hp"]
+    full = next(c for c in table.fight("gm")["combatants"] if c["combatant"] == "dai")
+    for _ in range(30):
+        made = table.roll("gm", "@orc gurps attack Broadsword --vs @dai").json()
+        tail = f"--hp-now {hp} --hp {full['values']['hp_max']} --parried 1"
+        assert made["resolved"].endswith(tail), made["resolved"]
+        assert "Dodge 5" in made["text"] or "Dodge" not in made["text"]  # reeling: 10 / 2
+        if (made["result"].get("damage") or {}).get("injury"):
+            assert f"Dai Blackthorn {hp} →" in made["text"], made["text"]  # from her HP now
+            break
+    else:
+        raise AssertionError("thirty attacks and no injury")
+    own = table.roll("gm", "@orc gurps attack Broadsword --vs @dai --hp-now 3").json()
+    assert own["resolved"].count("--hp-now") == 1  # the roller's own figure stands

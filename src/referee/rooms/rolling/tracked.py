@@ -1,7 +1,8 @@
 """An exchange against a combatant of the room's fight reads the fight's values, not
 its sheet's (issue 49, §5): the HP it has now, which the rules of the exchange need
 (B419: reeling under 1/3 HP; the major wound and the −N×HP thresholds from where it
-stands; SWN: the HP left, for mortal wounds)."""
+stands; SWN: the HP left, for mortal wounds); in GURPS also its parries since its
+last turn (B376) and whether it is very tired (B426)."""
 
 from __future__ import annotations
 
@@ -39,5 +40,15 @@ async def with_tracked_hp(store: Store, room: str, typed: str, resolved: str) ->
         return resolved
     for cid, c in fight.combatants.items():
         if c.sheet == found.group(1) and cid not in fight.removed and "hp" in c.values:
-            return f"{resolved} {option} {c.value('hp')}"
+            out = f"{resolved} {option} {c.value('hp')}"
+            if words[0] == "gurps" and "gurps attack" in resolved:
+                given = typed.split()
+                if "--hp" not in words and c.value("hp_max"):  # the sheet gave none
+                    out += f" --hp {c.value('hp_max')}"
+                if c.value("parried") and "--parried" not in given:  # B376
+                    out += f" --parried {c.value('parried')}"
+                fp_max = c.value("fp_max")
+                if fp_max and 3 * c.value("fp") < fp_max and "--very-tired" not in given:
+                    out += " --very-tired"  # B426
+            return out
     return resolved

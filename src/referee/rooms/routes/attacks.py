@@ -122,8 +122,8 @@ async def _defend(
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The target's best defense, the GM's secret roll, and its ``defend`` event."""
     from ...commands.gurps_target import target_of
-    from ...systems.gurps.target import choose_defense
     from ...systems.gurps.melee import DefenseOptions
+    from ...systems.gurps.target import choose_defense
 
     row = (await st.sheets.of(st, room)).get(target.sheet)
     if row is None:
@@ -132,12 +132,20 @@ async def _defend(
     against = int(hit.get("defense_modifier") or 0)
     parried = target.value("parried")
     options = DefenseOptions(parried=parried)
-    known = replace(target_of(sheet), current_hp=target.value("hp"))
+    fp, fp_max = target.value("fp"), target.value("fp_max")
+    known = replace(  # as the fight has it now: reeling, very tired (B419, B426)
+        target_of(sheet),
+        hp=target.value("hp_max") or None,
+        current_hp=target.value("hp"),
+        very_tired=bool(fp_max) and 3 * fp < fp_max,
+    )
     chosen = await asyncio.to_thread(choose_defense, known, "best", options, against)
     if chosen is None:  # pragma: no cover - "best" always names one or refuses
         raise ApiError(422, f"{target.name} has no active defense")
     kind = chosen[0]
     extra = f" --parried {parried}" if kind == "parry" and parried else ""
+    extra += " --reeling" if kind == "dodge" and known.reeling else ""
+    extra += " --very-tired" if kind == "dodge" and known.very_tired else ""
     extra += f" --against {against}" if against else ""
     command = f"@{target.sheet} gurps defend {kind}{extra}"
     rolled: dict[str, Any] = await roll_entry(
