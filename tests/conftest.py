@@ -114,3 +114,23 @@ def table(server: Server) -> Table:
     from rooms_server import make_table
 
     return make_table(server)
+
+
+# The Discord tests' REST stand-in and the server that talks to it, one each a module
+# (tests/discord_standin.py); a module may make its own ``bot`` (test_discord_link).
+@pytest.fixture(scope="module")
+def rest() -> Iterator[Any]:
+    from discord_standin import stand_in
+
+    with stand_in() as s:
+        yield s
+
+
+@pytest.fixture(scope="module")
+def bot(db_url: str, rest: Any) -> Iterator[Any]:
+    from discord_standin import another_server
+
+    with another_server(
+        db_url, rest, REFEREE_DISCORD_ATTACHMENT_HOSTS=rest.base + "/attachments/"
+    ) as made:
+        yield made

@@ -23,7 +23,6 @@ from discord_standin import (
     another_server,
     interaction,
     opts,
-    stand_in,
     sub,
 )
 from referee.discord.slash import application_commands
@@ -32,20 +31,6 @@ from rooms_server import Server, make_table, running
 GM, ALICE, BOB = "1400000000000000001", "1400000000000000002", "1400000000000000003"
 TABLE, NOTES, OTHER = "1500000000000000001", "1500000000000000009", "1500000000000000005"
 CAN_MANAGE = str(1 << 4)
-
-
-@pytest.fixture(scope="module")
-def rest() -> Iterator[StandIn]:
-    with stand_in() as s:
-        yield s
-
-
-@pytest.fixture(scope="module")
-def bot(db_url: str, rest: StandIn) -> Iterator[Bot]:
-    with another_server(
-        db_url, rest, REFEREE_DISCORD_ATTACHMENT_HOSTS=rest.base + "/attachments/"
-    ) as made:
-        yield made
 
 
 @pytest.fixture(scope="module")

@@ -6,32 +6,17 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from discord_standin import Bot, StandIn, another_server, opts, stand_in, sub
+from discord_standin import Bot, StandIn, another_server, opts, sub
 from rooms_server import Server, Table, make_table
 
 GM, ALICE = "1400000000000000801", "1400000000000000802"
 NOTES = "1500000000000000809"
 CAN_MANAGE = str(1 << 4)
-
-
-@pytest.fixture(scope="module")
-def rest() -> Iterator[StandIn]:
-    with stand_in() as s:
-        yield s
-
-
-@pytest.fixture(scope="module")
-def bot(db_url: str, rest: StandIn) -> Iterator[Bot]:
-    with another_server(
-        db_url, rest, REFEREE_DISCORD_ATTACHMENT_HOSTS=rest.base + "/attachments/"
-    ) as made:
-        yield made
 
 
 def said(reply: dict[str, Any]) -> str:

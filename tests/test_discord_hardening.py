@@ -7,32 +7,17 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
-from discord_standin import Bot, Signer, StandIn, another_server, interaction, opts, stand_in, sub
+from discord_standin import Bot, Signer, StandIn, another_server, interaction, opts, sub
 from rooms_server import Server, make_table
 
 GM, BOB = "1400000000000000701", "1400000000000000703"
 CAN_MANAGE = str(1 << 4)
-
-
-@pytest.fixture(scope="module")
-def rest() -> Iterator[StandIn]:
-    with stand_in() as s:
-        yield s
-
-
-@pytest.fixture(scope="module")
-def bot(db_url: str, rest: StandIn) -> Iterator[Bot]:
-    with another_server(
-        db_url, rest, REFEREE_DISCORD_ATTACHMENT_HOSTS=rest.base + "/attachments/"
-    ) as made:
-        yield made
 
 
 def dai() -> bytes:

@@ -18,19 +18,13 @@ from typing import Any
 
 import pytest
 
-from discord_standin import Bot, StandIn, another_server, opts, stand_in, sub
+from discord_standin import Bot, StandIn, another_server, opts, sub
 from rooms_server import Server, Table, make_table
 
 GM, ALICE, CO, MALLORY, ADMIN = (f"14000000000000005{i:02d}" for i in range(5))
 NOTES, CO_NOTES, MAL_NOTES, ADMIN_NOTES = (f"15000000000000005{i:02d}" for i in range(4))
 CAN_MANAGE = str(1 << 4)
 _channels = count(1_500_000_000_000_000_600)
-
-
-@pytest.fixture(scope="module")
-def rest() -> Iterator[StandIn]:
-    with stand_in() as s:
-        yield s
 
 
 @pytest.fixture(scope="module")

@@ -43,9 +43,12 @@ def second(server: Server, db_url: str) -> Iterator[Server]:
         yield other
 
 
-def _room(server: Server, player_server: Server) -> tuple[dict[str, Any], dict[str, Any], Table]:
+def _room(
+    server: Server, player_server: Server, system: str = "gurps"
+) -> tuple[dict[str, Any], dict[str, Any], Table]:
+    """A room of ``system`` made on ``server``, Alice joined through ``player_server``."""
     with server.client() as c:
-        made = c.post("/api/rooms", json={"name": "Usual flow", "system": "gurps"}).json()
+        made = c.post("/api/rooms", json={"name": "Usual flow", "system": system}).json()
     with player_server.client() as c:
         alice = c.post(
             f"/api/rooms/{made['room']}/members", json={"name": "Alice", "invite": made["invite"]}
@@ -55,6 +58,28 @@ def _room(server: Server, player_server: Server) -> tuple[dict[str, Any], dict[s
         server, made["room"], made["invite"], tokens, {"gm": "gm", "alice": alice["member"]}
     )
     return made, alice, table
+
+
+async def _pages(browser: Any, made: dict[str, Any], alice: dict[str, Any]) -> tuple[Any, Any]:
+    """The GM's page at 1280 x 800 and Alice's at 390 x 844, each opened by its link."""
+    gm = await (await browser.new_context(viewport={"width": 1280, "height": 800})).new_page()
+    player = await (await browser.new_context(viewport={"width": 390, "height": 844})).new_page()
+    await gm.goto(made["url"])
+    await player.goto(alice["url"])
+    return gm, player
+
+
+async def _add(gm: Any, names: dict[str, str], hidden: str) -> None:
+    """The GM adds each sheet of ``names`` from the page, ``hidden`` hidden."""
+    from playwright.async_api import expect
+
+    for sheet, name in names.items():
+        await gm.locator("#fight-add").select_option(sheet)
+        hide = gm.locator("#fight-add-hidden")
+        if await hide.is_checked() != (sheet == hidden):
+            await hide.click()
+        await gm.click("#fight .add button")
+        await expect(gm.locator("#fight li.combatant", has_text=name)).to_have_count(1)
 
 
 async def _new_roll(table: Table, seen: int) -> dict[str, Any]:
@@ -85,23 +110,10 @@ async def test_the_usual_flow(server: Server, second: Server) -> None:
     clicks: dict[str, list[int]] = {"player": [], "gm": []}
     async with async_playwright() as pw:
         browser = await pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
-        gm = await (await browser.new_context(viewport={"width": 1280, "height": 800})).new_page()
-        player = await (
-            await browser.new_context(viewport={"width": 390, "height": 844})
-        ).new_page()
-        await gm.goto(made["url"])
-        await player.goto(alice["url"])
+        gm, player = await _pages(browser, made, alice)
 
         # The GM adds Aldo, the orc (shown) and the guard (hidden: an id naming nothing).
-        add = gm.locator("#fight-add")
-        names = {"aldo": "Sir Aldo", "orc": "Orc Raider", "guard": "Gate Guard"}
-        for sheet, hidden in (("aldo", False), ("orc", False), ("guard", True)):
-            await add.select_option(sheet)
-            hide = gm.locator("#fight-add-hidden")
-            if await hide.is_checked() != hidden:
-                await hide.click()
-            await gm.click("#fight .add button")
-            await expect(gm.locator("#fight li.combatant", has_text=names[sheet])).to_have_count(1)
+        await _add(gm, {"aldo": "Sir Aldo", "orc": "Orc Raider", "guard": "Gate Guard"}, "guard")
         guard = next(c for c in table.fight("gm")["combatants"] if c["name"] == "Gate Guard")
         assert re.fullmatch(r"npc-[0-9a-f]{4}", guard["combatant"]), guard
         await gm.click("#fight button:text('Start the fight')")
@@ -238,36 +250,15 @@ async def test_the_usual_flow_in_swn(server: Server, second: Server) -> None:
     from playwright.async_api import async_playwright, expect
 
     expect.set_options(timeout=15_000)
-    with server.client() as c:
-        made = c.post("/api/rooms", json={"name": "Spike", "system": "swn"}).json()
-    with second.client() as c:
-        alice = c.post(
-            f"/api/rooms/{made['room']}/members", json={"name": "Alice", "invite": made["invite"]}
-        ).json()
+    made, alice, table = _room(server, second, "swn")
     room = made["room"]
-    table = Table(
-        server, room, made["invite"], {"gm": made["token"], "alice": alice["token"]},
-        {"gm": "gm", "alice": alice["member"]},
-    )  # fmt: skip
     _put(second, room, alice["token"], "vex", VEX)
     _put(server, room, made["token"], "boss", BOSS)
     _put(server, room, made["token"], "thug", THUG)
     async with async_playwright() as pw:
         browser = await pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
-        gm = await (await browser.new_context(viewport={"width": 1280, "height": 800})).new_page()
-        player = await (
-            await browser.new_context(viewport={"width": 390, "height": 844})
-        ).new_page()
-        await gm.goto(made["url"])
-        await player.goto(alice["url"])
-        names = {"vex": "Vex Ortega", "thug": "Street Thug", "boss": "Gang Boss"}
-        for sheet, hidden in (("vex", False), ("thug", False), ("boss", True)):
-            await gm.locator("#fight-add").select_option(sheet)
-            hide = gm.locator("#fight-add-hidden")
-            if await hide.is_checked() != hidden:
-                await hide.click()
-            await gm.click("#fight .add button")
-            await expect(gm.locator("#fight li.combatant", has_text=names[sheet])).to_have_count(1)
+        gm, player = await _pages(browser, made, alice)
+        await _add(gm, {"vex": "Vex Ortega", "thug": "Street Thug", "boss": "Gang Boss"}, "boss")
         thug = gm.locator("#fight li.combatant", has_text="Street Thug")
         await thug.locator("input[aria-label^='Morale']").fill("8")
         await thug.locator("button:text('Set morale')").click()
