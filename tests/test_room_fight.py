@@ -252,3 +252,49 @@ def test_a_players_attack_on_a_visible_npc_in_one_request(table: Table) -> None:
         if e.get("redacted"):
             assert "command" not in e and "result" not in e
     assert verify(table.export("gm")).ok and verify(table.export("alice")).ok
+
+
+def test_the_gm_may_roll_the_npcs_defense_by_hand(table: Table) -> None:
+    """Issue 49 §5, "unless the GM chooses to roll it": with the orc's defenses the
+    GM's (``gm_defends``), Alice's hit opens a defense call on the orc, public and with
+    no number of its sheet; only the GM answers it, with one click, as the orc's sheet
+    and secret; a failure brings Alice's damage roll, applied through the orc's DR."""
+    assert put(table, "alice", "dai", DAI_TOML.read_bytes(), "application/toml").status_code == 201
+    assert put(table, "gm", "orc", ORC_WITH_DR, "application/toml").status_code == 201
+    _ok(table, "gm", {"kind": "add", "combatant": "dai", "sheet": "dai"})
+    _ok(table, "gm", {"kind": "add", "sheet": "orc"})
+    _ok(table, "gm", {"kind": "set", "combatant": "orc", "values": {"gm_defends": 1}})
+    body = {"attacker": "dai", "target": "orc", "weapon": "Knife (Swung)"}
+    seen = {"held": 0, "failed": 0}
+    for _ in range(40):
+        got = _attack(table, "alice", body).json()
+        calls = [c for e in got["entries"] for c in e.get("calls", [])]
+        if not calls:  # a miss, or a critical hit (no defense, B556): no call
+            continue
+        (call,) = calls
+        assert call["kind"] == "defense" and call["combatant"] == "orc"
+        assert call["command"].startswith("gurps defend ") and "Broadsword" not in call["command"]
+        assert call["attacker"] == "dai" and call["then"].startswith("gurps damage")
+        assert len(got["rolls"]) == 1  # her attack only: the defense is the GM's to roll
+        mine = _event(table, "alice", {"kind": "answer", "call": call["call"]}, None)
+        assert mine.status_code == 403
+        with table.client("gm") as c:
+            answer = {"event": {"kind": "answer", "call": call["call"]}, "roll": "call"}
+            done = c.post(f"/api/rooms/{table.room}/fight", json=answer).json()
+        roll = done["roll"]
+        assert roll["visibility"] == "gm" and roll["sheet"] == "orc" and roll["roller"] == "gm"
+        assert roll["command"] == f"@orc {call['command']}"
+        if roll["result"]["success"]:
+            seen["held"] += 1
+            assert "damage" not in done
+        else:
+            seen["failed"] += 1
+            damage = done["damage"]
+            assert damage["roller"] == table.ids["alice"] and damage["sheet"] == "dai"
+            assert damage["visibility"] == "public"
+        if seen["held"] and seen["failed"]:
+            break
+    assert seen["held"] and seen["failed"], seen
+    assert verify(table.export("gm")).ok and verify(table.export("alice")).ok
+    for e in table.export("alice"):
+        assert "Broadsword" not in str(e.get("calls", ""))  # the orc's weapon, never named

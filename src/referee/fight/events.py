@@ -69,6 +69,7 @@ EVENTS: dict[str, tuple[tuple[str, str], ...]] = {
         ("divisor", "str?"),
     ),
     "defend": (("combatant", "id"), ("defense", "str"), ("success", "bool")),
+    "exchange": (("combatant", "id"), ("attacker", "id"), ("command", "str"), ("then", "str")),
     "heal": (("combatant", "id"), ("amount", "int")),
     "fatigue": (("combatant", "id"), ("amount", "int")),
     "set": (("combatant", "id"), ("values", "ints?"), ("add", "strs?"), ("drop", "strs?")),

@@ -31,9 +31,10 @@ __all__ = [
 
 TRACKED = (
     "hp", "hp_max", "fp", "fp_max", "ht", "will", "dx", "speed", "hpt", "lpt", "shock", "shock_new",
-    "male",
+    "male", "gm_defends",
 )  # fmt: skip
-"""GURPS values: HP and FP with their maxima; HT, Will and DX; Basic Speed in
+"""GURPS values (``gm_defends`` 1: the GM rolls this NPC's defenses by hand rather than
+the server, issue 49): HP and FP with their maxima; HT, Will and DX; Basic Speed in
 hundredths; ``hpt`` 1 for High Pain Threshold, ``lpt`` 1 for Low Pain Threshold; the shock
 penalty now, and
 ``shock_new`` 1 while it is from this turn or the last (it ends with the next turn);

@@ -111,20 +111,27 @@ class Call:
     """Who rolls (a GURPS knockdown roll is the target's)."""
     kind: str
     """``knockdown``, ``conscious``, ``survive``, ``stun``, ``collapse``,
-    ``initiative``, ``tiebreak``, ``morale``."""
+    ``initiative``, ``tiebreak``, ``morale``, ``defense``."""
     command: str
     """What to roll, as a room command: ``gurps check 12 -5 --label 'HT (knockdown)'``."""
     why: str
     """Why the rules call for it, with the rule's page or section."""
+    attacker: str | None = None
+    """A ``defense`` call's attacker (an exchange the GM defends by hand)."""
+    then: str | None = None
+    """A ``defense`` call's sequel: the attacker's damage roll, rolled when it fails."""
 
     def json(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "call": self.id,
             "combatant": self.combatant,
             "kind": self.kind,
             "command": self.command,
             "why": self.why,
         }
+        if self.attacker is not None:  # only a defense call's: older entries unchanged
+            out["attacker"], out["then"] = self.attacker, self.then
+        return out
 
 
 @dataclass(frozen=True, slots=True)

@@ -80,6 +80,8 @@ def _next(fight: Fight, ev: Mapping[str, Any]) -> tuple[Fight, tuple[Record, ...
             raise RuleError(f"{c.name} is not hidden")
         shown = replace(c, hidden=False)
         return fight.put(shown), (Record("combatant", shown.json()),)
+    if kind == "exchange":
+        return _exchange(fight, ev), ()
     if kind in ("answer", "dismiss"):
         call = fight.call(ev["call"])
         rest = tuple(c for c in fight.calls if c.id != call.id)
@@ -107,6 +109,27 @@ def _fallen(fight: Fight, cid: str) -> Fight:
     dead = "dead" in fight.combatants[cid].conditions
     kept = tuple(x for x in fight.calls if x.combatant != cid or (x.kind == "survive" and not dead))
     return fight if len(kept) == len(fight.calls) else replace(fight, calls=kept)
+
+
+def _exchange(fight: Fight, ev: Mapping[str, Any]) -> Fight:
+    """An attack on a combatant whose defense the GM rolls by hand (GURPS, B369-B377):
+    a ``defense`` call for it, whose ``command`` is the defense roll (made as its
+    sheet, so no number of it is in the call) and whose ``then`` is the attacker's
+    damage roll, rolled if the defense fails."""
+    if fight.system != "gurps":
+        raise RuleError("an exchange is GURPS's (B369-B377)")
+    target, attacker = fight.combatant(ev["combatant"]), fight.combatant(ev["attacker"])
+    if not ev["command"].startswith("gurps defend ") or not ev["then"].startswith("gurps damage "):
+        raise RuleError("an exchange's command is a 'gurps defend' roll, then a 'gurps damage' one")
+    for c in (target, attacker):
+        if c.id in fight.removed:
+            raise RuleError(f"{c.name} is out of the fight")
+    n = fight.counts.get(target.id, 0) + 1
+    why = f"defend against {attacker.name}'s attack (B374-B377)"
+    call = Call(
+        f"{target.id}/{n}", target.id, "defense", ev["command"], why, attacker.id, ev["then"]
+    )
+    return replace(fight, calls=(*fight.calls, call), counts={**fight.counts, target.id: n})
 
 
 def _add(fight: Fight, ev: Mapping[str, Any]) -> tuple[Fight, tuple[Record, ...]]:
@@ -246,6 +269,8 @@ def _answer(fight: Fight, call: Call, ev: Mapping[str, Any]) -> Fight:
     if call.kind in ("initiative", "tiebreak"):
         return initiative_answer(fight, call, ev["total"])
     c = fight.combatants[call.combatant]
+    if call.kind == "defense":  # counted as a defend event counts it (B376)
+        return _put(fight, _defended(fight, c, {"defense": call.command.split()[2]}))
     new = _result(fight, c, call.kind, ev["success"], ev["margin"], ev["critical"])
     return _fallen(_put(fight, new), c.id)
 
@@ -392,8 +417,10 @@ def adopt(fight: Fight, kind: str, fields: Mapping[str, Any]) -> Fight:
     # The logged ids, as they are (contract v1.3: a call has one id for every member),
     # and the count for each combatant's next call taken past them.
     new = [
-        Call(x["call"], x["combatant"], x["kind"], x["command"], x["why"]) for x in fields["calls"]
-    ]
+        Call(x["call"], x["combatant"], x["kind"], x["command"], x["why"], x.get("attacker"),
+             x.get("then"))
+        for x in fields["calls"]
+    ]  # fmt: skip
     counts = dict(fight.counts)
     for x in new:
         n = int(x.id.rpartition("/")[2])

@@ -371,5 +371,8 @@ def _same_roll(fight: Fight, ev: Mapping[str, Any], e: Mapping[str, Any]) -> Non
     except RefereeError as exc:
         raise Conflict(422, str(exc)) from None
     made = " ".join(str(e.get("command", "")).split())
+    c = fight.combatants.get(call.combatant)
+    if c is not None and c.sheet and made.startswith(f"@{c.sheet} "):
+        made = made[len(c.sheet) + 2 :]  # made as the call's combatant (contract v1.3)
     if made != " ".join(call.command.split()):
         raise Conflict(422, f"call {call.id} is answered by '{call.command}', not '{made}'")

@@ -15,6 +15,12 @@ and verifiable like any other, with the NPC's numbers kept the GM's:
    cut'``), applied to the target through the target's own DR at the location, by
    the fight's rules (contract v1.3, "Damage applied from a roll").
 
+When the GM rolls the target's defenses by hand (its ``gm_defends`` value, set on its
+card), step 2 is a ``defense`` call instead (an ``exchange`` event: the defense to roll,
+written with no number of the sheet, and the damage that follows): the GM's **Roll**
+makes it as the target's sheet, secret, and a failure brings step 3 (its route is
+``POST .../fight``'s answer, :mod:`.fights`).
+
 Body: ``{"attacker": id, "target": id, "weapon": text, "location": text or null}``.
 Who: the attacker's owner or the GM, against a combatant the caller can see. The
 answer is 201 ``{"rolls": [...], "entries": [...]}``: the roll entries and the fight's
@@ -85,7 +91,16 @@ def install(app: FastAPI) -> None:
         hit = rolls[0]["result"]
         if hit.get("success") and not hit.get("refused"):
             held = False
-            if hit.get("outcome") != "critical success":  # B556: no defense to a critical
+            if hit.get("outcome") != "critical success" and target.value("gm_defends"):
+                # The GM rolls this NPC's defenses: a call for it, the damage to follow.
+                event = await _exchange(st, room, attacker, target, hit, dice, body.location)
+                logged.extend(
+                    await conflicts(
+                        st.store.fight_event(room, member.id, event, None, None, _permit)
+                    )
+                )
+                held = True  # for now: the GM's roll decides
+            elif hit.get("outcome") != "critical success":  # B556: none to a critical
                 gm = Member(room, "gm", "GM")
                 rolled, entries = await _defend(st, room, gm, target, hit)
                 rolls.append(rolled)
@@ -117,10 +132,35 @@ def install(app: FastAPI) -> None:
         }
 
 
-async def _defend(
-    st: Any, room: str, gm: Member, target: Any, hit: dict[str, Any]
-) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """The target's best defense, the GM's secret roll, and its ``defend`` event."""
+async def _exchange(
+    st: Any,
+    room: str,
+    attacker: Any,
+    target: Any,
+    hit: dict[str, Any],
+    dice: str,
+    location: str | None,
+) -> dict[str, Any]:
+    """The ``exchange`` event that asks the GM for the target's defense: its best one,
+    chosen as the server would, written with no number of the target's sheet (the
+    call is public: the roll is made as the sheet when the GM answers it)."""
+    kind, extra = await _best(st, room, target, hit)
+    then = f"gurps damage {shlex.quote(dice)}"
+    if location:
+        then += f" --location {shlex.quote(location)}"
+    return {
+        "kind": "exchange",
+        "combatant": target.id,
+        "attacker": attacker.id,
+        "command": f"gurps defend {kind}{extra}",
+        "then": then,
+    }
+
+
+async def _best(st: Any, room: str, target: Any, hit: dict[str, Any]) -> tuple[str, str]:
+    """The target's best active defense against ``hit`` as the fight has it now, and
+    its options: repeated parries (B376), reeling and very tired (B419, B426), the
+    attack's effect (Deceptive, Telegraphic)."""
     from ...commands.gurps_target import target_of
     from ...systems.gurps.melee import DefenseOptions
     from ...systems.gurps.target import choose_defense
@@ -131,14 +171,14 @@ async def _defend(
     sheet = await st.sheets.sheet(st, room, row)
     against = int(hit.get("defense_modifier") or 0)
     parried = target.value("parried")
-    options = DefenseOptions(parried=parried)
     fp, fp_max = target.value("fp"), target.value("fp_max")
-    known = replace(  # as the fight has it now: reeling, very tired (B419, B426)
+    known = replace(
         target_of(sheet),
         hp=target.value("hp_max") or None,
         current_hp=target.value("hp"),
         very_tired=bool(fp_max) and 3 * fp < fp_max,
     )
+    options = DefenseOptions(parried=parried)
     chosen = await asyncio.to_thread(choose_defense, known, "best", options, against)
     if chosen is None:  # pragma: no cover - "best" always names one or refuses
         raise ApiError(422, f"{target.name} has no active defense")
@@ -147,6 +187,14 @@ async def _defend(
     extra += " --reeling" if kind == "dodge" and known.reeling else ""
     extra += " --very-tired" if kind == "dodge" and known.very_tired else ""
     extra += f" --against {against}" if against else ""
+    return kind, extra
+
+
+async def _defend(
+    st: Any, room: str, gm: Member, target: Any, hit: dict[str, Any]
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The target's best defense, the GM's secret roll, and its ``defend`` event."""
+    kind, extra = await _best(st, room, target, hit)
     command = f"@{target.sheet} gurps defend {kind}{extra}"
     rolled: dict[str, Any] = await roll_entry(
         st, room, gm, NewRoll(command=command, visibility="gm")

@@ -29,6 +29,7 @@ from pydantic import BaseModel, ConfigDict
 from ...fight import Fight, visible
 from ...fight.sheets import values_from
 from ..db.epochs import Conflict
+from ..db.fightstore import NOTHING
 from ..db.store import Member
 from ..errors import ApiError
 from ..log import view
@@ -107,13 +108,18 @@ def install(app: FastAPI) -> None:
             raise ApiError(422, '\'visibility\' goes with "roll": "call" only')
         else:
             roll = body.roll
+        before = await conflicts(st.store.fight(room)) if ev.get("kind") == "answer" else None
         logged = await conflicts(
             st.store.fight_event(room, member.id, ev, roll, body.why, _may(member))
         )
         for e in logged:
             st.published(room, e)
+        sequel = await _sequel(st, room, before, ev, roll)
+        logged.extend(sequel[1])
         revealed = await st.revealed(room)
         out: dict[str, Any] = {"entries": [view(e, member.id, revealed) for e in logged]}
+        if sequel[0] is not None:
+            out["damage"] = view(sequel[0], member.id, revealed)
         if rolled is not None:
             out["roll"] = view(rolled, member.id, revealed)
         return out
@@ -123,6 +129,49 @@ def install(app: FastAPI) -> None:
         st = state(request)
         fight = await conflicts(st.store.seen_fight(room, member.id))
         return visible(fight, member.id)
+
+
+def _permit(fight: Fight, ev: Mapping[str, Any], roll: int | None) -> None:
+    """The check for what the server does itself, once the caller's event was allowed."""
+
+
+async def _sequel(
+    st: Any, room: str, before: Fight | None, ev: Mapping[str, Any], roll: int | None
+) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
+    """After the answer to a ``defense`` call (the GM's own roll of an NPC's defense,
+    issue 49 §5): when it failed, the attacker's damage roll, public and made as the
+    attacker's sheet by the server for its owner (the attack was theirs), applied to
+    the defender through its DR. ``(the damage roll, the fight's entries)``."""
+    call = (
+        None if before is None else next((c for c in before.calls if c.id == ev.get("call")), None)
+    )
+    if call is None or call.kind != "defense" or call.then is None or roll is None:
+        return None, []
+    answered = await st.store.entry(room, roll)
+    if answered is None or (answered.get("result") or {}).get("success"):
+        return None, []
+    attacker = before.combatants.get(call.attacker or "") if before is not None else None
+    if attacker is None or attacker.sheet is None:
+        return None, []
+    owner = Member(room, attacker.owner, "")
+    made = NewRoll(command=f"@{attacker.sheet} {call.then}")
+    damage = await roll_entry(st, room, owner, made)
+    st.published(room, damage)
+    event = {"kind": "damage", "combatant": call.combatant}
+    where = call.then.split("--location ")
+    if len(where) == 2:
+        event["location"] = where[1].split()[0]
+    try:
+        entries = await st.store.fight_event(
+            room, owner.id, event, int(damage["seq"]), None, _permit
+        )
+    except Conflict as exc:  # its DR stopped it all
+        if NOTHING not in str(exc):
+            raise
+        entries = []
+    for e in entries:
+        st.published(room, e)
+    return damage, entries
 
 
 async def _call_roll(
@@ -142,6 +191,12 @@ async def _call_roll(
     if call is None or who is None:
         raise ApiError(422, f"no call {ev['call']!r} is open in this fight")
     visibility = "gm" if who.hidden else (asked or "public") if member.is_gm else "public"
+    if call.kind == "defense" and who.sheet:  # an NPC's defense, the GM's: as its sheet
+        visibility = "gm" if asked is None else asked  # secret unless the GM says so
+        secret = NewRoll(command=f"@{who.sheet} {call.command}", visibility=visibility)  # type: ignore[arg-type]
+        made_as: dict[str, Any] = await roll_entry(st, room, member, secret)
+        st.published(room, made_as)
+        return made_as
     made = NewRoll(command=call.command, visibility=visibility)  # type: ignore[arg-type]
     rolled = await roll_entry(st, room, member, made, call_sheet=who.sheet or "")
     st.published(room, rolled)

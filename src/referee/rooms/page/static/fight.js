@@ -203,6 +203,17 @@
     drop("prone", "Stand up");
     drop("unconscious", "Wakes up");
     drop("stunned", "No longer stunned");
+    if (fight.system === "gurps" && !c.pc && c.sheet) {
+      // The server rolls an NPC's defense against a player's attack, or the GM does.
+      const mine = el("input");
+      mine.type = "checkbox";
+      mine.checked = !!c.values.gm_defends;
+      mine.disabled = R.readOnly();
+      mine.addEventListener("change", () => send({ kind: "set", combatant: c.combatant, values: { gm_defends: mine.checked ? 1 : 0 } }));
+      const label = el("label", "inline", " I roll its defenses");
+      label.prepend(mine);
+      tools.append(label);
+    }
     if (fight.system === "swn" && !c.pc) {
       const morale = el("input");
       morale.type = "number";
