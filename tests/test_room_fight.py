@@ -88,8 +88,9 @@ def test_a_gurps_fight_from_the_sheets(table: Table) -> None:
     mine = _roll(table, "alice", call["command"])
     answered = _ok(table, "alice", {"kind": "answer", "call": call["call"]}, int(mine["seq"]))
     assert answered[0]["closed"] == [call["call"]]
-    stunned = "stunned" in _state(table, "alice")["combatants"][0]["conditions"]
-    assert stunned == (not mine["result"]["success"])
+    # B420: a failure stuns; by 5 or more (or a critical failure), unconscious instead.
+    down = {"stunned", "unconscious"} & set(_state(table, "alice")["combatants"][0]["conditions"])
+    assert bool(down) == (not mine["result"]["success"])
     # Alice ends her own turn; then it is the orc's, which she may not end.
     assert _ok(table, "alice", {"kind": "next"})[0]["current"] == orc
     assert _event(table, "alice", {"kind": "next"}).status_code == 403
