@@ -121,7 +121,23 @@ async def test_the_usual_flow(server: Server, second: Server) -> None:
         for node in ("#fight-turn", "#fight button:text('Next turn')"):
             box = await gm.locator(node).bounding_box()
             assert box is not None and 0 <= box["y"] and box["y"] + box["height"] <= 800, node
+        # The phone (§7): from far down the log, the Fight tab opens at its top, just
+        # under the tab bar; and the visibility box shows its choice whole.
+        await player.evaluate("window.scrollTo(0, document.body.scrollHeight)")
         await player.click("#tab-fight")
+        await expect(player.locator("#fight-turn")).to_be_visible()
+        top = await player.evaluate(
+            "document.getElementById('fight-turn').getBoundingClientRect().top"
+            " - document.getElementById('tabs').getBoundingClientRect().bottom"
+        )
+        assert 0 <= top <= 200, top  # below the tab bar, and at the screen's top
+        shown = await player.evaluate(
+            "(() => { const s = document.getElementById('visibility');"
+            " const c = document.createElement('canvas').getContext('2d');"
+            " c.font = getComputedStyle(s).font;"
+            " return s.clientWidth - c.measureText(s.selectedOptions[0].text).width; })()"
+        )
+        assert shown > 0, shown
         await expect(player.locator("#fight-turn")).to_contain_text("Round 1")
         await expect(player.locator("#fight li.combatant")).to_have_count(2)  # not the guard
 

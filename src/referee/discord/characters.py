@@ -8,6 +8,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from .calls import Call, Done, Refusal
+from .members import member_of
 from .replies import note
 from .slash import option_values
 from .slash import shown_value as _shown
@@ -49,7 +50,6 @@ async def sheet(bot: Discord, call: Call) -> Done:
     member = None
     if channel.room:  # a removed member is refused here, before the download
         from ..rooms.routes.api import writable
-        from .rolling import member_of
 
         member = await member_of(bot, channel.room, call)
         await writable(bot.st, channel.room)
@@ -105,8 +105,6 @@ async def carried(bot: Discord, call: Call, room: str, member: Member) -> bool:
 async def sheet_of(bot: Discord, call: Call, channel: Channel) -> Any:
     """The caller's sheet here, read, or None (a linked room's: their only one)."""
     if channel.room:
-        from .rolling import member_of
-
         member = await member_of(bot, channel.room, call, join=False)
         if member is None:
             return None

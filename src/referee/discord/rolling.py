@@ -25,16 +25,16 @@ from typing import TYPE_CHECKING, Any, Literal
 from ..errors import RefereeError
 from ..rooms.errors import ApiError
 from .calls import Call, Done, Refusal
+from .members import member_of, missed_note
 from .replies import blind_note, embed, message, note
 from .rest import RestError
 from .slash import command_line
 from .store import Channel
 
 if TYPE_CHECKING:
-    from ..rooms.db.store import Member
     from .interactions import Discord
 
-__all__ = ["member_of", "roll"]
+__all__ = ["roll"]
 
 ROOM_VISIBILITY: dict[str, Literal["public", "gm", "blind"]] = {
     "public": "public",
@@ -103,8 +103,6 @@ def _no_sheet(why: str) -> Refusal | None:
 
 
 async def _tell_missed(bot: Discord, call: Call) -> None:
-    from .setup import missed_note
-
     told = await missed_note(bot, call)
     if told:
         await bot.rest.follow_up(call.application, call.token, note(told))
@@ -227,46 +225,6 @@ def _secret(
     if visibility == "blind":
         return Done(blind_note(number), [send])
     return Done(message(f"Secret roll {number}: you and the GM see it.", [mine], True), [send])
-
-
-async def member_of(bot: Discord, room: str, call: Call, join: bool = True) -> Member | None:
-    """The room member the Discord user rolls as: joined on their first roll (as the
-    API's join does, one member per user, whatever arrives at once); None without
-    ``join`` for a user not yet in the room.
-
-    Raises:
-        Refusal: a user the GM removed from the room (out on every path at once: the
-            member is read as the room's own token check reads it).
-    """
-    st = bot.st
-    found = await bot.store.member(room, call.user)
-    if found is None:
-        if not join:
-            return None
-        key = (room, call.user)
-        lock, users = bot.joining.get(key, (asyncio.Lock(), 0))
-        bot.joining[key] = (lock, users + 1)
-        try:
-            async with lock:
-                found = await bot.store.member(room, call.user)
-                if found is None:
-                    from ..rooms.routes.api import writable
-
-                    await writable(st, room)
-                    made, _token, entry = await st.store.join(room, call.name)
-                    st.published(room, entry)
-                    found = await bot.store.claim_member(room, call.user, made)
-        finally:
-            lock, users = bot.joining[key]
-            if users > 1:
-                bot.joining[key] = (lock, users - 1)
-            else:
-                del bot.joining[key]
-    member = await st.member_by_id(room, found)
-    if member is None:
-        raise Refusal(f"you are no longer a member of room {room}: the GM removed you")
-    st.spend(member)
-    return member
 
 
 async def _in_room(

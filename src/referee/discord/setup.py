@@ -13,11 +13,12 @@ if TYPE_CHECKING:
 
 from . import characters
 from .calls import Call, Done, Refusal
+from .members import member_of, missed_note
 from .replies import message, note
 from .slash import option_values
 from .store import Channel
 
-__all__ = ["HANDLERS", "missed_note"]
+__all__ = ["HANDLERS"]
 
 
 def _options(call: Call) -> dict[str, Any]:
@@ -79,27 +80,12 @@ async def _status(bot: Discord, call: Call, channel: Channel) -> str:
     return "\n".join(lines)
 
 
-async def missed_note(bot: Discord, call: Call) -> str | None:
-    """What the channel's GM is told, once, of players' rolls that did not reach their
-    GM channel (the bot could not post there)."""
-    found = await bot.store.take_missed(call.channel, call.user)
-    if found is None:
-        return None
-    count, why = found
-    rolls = "1 player's roll" if count == 1 else f"{count} players' rolls"
-    return (
-        f"⚠ {rolls} did not reach your GM channel ({why}): let the bot post there, or "
-        "choose another with /referee gm-channel."
-    )
-
-
 async def _page(bot: Discord, call: Call, channel: Channel) -> str:
     """A one-time link to the room's page as the caller's member: there they see the
     log as the API shows it to them, send their seed, and export the log to verify."""
     import time
 
     from ..rooms.routes.api import LOGIN_SECONDS
-    from .rolling import member_of
 
     if not channel.room:
         raise Refusal("this channel has no room: a GM links one with /referee link")
@@ -116,7 +102,7 @@ async def _page(bot: Discord, call: Call, channel: Channel) -> str:
 async def _reveal(bot: Discord, call: Call, channel: Channel, number: int) -> Done:
     if channel.room:
         from ..rooms.routes.api import reveal_roll
-        from .rolling import member_of, room_embed
+        from .rolling import room_embed
 
         member = await member_of(bot, channel.room, call)
         assert member is not None
@@ -133,7 +119,6 @@ async def _reveal(bot: Discord, call: Call, channel: Channel, number: int) -> Do
 async def seed(bot: Discord, call: Call) -> Done:
     from ..rooms.log import view
     from ..rooms.routes.api import SEED, conflicts, writable
-    from .rolling import member_of
 
     channel = await bot.store.channel(call.channel)
     if not channel.room:

@@ -17,6 +17,7 @@ from ..errors import RuleError
 from . import gurps
 from . import swn as swn_rules
 from .events import RULES, read_event
+from .exchange import defended, exchange, through_dr
 from .model import Call, Combatant, Fight, Record, Step
 from .turns import TURN_EVENTS, initiative_answer, start, turn_event
 
@@ -81,7 +82,7 @@ def _next(fight: Fight, ev: Mapping[str, Any]) -> tuple[Fight, tuple[Record, ...
         shown = replace(c, hidden=False)
         return fight.put(shown), (Record("combatant", shown.json()),)
     if kind == "exchange":
-        return _exchange(fight, ev), ()
+        return exchange(fight, ev), ()
     if kind in ("answer", "dismiss"):
         call = fight.call(ev["call"])
         rest = tuple(c for c in fight.calls if c.id != call.id)
@@ -109,27 +110,6 @@ def _fallen(fight: Fight, cid: str) -> Fight:
     dead = "dead" in fight.combatants[cid].conditions
     kept = tuple(x for x in fight.calls if x.combatant != cid or (x.kind == "survive" and not dead))
     return fight if len(kept) == len(fight.calls) else replace(fight, calls=kept)
-
-
-def _exchange(fight: Fight, ev: Mapping[str, Any]) -> Fight:
-    """An attack on a combatant whose defense the GM rolls by hand (GURPS, B369-B377):
-    a ``defense`` call for it, whose ``command`` is the defense roll (made as its
-    sheet, so no number of it is in the call) and whose ``then`` is the attacker's
-    damage roll, rolled if the defense fails."""
-    if fight.system != "gurps":
-        raise RuleError("an exchange is GURPS's (B369-B377)")
-    target, attacker = fight.combatant(ev["combatant"]), fight.combatant(ev["attacker"])
-    if not ev["command"].startswith("gurps defend ") or not ev["then"].startswith("gurps damage "):
-        raise RuleError("an exchange's command is a 'gurps defend' roll, then a 'gurps damage' one")
-    for c in (target, attacker):
-        if c.id in fight.removed:
-            raise RuleError(f"{c.name} is out of the fight")
-    n = fight.counts.get(target.id, 0) + 1
-    why = f"defend against {attacker.name}'s attack (B374-B377)"
-    call = Call(
-        f"{target.id}/{n}", target.id, "defense", ev["command"], why, attacker.id, ev["then"]
-    )
-    return replace(fight, calls=(*fight.calls, call), counts={**fight.counts, target.id: n})
 
 
 def _add(fight: Fight, ev: Mapping[str, Any]) -> tuple[Fight, tuple[Record, ...]]:
@@ -162,7 +142,7 @@ def _apply(fight: Fight, c: Combatant, ev: Mapping[str, Any]) -> tuple[Combatant
     kind = ev["kind"]
     if kind == "damage":
         if fight.system == "gurps" and "basic" in ev:
-            return gurps.injure(c, _through_dr(c, ev), ev.get("location"))
+            return gurps.injure(c, through_dr(c, ev), ev.get("location"))
         if "amount" not in ev:
             raise RuleError("a damage event needs 'amount' (an integer within ±1,000,000)")
         if ev["amount"] < 0:
@@ -173,7 +153,7 @@ def _apply(fight: Fight, c: Combatant, ev: Mapping[str, Any]) -> tuple[Combatant
             return swn_rules.injure(c, ev["amount"], ev.get("lethal", True)), []
         raise RuleError("Psi-punk has no wound track to damage (002): note a wound as a --mod")
     if kind == "defend":
-        return _defended(fight, c, ev), []
+        return defended(fight, c, ev), []
     if kind == "heal":
         if ev["amount"] < 0 or fight.system == "fudge":
             raise RuleError("healing is 0 or more HP, in GURPS or SWN")
@@ -188,52 +168,6 @@ def _apply(fight: Fight, c: Combatant, ev: Mapping[str, Any]) -> tuple[Combatant
     if kind == "result":
         return _result(fight, c, ev["of"], ev["success"], 0, False), []
     return _set(fight, c, ev), []
-
-
-def _defended(fight: Fight, c: Combatant, ev: Mapping[str, Any]) -> Combatant:
-    """A GURPS active defense made (``defend``: ``defense`` and its ``success``): its
-    count since the combatant's own turn began, ``defended``, and of parries,
-    ``parried``, which the next parry's −4 each (−2 fencing) follows (B376). Both
-    start again at 0 with its turn (rules 2)."""
-    if fight.system != "gurps":
-        raise RuleError("active defenses are GURPS's (B374-B377)")
-    if ev["defense"] not in ("dodge", "parry", "block"):
-        raise RuleError(f"a defense is dodge, parry or block, not {ev['defense']!r}")
-    counts = {"defended": c.value("defended") + 1}
-    if ev["defense"] == "parry":
-        counts["parried"] = c.value("parried") + 1
-    return c.with_values(**counts)
-
-
-def _through_dr(c: Combatant, ev: Mapping[str, Any]) -> int:
-    """The injury a GURPS damage roll's basic damage (``basic``, of ``type``, with an
-    armor ``divisor``) does to ``c`` at the event's location (the torso if none): less
-    the combatant's DR there (``dr_<location>``, else ``dr``, from its sheet) and the
-    location's own (the skull's 2, B399), divided as the divisor says (B378), times
-    the location's wounding modifier, at least 1 if anything penetrates, capped where
-    it cripples (B398; :func:`referee.systems.gurps.locations.location_injury`, the
-    exchange's own rule). Contract v1.3: "Damage applied from a roll follows the
-    roll's own numbers": the target's DR is applied here, not the roll's ``--dr``.
-    """
-    from fractions import Fraction
-
-    from ..systems.gurps.damage import armor_dr
-    from ..systems.gurps.locations import location_injury, read_location
-
-    basic, kind = ev["basic"], ev.get("type", "cr")
-    if basic < 0:
-        raise RuleError("basic damage is 0 or more")
-    where = read_location(ev.get("location") or "torso")
-    key = "dr_" + where.key.removeprefix("right ").removeprefix("left ").replace(" ", "_")
-    dr = c.values.get(key, c.value("dr")) + where.extra_dr
-    try:
-        divisor = Fraction(ev["divisor"]) if "divisor" in ev else None
-    except (ValueError, ZeroDivisionError):
-        raise RuleError(
-            f"an armor divisor is a fraction such as 3/1, not {ev['divisor']!r}"
-        ) from None
-    through = max(0, basic - armor_dr(dr, divisor))
-    return location_injury(through, kind, where.key, c.value("hp_max"))
 
 
 def _set(fight: Fight, c: Combatant, ev: Mapping[str, Any]) -> Combatant:
@@ -270,7 +204,7 @@ def _answer(fight: Fight, call: Call, ev: Mapping[str, Any]) -> Fight:
         return initiative_answer(fight, call, ev["total"])
     c = fight.combatants[call.combatant]
     if call.kind == "defense":  # counted as a defend event counts it (B376)
-        return _put(fight, _defended(fight, c, {"defense": call.command.split()[2]}))
+        return _put(fight, defended(fight, c, {"defense": call.command.split()[2]}))
     new = _result(fight, c, call.kind, ev["success"], ev["margin"], ev["critical"])
     return _fallen(_put(fight, new), c.id)
 

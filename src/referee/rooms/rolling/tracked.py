@@ -10,11 +10,14 @@ import re
 from typing import TYPE_CHECKING
 
 from ..db.epochs import Conflict
+from .rollas import as_sheet
 
 if TYPE_CHECKING:
-    from ..db.store import Store
+    from ...commands import CommandLimits
+    from ..db.store import Member, Store
+    from .rollas import _State  # the server's state, as rolling as a sheet uses it
 
-__all__ = ["with_tracked_hp"]
+__all__ = ["made_as_sheet", "with_tracked_hp"]
 
 _VS = re.compile(r"(?:^|\s)--vs[ =]@([A-Za-z0-9_-]{1,40})(?=\s|$)")
 _NOW = {"gurps": "--hp-now", "swn": "--target-hp"}
@@ -52,3 +55,40 @@ async def with_tracked_hp(store: Store, room: str, typed: str, resolved: str) ->
                     out += " --very-tired"  # B426
             return out
     return resolved
+
+
+async def made_as_sheet(
+    st: _State,
+    room: str,
+    member: Member,
+    command: str,
+    visibility: str,
+    call_sheet: str | None,
+    limits: CommandLimits,
+) -> tuple[tuple[str, str | None] | None, str, str]:
+    """The sheet a roll is made as (contract v1.1: ``(the command as typed, the
+    sheet's name)``, or None), the command to roll, and its visibility:
+
+    - a roll that answers a fight's call is made as the call's combatant (contract
+      v1.3): ``call_sheet`` is its sheet, or ``""`` for one with none, and the call's
+      command (all numbers) is rolled as it is, never as the member's own sheet;
+    - the GM's roll made as a hidden combatant's sheet is secret (``gm``), whatever was
+      asked: nothing a player receives may name it (contract v1.3); when that sheet is
+      only the GM's one sheet, not named and not needed (the command names no trait),
+      the roll is made as no sheet instead, as asked;
+    - an exchange aimed at a combatant of the fight reads its values from it
+      (:func:`with_tracked_hp`).
+    """
+    if call_sheet is not None:
+        return ((command, call_sheet) if call_sheet else None), command, visibility
+    found = await as_sheet(st, room, member, command, limits)
+    if found is None:
+        return None, command, visibility
+    typed, row, resolved = found
+    if row is not None and row.owner == "gm" and visibility == "public":
+        if await st.store.hides_sheet(room, row.sheet):
+            if not command.startswith("@") and resolved == typed:
+                return None, command, visibility  # the GM's only sheet, unasked, unneeded
+            visibility = "gm"
+    made_as = (typed, None if row is None else row.sheet)
+    return made_as, await with_tracked_hp(st.store, room, typed, resolved), visibility

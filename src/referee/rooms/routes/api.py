@@ -16,7 +16,7 @@ from ..db.store import Conflict, Epoch, Member
 from ..errors import ApiError
 from ..log import canon, outcome, view
 from ..rolling.reading import read_command, room_limits
-from ..rolling.tracked import with_tracked_hp
+from ..rolling.tracked import made_as_sheet
 from ..state import State
 from .models import (
     MAX_SEQ,
@@ -220,39 +220,17 @@ async def roll_entry(
     """Roll ``body``'s command in ``room`` as ``member`` and log it: the new entry, as
     the log holds it (every front end shows it through :func:`.log.view`).
 
-    A roll that answers a fight's call is made as the call's combatant (contract v1.3):
-    ``call_sheet`` is that combatant's sheet, or ``""`` for one with none; the command
-    (the call's, all numbers) is then rolled as it is, never as the member's own sheet.
-    The GM's roll made as a hidden combatant's sheet is secret (``gm``), whatever was
-    asked: nothing a player receives may name it (contract v1.3). When that sheet is
-    only the GM's one sheet, not named and not needed (the command names no trait),
-    the roll is made as no sheet instead, as asked."""
+    The sheet it is made as, and what that changes, are
+    :func:`..rolling.tracked.made_as_sheet`'s (``call_sheet``: a fight call's)."""
     await writable(st, room)
     command = normalise(body.command)
     if len(command) > st.limits.command:
         raise ApiError(422, f"the command is over {st.limits.command:,} characters")
     if not command:
         raise ApiError(422, "the command is empty: type a roll such as 3d6+2")
-    from ..rolling.rollas import as_sheet
-
-    made_as: tuple[str, str | None] | None = None  # rolled as a character? (v1.1)
-    visibility = body.visibility
-    if call_sheet is not None:
-        made_as = (command, call_sheet) if call_sheet else None
-    else:
-        found = await as_sheet(st, room, member, command, room_limits(st.limits.draws))
-        if found is not None:
-            typed, row, resolved = found
-            made_as = (typed, None if row is None else row.sheet)
-            if row is not None and row.owner == "gm" and visibility == "public":
-                if await st.store.hides_sheet(room, row.sheet):
-                    if not command.startswith("@") and resolved == typed:
-                        made_as = None  # the GM's only sheet, unasked and unneeded
-                    else:
-                        visibility = "gm"
-            command = resolved if made_as is not None else command
-            if made_as is not None:  # aimed at a combatant: its HP now, from the fight
-                command = await with_tracked_hp(st.store, room, typed, command)
+    made_as, command, visibility = await made_as_sheet(
+        st, room, member, command, body.visibility, call_sheet, room_limits(st.limits.draws)
+    )
     read = await st.plans.read(command, st.limits.draws, st.limits.read_seconds)
     make = roll_maker(member, read, visibility, made_as)
     entry = await st.append(room, "roll", make)

@@ -1,0 +1,81 @@
+"""GURPS exchanges in a fight (issue 49): a defense counted (B376), damage taken through
+the target's own DR (contract v1.3), and the GM's hand on an NPC's defense (a
+``defense`` call). Used by :func:`.step.step`."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any
+
+from ..errors import RuleError
+from .model import Call, Combatant, Fight
+
+__all__ = ["defended", "exchange", "through_dr"]
+
+
+def exchange(fight: Fight, ev: Mapping[str, Any]) -> Fight:
+    """An attack on a combatant whose defense the GM rolls by hand (GURPS, B369-B377):
+    a ``defense`` call for it, whose ``command`` is the defense roll (made as its
+    sheet, so no number of it is in the call) and whose ``then`` is the attacker's
+    damage roll, rolled if the defense fails."""
+    if fight.system != "gurps":
+        raise RuleError("an exchange is GURPS's (B369-B377)")
+    target, attacker = fight.combatant(ev["combatant"]), fight.combatant(ev["attacker"])
+    if not ev["command"].startswith("gurps defend ") or not ev["then"].startswith("gurps damage "):
+        raise RuleError("an exchange's command is a 'gurps defend' roll, then a 'gurps damage' one")
+    for c in (target, attacker):
+        if c.id in fight.removed:
+            raise RuleError(f"{c.name} is out of the fight")
+    n = fight.counts.get(target.id, 0) + 1
+    why = f"defend against {attacker.name}'s attack (B374-B377)"
+    call = Call(
+        f"{target.id}/{n}", target.id, "defense", ev["command"], why, attacker.id, ev["then"]
+    )
+    return replace(fight, calls=(*fight.calls, call), counts={**fight.counts, target.id: n})
+
+
+def defended(fight: Fight, c: Combatant, ev: Mapping[str, Any]) -> Combatant:
+    """A GURPS active defense made (``defend``: ``defense`` and its ``success``): its
+    count since the combatant's own turn began, ``defended``, and of parries,
+    ``parried``, which the next parry's −4 each (−2 fencing) follows (B376). Both
+    start again at 0 with its turn (rules 2)."""
+    if fight.system != "gurps":
+        raise RuleError("active defenses are GURPS's (B374-B377)")
+    if ev["defense"] not in ("dodge", "parry", "block"):
+        raise RuleError(f"a defense is dodge, parry or block, not {ev['defense']!r}")
+    counts = {"defended": c.value("defended") + 1}
+    if ev["defense"] == "parry":
+        counts["parried"] = c.value("parried") + 1
+    return c.with_values(**counts)
+
+
+def through_dr(c: Combatant, ev: Mapping[str, Any]) -> int:
+    """The injury a GURPS damage roll's basic damage (``basic``, of ``type``, with an
+    armor ``divisor``) does to ``c`` at the event's location (the torso if none): less
+    the combatant's DR there (``dr_<location>``, else ``dr``, from its sheet) and the
+    location's own (the skull's 2, B399), divided as the divisor says (B378), times
+    the location's wounding modifier, at least 1 if anything penetrates, capped where
+    it cripples (B398; :func:`referee.systems.gurps.locations.location_injury`, the
+    exchange's own rule). Contract v1.3: "Damage applied from a roll follows the
+    roll's own numbers": the target's DR is applied here, not the roll's ``--dr``.
+    """
+    from fractions import Fraction
+
+    from ..systems.gurps.damage import armor_dr
+    from ..systems.gurps.locations import location_injury, read_location
+
+    basic, kind = ev["basic"], ev.get("type", "cr")
+    if basic < 0:
+        raise RuleError("basic damage is 0 or more")
+    where = read_location(ev.get("location") or "torso")
+    key = "dr_" + where.key.removeprefix("right ").removeprefix("left ").replace(" ", "_")
+    dr = c.values.get(key, c.value("dr")) + where.extra_dr
+    try:
+        divisor = Fraction(ev["divisor"]) if "divisor" in ev else None
+    except (ValueError, ZeroDivisionError):
+        raise RuleError(
+            f"an armor divisor is a fraction such as 3/1, not {ev['divisor']!r}"
+        ) from None
+    through = max(0, basic - armor_dr(dr, divisor))
+    return location_injury(through, kind, where.key, c.value("hp_max"))
