@@ -29,6 +29,12 @@ for b in roll odds sample startup gurps fudge swn fight rooms tracker copy appen
   "$PY" "bench/bench_$b.py" 2>&1 | tee -a "$log" || { failed=1; echo "bench_$b.py FAILED"; }
   echo
 done
+# wrk into many rooms (issue 51), side by side with ae0daa9 (before issues 39-44) when
+# this checkout has that commit; alone otherwise. Needs Debian's wrk (skipped without).
+against=()
+git cat-file -e ae0daa9^{commit} 2>/dev/null && against=(--against ae0daa9)
+"$PY" bench/bench_wrk.py "${against[@]}" 2>&1 | tee -a "$log" || { failed=1; echo "bench_wrk.py FAILED"; }
+echo
 misses=$(grep -cE ' MISS\)?$' "$log")
 echo "targets missed: $misses; benchmark errors: $failed"
 [ "$failed" = 0 ] && { [ "${BENCH_STRICT:-0}" = 0 ] || [ "$misses" = 0 ]; }
