@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from referee import fight
 from referee.errors import RuleError
+from referee.fight import npcs
 from referee.fight.step import adopt
 
 
@@ -413,6 +414,28 @@ EVENT = st.one_of(
 HP_EVENTS = {"damage", "heal", "fatigue", "set"}
 
 
+def _as_logged(x: fight.Fight) -> fight.Fight:
+    """``x`` as its records tell it (rules 3, :mod:`referee.fight.npcs`): a GM's NPC in
+    plain view without its sheet's numbers, initiative or calls' commands; the calls
+    as a set."""
+    npc = {cid for cid, c in x.combatants.items() if npcs.plays(c)}
+    return replace(
+        x,
+        combatants={
+            cid: replace(c, values={k: v for k, v in c.values.items() if not npcs.private(k)})
+            if cid in npc else c
+            for cid, c in x.combatants.items()
+        },
+        initiative={cid: v for cid, v in x.initiative.items() if cid not in npc},
+        calls=tuple(
+            sorted(
+                (replace(c, command="") if c.combatant in npc else c for c in x.calls),
+                key=lambda call: call.id,
+            )
+        ),
+    )  # fmt: skip
+
+
 @settings(max_examples=150, deadline=None)
 @given(system=st.sampled_from(["gurps", "swn"]), events=st.lists(EVENT, max_size=30))
 def test_hp_changes_only_by_an_hp_event_and_replay_gives_the_same_state(
@@ -445,10 +468,7 @@ def test_hp_changes_only_by_an_hp_event_and_replay_gives_the_same_state(
         for r in s.records:  # a verifier that takes the records as they stand
             adopted = adopt(adopted, r.kind, r.fields)
 
-        def by_id(x: fight.Fight) -> fight.Fight:  # the calls as a set
-            return replace(x, calls=tuple(sorted(x.calls, key=lambda call: call.id)))
-
-        assert by_id(adopted) == by_id(s.fight)
+        assert _as_logged(adopted) == _as_logged(s.fight)
         f = s.fight
     assert fight.replay(system, taken) == f
 
@@ -561,7 +581,32 @@ def test_a_10000_event_replay_is_the_fight_stepped_one_event_at_a_time(system: s
     assert len(f.combatants) == 20 and f.round > 10
     assert fight.replay(system, log) == f
 
-    def by_id(x: fight.Fight) -> fight.Fight:
-        return replace(x, calls=tuple(sorted(x.calls, key=lambda call: call.id)))
+    assert _as_logged(adopted) == _as_logged(f)
 
-    assert by_id(adopted) == by_id(f)
+
+def test_a_gms_npcs_records_keep_its_sheet_by_rules_3_only() -> None:
+    """Issue 49 §5 (:mod:`referee.fight.npcs`): from rules 3 an NPC's records carry
+    no sheet number, initiative or call command, and its add gets a GM-only copy; a
+    PC's records, and every record by rules 2, are whole."""
+    for rules in (2, 3):
+        f = fight.begin("gurps")
+        orc = {"kind": "add", "combatant": "orc", "values": {"ht": 13, "dr": 2}}
+        pc = {"kind": "add", "combatant": "dai", "values": {"ht": 12}, "pc": True, "owner": "p:a"}
+        added = fight.step(f, orc, rules=rules)
+        f = fight.step(added.fight, pc, rules=rules).fight
+        started = fight.step(f, {"kind": "start"}, rules=rules)
+        hurt = fight.step(started.fight, {"kind": "damage", "combatant": "orc", "amount": 7},
+                          rules=rules)  # fmt: skip
+        (call,) = hurt.records[0].fields["calls"]
+        moved = {r.fields["combatant"]: r.fields for r in started.records if r.kind == "change"}
+        if rules == 2:
+            assert len(added.records) == 1 and added.records[0].fields["values"]["ht"] == 13
+            assert "initiative" in moved["orc"] and call["command"].startswith("gurps check 13")
+            continue
+        public, mine = added.records
+        kept = mine.fields["values"].keys() - public.fields["values"].keys()
+        assert kept >= {"ht", "dr", "dx", "speed"} and all(npcs.private(k) for k in kept)
+        assert mine.hidden and not public.hidden and mine.fields["values"]["dr"] == 2
+        assert not [k for k in public.fields["values"] if npcs.private(k)]
+        assert "initiative" not in moved["orc"] and moved["dai"]["initiative"] == [550, 10]
+        assert "command" not in call and hurt.fight.calls[0].command.startswith("gurps check 13")

@@ -163,8 +163,9 @@ def test_a_bare_damage_roll_meets_the_targets_dr(table: Table) -> None:
     adds its own 2, B399), with the location's wounding modifier; DR that stops it all
     changes nothing."""
     assert put(table, "gm", "orc", ORC_WITH_DR, "application/toml").status_code == 201
-    (orc,) = _ok(table, "gm", {"kind": "add", "sheet": "orc"})
-    assert orc["combatant"] == "orc" and orc["values"]["dr"] == 2
+    orc, full = _ok(table, "gm", {"kind": "add", "sheet": "orc"})  # public, and the GM's
+    assert orc["combatant"] == "orc" and "dr" not in orc["values"] and orc["event"] is None
+    assert full["visibility"] == "gm" and full["values"]["dr"] == 2
     hit = _roll(table, "gm", "gurps damage 2d+4 --type cut")
     basic = hit["result"]["basic_damage"]
     (change,) = _ok(table, "gm", {"kind": "damage", "combatant": "orc"}, int(hit["seq"]))
@@ -274,6 +275,10 @@ def test_the_gm_may_roll_the_npcs_defense_by_hand(table: Table) -> None:
             continue
         (call,) = calls
         assert call["kind"] == "defense" and call["combatant"] == "orc"
+        assert "command" not in call  # the orc's defense, its target: the GM's (rules 3)
+        (theirs,) = [c for c in table.fight("alice")["calls"] if c["call"] == call["call"]]
+        assert "command" not in theirs
+        (call,) = [c for c in table.fight("gm")["calls"] if c["call"] == call["call"]]
         assert call["command"].startswith("gurps defend ") and "Broadsword" not in call["command"]
         assert call["attacker"] == "dai" and call["then"].startswith("gurps damage")
         assert len(got["rolls"]) == 1  # her attack only: the defense is the GM's to roll

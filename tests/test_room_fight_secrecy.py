@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pytest
 
+from referee.fight.events import RULES
 from referee.rooms.log import REDACTED_KEYS
 from rooms_server import Table, live
 from test_room_fight import _event, _ok, _setup, _state
@@ -60,7 +61,7 @@ def test_every_path_shows_each_viewer_the_fight_as_the_contract_allows(
         assert e["visibility"] == expected, (case, e)
         assert bool(e.get("sealed")) == sealed, (case, e)
         if sealed:
-            assert e["event"] == {"kind": "damage", "combatant": "dai", "rules": 2}, (case, e)
+            assert e["event"] == {"kind": "damage", "combatant": "dai", "rules": RULES}, (case, e)
     for who in ("gm", "alice", "bob"):
         paths = {
             "log": [e for e in table.log(who) if e["seq"] in seqs],

@@ -251,3 +251,63 @@ def test_an_exchange_reads_the_trackers_values(table: Table) -> None:
         raise AssertionError("thirty attacks and no injury")
     own = table.roll("gm", "@orc gurps attack Broadsword --vs @dai --hp-now 3").json()
     assert own["resolved"].count("--hp-now") == 1  # the roller's own figure stands
+
+
+BRUTE = ORC_WITH_DR.replace(b"[skills]", b"[attributes]\nST = 14\nDX = 11\nHT = 13\n\n[skills]")
+"""The orc with attributes of its own: HT 13 and DX 11, which no default gives."""
+
+SHEET_KEYS = ("st", "dx", "iq", "ht", "will", "speed", "dr", "hpt", "lpt")
+
+
+def _numbers_in(entry: dict[str, Any]) -> list[str]:
+    """What an entry about the orc shows of its sheet: values, initiative, commands."""
+    found = [k for k in entry.get("values") or {} if k in SHEET_KEYS or k.startswith("dr_")]
+    found += ["initiative"] if "initiative" in entry else []
+    found += [f"call {c['call']}" for c in entry.get("calls") or [] if "command" in c]
+    if entry.get("event") and "values" in entry["event"]:
+        found += [f"event {k}" for k in entry["event"]["values"] if k in SHEET_KEYS]
+    return found
+
+
+def test_a_visible_npcs_sheet_numbers_stay_the_gms(table: Table) -> None:
+    """§5, "the NPC's sheet numbers stay the GM's; players see the outcome": a visible
+    orc from the GM's sheet (HT 13, DX 11, DR 2) goes through a fight: added, in the
+    order, wounded, called to roll, attacked by Alice, given HT 14 by the GM's hand.
+    Every entry about it that Alice receives (the log, the socket, the export) and her
+    ``GET /fight`` show its HP, FP and conditions, never those numbers, its
+    initiative or its calls' commands; the GM's show them all, and both exports
+    verify, the GM's checking every event."""
+    assert put(table, "alice", "dai", DAI_TOML.read_bytes(), "application/toml").status_code == 201
+    assert put(table, "gm", "orc", BRUTE, "application/toml").status_code == 201
+    _ok(table, "gm", {"kind": "add", "sheet": "dai"})
+    made = _ok(table, "gm", {"kind": "add", "sheet": "orc"})
+    assert [e["visibility"] for e in made] == ["public", "gm"]  # and the GM's copy
+    assert made[1]["values"]["ht"] == 13 and made[1]["values"]["dr"] == 2
+    _ok(table, "gm", {"kind": "start"})
+    _ok(table, "gm", {"kind": "damage", "combatant": "orc", "amount": 7})  # a major wound
+    _ok(table, "gm", {"kind": "set", "combatant": "orc", "values": {"ht": 14}})
+    body = {"attacker": "dai", "target": "orc", "weapon": "Knife (Swung)"}
+    with table.client("alice") as c:
+        for _ in range(3):
+            assert c.post(f"/api/rooms/{table.room}/fight/attack", json=body).status_code == 201
+    gm = next(c for c in table.fight("gm")["combatants"] if c["combatant"] == "orc")
+    assert gm["values"]["ht"] == 14 and gm["values"]["dx"] == 11 and gm["values"]["dr"] == 2
+    knockdown = [c for c in table.fight("gm")["calls"] if c["combatant"] == "orc"]
+    assert knockdown and "check 13 " in knockdown[0]["command"]  # its HT then
+    mine = table.fight("alice")
+    orc = next(c for c in mine["combatants"] if c["combatant"] == "orc")
+    assert orc["values"]["hp"] == gm["values"]["hp"] and orc["values"]["hp_max"] == 12
+    assert not [k for k in orc["values"] if k in SHEET_KEYS], orc["values"]
+    assert orc["conditions"] == gm["conditions"]
+    theirs = [c for c in mine["calls"] if c["combatant"] == "orc"]
+    assert [c["call"] for c in theirs] == [c["call"] for c in knockdown]
+    assert all("command" not in c for c in theirs)
+    log = table.log("alice")
+    frames = live(table, "alice", after=-1, count=len(log))
+    for entries in (log, table.export("alice"), frames):
+        about = [e for e in entries if e.get("combatant") == "orc" and not e.get("redacted")]
+        assert about and not [(e["seq"], _numbers_in(e)) for e in about if _numbers_in(e)]
+    assert [e for e in table.log("gm") if e.get("combatant") == "orc" and _numbers_in(e)]
+    gm_report, hers = verify(table.export("gm")), verify(table.export("alice"))
+    assert gm_report.ok and hers.ok, (gm_report.text(), hers.text())
+    assert gm_report.fight_adopted == 0 and hers.fight_adopted > 0

@@ -23,7 +23,7 @@ from ..errors import RuleError
 
 __all__ = ["CALL", "EVENTS", "ID", "LIMIT", "RULES", "read_event"]
 
-RULES = 2
+RULES = 3
 """The fight's rules as this version applies them, which an event may name (``rules``,
 on any kind; :func:`referee.fight.step` takes the current ones by default):
 
@@ -32,7 +32,10 @@ on any kind; :func:`referee.fight.step` takes the current ones by default):
   open until answered or dismissed;
 - 2: a combatant out of the fight (dead, unconscious, mortally wounded; in SWN, at 0
   HP) gets no turn, and its calls close as it falls (a GURPS survive roll stays while
-  it lives: B419's death checks are rolled unconscious too).
+  it lives: B419's death checks are rolled unconscious too);
+- 3: a GM's NPC in plain view keeps its sheet's numbers the GM's (issue 49 §5): its
+  records are logged in their public form, with GM-only copies where its event names
+  those numbers (:mod:`.npcs`).
 
 A log keeps each event's number, so an old log replays by the rules it was written
 under."""

@@ -4,7 +4,8 @@ and an event to the next fight and the records to log; and :func:`replay`.
 The records: a ``combatant`` record when one is added or revealed, a ``change``
 record for each combatant whose values, conditions or calls changed (its values as
 ``[old, new]``), and a ``turn`` record when the order, the turn or the round moved.
-A hidden combatant's records are hidden (players see them redacted).
+A hidden combatant's records are hidden (players see them redacted); a GM's NPC's in
+plain view are in their public form (:mod:`.npcs`, from rules 3).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..errors import RuleError
-from . import gurps
+from . import gurps, npcs
 from . import swn as swn_rules
 from .events import RULES, read_event
 from .exchange import defended, exchange, through_dr
@@ -42,9 +43,11 @@ def step(fight: Fight, event: Mapping[str, Any], *, rules: int = RULES) -> Step:
     ev = read_event(event)
     fight = _ruled(fight, ev.get("rules", rules))
     after, head = _next(fight, ev)
-    if ev["kind"] == "reveal":  # only its combatant record
-        return Step(after, head)
-    return Step(after, (*head, *_diff(fight, after)))
+    # only its combatant record for a reveal
+    records = head if ev["kind"] == "reveal" else (*head, *_diff(fight, after))
+    if fight.rules >= npcs.FROM_RULES:  # a GM's NPC's sheet stays the GM's
+        records = npcs.public_records(fight, after, ev, records)
+    return Step(after, records)
 
 
 def replay(system: str, events: Iterable[Mapping[str, Any]]) -> Fight:
@@ -351,8 +354,8 @@ def adopt(fight: Fight, kind: str, fields: Mapping[str, Any]) -> Fight:
     # The logged ids, as they are (contract v1.3: a call has one id for every member),
     # and the count for each combatant's next call taken past them.
     new = [
-        Call(x["call"], x["combatant"], x["kind"], x["command"], x["why"], x.get("attacker"),
-             x.get("then"))
+        Call(x["call"], x["combatant"], x["kind"], x.get("command", ""), x["why"],
+             x.get("attacker"), x.get("then"))
         for x in fields["calls"]
     ]  # fmt: skip
     counts = dict(fight.counts)

@@ -1,8 +1,9 @@
 """A fight as a member may see it, and its conditions as shown.
 
 Players see every combatant but the hidden ones (the GM's NPCs until revealed), and
-only the calls of the combatants they see; the GM sees all (contract v1.2, "The
-fight's state": hidden combatants are kept from players as secret rolls are). The
+only the calls of the combatants they see, a GM's NPC's without its command; the GM
+sees all (contract v1.2, "The fight's state": hidden combatants are kept from players
+as secret rolls are). The
 order keeps a hidden combatant's id, as its ``turn`` entry does, with no name.
 """
 
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import gurps
+from . import gurps, npcs
 from .model import Combatant, Fight
 
 __all__ = ["shown", "visible"]
@@ -42,5 +43,14 @@ def visible(fight: Fight, member: str) -> dict[str, Any]:
             }
             for cid, c in seen.items()
         ],
-        "calls": [c.json() for c in fight.calls if c.combatant in seen],
-    }
+        "calls": [_call(x.json(), seen[x.combatant], member) for x in fight.calls
+                  if x.combatant in seen],
+    }  # fmt: skip
+
+
+def _call(call: dict[str, Any], c: Combatant, member: str) -> dict[str, Any]:
+    """A call as ``member`` sees it: a GM's NPC's with no command for a player (its
+    target is the NPC's HT or Will: :mod:`.npcs`)."""
+    if member != "gm" and npcs.plays(c):
+        del call["command"]
+    return call

@@ -28,7 +28,7 @@ import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from ...errors import RefereeError
-from ...fight import Fight, begin, numbers, step
+from ...fight import Fight, begin, npcs, numbers, step
 from ...fight.events import RULES
 from ...fight.step import adopt
 from ..fightlog import events_of, replay_seen
@@ -319,13 +319,16 @@ def _shown_event(
     """The event as a public entry carries it (contract v1.3): None when it is about a
     hidden combatant (players may not know what was done to it); without the numbers
     it took from its roll (``sealed``: what it took) when that roll is not public, so
-    that the change shows what changed and never the roll's dice or total; else whole.
+    that the change shows what changed and never the roll's dice or total; None too
+    when it names a GM's NPC's sheet numbers (:mod:`...fight.npcs`); else whole.
     """
     subject = _subject(before, ev)
     if subject is not None:
         c = after.combatants.get(subject) or before.combatants.get(subject)
         if c is not None and c.hidden:
             return None
+    if ev.get("rules", 1) >= npcs.FROM_RULES and npcs.carries_numbers(before, ev):
+        return None  # a GM's NPC's sheet numbers: in the GM's copies only (rules 3)
     if sealed is not None:
         return {k: v for k, v in ev.items() if k not in sealed}
     return ev

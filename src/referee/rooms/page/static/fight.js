@@ -234,7 +234,8 @@
     const c = fight.combatants.find((x) => x.combatant === call.combatant);
     const li = el("li", "call");
     li.dataset.call = call.call;
-    li.append(el("strong", "", nameOf(call.combatant) + ": "), call.why + " ", el("code", "", call.command));
+    li.append(el("strong", "", nameOf(call.combatant) + ": "), call.why);
+    if (call.command) li.append(" ", el("code", "", call.command)); // an NPC's: the GM's
     if (isGm || (c && c.owner === member)) li.append(" ", button("Roll", () => answer(call), "answer"));
     if (isGm) li.append(" ", button("Dismiss", () => send({ kind: "dismiss", call: call.call })));
     return li;
@@ -385,7 +386,7 @@
         if (gained.length) parts.push("now " + gained.join(", "));
         if (lost.length) parts.push("no longer " + lost.join(", "));
       }
-      for (const call of entry.calls || []) parts.push(`must roll ${call.command}: ${call.why}`);
+      for (const call of entry.calls || []) parts.push(`${call.command ? "must roll " + call.command : "has a roll for the GM to make"}: ${call.why}`);
       if ((entry.closed || []).length) parts.push("answered " + entry.closed.join(", "));
       if (entry.initiative !== undefined && entry.initiative !== null) parts.push("takes its place in the order");
       out.push(el("span", "text", `${nameOf(entry.combatant)}: ${parts.join("; ") || "no change to the numbers"}`));
