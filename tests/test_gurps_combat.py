@@ -21,7 +21,7 @@ from referee.rng import RecordingSource, ReplaySource
 from referee.roller import draw_faces
 from referee.systems.gurps.criticals import CRITICAL_HIT, CRITICAL_MISS
 from referee.systems.gurps.damage import read_damage
-from referee.systems.gurps.exchange import Target, exchange, injury_chance
+from referee.systems.gurps.exchange import Target, exchange
 from referee.systems.gurps.locations import (
     LOCATIONS,
     RANDOM_TABLE,
@@ -37,7 +37,6 @@ from referee.systems.gurps.melee import (
     defend,
     defense_modifiers,
 )
-from referee.systems.gurps.success import outcome
 
 GCS = Path(__file__).parent / "data" / "gcs"
 THREE_D6 = list(itertools.product(range(1, 7), repeat=3))
@@ -182,55 +181,6 @@ def test_the_exchange_draws_what_its_steps_draw(
     else:
         assert x.hurt is None
     assert steps.draws == whole.draws
-
-
-def _enumerated(skill: int, target: Target, dmg: str, crits: bool) -> Fraction:
-    """P(injury) by brute force: every attack roll, critical row, defense roll and damage roll."""
-    spec = read_damage(dmg)
-    count = int(spec.expression.split("d")[0])
-    p_die = Fraction(1, 216)
-    hurt = Fraction(0)
-    damages = list(itertools.product(range(1, 7), repeat=count))
-    for a in THREE_D6:
-        result = outcome(sum(a), skill)
-        if not result.success:
-            continue
-        rows = THREE_D6 if (result.value == "critical success" and crits) else [None]
-        defenses = [None] if result.value == "critical success" else THREE_D6
-        for row in rows:
-            p_row = p_die if row is not None else Fraction(1)
-            for d in defenses:
-                if d is not None and outcome(sum(d), target.parry or 0).success:
-                    continue
-                p_def = p_die if d is not None else Fraction(1)
-                replay: list[tuple[int, int]] = [(6, v) for v in a]
-                replay += [(6, v) for v in (row or ())]
-                replay += [(6, v) for v in (d or ())]
-                hits = 0
-                for dmg_dice in damages:
-                    x = exchange(
-                        skill,
-                        spec,
-                        target,
-                        defense="parry",
-                        options=AttackOptions(criticals=crits),
-                        rng=ReplaySource(replay + [(6, v) for v in dmg_dice]),
-                    )
-                    hits += bool(x.hurt and x.hurt.injury)
-                hurt += p_die * p_row * p_def * Fraction(hits, len(damages))
-    return hurt
-
-
-@pytest.mark.parametrize(
-    ("skill", "parry", "dr", "dmg", "crits"),
-    [(14, 10, 2, "1d cut", True), (12, 9, 4, "1d+1 cr", True), (16, 11, 6, "1d imp", False)],
-)
-def test_the_chance_to_injure_matches_enumeration(
-    skill: int, parry: int, dr: int, dmg: str, crits: bool
-) -> None:
-    target = Target("Orc", parry=parry, dr=dr, hp=10)
-    exact = injury_chance(skill, read_damage(dmg), target, AttackOptions(criticals=crits), "parry")
-    assert exact == _enumerated(skill, target, dmg, crits)
 
 
 def test_the_exchange_calls_for_knockdown_and_consciousness() -> None:

@@ -19,13 +19,14 @@ from typing import Annotated
 import typer
 
 from ..errors import RuleError
-from ..fmt import fraction, percent, readable
-from ..render.combat import attack_json, defense_json, exchange_json
+from ..fmt import percent, readable
+from ..render.combat import attack_json, defense_json, exchange_json, exchange_odds_json
 from ..render.gurps import skill_odds_json
 from ..rng import RandomSource
 from ..sheets import Attack, find_attack
 from ..systems.gurps.damage import read_damage
-from ..systems.gurps.exchange import exchange, injury_chance
+from ..systems.gurps.exchange import exchange
+from ..systems.gurps.exchange_odds import exchange_odds
 from ..systems.gurps.melee import (
     AttackOptions,
     DefenseOptions,
@@ -263,7 +264,8 @@ def attack_cmd(
         fencing=fencing,
         block_retreat=block_retreat,
     )
-    injury_chance(level, spec, target, options, defense, defense_options)  # checks the choice
+    # checks the choice; computed once, for the odds and the roll alike (cached)
+    exchange_odds(level, spec, target, options, defense, defense_options, attacker=name or "Attack")
 
     def exchange_go(rng: RandomSource) -> Reply:
         x = exchange(
@@ -278,14 +280,12 @@ def attack_cmd(
         )
         return Reply({**exchange_json(x), "label": name}, x.text)
 
-    def exchange_odds() -> Reply:
-        p = injury_chance(level, spec, target, options, defense, defense_options)
-        text = f"{name or 'Attack'} on {target.name}: injures {percent(p)}"
-        data = {"system": "gurps", "kind": "odds", "label": name, "target": target.name,
-                "odds": {"injures": fraction(p)}, "text": text}  # fmt: skip
-        return Reply(data, text)
+    def steps_odds() -> Reply:
+        o = exchange_odds(level, spec, target, options, defense, defense_options,
+                          attacker=name or "Attack")  # fmt: skip
+        return Reply({**exchange_odds_json(o), "label": name}, o.text)
 
-    return exchange_go, exchange_odds
+    return exchange_go, steps_odds
 
 
 @twins(

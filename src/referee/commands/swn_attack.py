@@ -115,7 +115,8 @@ def attack(
         return read.reply(reply)
 
     def chances() -> Reply:
-        data = render.attack_odds_json(o, assumed, ac is not None, read.label or "Attack")
+        data = render.attack_odds_json(o, assumed, ac is not None, read.label or "Attack",
+                                       target_hp)  # fmt: skip
         return read.reply(Reply(data, data["text"]))
 
     return go, chances

@@ -9,10 +9,11 @@ from typing import Any
 from ..fmt import fraction
 from ..systems.gurps.criticals import CriticalRoll
 from ..systems.gurps.exchange import Exchange
+from ..systems.gurps.exchange_odds import ExchangeOdds
 from ..systems.gurps.melee import AttackRoll, DefenseRoll
 from .gurps import skill_odds_json
 
-__all__ = ["attack_json", "critical_json", "defense_json", "exchange_json"]
+__all__ = ["attack_json", "critical_json", "defense_json", "exchange_json", "exchange_odds_json"]
 
 
 def critical_json(r: CriticalRoll | None) -> dict[str, Any] | None:
@@ -106,8 +107,46 @@ def exchange_json(x: Exchange) -> dict[str, Any]:
         "hp_after": x.hp_after,
         "outcome": x.outcome,
         "success": x.success,
-        "odds": {"injures": fraction(x.chance_to_injure)},
+        "odds": {
+            **({} if x.odds is None else exchange_odds_json(x.odds)["odds"]),
+            "injures": fraction(x.chance_to_injure),
+        },
         "chance_to_injure": fraction(x.chance_to_injure),
         "calls": list(x.calls),
         "text": x.text,
+    }
+
+
+def exchange_odds_json(o: ExchangeOdds) -> dict[str, Any]:
+    """An exchange's odds before any die (``gurps odds attack`` with a target): each
+    step's chance as an exact fraction, the injury's distribution and its mean."""
+    hp = None
+    if o.reeling is not None and o.zero_hp is not None:
+        hp = {
+            "reeling": fraction(o.reeling),
+            "zero_hp": fraction(o.zero_hp),
+            "thresholds": [[-k, fraction(p)] for k, p in o.thresholds],
+        }
+    return {
+        "system": "gurps",
+        "kind": "odds",
+        "label": o.attacker,
+        "target": o.target,
+        "effective_skill": o.effective_skill,
+        "odds": {
+            "hit": fraction(o.hit),
+            "critical_hit": fraction(o.critical_hit),
+            "defense": o.defense,
+            "defense_level": o.defense_level,
+            "defended": fraction(o.defended),
+            "locations": [[k, fraction(p)] for k, p in o.locations],
+            "injures": fraction(o.injures),
+            "injury": [[n, fraction(p)] for n, p in o.injury],
+            "mean_injury": fraction(o.mean_injury),
+            "major_wound": fraction(o.major_wound),
+            "knockdown": fraction(o.knockdown),
+            "crippled": fraction(o.crippled),
+            "hp": hp,
+        },
+        "text": o.text,
     }

@@ -81,20 +81,32 @@ def skill_odds_json(
 
 
 def attack_odds_json(
-    o: swn.AttackOdds, assumed: Sequence[str], ac_given: bool, name: str = "Attack"
+    o: swn.AttackOdds,
+    assumed: Sequence[str],
+    ac_given: bool,
+    name: str = "Attack",
+    hp: int | None = None,
 ) -> dict[str, Any]:
-    """The odds of an attack: to hit, and the damage distribution (a fraction in the
-    text only while it is short; always in the JSON). ``name`` is what the text calls
-    the attack (the weapon's name when read from a sheet)."""
+    """The odds of an attack: to hit, Shock on a miss, the damage distribution (a
+    fraction in the text only while it is short; always in the JSON) and, with the
+    target's HP now (``hp``), down and killed. ``name`` is what the text calls the
+    attack (the weapon's name when read from a sheet)."""
     vs = f"AC {o.target}" + ("" if ac_given else " (assumed: no --ac given)")
     head = f"{name} vs {vs}: {percent(o.hit)} to hit"
+    head += f", Shock on a miss {percent(o.shock)}" if o.shock else ""
     rest = [a for a in assumed if not a.startswith("AC ")]
     head += f"; assumed {', '.join(rest)}" if rest else ""
+    odds = {"success": fraction(o.hit), "shock": fraction(o.shock)}
     lines = [
         f"  {v:>4} damage  {percent(p):>6}  {short_fraction(p) or ''}".rstrip()
         for v, p in o.distribution
     ]
-    return {"system": "swn", "kind": "attack", "odds": {"success": fraction(o.hit)},
+    if hp is not None:
+        odds |= {"down": fraction(o.down(hp)), "killed": fraction(o.killed(hp))}
+        fate = (f"at {hp} HP: down (0 HP, mortally wounded) {percent(o.down(hp))}" if hp > 0
+                else f"at 0 HP: killed (further damage, 003) {percent(o.killed(hp))}")  # fmt: skip
+        lines.append("  " + fate)
+    return {"system": "swn", "kind": "attack", "odds": odds,
             "damage_distribution": damage_distribution_json(o.distribution),
             "assumed": list(assumed), "text": "\n".join([head, *lines])}  # fmt: skip
 

@@ -82,6 +82,7 @@ def wound(penetrating: int, damage_type: str) -> int:
     return max(1, int(penetrating * WOUNDING[damage_type_name(damage_type)]))
 
 
+@functools.lru_cache(maxsize=256)
 def _dice_adds(expression: str) -> tuple[int, int]:
     """``"3d-3"`` -> ``(3, -3)``: GURPS dice+adds (``000``, "The Basics")."""
     try:

@@ -20,21 +20,18 @@ dice), so the exchange draws exactly what the steps would, in their order.
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 
 from ...fmt import percent, rolled
-from ...odds import odds
 from ...results import Chances
 from ...rng import RandomSource
 from ...roller import draw_faces
-from .damage import DamageSpec, _dice_adds, armor_dr
+from .damage import DamageSpec, _dice_adds
+from .exchange_odds import ExchangeOdds, blow, exchange_odds, penetrates
 from .locations import (
     RANDOM_TABLE,
     Location,
-    location_injury,
-    location_odds,
     read_location,
     require_targetable,
 )
@@ -45,12 +42,10 @@ from .melee import (
     DefenseRoll,
     attack,
     defend,
-    defense_modifiers,
     strong_damage,
 )
-from .success import Outcome, outcome, skill_odds
 from .target import Target, choose_defense
-from .wounds import Wound, blunt_trauma, extra_dr, knockback, wound_effects
+from .wounds import Wound, blunt_trauma, knockback
 
 __all__ = ["Exchange", "Target", "choose_defense", "exchange", "injury_chance"]
 
@@ -88,6 +83,8 @@ class Exchange:
     """Before any die: P(the exchange injures the target)."""
     calls: tuple[str, ...] = field(default=())
     """What the GM must call for next (knockdown, consciousness, death checks)."""
+    odds: ExchangeOdds | None = None
+    """Before any die: each step's odds (:func:`.exchange_odds.exchange_odds`)."""
 
     system = "gurps"
     kind = "exchange"
@@ -173,7 +170,9 @@ def exchange(
         defense_options = replace(defense_options, fencing=True)
     if options.location is not None:
         require_targetable(options.location, damage.damage_type, options.tight_beam)
-    chance = injury_chance(skill, damage, target, options, defense, defense_options)
+    steps = exchange_odds(skill, damage, target, options, defense, defense_options,
+                          attacker=attacker)  # fmt: skip
+    chance = steps.injures
     if options.strong:
         damage = replace(damage, expression=strong_damage(damage.expression))
     on = f"{attacker} on {target.name}"
@@ -192,7 +191,8 @@ def exchange(
                 rng=rng,
             )
     if not hit or (defense_roll is not None and defense_roll.defended):
-        return Exchange(attacker, target, rolled_attack, damage, defense_roll, None, chance)
+        return Exchange(attacker, target, rolled_attack, damage, defense_roll, None, chance, (),
+                        steps)  # fmt: skip
     effect = "normal"
     if rolled_attack.critical is not None and crit:
         effect = rolled_attack.critical.entry.effect
@@ -200,7 +200,8 @@ def exchange(
         options = replace(options, location=None, random_location=False)
     hurt = _hurt(damage, target, options, effect, rng)
     calls = _calls(target, hurt, damage)
-    return Exchange(attacker, target, rolled_attack, damage, defense_roll, hurt, chance, calls)
+    return Exchange(attacker, target, rolled_attack, damage, defense_roll, hurt, chance, calls,
+                    steps)  # fmt: skip
 
 
 def _halved(target: Target, defense: str) -> str:
@@ -225,46 +226,10 @@ def _hurt(
         location = read_location(options.location or "torso")
     count, adds = _dice_adds(damage.expression)
     dice = draw_faces(rng, count, 6)
-    basic, dr, through = _through(sum(dice) + adds, count, adds, damage, target, location, effect)
-    injury = location_injury(
-        through, damage.damage_type, location.key, target.hp, options.tight_beam
-    )
-    chance = _penetrates(damage, target, location, effect)
-    hurt = wound_effects(
-        injury,
-        location,
-        target.hp,
-        damage_type=damage.damage_type,
-        hpt=target.hpt,
-        lpt=target.lpt,
-        male=target.male,
-        major_effect=effect == "major" and through > 0,
-        double_shock=effect == "double_shock" and through > 0,
-    )
-    return Hurt(location, where_roll, dice, basic, dr, through, injury, effect, chance, hurt)
-
-
-def _through(
-    total: int,
-    count: int,
-    adds: int,
-    damage: DamageSpec,
-    target: Target,
-    location: Location,
-    effect: str,
-) -> tuple[int, int, int]:
-    """(basic damage, DR met, penetrating) for a damage total under a critical effect."""
-    least = 0 if damage.damage_type == "cr" else 1
-    basic = max(total, least)
-    if effect == "max":
-        basic = max(count * 6 + adds, least)
-    elif effect in ("double", "triple"):
-        basic *= 2 if effect == "double" else 3
-    dr = target.dr_over(location.key) + extra_dr(location, damage.damage_type)
-    dr = armor_dr(dr, damage.divisor)
-    if effect == "half_dr":
-        dr //= 2
-    return basic, dr, max(basic - dr, 0)
+    hit = blow(sum(dice) + adds, damage, target, location, effect, options.tight_beam)
+    chance = penetrates(damage, target, location, effect)
+    return Hurt(location, where_roll, dice, hit.basic, hit.dr, hit.penetrating, hit.injury,
+                effect, chance, hit.wound)  # fmt: skip
 
 
 def _calls(target: Target, hurt: Hurt, damage: DamageSpec) -> tuple[str, ...]:
@@ -320,71 +285,12 @@ def injury_chance(
     defense: str = "best",
     defense_options: DefenseOptions | None = None,
 ) -> Fraction:
-    """P(the exchange injures the target), exactly: the attack's odds, the defense's
-    (none after a critical hit), the location's (B398's table when random; the torso
-    after an aimed miss by 1, B399), the damage dice, and each row of the critical
-    hit table.
+    """P(the exchange injures the target), exactly: :attr:`.exchange_odds.ExchangeOdds.injures`
+    (the attack's odds, the defense's, none after a critical hit; the location's, B398's
+    table when random, the torso after an aimed miss by 1, B399; the damage dice; each
+    row of B556's Critical Hit Table).
 
     Raises:
         RuleError: a defense the target lacks, a Deceptive Attack below 10 (B369).
     """
-    from .melee import AIMED, effective_attack
-
-    options = options or AttackOptions()
-    defense_options = defense_options or DefenseOptions()
-    if target.fencing and not defense_options.fencing:
-        defense_options = replace(defense_options, fencing=True)
-    if options.location is not None:
-        require_targetable(options.location, damage.damage_type, options.tight_beam)
-    if options.strong:
-        damage = replace(damage, expression=strong_damage(damage.expression))
-    eff = effective_attack(skill, options)
-    odds_attack = skill_odds(eff)
-    crit = odds_attack.critical_success
-    normal_hit = odds_attack.success - crit
-    torso = Fraction(0)
-    aimed = options.location is not None and read_location(options.location).key in AIMED
-    if aimed and outcome(eff + 1, eff) is Outcome.FAILURE:
-        torso = odds("3d6").distribution.get(eff + 1, Fraction(0))
-    against = -options.deceptive + (2 if options.telegraphic else 0)
-    chosen = choose_defense(target, defense, defense_options, against)
-    fails = Fraction(1)
-    if chosen is not None:
-        mods = defense_modifiers(chosen[0], defense_options, against)
-        fails = 1 - skill_odds(chosen[1] + sum(m for _, m in mods)).success
-    if options.random_location:
-        where = list(location_odds().items())
-    else:
-        where = [(read_location(options.location or "torso").key, Fraction(1))]
-    table = _table_odds() if options.criticals else {"normal": Fraction(1)}
-    total = Fraction(0)
-    for key, p_where in where:
-        loc = read_location(key)
-        p_normal = _penetrates(damage, target, loc, "normal")
-        p_crit = sum(
-            (p * _penetrates(damage, target, loc, eff_) for eff_, p in table.items()), Fraction(0)
-        )
-        total += p_where * (normal_hit * fails * p_normal + crit * p_crit)
-    if torso:
-        total += torso * fails * _penetrates(damage, target, read_location("torso"), "normal")
-    return total
-
-
-@functools.cache
-def _table_odds() -> dict[str, Fraction]:
-    from .criticals import CRITICAL_HIT
-
-    out: dict[str, Fraction] = {}
-    for roll_total, p in odds("3d6").distribution.items():
-        effect = CRITICAL_HIT[roll_total].effect
-        out[effect] = out.get(effect, Fraction(0)) + p
-    return out
-
-
-def _penetrates(damage: DamageSpec, target: Target, location: Location, effect: str) -> Fraction:
-    count, adds = _dice_adds(damage.expression)
-    hits = Fraction(0)
-    for total, p in odds(f"{count}d6").distribution.items():
-        if _through(total + adds, count, adds, damage, target, location, effect)[2] > 0:
-            hits += p
-    return hits
+    return exchange_odds(skill, damage, target, options, defense, defense_options).injures

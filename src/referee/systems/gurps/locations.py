@@ -143,6 +143,7 @@ def require_targetable(location: str, damage_type: str, tight_beam: bool = False
         )
 
 
+@functools.lru_cache(maxsize=1024)
 def location_wounding(location: str, damage_type: str, tight_beam: bool = False) -> Fraction:
     """The wounding multiplier of a damage type at a location.
 
@@ -176,6 +177,7 @@ def location_wounding(location: str, damage_type: str, tight_beam: bool = False)
     return usual
 
 
+@functools.lru_cache(maxsize=1024)
 def cripples(location: str, hp: int) -> int | None:
     """The least injury that cripples a limb or extremity for a character of ``hp`` HP:
     over HP/2 for a limb, over HP/3 for a hand or foot (B398); None elsewhere."""

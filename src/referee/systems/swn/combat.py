@@ -231,6 +231,19 @@ class AttackOdds:
     """P(hit)."""
     distribution: tuple[tuple[int, Fraction], ...]
     """P(damage = value), Shock on a miss included."""
+    shock: Fraction = Fraction(0)
+    """P(a miss that still does Shock damage)."""
+
+    def down(self, hp: int) -> Fraction:
+        """P(a target at ``hp`` HP is brought to 0: mortally wounded by a lethal attack,
+        ``003``, "Mortal Wounds"); 0 for one already at 0."""
+        return sum((p for dmg, p in self.distribution if hp > 0 and dmg >= hp), Fraction(0))
+
+    def killed(self, hp: int) -> Fraction:
+        """P(a target already at 0 HP, mortally wounded or stabilized, is killed: any
+        damage before it recovers, ``003``, "Recovery": "Further damage before recovery
+        = instant death"); 0 for one above 0 HP, whom a blow leaves dying at worst."""
+        return sum((p for dmg, p in self.distribution if hp <= 0 and dmg > 0), Fraction(0))
 
 
 def attack_odds(
@@ -258,7 +271,9 @@ def attack_odds(
     dist = damage_distribution(
         weapon, bonus, eff_ac, attribute + damage_bonus, ShockFloor(shock_floor), naturals, shock
     )
-    return AttackOdds(eff_ac, hit_odds(bonus, eff_ac, naturals), dist)
+    p_hit = hit_odds(bonus, eff_ac, naturals)
+    shock_p = (1 - p_hit) if shock and _miss_damage(weapon, attribute + damage_bonus, eff_ac) else 0
+    return AttackOdds(eff_ac, p_hit, dist, Fraction(shock_p))
 
 
 def attack(

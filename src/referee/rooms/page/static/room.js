@@ -143,7 +143,28 @@ function exchangeNodes(x) {
     step("Damage", { dice: d.dice }, text);
   }
   for (const call of x.calls || []) step("Next", null, call, "calls");
-  return [head, steps];
+  return [head, steps, ...oddsNodes(x.odds || {}, x.target, pct)];
+}
+
+// An exchange's odds before the roll (gurps odds attack's): each step's chance.
+function oddsNodes(o, target, pct) {
+  if (o.hit === undefined) return [];
+  const box = el("details", "odds");
+  box.append(el("summary", "meta", "Odds before the roll"));
+  const list = el("ul", "steps");
+  const line = (text) => list.append(el("li", "", text));
+  line(`hits ${pct(o.hit)} (critical ${pct(o.critical_hit)})`);
+  if (o.defense) line(`${target}'s ${o.defense} ${o.defense_level} defends ${pct(o.defended)}`);
+  if ((o.locations || []).length > 1) line("lands on the " + o.locations.map(([k, p]) => `${k} ${pct(p)}`).join(", "));
+  const [num, den] = String(o.mean_injury || "0").split("/").map(Number);
+  const mean = num / (den || 1);
+  line(`injures ${pct(o.injures)}, mean injury ${mean.toFixed(2)}; major wound ${pct(o.major_wound)}, knockdown roll ${pct(o.knockdown)}, crippled ${pct(o.crippled)}`);
+  if (o.hp) {
+    const crossed = o.hp.thresholds.filter(([, p]) => p !== "0").map(([k, p]) => `${k}×HP ${pct(p)}`);
+    line([`reeling ${pct(o.hp.reeling)}`, `0 HP or less ${pct(o.hp.zero_hp)}`, ...crossed].join(", "));
+  }
+  box.append(list);
+  return [box];
 }
 
 // The command as typed; what the engine ran (a sheet's traits as numbers) on demand.

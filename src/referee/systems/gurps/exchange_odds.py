@@ -1,0 +1,354 @@
+"""Each step's exact odds of a GURPS exchange, before any die (issue 52 §3): the hit
+and the critical hit, the defense, the hit location, penetration, the injury's
+distribution, and what the injury brings (a major wound, a knockdown roll, a crippled
+limb, reeling, 0 HP, each −N×HP).
+
+Sources: *GURPS Basic Set*, 4th edition, as :mod:`.exchange` resolves one roll:
+B369-B381 (the attack and its defense; none after a critical hit, B381); B398-B400
+(B398's random table; an aimed attack that misses by 1 hits the torso, B399); B378-B379
+(DR and wounding); B556 (the Critical Hit Table, each row with its 3d6 chance);
+B419-B421 (shock, major wounds, knockdown, crippling, reeling and the HP thresholds).
+
+Every figure is a :class:`~fractions.Fraction` summed over the dice: the attack's 3d6,
+the critical table's, the defense's, the location's and the damage dice. The blow
+itself (:func:`blow`) is the function :func:`.exchange.exchange` uses to roll one, so
+the odds and the roll cannot disagree.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, replace
+from fractions import Fraction
+from typing import TypeVar
+
+from ...fmt import percent
+from ...odds import odds
+from .damage import DamageSpec, _dice_adds, armor_dr
+from .locations import Location, location_injury, location_odds, read_location, require_targetable
+from .melee import (
+    AIMED,
+    AttackOptions,
+    DefenseOptions,
+    defense_modifiers,
+    effective_attack,
+    strong_damage,
+)
+from .success import Outcome, outcome, skill_odds
+from .target import Target, choose_defense
+from .wounds import Wound, extra_dr, wound_effects
+
+__all__ = ["ExchangeOdds", "blow", "exchange_odds", "penetrates"]
+
+K = TypeVar("K")
+
+THRESHOLDS = (1, 2, 3, 4, 5, 10)
+"""The multiples of HP below 0 that the rules name (B419): an HT roll to survive at
+−1×HP to −4×HP, dead at −5×HP, the body destroyed at −10×HP."""
+
+
+BLOWS = frozenset({"normal", "max", "double", "triple", "half_dr", "major", "double_shock"})
+"""The critical hit effects (B556) that change the blow itself (:func:`blow`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Blow:
+    """One blow that lands: its basic damage, the DR it meets, what penetrates, the
+    injury and what the injury does."""
+
+    basic: int
+    dr: int
+    penetrating: int
+    injury: int
+    wound: Wound
+
+
+def blow(
+    total: int,
+    damage: DamageSpec,
+    target: Target,
+    location: Location,
+    effect: str = "normal",
+    tight_beam: bool = False,
+) -> Blow:
+    """The blow of a damage roll totalling ``total`` (dice and adds) at ``location``,
+    under a critical hit's ``effect`` (B556: ``max``, ``double``, ``triple``,
+    ``half_dr``, ``major``, ``double_shock``; anything else is a normal blow).
+
+    Source: B378-B379 (crushing does at least 0, any other type at least 1; DR, and
+    armor divisors), B399 (a location's own DR: the skull's 2, none against toxic),
+    B398-B400 (wounding by location, crippling caps) and B419-B421
+    (:func:`.wounds.wound_effects`).
+
+    >>> b = blow(9, DamageSpec("2d+1", "cut"), Target(dr=2, hp=10), read_location("torso"))
+    >>> b.penetrating, b.injury, b.wound.major
+    (7, 10, True)
+    """
+    count, adds = _dice_adds(damage.expression)
+    least = 0 if damage.damage_type == "cr" else 1
+    basic = max(total, least)
+    if effect == "max":
+        basic = max(count * 6 + adds, least)
+    elif effect in ("double", "triple"):
+        basic *= 2 if effect == "double" else 3
+    dr = armor_dr(target.dr_over(location.key) + extra_dr(location, damage.damage_type),
+                  damage.divisor)  # fmt: skip
+    if effect == "half_dr":
+        dr //= 2
+    through = max(basic - dr, 0)
+    injury = location_injury(through, damage.damage_type, location.key, target.hp, tight_beam)
+    wound = wound_effects(
+        injury,
+        location,
+        target.hp,
+        damage_type=damage.damage_type,
+        hpt=target.hpt,
+        lpt=target.lpt,
+        male=target.male,
+        major_effect=effect == "major" and through > 0,
+        double_shock=effect == "double_shock" and through > 0,
+    )
+    return Blow(basic, dr, through, injury, wound)
+
+
+@dataclass(frozen=True, slots=True)
+class ExchangeOdds:
+    """An exchange's odds, step by step, before any die is rolled."""
+
+    attacker: str
+    target: str
+    effective_skill: int
+    hit: Fraction
+    """P(the attack hits): a success, or an aimed attack's miss by 1 (B399: the torso)."""
+    critical_hit: Fraction
+    defense: str | None
+    """The defense the target rolls (``best`` chosen), None when it has none to roll."""
+    defense_level: int | None
+    """That defense's effective level, with every modifier."""
+    defended: Fraction
+    """P(a hit that is not critical is defended): over the whole exchange."""
+    locations: tuple[tuple[str, Fraction], ...]
+    """Where a blow that lands falls, and the chance of each (B398's table when the
+    location is random; else the one location, and the torso after a miss by 1)."""
+    injures: Fraction
+    """P(any injury): the blow lands and something penetrates DR."""
+    injury: tuple[tuple[int, Fraction], ...]
+    """P(each injury), 0 included (a miss, a defense, DR that stops it)."""
+    major_wound: Fraction
+    knockdown: Fraction
+    """P(a knockdown roll is called: a major wound, or a head or vitals hit, B420)."""
+    crippled: Fraction
+    reeling: Fraction | None
+    """P(the target is left under 1/3 of its HP when it was not: B419); None when its
+    HP are not known."""
+    zero_hp: Fraction | None
+    """P(the target is left at 0 HP or less when it was above)."""
+    thresholds: tuple[tuple[int, Fraction], ...]
+    """P(crossing each −N×HP: 1-4 an HT roll to survive, 5 dead, 10 destroyed)."""
+
+    system = "gurps"
+    kind = "exchange odds"
+
+    @property
+    def mean_injury(self) -> Fraction:
+        """The injury's mean over the whole exchange."""
+        return sum((n * p for n, p in self.injury), Fraction(0))
+
+    @property
+    def text(self) -> str:
+        """The odds, one step a line."""
+        lines = [
+            f"{self.attacker} on {self.target} (skill {self.effective_skill}):",
+            f"  hits {percent(self.hit)} (critical {percent(self.critical_hit)})",
+        ]
+        if self.defense is not None:
+            lines.append(
+                f"  {self.defense.title()} {self.defense_level} defends {percent(self.defended)}"
+            )
+        if len(self.locations) > 1:
+            lands = ", ".join(f"{k} {percent(p)}" for k, p in self.locations)
+            lines.append(f"  lands on the {lands}")
+        lines.append(
+            f"  injures {percent(self.injures)}, mean injury {float(self.mean_injury):.2f}; "
+            f"major wound {percent(self.major_wound)}, knockdown roll "
+            f"{percent(self.knockdown)}, crippled {percent(self.crippled)}"
+        )
+        common = [(n, p) for n, p in self.injury if p >= Fraction(1, 1000)]
+        shown = ", ".join(f"{n}: {percent(p)}" for n, p in common)
+        rare = len(self.injury) - len(common)
+        lines.append(f"  injury {shown}" + (f" (and {rare} under 0.1% each)" if rare else ""))
+        if self.reeling is not None and self.zero_hp is not None:
+            hp = [f"reeling {percent(self.reeling)}", f"0 HP or less {percent(self.zero_hp)}"]
+            hp += [f"{_threshold(k)} {percent(p)}" for k, p in self.thresholds if p]
+            lines.append("  " + ", ".join(hp))
+        return "\n".join(lines)
+
+
+def _threshold(k: int) -> str:
+    if k == 5:
+        return "dead (-5×HP)"
+    if k == 10:
+        return "destroyed (-10×HP)"
+    return f"HT to live at -{k}×HP"
+
+
+def exchange_odds(
+    skill: int,
+    damage: DamageSpec,
+    target: Target,
+    options: AttackOptions | None = None,
+    defense: str = "best",
+    defense_options: DefenseOptions | None = None,
+    *,
+    attacker: str = "Attack",
+) -> ExchangeOdds:
+    """The odds of each step of :func:`.exchange.exchange` with these arguments, exact.
+
+    Raises:
+        RuleError: a defense the target lacks, a Deceptive Attack below 10 (B369), a
+            location the damage may not target (B399).
+    """
+    return _odds(skill, damage, target, options or AttackOptions(), defense,
+                 defense_options or DefenseOptions(), attacker)  # fmt: skip
+
+
+@functools.lru_cache(maxsize=512)
+def _odds(
+    skill: int,
+    damage: DamageSpec,
+    target: Target,
+    options: AttackOptions,
+    defense: str,
+    defense_options: DefenseOptions,
+    attacker: str,
+) -> ExchangeOdds:
+    if target.fencing and not defense_options.fencing:
+        defense_options = replace(defense_options, fencing=True)
+    if options.location is not None:
+        require_targetable(options.location, damage.damage_type, options.tight_beam)
+    if options.strong:
+        damage = replace(damage, expression=strong_damage(damage.expression))
+    eff = effective_attack(skill, options)
+    o = skill_odds(eff)
+    crit, normal = o.critical_success, o.success - o.critical_success
+    aimed = options.location is not None and read_location(options.location).key in AIMED
+    torso = Fraction(0)  # an aimed attack that misses by exactly 1 hits the torso (B399)
+    if aimed and outcome(eff + 1, eff) is Outcome.FAILURE:
+        torso = odds("3d6").distribution.get(eff + 1, Fraction(0))
+    against = -options.deceptive + (2 if options.telegraphic else 0)
+    chosen = choose_defense(target, defense, defense_options, against)
+    level, fails = None, Fraction(1)
+    if chosen is not None:
+        level = chosen[1] + sum(
+            m for _, m in defense_modifiers(chosen[0], defense_options, against)
+        )
+        fails = 1 - skill_odds(level).success
+    if options.random_location:
+        where = list(location_odds().items())
+    else:
+        where = [(read_location(options.location or "torso").key, Fraction(1))]
+    table = _table_odds() if options.criticals else {"normal": Fraction(1)}
+    lands: dict[tuple[str, str], Fraction] = {}  # (location, effect): P(a blow lands so)
+    for key, p in where:
+        _add(lands, (key, "normal"), p * normal * fails)
+        for effect, q in table.items():
+            _add(lands, (key, effect), p * crit * q)
+    if torso:
+        _add(lands, ("torso", "normal"), torso * fails)
+    landed = sum(lands.values(), Fraction(0))
+    placed: dict[str, Fraction] = {}
+    for (key, _), p in lands.items():
+        _add(placed, key, p / landed if landed else Fraction(0))
+    count, adds = _dice_adds(damage.expression)
+    dice, whole = _ways(count), 6**count  # each total's ways in 6**count: whole numbers
+    injury: dict[int, Fraction] = {0: 1 - landed}
+    major = knock = crippled = Fraction(0)
+    done: dict[tuple[str, str], tuple[dict[int, int], list[int]]] = {}
+    # One limb does as the other unless the target's DR tells them apart.
+    sided = any(k.startswith(("left ", "right ")) for k, _ in target.dr_at)
+    for (key, effect), p in lands.items():
+        loc = read_location(key)
+        side = (key if sided else key.removeprefix("left ").removeprefix("right "), effect)
+        ways, flags = done.setdefault(side, ({}, [0, 0, 0]))
+        for total, w in dice.items() if not ways else ():
+            b = blow(total + adds, damage, target, loc, effect, options.tight_beam)
+            ways[b.injury] = ways.get(b.injury, 0) + w
+            if b.injury:
+                flags[0] += w if b.wound.major else 0
+                flags[1] += w if b.wound.knockdown is not None else 0
+                flags[2] += w if b.wound.crippled else 0
+        scale = p / whole
+        for n, w in ways.items():
+            _add(injury, n, scale * w)
+        major, knock, crippled = (
+            major + scale * flags[0],
+            knock + scale * flags[1],
+            crippled + scale * flags[2],
+        )
+    reeling, zero, crossed = _hp_odds(target, injury)
+    return ExchangeOdds(
+        attacker, target.name, eff, o.success + torso, crit,
+        None if chosen is None else chosen[0], level, (o.success - crit + torso) * (1 - fails),
+        tuple(sorted(placed.items(), key=lambda kv: -kv[1])), 1 - injury.get(0, Fraction(0)),
+        tuple(sorted(injury.items())), major, knock, crippled, reeling, zero, crossed,
+    )  # fmt: skip
+
+
+def penetrates(
+    damage: DamageSpec, target: Target, location: Location, effect: str = "normal"
+) -> Fraction:
+    """P(any of the damage penetrates DR at ``location``), over the damage dice."""
+    count, adds = _dice_adds(damage.expression)
+    return sum(
+        (p for total, p in odds(f"{count}d6").distribution.items()
+         if blow(total + adds, damage, target, location, effect).penetrating > 0),
+        Fraction(0),
+    )  # fmt: skip
+
+
+def _hp_odds(
+    target: Target, injury: dict[int, Fraction]
+) -> tuple[Fraction | None, Fraction | None, tuple[tuple[int, Fraction], ...]]:
+    hp = target.hp
+    if hp is None:
+        return None, None, ()
+    now = target.current_hp if target.current_hp is not None else hp
+    reeling = sum((p for n, p in injury.items() if n and 3 * (now - n) < hp <= 3 * now),
+                  Fraction(0))  # fmt: skip
+    zero = sum((p for n, p in injury.items() if n and now - n <= 0 < now), Fraction(0))
+    crossed = tuple(
+        (k, sum((p for n, p in injury.items() if n and now - n <= -k * hp < now), Fraction(0)))
+        for k in THRESHOLDS
+    )
+    return reeling, zero, crossed
+
+
+@functools.cache
+def _ways(count: int) -> dict[int, int]:
+    """Each total of ``count`` d6 and its number of ways (of 6**count)."""
+    ways = {0: 1}
+    for _ in range(count):
+        nxt: dict[int, int] = {}
+        for total, w in ways.items():
+            for face in range(1, 7):
+                nxt[total + face] = nxt.get(total + face, 0) + w
+        ways = nxt
+    return ways
+
+
+def _add(into: dict[K, Fraction], key: K, p: Fraction) -> None:
+    if p:
+        into[key] = into.get(key, Fraction(0)) + p
+
+
+@functools.cache
+def _table_odds() -> dict[str, Fraction]:
+    """P(each effect) of a critical hit: B556's rows over 3d6."""
+    from .criticals import CRITICAL_HIT
+
+    out: dict[str, Fraction] = {}
+    for roll_total, p in odds("3d6").distribution.items():
+        effect = CRITICAL_HIT[roll_total].effect
+        effect = effect if effect in BLOWS else "normal"  # the rest do a normal blow
+        out[effect] = out.get(effect, Fraction(0)) + p
+    return out
