@@ -66,30 +66,40 @@ def public_records(
     before: Fight, after: Fight, ev: Mapping[str, Any], records: tuple[Record, ...]
 ) -> tuple[Record, ...]:
     """``records`` with each about a GM's NPC in its public form, and the GM-only
-    copies the event needs when it carries the NPC's numbers (:func:`carries_numbers`)."""
-    out: list[Record] = []
+    copies the event needs when it carries the NPC's numbers (:func:`carries_numbers`).
+    ``records`` itself when none changes (the usual step: a PC's, or only HP)."""
+    out: list[Record] | None = None
     kept: list[Record] = []
-    for r in records:
-        cid = r.fields.get("combatant")
-        c = after.combatants.get(cid) if isinstance(cid, str) else None
-        if r.kind == "turn" or r.hidden or not plays(c):
-            out.append(r)
+    for i, r in enumerate(records):
+        if r.kind == "turn" or r.hidden:
             continue
-        shown = _public(r)
-        out.append(shown)
-        if shown != r:
-            kept.append(Record(r.kind, r.fields, True))
-    if kept and carries_numbers(before, ev):
+        cid = r.fields.get("combatant")
+        shown = _public(r) if isinstance(cid, str) and plays(after.combatants.get(cid)) else None
+        if shown is None:
+            continue
+        if out is None:
+            out = list(records)
+        out[i] = shown
+        kept.append(Record(r.kind, r.fields, True))
+    if out is None:
+        return records
+    if carries_numbers(before, ev):
         out.extend(kept)
     return tuple(out)
 
 
-def _public(r: Record) -> Record:
-    fields = dict(r.fields)
-    values = fields.get("values")
-    if isinstance(values, Mapping):
+def _public(r: Record) -> Record | None:
+    """``r`` without what is the GM's, or None when it has none of it."""
+    f = r.fields
+    values = f.get("values")
+    secret = isinstance(values, Mapping) and any(private(k) for k in values)
+    calls = f.get("calls") or ()
+    if not (secret or "initiative" in f or any("command" in x for x in calls)):
+        return None
+    fields = dict(f)
+    if secret and isinstance(values, Mapping):
         fields["values"] = {k: v for k, v in values.items() if not private(k)}
     fields.pop("initiative", None)
-    if fields.get("calls"):
-        fields["calls"] = [{k: v for k, v in x.items() if k != "command"} for x in fields["calls"]]
+    if calls:
+        fields["calls"] = [{k: v for k, v in x.items() if k != "command"} for x in calls]
     return Record(r.kind, fields, r.hidden)
