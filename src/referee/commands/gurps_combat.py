@@ -27,6 +27,7 @@ from ..sheets import Attack, find_attack
 from ..systems.gurps.damage import read_damage
 from ..systems.gurps.exchange import exchange
 from ..systems.gurps.exchange_odds import exchange_odds
+from ..systems.gurps.locations import require_targetable
 from ..systems.gurps.melee import (
     AttackOptions,
     DefenseOptions,
@@ -130,6 +131,21 @@ def attack_cmd(
             "--tight-beam", help="A tight-beam burning attack: may target vitals and eye (B399)."
         ),
     ] = False,
+    large_area: Annotated[
+        bool,
+        typer.Option(
+            "--large-area",
+            help="Large-area injury (explosion, fire): DR the average of the torso's and the "
+            "least-protected location's (B400).",
+        ),
+    ] = False,
+    head_blow_table: Annotated[
+        bool,
+        typer.Option(
+            help="A critical hit to the skull, face or eye reads the Critical Head Blow Table "
+            "(B556).",
+        ),
+    ] = True,
     damage: Annotated[
         str | None, typer.Option(help="The damage, when WEAPON is a level: '2d+1 cut'.")
     ] = None,
@@ -214,6 +230,8 @@ def attack_cmd(
         tight_beam=tight_beam,
         ranged=ranged,
         strong=strong,
+        large_area=large_area,
+        head_blow_table=head_blow_table,
     )
     name = label or (found.full_name if found else None)
     if found is not None:
@@ -227,6 +245,8 @@ def attack_cmd(
     if target is not None and (very_tired or male or flexible or st is not None):
         target = replace(target, very_tired=very_tired, male=male, flexible=flexible, st=st)
     if target is None:
+        if location is not None and spec_text is not None:  # only some damage reaches it
+            require_targetable(location, read_damage(spec_text).damage_type, tight_beam)
         mods = tuple(mod or ())
         eff = effective_attack(level, options, mods)  # refuses a Deceptive Attack below 10
 

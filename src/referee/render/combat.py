@@ -95,6 +95,7 @@ def exchange_json(x: Exchange) -> dict[str, Any]:
             "major_wound": h.wound is not None and h.wound.major,
             "crippled": None if h.wound is None else h.wound.crippled,
             "blinded": h.wound is not None and h.wound.blinded,
+            "head_blow": critical_json(h.head_blow),
         }
     return {
         "system": "gurps",

@@ -4,12 +4,15 @@ Source: *GURPS Basic Set*, 4th edition, B556, "Critical Hit Table" and "Critical
 Miss Table" (the rules texts referee works from name criticals but give no tables;
 see docs/reference/sources.md): hit row 8's funny-bone crippling lasts (16 − HT)
 seconds, at least 2; miss row 5's second "hit yourself" is used as rolled, full or
-half damage. A critical hit to the head (skull, face, eye)
-uses the Critical Head Blow Table in the book; referee rolls the Critical Hit
-Table for every location and says so, a reading stated here rather than guessed.
+half damage. A critical hit to the head (skull, face, eye) reads the Critical Head
+Blow Table (B556; ``COMBAT.md``, "Critical tables") with the same 3d6, unless the
+attacker turns that off (:attr:`.melee.AttackOptions.head_blow_table`) or the damage
+is toxic at the skull (B399: none of the skull's special effects apply to toxic).
 
 >>> CRITICAL_HIT[3].effect, CRITICAL_HIT[10].effect, CRITICAL_MISS[18].text[:18]
 ('triple', 'normal', 'Your weapon breaks')
+>>> CRITICAL_HEAD_BLOW[3].effect, CRITICAL_HEAD_BLOW[6].effect, CRITICAL_HEAD_BLOW[17].effect
+('max_no_dr', 'eye', 'half_dr_up')
 """
 
 from __future__ import annotations
@@ -21,12 +24,15 @@ from ...rng import RandomSource
 from ...roller import draw_faces
 
 __all__ = [
+    "CRITICAL_HEAD_BLOW",
     "CRITICAL_HIT",
+    "HEAD",
     "CRITICAL_MISS",
     "CriticalRoll",
     "Entry",
     "critical_hit",
     "critical_miss",
+    "head_blow",
 ]
 
 
@@ -84,6 +90,68 @@ CRITICAL_HIT: dict[int, Entry] = {
     18: _HIT["triple"],
 }
 """B556's Critical Hit Table, by the 3d6 roll."""
+
+_HEAD = {
+    "max_no_dr": Entry(
+        "max_no_dr", "The blow does maximum normal damage and ignores the target's DR."
+    ),
+    "half_dr_up_major": Entry(
+        "half_dr_up_major",
+        "The target's DR protects at half value (round up), after any armor divisor; if any "
+        "damage penetrates, treat it as a major wound.",
+    ),
+    "eye": Entry(
+        "eye",
+        "Treat the hit as an eye hit, even if the attack could not target the eye (no "
+        "extra DR; injury over HP/10 blinds it).",
+    ),
+    "off_balance": Entry(
+        "off_balance",
+        "Normal damage, and the victim is knocked off balance: he must Do Nothing on his "
+        "next turn (he may defend).",
+    ),
+    "normal": Entry("normal", "Normal damage only."),
+    "deafen_scar": Entry(
+        "deafen_scar",
+        "Normal damage; if any penetrates DR, crushing damage deafens the victim, any other "
+        "scars him (-1 appearance; -2 burning or corrosion).",
+    ),
+    "drop": Entry("drop", "Normal damage, and the victim drops his weapon."),
+    "half_dr_up": Entry(
+        "half_dr_up", "The target's DR protects at half value (round up), after any armor divisor."
+    ),
+}
+
+CRITICAL_HEAD_BLOW: dict[int, Entry] = {
+    3: _HEAD["max_no_dr"],
+    4: _HEAD["half_dr_up_major"],
+    5: _HEAD["half_dr_up_major"],
+    6: _HEAD["eye"],
+    7: _HEAD["eye"],
+    8: _HEAD["off_balance"],
+    9: _HEAD["normal"],
+    10: _HEAD["normal"],
+    11: _HEAD["normal"],
+    12: _HEAD["deafen_scar"],
+    13: _HEAD["deafen_scar"],
+    14: _HEAD["drop"],
+    15: _HIT["max"],
+    16: _HIT["double"],
+    17: _HEAD["half_dr_up"],
+    18: _HIT["triple"],
+}
+"""B556's Critical Head Blow Table, by the 3d6 roll: for a critical hit to the skull,
+face or eye (the skull's row 6-7 "eye" applies to the face as well)."""
+
+HEAD = frozenset({"skull", "face", "eye"})
+"""The locations whose critical hits read :data:`CRITICAL_HEAD_BLOW`."""
+
+
+def head_blow(roll: CriticalRoll) -> CriticalRoll:
+    """The same 3d6 read on the Critical Head Blow Table (B556): a critical hit that
+    lands on the head."""
+    return CriticalRoll("critical head blow", roll.dice, roll.total, CRITICAL_HEAD_BLOW[roll.total])
+
 
 _BREAKS = Entry("breaks", "Your weapon breaks and is useless (a very fine or solid one may not).")
 _SELF = Entry(

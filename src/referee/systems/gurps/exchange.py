@@ -27,8 +27,10 @@ from ...fmt import percent, rolled
 from ...results import Chances
 from ...rng import RandomSource
 from ...roller import draw_faces
+from .blows import blow, on_head, penetrates
+from .criticals import CriticalRoll, head_blow
 from .damage import DamageSpec, _dice_adds
-from .exchange_odds import ExchangeOdds, blow, exchange_odds, penetrates
+from .exchange_odds import ExchangeOdds, exchange_odds
 from .locations import (
     RANDOM_TABLE,
     Location,
@@ -67,6 +69,9 @@ class Hurt:
     wound: Wound | None = None
     """What the injury does (:func:`.wounds.wound_effects`): shock, a major wound,
     crippling, knockdown."""
+    head_blow: CriticalRoll | None = None
+    """A critical hit that landed on the head at random: its 3d6 read on the Critical
+    Head Blow Table (B556) once the location was known."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,6 +133,8 @@ class Exchange:
                 f"({percent(h.chance_through)} to penetrate)"
             )
             times = "" if h.effect in ("normal", "drop") else f", {h.effect.replace('_', ' ')}"
+            if h.head_blow is not None:
+                times = f", a head hit: {h.head_blow.text}"
             line = f"hits the {where}; {dmg}: {rolled(sum(h.dice), h.dice)}{times}, basic {h.basic}"
             if h.penetrating:
                 line += f", {h.penetrating} penetrates: injury {h.injury}"
@@ -175,6 +182,9 @@ def exchange(
     chance = steps.injures
     if options.strong:
         damage = replace(damage, expression=strong_damage(damage.expression))
+    aimed = None if options.location is None else read_location(options.location).key
+    if aimed == "skull" and not on_head(aimed, damage.damage_type):  # toxic (B399)
+        options = replace(options, head_blow_table=False)
     on = f"{attacker} on {target.name}"
     rolled_attack = attack(skill, label=on, options=options, rng=rng)
     hit, crit = rolled_attack.hit, rolled_attack.critical_hit
@@ -198,7 +208,8 @@ def exchange(
         effect = rolled_attack.critical.entry.effect
     if rolled_attack.torso_instead:
         options = replace(options, location=None, random_location=False)
-    hurt = _hurt(damage, target, options, effect, rng)
+    critical = rolled_attack.critical if crit else None
+    hurt = _hurt(damage, target, options, effect, rng, critical)
     calls = _calls(target, hurt, damage)
     return Exchange(attacker, target, rolled_attack, damage, defense_roll, hurt, chance, calls,
                     steps)  # fmt: skip
@@ -216,6 +227,7 @@ def _hurt(
     options: AttackOptions,
     effect: str,
     rng: RandomSource | None,
+    critical: CriticalRoll | None = None,
 ) -> Hurt:
     where_roll = None
     if options.random_location:
@@ -224,12 +236,18 @@ def _hurt(
         location = read_location(RANDOM_TABLE[a + b + c])
     else:
         location = read_location(options.location or "torso")
+    head = None  # a critical hit that landed on the head: the Critical Head Blow Table
+    if critical is not None and critical.table == "critical hit" and options.head_blow_table:
+        if on_head(location.key, damage.damage_type):
+            head = head_blow(critical)  # the same 3d6 (B556)
+            effect = head.entry.effect
     count, adds = _dice_adds(damage.expression)
     dice = draw_faces(rng, count, 6)
-    hit = blow(sum(dice) + adds, damage, target, location, effect, options.tight_beam)
-    chance = penetrates(damage, target, location, effect)
+    hit = blow(sum(dice) + adds, damage, target, location, effect, options.tight_beam,
+               options.large_area)  # fmt: skip
+    chance = penetrates(damage, target, location, effect, options.large_area)
     return Hurt(location, where_roll, dice, hit.basic, hit.dr, hit.penetrating, hit.injury,
-                effect, chance, hit.wound)  # fmt: skip
+                effect, chance, hit.wound, head)  # fmt: skip
 
 
 def _calls(target: Target, hurt: Hurt, damage: DamageSpec) -> tuple[str, ...]:

@@ -11,8 +11,8 @@ B419-B421 (shock, major wounds, knockdown, crippling, reeling and the HP thresho
 
 Every figure is a :class:`~fractions.Fraction` summed over the dice: the attack's 3d6,
 the critical table's, the defense's, the location's and the damage dice. The blow
-itself (:func:`blow`) is the function :func:`.exchange.exchange` uses to roll one, so
-the odds and the roll cannot disagree.
+itself (:func:`.blows.blow`) is the function :func:`.exchange.exchange` uses to roll
+one, so the odds and the roll cannot disagree.
 """
 
 from __future__ import annotations
@@ -24,8 +24,9 @@ from typing import TypeVar
 
 from ...fmt import percent
 from ...odds import odds
-from .damage import DamageSpec, _dice_adds, armor_dr
-from .locations import Location, location_injury, location_odds, read_location, require_targetable
+from .blows import BLOWS, blow, on_head
+from .damage import DamageSpec, _dice_adds
+from .locations import location_odds, read_location, require_targetable
 from .melee import (
     AIMED,
     AttackOptions,
@@ -36,79 +37,14 @@ from .melee import (
 )
 from .success import Outcome, outcome, skill_odds
 from .target import Target, choose_defense
-from .wounds import Wound, extra_dr, wound_effects
 
-__all__ = ["ExchangeOdds", "blow", "exchange_odds", "penetrates"]
+__all__ = ["ExchangeOdds", "exchange_odds"]
 
 K = TypeVar("K")
 
 THRESHOLDS = (1, 2, 3, 4, 5, 10)
 """The multiples of HP below 0 that the rules name (B419): an HT roll to survive at
 −1×HP to −4×HP, dead at −5×HP, the body destroyed at −10×HP."""
-
-
-BLOWS = frozenset({"normal", "max", "double", "triple", "half_dr", "major", "double_shock"})
-"""The critical hit effects (B556) that change the blow itself (:func:`blow`)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Blow:
-    """One blow that lands: its basic damage, the DR it meets, what penetrates, the
-    injury and what the injury does."""
-
-    basic: int
-    dr: int
-    penetrating: int
-    injury: int
-    wound: Wound
-
-
-def blow(
-    total: int,
-    damage: DamageSpec,
-    target: Target,
-    location: Location,
-    effect: str = "normal",
-    tight_beam: bool = False,
-) -> Blow:
-    """The blow of a damage roll totalling ``total`` (dice and adds) at ``location``,
-    under a critical hit's ``effect`` (B556: ``max``, ``double``, ``triple``,
-    ``half_dr``, ``major``, ``double_shock``; anything else is a normal blow).
-
-    Source: B378-B379 (crushing does at least 0, any other type at least 1; DR, and
-    armor divisors), B399 (a location's own DR: the skull's 2, none against toxic),
-    B398-B400 (wounding by location, crippling caps) and B419-B421
-    (:func:`.wounds.wound_effects`).
-
-    >>> b = blow(9, DamageSpec("2d+1", "cut"), Target(dr=2, hp=10), read_location("torso"))
-    >>> b.penetrating, b.injury, b.wound.major
-    (7, 10, True)
-    """
-    count, adds = _dice_adds(damage.expression)
-    least = 0 if damage.damage_type == "cr" else 1
-    basic = max(total, least)
-    if effect == "max":
-        basic = max(count * 6 + adds, least)
-    elif effect in ("double", "triple"):
-        basic *= 2 if effect == "double" else 3
-    dr = armor_dr(target.dr_over(location.key) + extra_dr(location, damage.damage_type),
-                  damage.divisor)  # fmt: skip
-    if effect == "half_dr":
-        dr //= 2
-    through = max(basic - dr, 0)
-    injury = location_injury(through, damage.damage_type, location.key, target.hp, tight_beam)
-    wound = wound_effects(
-        injury,
-        location,
-        target.hp,
-        damage_type=damage.damage_type,
-        hpt=target.hpt,
-        lpt=target.lpt,
-        male=target.male,
-        major_effect=effect == "major" and through > 0,
-        double_shock=effect == "double_shock" and through > 0,
-    )
-    return Blow(basic, dr, through, injury, wound)
 
 
 @dataclass(frozen=True, slots=True)
@@ -247,10 +183,11 @@ def _odds(
         where = list(location_odds().items())
     else:
         where = [(read_location(options.location or "torso").key, Fraction(1))]
-    table = _table_odds() if options.criticals else {"normal": Fraction(1)}
     lands: dict[tuple[str, str], Fraction] = {}  # (location, effect): P(a blow lands so)
     for key, p in where:
         _add(lands, (key, "normal"), p * normal * fails)
+        head = options.head_blow_table and on_head(key, damage.damage_type)
+        table = _table_odds(head) if options.criticals else {"normal": Fraction(1)}
         for effect, q in table.items():
             _add(lands, (key, effect), p * crit * q)
     if torso:
@@ -271,7 +208,8 @@ def _odds(
         side = (key if sided else key.removeprefix("left ").removeprefix("right "), effect)
         ways, flags = done.setdefault(side, ({}, [0, 0, 0]))
         for total, w in dice.items() if not ways else ():
-            b = blow(total + adds, damage, target, loc, effect, options.tight_beam)
+            b = blow(total + adds, damage, target, loc, effect, options.tight_beam,
+                     options.large_area)  # fmt: skip
             ways[b.injury] = ways.get(b.injury, 0) + w
             if b.injury:
                 flags[0] += w if b.wound.major else 0
@@ -291,18 +229,6 @@ def _odds(
         None if chosen is None else chosen[0], level, (o.success - crit + torso) * (1 - fails),
         tuple(sorted(placed.items(), key=lambda kv: -kv[1])), 1 - injury.get(0, Fraction(0)),
         tuple(sorted(injury.items())), major, knock, crippled, reeling, zero, crossed,
-    )  # fmt: skip
-
-
-def penetrates(
-    damage: DamageSpec, target: Target, location: Location, effect: str = "normal"
-) -> Fraction:
-    """P(any of the damage penetrates DR at ``location``), over the damage dice."""
-    count, adds = _dice_adds(damage.expression)
-    return sum(
-        (p for total, p in odds(f"{count}d6").distribution.items()
-         if blow(total + adds, damage, target, location, effect).penetrating > 0),
-        Fraction(0),
     )  # fmt: skip
 
 
@@ -342,13 +268,15 @@ def _add(into: dict[K, Fraction], key: K, p: Fraction) -> None:
 
 
 @functools.cache
-def _table_odds() -> dict[str, Fraction]:
-    """P(each effect) of a critical hit: B556's rows over 3d6."""
-    from .criticals import CRITICAL_HIT
+def _table_odds(head: bool = False) -> dict[str, Fraction]:
+    """P(each effect) of a critical hit: B556's rows over 3d6 (the Critical Head Blow
+    Table's with ``head``)."""
+    from .criticals import CRITICAL_HEAD_BLOW, CRITICAL_HIT
 
+    rows = CRITICAL_HEAD_BLOW if head else CRITICAL_HIT
     out: dict[str, Fraction] = {}
     for roll_total, p in odds("3d6").distribution.items():
-        effect = CRITICAL_HIT[roll_total].effect
+        effect = rows[roll_total].effect
         effect = effect if effect in BLOWS else "normal"  # the rest do a normal blow
         out[effect] = out.get(effect, Fraction(0)) + p
     return out

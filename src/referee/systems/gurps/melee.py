@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from ...errors import RuleError
 from ...results import Chances
 from ...rng import RandomSource
-from .criticals import CriticalRoll, critical_hit, critical_miss
+from .criticals import HEAD, CriticalRoll, critical_hit, critical_miss, head_blow
 from .locations import read_location
 from .success import Outcome, SuccessRoll, check
 
@@ -81,6 +81,13 @@ class AttackOptions:
     strong: bool = False
     """All-Out Attack (Strong), melee only: +2 damage, or +1 per die if that is more
     (B365; :func:`strong_damage`)."""
+    large_area: bool = False
+    """Large-area injury (B400: an explosion, fire, a breath): the DR is the average of
+    the torso's and the least-protected location's (rounded down, referee's reading),
+    and the blow is to the body as a whole, so no location may be chosen."""
+    head_blow_table: bool = True
+    """A critical hit to the skull, face or eye reads the Critical Head Blow Table
+    (B556); off: the Critical Hit Table for every location (referee's earlier reading)."""
 
     def __post_init__(self) -> None:
         if not 0 <= self.deceptive <= 10:
@@ -89,6 +96,8 @@ class AttackOptions:
             raise RuleError("aim at a location or roll a random one, not both")
         if self.location is not None:
             read_location(self.location)
+        if self.large_area and (self.location is not None or self.random_location):
+            raise RuleError("large-area injury strikes the whole body: no hit location (B400)")
         if self.strong and self.all_out:
             raise RuleError("All-Out Attack is Determined or Strong, not both (B365)")
         if self.strong and self.ranged:
@@ -260,6 +269,9 @@ def attack(
     table = None
     if options.criticals and rolled.outcome is Outcome.CRITICAL_SUCCESS:
         table = critical_hit(rng)
+        if options.head_blow_table and options.location is not None:
+            if read_location(options.location).key in HEAD:  # aimed at the head (B556)
+                table = head_blow(table)
     elif options.criticals and rolled.outcome is Outcome.CRITICAL_FAILURE:
         table = critical_miss(rng)
     return AttackRoll(rolled, options, table)

@@ -1,0 +1,111 @@
+"""Issue 52 §2: B556's Critical Head Blow Table for a critical hit to the skull, face or
+eye, and B400's large-area injury, each against the rule's words (``COMBAT.md``:
+"The Critical Head Blow Table is for critical hits to the head (skull, face, eye)";
+"Skull: ... critical hits on the Critical Head Blow Table. None of these apply to
+toxic damage")."""
+
+from __future__ import annotations
+
+from referee.rng import ReplaySource
+from referee.systems.gurps.criticals import CRITICAL_HEAD_BLOW, CRITICAL_HIT, HEAD
+from referee.systems.gurps.damage import read_damage
+from referee.systems.gurps.exchange import Target, exchange
+from referee.systems.gurps.exchange_odds import exchange_odds
+from referee.systems.gurps.melee import AttackOptions
+
+ORC = Target("Orc", dodge=8, dr=3, hp=12)
+
+
+def _replay(*faces: int) -> ReplaySource:
+    return ReplaySource([(6, f) for f in faces])
+
+
+def test_the_head_blow_table_reads_as_b556() -> None:
+    """3: maximum damage, DR ignored; 4-5: DR halved (round up) and a major wound if
+    any penetrates; 6-7: an eye hit; 8: off balance; 9-11: normal; 12-13: deafened or
+    scarred; 14: drops his weapon; 15: maximum; 16: double; 17: DR halved (round up);
+    18: triple."""
+    effects = [CRITICAL_HEAD_BLOW[t].effect for t in range(3, 19)]
+    assert effects == [
+        "max_no_dr", "half_dr_up_major", "half_dr_up_major", "eye", "eye", "off_balance",
+        "normal", "normal", "normal", "deafen_scar", "deafen_scar", "drop", "max", "double",
+        "half_dr_up", "triple",
+    ]  # fmt: skip
+    assert HEAD == {"skull", "face", "eye"}
+    assert "ignores the target's DR" in CRITICAL_HEAD_BLOW[3].text
+    assert "round up" in CRITICAL_HEAD_BLOW[17].text and "round down" in CRITICAL_HIT[17].text
+
+
+def test_an_aimed_skull_critical_reads_the_head_table() -> None:
+    """A critical hit (3) aimed at the skull, and 3 on the table: maximum damage, the
+    DR (3, and the skull's 2) ignored, ×4 (B399): 1d+1 cr does 7 basic, 28 injury."""
+    x = exchange(14, read_damage("1d+1 cr"), ORC, options=AttackOptions(location="skull"),
+                 defense="dodge", rng=_replay(1, 1, 1, 1, 1, 1, 2))  # fmt: skip
+    assert x.attack.critical is not None and x.attack.critical.table == "critical head blow"
+    assert x.hurt is not None and (x.hurt.basic, x.hurt.dr, x.hurt.injury) == (7, 0, 28)
+    assert "critical head blow table" in x.text
+
+
+def test_a_random_head_hit_reads_the_same_roll_on_the_head_table() -> None:
+    """A critical hit (3) whose table roll is 6 (the Critical Hit Table: maximum
+    damage) lands on the skull at random (3): the head table's 6, an eye hit, with no
+    skull DR and normal dice: 1d imp rolls 4, DR 3, 1 through, ×4 (B399) = 4."""
+    x = exchange(14, read_damage("1d imp"), ORC, options=AttackOptions(random_location=True),
+                 defense="dodge", rng=_replay(1, 1, 1, 1, 2, 3, 1, 1, 1, 4))  # fmt: skip
+    assert x.attack.critical is not None and x.attack.critical.table == "critical hit"
+    h = x.hurt
+    assert h is not None and h.head_blow is not None and h.head_blow.entry.effect == "eye"
+    assert (h.location.key, h.basic, h.dr, h.injury) == ("skull", 4, 3, 4)
+    assert "a head hit: critical head blow table" in x.text
+    off = exchange(14, read_damage("1d imp"), ORC,
+                   options=AttackOptions(random_location=True, head_blow_table=False),
+                   defense="dodge", rng=_replay(1, 1, 1, 1, 2, 3, 1, 1, 1, 4))  # fmt: skip
+    assert off.hurt is not None and off.hurt.head_blow is None
+    assert (off.hurt.basic, off.hurt.dr, off.hurt.injury) == (6, 5, 4)  # max, skull DR +2
+
+
+def test_toxic_damage_at_the_skull_reads_the_critical_hit_table() -> None:
+    """B399: none of the skull's special effects apply to toxic damage, the head table
+    among them: 3 then 3 is the Critical Hit Table's triple damage."""
+    x = exchange(14, read_damage("1d tox"), ORC, options=AttackOptions(location="skull"),
+                 defense="dodge", rng=_replay(1, 1, 1, 1, 1, 1, 2))  # fmt: skip
+    assert x.attack.critical is not None and x.attack.critical.table == "critical hit"
+    assert x.hurt is not None and x.hurt.basic == 6 and x.hurt.effect == "triple"
+
+
+def test_the_odds_read_the_head_table_at_the_head() -> None:
+    """The odds of a critical that lands on the face: the head table's rows (an eye
+    hit is ×4, a face hit ×1 for crushing), so they differ from the Critical Hit
+    Table's, and equal them with the option off on the torso."""
+    face = AttackOptions(location="face")
+    on = exchange_odds(14, read_damage("1d cr"), ORC, face, "none")
+    off = exchange_odds(14, read_damage("1d cr"), ORC,
+                        AttackOptions(location="face", head_blow_table=False), "none")  # fmt: skip
+    assert on.injury != off.injury and on.hit == off.hit
+    torso = exchange_odds(14, read_damage("1d cr"), ORC, AttackOptions(), "none")
+    flat = exchange_odds(14, read_damage("1d cr"), ORC, AttackOptions(head_blow_table=False),
+                         "none")  # fmt: skip
+    assert torso == flat
+
+
+def test_large_area_injury_averages_the_torso_and_the_least_protected_dr_b400() -> None:
+    """B400 (``COMBAT.md``: "the DR used is the average of the torso's and the
+    least-protected location's"): torso DR 3, bare arms (0): DR 1 (1.5, rounded down,
+    referee's reading); no location may be chosen; and its odds equal enumeration."""
+    from test_exchange_odds import _check
+
+    bare = Target("Orc", dodge=8, dr=3, hp=12, dr_at=(("arm", 0),))
+    x = exchange(14, read_damage("3d cr"), bare, options=AttackOptions(large_area=True),
+                 defense="dodge", rng=_replay(2, 4, 5, 2, 2, 5, 3, 4, 3))  # fmt: skip
+    assert x.hurt is not None and (x.hurt.dr, x.hurt.penetrating) == (1, 9)
+    covered = Target("Orc", dodge=8, dr=3, hp=12, dr_at=(("skull", 1),))  # the skull: 1 + 2
+    y = exchange(14, read_damage("3d cr"), covered, options=AttackOptions(large_area=True),
+                 defense="dodge", rng=_replay(2, 4, 5, 2, 2, 5, 3, 4, 3))  # fmt: skip
+    assert y.hurt is not None and y.hurt.dr == 3  # every location 3 or more: (3 + 3) / 2
+    import pytest
+
+    from referee.errors import RuleError
+
+    with pytest.raises(RuleError, match="B400"):
+        AttackOptions(large_area=True, location="skull")
+    _check(12, "1d+1 cr", bare, AttackOptions(large_area=True), "dodge")
