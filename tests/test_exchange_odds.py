@@ -33,10 +33,16 @@ ONE_OF = {t: next(d for d in itertools.product(range(1, 7), repeat=3) if sum(d) 
 
 
 def _runs(
-    skill: int, damage: DamageSpec, target: Target, options: AttackOptions, defense: str
+    skill: int,
+    damage: DamageSpec,
+    target: Target,
+    options: AttackOptions,
+    defense: str,
+    start: list[int] | None = None,
 ) -> Iterator[tuple[Fraction, Exchange]]:
     """Every way the exchange can go, with its chance: the draws in the order the
-    exchange makes them, each 3d6 by its total and the damage dice one by one."""
+    exchange makes them (after ``start``, taken as given), each 3d6 by its total and
+    the damage dice one by one."""
     count = int(damage.expression.split("d")[0])
     damages = list(itertools.product(range(1, 7), repeat=count))
 
@@ -67,7 +73,7 @@ def _runs(
         for total, ways in WAYS.items():
             yield from walk([*script, *ONE_OF[total]], p * Fraction(ways, 216))
 
-    yield from walk([], Fraction(1))
+    yield from walk(list(start or ()), Fraction(1))
 
 
 def test_the_resolver_reads_only_each_3d6_total() -> None:

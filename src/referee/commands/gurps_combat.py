@@ -19,27 +19,24 @@ from typing import Annotated
 import typer
 
 from ..errors import RuleError
-from ..fmt import percent, readable
-from ..render.combat import attack_json, defense_json, exchange_json, exchange_odds_json
-from ..render.gurps import skill_odds_json
+from ..fmt import fraction, percent
+from ..render.combat import attack_json, exchange_json, exchange_odds_json
+from ..render.gurps import contest_json, skill_odds_json
 from ..rng import RandomSource
 from ..sheets import Attack, find_attack
+from ..systems.gurps.contest import quick_contest
 from ..systems.gurps.damage import read_damage
-from ..systems.gurps.exchange import exchange
-from ..systems.gurps.exchange_odds import exchange_odds
+from ..systems.gurps.exchange import exchanges
+from ..systems.gurps.exchange_odds import double_odds, exchange_odds
 from ..systems.gurps.locations import require_targetable
 from ..systems.gurps.melee import (
     AttackOptions,
     DefenseOptions,
     attack,
-    defend,
-    defense_modifiers,
     effective_attack,
-    halved_dodge,
 )
 from ..systems.gurps.success import skill_odds
 from .gurps_target import (
-    defense_from_sheet,
     dr_at_typed,
     read_parry,
     target_of,
@@ -108,6 +105,21 @@ def attack_cmd(
     strong: Annotated[
         bool,
         typer.Option("--strong", help="All-Out Attack (Strong): +2 damage or +1 a die (B365)."),
+    ] = False,
+    double: Annotated[
+        bool, typer.Option("--double", help="All-Out Attack (Double): two attacks (B365).")
+    ] = False,
+    feint: Annotated[
+        int | None,
+        typer.Option(
+            metavar="LEVEL",
+            help="All-Out Attack (Feint): a feint against the foe's LEVEL (its best melee "
+            "skill, Cloak, Shield or DX), then the attack (B365).",
+        ),
+    ] = None,
+    long: Annotated[
+        bool,
+        typer.Option("--long", help="All-Out Attack (Long): +1 yard reach, -2 damage (B365)."),
     ] = False,
     ranged: Annotated[
         bool, typer.Option("--ranged", help="A ranged attack (All-Out Attack is +1).")
@@ -232,6 +244,9 @@ def attack_cmd(
         strong=strong,
         large_area=large_area,
         head_blow_table=head_blow_table,
+        double=double,
+        feint=feint,
+        long=long,
     )
     name = label or (found.full_name if found else None)
     if found is not None:
@@ -251,8 +266,20 @@ def attack_cmd(
         eff = effective_attack(level, options, mods)  # refuses a Deceptive Attack below 10
 
         def go(rng: RandomSource) -> Reply:
-            r = attack(level, label=name, options=options, modifiers=mods, rng=rng)
-            return Reply(attack_json(r), r.text)
+            feinted = None  # All-Out Attack (Feint): its Quick Contest first (B365)
+            if options.feint is not None:
+                feinted = quick_contest(level, options.feint, resistance=True, rng=rng,
+                                        names=("the feint", "the foe"))  # fmt: skip
+            rolls = [attack(level, label=name, options=options, modifiers=mods, rng=rng)
+                     for _ in range(2 if options.double else 1)]  # fmt: skip
+            data, text = attack_json(rolls[0]), "; then ".join(r.text for r in rolls)
+            if options.double:
+                data["second"] = attack_json(rolls[1])
+            if feinted is not None:
+                data["feint"] = contest_json(feinted)
+                won = feinted.margin_of_victory if feinted.winner == 1 else 0
+                text = f"feint: {feinted.text} (the foe's defense -{won or 0}); {text}"
+            return Reply({**data, "text": text}, text)
 
         def attack_odds() -> Reply:
             o = skill_odds(eff)
@@ -288,105 +315,23 @@ def attack_cmd(
     exchange_odds(level, spec, target, options, defense, defense_options, attacker=name or "Attack")
 
     def exchange_go(rng: RandomSource) -> Reply:
-        x = exchange(
-            level,
-            spec,
-            target,
-            attacker=name or "Attack",
-            options=options,
-            defense=defense,
-            defense_options=defense_options,
-            rng=rng,
-        )
-        return Reply({**exchange_json(x), "label": name}, x.text)
+        both = exchanges(level, spec, target, attacker=name or "Attack", options=options,
+                         defense=defense, defense_options=defense_options, rng=rng)  # fmt: skip
+        data = {**exchange_json(both[0]), "label": name}
+        if len(both) == 1:
+            return Reply(data, both[0].text)
+        text = f"first: {both[0].text}\nsecond: {both[1].text}"  # All-Out Attack (Double)
+        return Reply({**data, "second": exchange_json(both[1]), "text": text}, text)
 
     def steps_odds() -> Reply:
         o = exchange_odds(level, spec, target, options, defense, defense_options,
                           attacker=name or "Attack")  # fmt: skip
-        return Reply({**exchange_odds_json(o), "label": name}, o.text)
+        data, text = {**exchange_odds_json(o), "label": name}, o.text
+        if options.double:
+            either, both = double_odds(o, level, spec, target, options, defense, defense_options)
+            text += f"\n  two attacks (All-Out Attack, Double): either injures {percent(either)}, "
+            text += f"both {percent(both)}"
+            data = {**data, "double": {"either": fraction(either), "both": fraction(both)}}
+        return Reply({**data, "text": text}, text)
 
     return exchange_go, steps_odds
-
-
-@twins(
-    "gurps",
-    "defend",
-    examples=[
-        "gurps defend dodge 8 --retreat",
-        "gurps defend parry 11 --parried 1 --fencing",
-        "gurps defend block 10 --aod --shield 2 --against -1",
-    ],
-)
-def defend_cmd(
-    ctx: typer.Context,
-    kind: Annotated[str, typer.Argument(metavar="DEFENSE", help="dodge, parry or block.")],
-    level: Annotated[
-        str | None,
-        typer.Argument(
-            metavar="LEVEL|WEAPON",
-            help="The defense's level (9), or with a sheet: a weapon to parry or block "
-            "with (the best one when left out).",
-        ),
-    ] = None,
-    retreat: Annotated[bool, typer.Option("--retreat", help="Retreat (B377).")] = False,
-    aod: Annotated[bool, typer.Option("--aod", help="All-Out Defense: +2 (B366).")] = False,
-    shield: Annotated[int, typer.Option(min=0, max=10, help="A shield's DB (B374).")] = 0,
-    parried: Annotated[
-        int, typer.Option(min=0, max=20, help="Parries already made with this weapon (B376).")
-    ] = 0,
-    fencing: Annotated[
-        bool,
-        typer.Option("--fencing", help="A parry with a fencing weapon, Boxing, Judo or Karate."),
-    ] = False,
-    against: Annotated[
-        int,
-        typer.Option(
-            min=-10, max=10, help="The attack's effect: -1 per deceptive level, +2 if telegraphic."
-        ),  # fmt: skip
-    ] = 0,
-    reeling: Annotated[
-        bool, typer.Option("--reeling", help="Under 1/3 HP: Dodge halved, rounded up (B419).")
-    ] = False,
-    very_tired: Annotated[
-        bool, typer.Option("--very-tired", help="Under 1/3 FP: Dodge halved, rounded up (B426).")
-    ] = False,
-    block_retreat: BlockRetreatOpt = 1,
-    label: LabelOpt = None,
-    sheet: SheetOpt = None,
-) -> Twin:
-    """An active defense roll: Dodge, Parry or Block, with retreat, All-Out Defense, a
-    shield and repeated parries; rolled even at 2 or less (a defense roll)."""
-    kind = kind.lower()
-    if kind not in ("dodge", "parry", "block"):
-        raise RuleError(f"unknown defense {kind!r}; use dodge, parry or block")
-    name = label
-    if level is not None and re.fullmatch(r"\s*-?\d+\s*[fF]\s*", level):
-        level, fencing = level.strip()[:-1], True  # GCS's 9F: a fencing parry (B376)
-    if level is None or not re.fullmatch(r"-?\d+", level.strip()):
-        value, shown, fenced = defense_from_sheet(ctx, kind, level, sheet)
-        fencing = fencing or fenced
-        name = labelled(shown, label)
-        resolved_as(ctx, level=str(value) + ("F" if fenced else ""), label=name)
-    else:
-        value = int(level)
-    if kind == "dodge" and (reeling or very_tired):
-        value = halved_dodge(value, reeling=reeling, very_tired=very_tired)
-        why = " and ".join(w for w, on in (("reeling", reeling), ("very tired", very_tired)) if on)
-        name = f"{name or 'Dodge'} (halved: {why})"
-    elif reeling or very_tired:
-        raise RuleError("--reeling and --very-tired halve Dodge only (B419, B426)")
-    options = DefenseOptions(retreat, aod, shield, parried, fencing, block_retreat)
-
-    def go(rng: RandomSource) -> Reply:
-        d = defend(kind, value, options, against=against, label=name, rng=rng)
-        return Reply(defense_json(d), d.text)
-
-    def defense_odds() -> Reply:
-        eff = value + sum(m for _, m in defense_modifiers(kind, options, against))
-        o = skill_odds(eff)
-        text = f"{name or kind.title()} {eff}: defends {readable(o.success)}"
-        data = {"system": "gurps", "kind": "odds", "label": name, "effective_skill": eff,
-                "odds": skill_odds_json(o), "text": text}  # fmt: skip
-        return Reply(data, text)
-
-    return go, defense_odds

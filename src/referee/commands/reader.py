@@ -18,7 +18,7 @@ from typer.exceptions import TyperException
 
 from ..errors import CommandError
 from ..rng import CappedSource, RandomSource, RecordingSource, resolve
-from . import character, dice, fudge, gurps, gurps_combat, swn, swn_attack  # noqa: F401
+from . import character, dice, fudge, gurps, gurps_combat, gurps_defend, swn, swn_attack  # noqa: F401
 from .line import arrange, normalise, split_line
 from .registry import ALIASES, COMMANDS, DEFAULTS, Command, root_app
 from .result import (

@@ -11,7 +11,7 @@ from ..systems.gurps.criticals import CriticalRoll
 from ..systems.gurps.exchange import Exchange
 from ..systems.gurps.exchange_odds import ExchangeOdds
 from ..systems.gurps.melee import AttackRoll, DefenseRoll
-from .gurps import skill_odds_json
+from .gurps import contest_json, skill_odds_json
 
 __all__ = ["attack_json", "critical_json", "defense_json", "exchange_json", "exchange_odds_json"]
 
@@ -113,6 +113,7 @@ def exchange_json(x: Exchange) -> dict[str, Any]:
             "injures": fraction(x.chance_to_injure),
         },
         "chance_to_injure": fraction(x.chance_to_injure),
+        "feint": None if x.feint is None else contest_json(x.feint),
         "calls": list(x.calls),
         "text": x.text,
     }

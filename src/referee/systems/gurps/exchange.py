@@ -27,7 +27,9 @@ from ...fmt import percent, rolled
 from ...results import Chances
 from ...rng import RandomSource
 from ...roller import draw_faces
+from .allout import long_damage
 from .blows import blow, on_head, penetrates
+from .contest import ContestResult, quick_contest
 from .criticals import CriticalRoll, head_blow
 from .damage import DamageSpec, _dice_adds
 from .exchange_odds import ExchangeOdds, exchange_odds
@@ -49,7 +51,7 @@ from .melee import (
 from .target import Target, choose_defense
 from .wounds import Wound, blunt_trauma, knockback
 
-__all__ = ["Exchange", "Target", "choose_defense", "exchange", "injury_chance"]
+__all__ = ["Exchange", "Target", "choose_defense", "exchange", "exchanges", "injury_chance"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +92,8 @@ class Exchange:
     """What the GM must call for next (knockdown, consciousness, death checks)."""
     odds: ExchangeOdds | None = None
     """Before any die: each step's odds (:func:`.exchange_odds.exchange_odds`)."""
+    feint: ContestResult | None = None
+    """All-Out Attack (Feint): the feint's Quick Contest, before the attack (B365)."""
 
     system = "gurps"
     kind = "exchange"
@@ -120,6 +124,10 @@ class Exchange:
     @property
     def text(self) -> str:
         parts = [self.attack.text]
+        if self.feint is not None:
+            won = self.feint.winner == 1 and self.feint.margin_of_victory
+            off = f" ({self.target.name}'s defense -{self.feint.margin_of_victory})"
+            parts.insert(0, f"feint: {self.feint.text}" + (off if won else ""))
         if self.defense is not None:
             word = "defends" if self.defense.defended else "fails to defend"
             parts.append(f"{self.target.name} {word}: {self.defense.text}")
@@ -182,6 +190,13 @@ def exchange(
     chance = steps.injures
     if options.strong:
         damage = replace(damage, expression=strong_damage(damage.expression))
+    elif options.long:
+        damage = replace(damage, expression=long_damage(damage.expression))
+    feint = None  # All-Out Attack (Feint): the feint's Quick Contest first (B365)
+    if options.feint is not None:
+        feint = quick_contest(skill, options.feint, resistance=True, rng=rng,
+                              names=(f"{attacker}'s feint", target.name))  # fmt: skip
+    feinted = (feint.margin_of_victory or 0) if feint is not None and feint.winner == 1 else 0
     aimed = None if options.location is None else read_location(options.location).key
     if aimed == "skull" and not on_head(aimed, damage.damage_type):  # toxic (B399)
         options = replace(options, head_blow_table=False)
@@ -190,19 +205,20 @@ def exchange(
     hit, crit = rolled_attack.hit, rolled_attack.critical_hit
     defense_roll = None
     if hit and not crit:
-        chosen = choose_defense(target, defense, defense_options, rolled_attack.defense_modifier)
+        against = rolled_attack.defense_modifier - feinted
+        chosen = choose_defense(target, defense, defense_options, against)
         if chosen is not None:
             defense_roll = defend(
                 chosen[0],
                 chosen[1],
                 defense_options,
-                against=rolled_attack.defense_modifier,
+                against=against,
                 label=f"{target.name}'s {chosen[0].title()}{_halved(target, chosen[0])}",
                 rng=rng,
             )
     if not hit or (defense_roll is not None and defense_roll.defended):
         return Exchange(attacker, target, rolled_attack, damage, defense_roll, None, chance, (),
-                        steps)  # fmt: skip
+                        steps, feint)  # fmt: skip
     effect = "normal"
     if rolled_attack.critical is not None and crit:
         effect = rolled_attack.critical.entry.effect
@@ -212,7 +228,31 @@ def exchange(
     hurt = _hurt(damage, target, options, effect, rng, critical)
     calls = _calls(target, hurt, damage)
     return Exchange(attacker, target, rolled_attack, damage, defense_roll, hurt, chance, calls,
-                    steps)  # fmt: skip
+                    steps, feint)  # fmt: skip
+
+
+def exchanges(
+    skill: int,
+    damage: DamageSpec,
+    target: Target,
+    *,
+    attacker: str = "Attack",
+    options: AttackOptions | None = None,
+    defense: str = "best",
+    defense_options: DefenseOptions | None = None,
+    rng: RandomSource | None = None,
+) -> tuple[Exchange, ...]:
+    """The exchanges of one attack maneuver: one, or with All-Out Attack (Double) two
+    on the same foe, the second against the foe as the first left it (its HP now,
+    B365; :mod:`.allout`). Draws: the first exchange's, then the second's."""
+    first = exchange(skill, damage, target, attacker=attacker, options=options,
+                     defense=defense, defense_options=defense_options, rng=rng)  # fmt: skip
+    if options is None or not options.double:
+        return (first,)
+    after = replace(target, current_hp=first.hp_after)
+    second = exchange(skill, damage, after, attacker=attacker, options=options,
+                      defense=defense, defense_options=defense_options, rng=rng)  # fmt: skip
+    return first, second
 
 
 def _halved(target: Target, defense: str) -> str:

@@ -24,6 +24,7 @@ from typing import TypeVar
 
 from ...fmt import percent
 from ...odds import odds
+from .allout import feint_odds, long_damage
 from .blows import BLOWS, blow, on_head
 from .damage import DamageSpec, _dice_adds
 from .locations import location_odds, read_location, require_targetable
@@ -38,7 +39,7 @@ from .melee import (
 from .success import Outcome, outcome, skill_odds
 from .target import Target, choose_defense
 
-__all__ = ["ExchangeOdds", "exchange_odds"]
+__all__ = ["ExchangeOdds", "double_odds", "exchange_odds"]
 
 K = TypeVar("K")
 
@@ -164,6 +165,8 @@ def _odds(
         require_targetable(options.location, damage.damage_type, options.tight_beam)
     if options.strong:
         damage = replace(damage, expression=strong_damage(damage.expression))
+    elif options.long:
+        damage = replace(damage, expression=long_damage(damage.expression))
     eff = effective_attack(skill, options)
     o = skill_odds(eff)
     crit, normal = o.critical_success, o.success - o.critical_success
@@ -174,11 +177,11 @@ def _odds(
     against = -options.deceptive + (2 if options.telegraphic else 0)
     chosen = choose_defense(target, defense, defense_options, against)
     level, fails = None, Fraction(1)
-    if chosen is not None:
-        level = chosen[1] + sum(
-            m for _, m in defense_modifiers(chosen[0], defense_options, against)
-        )
-        fails = 1 - skill_odds(level).success
+    feints = ((0, Fraction(1)),) if options.feint is None else feint_odds(skill, options.feint)
+    if chosen is not None:  # a won feint takes its margin off the defense (B365)
+        mods = defense_modifiers(chosen[0], defense_options, against)
+        level = chosen[1] + sum(m for _, m in mods)
+        fails = sum((p * (1 - skill_odds(level - m).success) for m, p in feints), Fraction(0))
     if options.random_location:
         where = list(location_odds().items())
     else:
@@ -230,6 +233,30 @@ def _odds(
         tuple(sorted(placed.items(), key=lambda kv: -kv[1])), 1 - injury.get(0, Fraction(0)),
         tuple(sorted(injury.items())), major, knock, crippled, reeling, zero, crossed,
     )  # fmt: skip
+
+
+def double_odds(
+    first: ExchangeOdds,
+    skill: int,
+    damage: DamageSpec,
+    target: Target,
+    options: AttackOptions,
+    defense: str = "best",
+    defense_options: DefenseOptions | None = None,
+) -> tuple[Fraction, Fraction]:
+    """All-Out Attack (Double, B365; :mod:`.allout`): P(either attack injures), P(both
+    do). ``first`` is one attack's odds. A first that does not injure leaves the foe
+    as it was; one that does may leave it reeling (its Dodge halved, B419), so the
+    second's odds are taken at the HP the first left."""
+    miss = 1 - first.injures
+    now = target.current_hp if target.current_hp is not None else target.hp
+    both = Fraction(0)
+    for n, p in first.injury:
+        if n and p:
+            after = replace(target, current_hp=None if now is None else now - n)
+            both += p * exchange_odds(skill, damage, after, options, defense,
+                                      defense_options).injures  # fmt: skip
+    return 1 - miss * miss, both
 
 
 def _hp_odds(

@@ -81,6 +81,16 @@ class AttackOptions:
     strong: bool = False
     """All-Out Attack (Strong), melee only: +2 damage, or +1 per die if that is more
     (B365; :func:`strong_damage`)."""
+    double: bool = False
+    """All-Out Attack (Double), melee only: two attacks on the same foe (B365;
+    :func:`.exchange.exchanges` rolls both)."""
+    feint: int | None = None
+    """All-Out Attack (Feint), melee only: a feint against this resisting level (the
+    foe's best melee skill, Cloak, Shield or DX), then the attack (B365;
+    :mod:`.allout`)."""
+    long: bool = False
+    """All-Out Attack (Long), melee only: a yard more reach, −2 damage or −1 a die when
+    that is more (B365; :func:`.allout.long_damage`)."""
     large_area: bool = False
     """Large-area injury (B400: an explosion, fire, a breath): the DR is the average of
     the torso's and the least-protected location's (rounded down, referee's reading),
@@ -98,10 +108,18 @@ class AttackOptions:
             read_location(self.location)
         if self.large_area and (self.location is not None or self.random_location):
             raise RuleError("large-area injury strikes the whole body: no hit location (B400)")
-        if self.strong and self.all_out:
-            raise RuleError("All-Out Attack is Determined or Strong, not both (B365)")
-        if self.strong and self.ranged:
-            raise RuleError("All-Out Attack (Strong) is for a melee attack only (B365)")
+        chosen = [n for n, on in (("Determined", self.all_out), ("Strong", self.strong),
+                  ("Double", self.double), ("Feint", self.feint is not None),
+                  ("Long", self.long)) if on]  # fmt: skip
+        if len(chosen) > 1:
+            raise RuleError(
+                f"All-Out Attack is {' or '.join(chosen)}, "
+                f"not {'both' if len(chosen) == 2 else 'all of them'} (B365)"
+            )
+        if chosen and chosen[0] != "Determined" and self.ranged:
+            raise RuleError(f"All-Out Attack ({chosen[0]}) is for a melee attack only (B365)")
+        if self.feint is not None and not -10 <= self.feint <= 40:
+            raise RuleError(f"a feint's resisting level {self.feint} is out of range (-10 to 40)")
 
 
 def strong_damage(expression: str) -> str:

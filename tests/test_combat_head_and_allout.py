@@ -1,17 +1,27 @@
 """Issue 52 §2: B556's Critical Head Blow Table for a critical hit to the skull, face or
-eye, and B400's large-area injury, each against the rule's words (``COMBAT.md``:
-"The Critical Head Blow Table is for critical hits to the head (skull, face, eye)";
-"Skull: ... critical hits on the Critical Head Blow Table. None of these apply to
-toxic damage")."""
+eye, B400's large-area injury, and All-Out Attack's Double, Feint and Long (B365), each
+against the rule's words (``COMBAT.md``: "The Critical Head Blow Table is for critical
+hits to the head (skull, face, eye)"; "Skull: ... critical hits on the Critical Head
+Blow Table. None of these apply to toxic damage"; "Large-area injury (B400): the DR
+used is the average of the torso's and the least-protected location's"; "Double: two
+attacks; Feint: a feint, then an attack; Long: +1 yard of reach, at a cost in
+damage"), and their odds against enumeration."""
 
 from __future__ import annotations
 
+from fractions import Fraction
+
+import pytest
+
+from referee.errors import RuleError
 from referee.rng import ReplaySource
+from referee.systems.gurps.allout import feint_odds, long_damage
 from referee.systems.gurps.criticals import CRITICAL_HEAD_BLOW, CRITICAL_HIT, HEAD
 from referee.systems.gurps.damage import read_damage
-from referee.systems.gurps.exchange import Target, exchange
-from referee.systems.gurps.exchange_odds import exchange_odds
+from referee.systems.gurps.exchange import Target, exchange, exchanges
+from referee.systems.gurps.exchange_odds import double_odds, exchange_odds
 from referee.systems.gurps.melee import AttackOptions
+from test_exchange_odds import ONE_OF, WAYS, _check, _runs
 
 ORC = Target("Orc", dodge=8, dr=3, hp=12)
 
@@ -92,7 +102,6 @@ def test_large_area_injury_averages_the_torso_and_the_least_protected_dr_b400() 
     """B400 (``COMBAT.md``: "the DR used is the average of the torso's and the
     least-protected location's"): torso DR 3, bare arms (0): DR 1 (1.5, rounded down,
     referee's reading); no location may be chosen; and its odds equal enumeration."""
-    from test_exchange_odds import _check
 
     bare = Target("Orc", dodge=8, dr=3, hp=12, dr_at=(("arm", 0),))
     x = exchange(14, read_damage("3d cr"), bare, options=AttackOptions(large_area=True),
@@ -102,10 +111,88 @@ def test_large_area_injury_averages_the_torso_and_the_least_protected_dr_b400() 
     y = exchange(14, read_damage("3d cr"), covered, options=AttackOptions(large_area=True),
                  defense="dodge", rng=_replay(2, 4, 5, 2, 2, 5, 3, 4, 3))  # fmt: skip
     assert y.hurt is not None and y.hurt.dr == 3  # every location 3 or more: (3 + 3) / 2
-    import pytest
-
-    from referee.errors import RuleError
-
     with pytest.raises(RuleError, match="B400"):
         AttackOptions(large_area=True, location="skull")
     _check(12, "1d+1 cr", bare, AttackOptions(large_area=True), "dodge")
+
+
+def test_all_out_attack_long_feint_and_double_b365() -> None:
+    """B365 (``COMBAT.md``: "Double: two attacks; Feint: a feint, then an attack; Long:
+    +1 yard of reach, at a cost in damage"): Long's cost is −2 damage or −1 a die when
+    more (referee's reading, stated); a feint won by 5 takes 5 off the defense; Double
+    rolls two exchanges, the second against the HP the first left; one option only."""
+    assert [long_damage(d) for d in ("1d", "2d+1", "3d", "5d-1")] == [
+        "1d-2",
+        "2d-1",
+        "3d-3",
+        "5d-6",
+    ]
+    # The feint: 11 (success by 3) against 12's 14 (failure by 2): won by 5; then the
+    # attack 10, and the parry 10-5 = 5 fails on 12.
+    x = exchange(14, read_damage("2d cut"), Target("Orc", parry=10, hp=12),
+                 options=AttackOptions(feint=12), defense="parry",
+                 rng=_replay(4, 1, 6, 4, 4, 6, 2, 6, 2, 4, 5, 3, 1, 5))  # fmt: skip
+    assert x.feint is not None and x.feint.margin_of_victory == 5
+    assert x.defense is not None and x.defense.check.effective_skill == 5 and not x.defense.defended
+    both = exchanges(14, read_damage("2d cut"), Target("Orc", parry=10, hp=12),
+                     options=AttackOptions(double=True), defense="parry",
+                     rng=_replay(4, 1, 6, 4, 4, 6, 2, 6, 2, 4, 5, 1, 6, 6, 6, 6))  # fmt: skip
+    assert len(both) == 2 and both[0].hp_after == 0
+    assert both[1].target.current_hp == 0 and both[1].hp_after == -18  # 12 cut x1.5
+    for bad in ({"strong": True, "long": True}, {"double": True, "ranged": True}):
+        with pytest.raises(RuleError, match="B365"):
+            AttackOptions(**bad)  # type: ignore[arg-type]
+
+
+def test_a_feints_odds_equal_enumeration() -> None:
+    """The feint's Quick Contest is two more 3d6 before the attack. Its margins are
+    every pair of totals run through the exchange itself; the rest of the exchange is
+    enumerated once for each margin, after the first pair of totals that gives it (the
+    attack reads the feint only through its margin); the odds, a mixture over the
+    margins, equal the sum."""
+    spec, foe = read_damage("1d cut"), Target("Orc", parry=10, dr=1, hp=10)
+    opts = AttackOptions(feint=11, criticals=False)
+    rest = [*ONE_OF[10], *ONE_OF[11], 3]  # an attack, a parry, a die: read for the margin
+    margins: dict[int, Fraction] = {}
+    prefix: dict[int, list[int]] = {}
+    for a, wa in WAYS.items():
+        for b, wb in WAYS.items():
+            script = [*ONE_OF[a], *ONE_OF[b]]
+            x = exchange(13, spec, foe, options=opts, defense="parry",
+                         rng=_replay(*script, *rest))  # fmt: skip
+            assert x.feint is not None
+            m = x.feint.margin_of_victory if x.feint.winner == 1 else 0
+            margins[m or 0] = margins.get(m or 0, Fraction(0)) + Fraction(wa * wb, 216 * 216)
+            prefix.setdefault(m or 0, script)
+    assert tuple(sorted(margins.items())) == feint_odds(13, 11)
+    injures = defended = Fraction(0)
+    for m, p in margins.items():
+        for q, x in _runs(13, spec, foe, opts, "parry", prefix[m]):
+            injures += p * q if x.hurt is not None and x.hurt.injury else 0
+            defended += p * q if x.defense is not None and x.defense.defended else 0
+    o = exchange_odds(13, spec, foe, opts, "parry")
+    assert (o.injures, o.defended) == (injures, defended)
+
+
+def test_a_doubles_odds_follow_the_first_exchange() -> None:
+    """Either of two attacks injures 1 − (1 − p)²; both: the first's injury, then the
+    second against the HP it left (reeling halves Dodge, B419), by enumeration."""
+
+    spec, foe = read_damage("1d cr"), Target("Orc", dodge=10, hp=5)
+    opts = AttackOptions(double=True, criticals=False)
+    first = exchange_odds(12, spec, foe, opts, "dodge")
+    either, both = double_odds(first, 12, spec, foe, opts, "dodge")
+    assert either == 1 - (1 - first.injures) ** 2
+    seconds: dict[int, object] = {}
+    expected = Fraction(0)
+    for p, x in _runs(12, spec, foe, opts, "dodge"):
+        if x.hurt is None or not x.hurt.injury:
+            continue
+        hp = x.hp_after
+        assert hp is not None
+        if hp not in seconds:
+            after = Target("Orc", dodge=10, hp=5, current_hp=hp)
+            seconds[hp] = sum((q for q, y in _runs(12, spec, after, opts, "dodge")
+                               if y.hurt is not None and y.hurt.injury), Fraction(0))  # fmt: skip
+        expected += p * seconds[hp]  # type: ignore[operator]
+    assert both == expected
