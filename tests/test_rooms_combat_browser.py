@@ -208,14 +208,15 @@ async def test_the_gm_attacks_an_npc_from_a_players_card(server: Server) -> None
         await expect(mine.get_by_label("Attack ▸ target")).to_have_count(0)
         await expect(player.locator("section.sheet[data-sheet=orc]")).to_have_count(0)
         await mine.get_by_label("Deceptive attack").fill("1")
-        await mine.get_by_label("Aim at").select_option("vitals")
+        # (a swung broadsword cuts: the vitals are out of its reach, B399; an arm is not)
+        await mine.get_by_label("Aim at").select_option("arm")
         count = await rolls.count()
         await mine.get_by_role("button", name=re.compile("^Attack with Broadsword")).click()
         await expect(rolls).to_have_count(count + 1)
         lone = _last_roll(table)
         assert lone["roller"] == alice["member"]
         assert lone["command"] == (
-            '@aldo gurps attack "Broadsword (Swung)" --deceptive 1 --location vitals'
+            '@aldo gurps attack "Broadsword (Swung)" --deceptive 1 --location arm'
         )
         assert lone["result"]["kind"] == "attack"
 
