@@ -154,12 +154,16 @@ def test_the_chooser_leaves_a_thread_that_mostly_waits_and_comes_back() -> None:
     chooser = Chooser(clock=lambda: now[0])
     for _ in range(20):  # a quiet server: wall time near the thread's CPU
         now[0] += 0.05
-        chooser.took(0.0012, 0.001)
+        chooser.took(0.0012, 0.001, 0.0001)
     assert chooser.threaded
     assert chooser.ratio is not None and chooser.ratio < Chooser.RATIO
-    for _ in range(20):  # a busy one: four times the CPU
+    for _ in range(20):  # a thread short of a core while the loop idles: no better away
         now[0] += 0.05
-        chooser.took(0.04, 0.01)
+        chooser.took(0.04, 0.01, 0.001)
+    assert chooser.threaded
+    for _ in range(20):  # a busy loop: four times the CPU, the loop running meanwhile
+        now[0] += 0.05
+        chooser.took(0.04, 0.01, 0.03)
         if not chooser.threaded:
             break
     assert not chooser.threaded
@@ -169,7 +173,7 @@ def test_the_chooser_leaves_a_thread_that_mostly_waits_and_comes_back() -> None:
     now[0] += Chooser.AWAY
     chooser.away()
     assert chooser.threaded
-    chooser.took(0.5, 0.01)  # one slow batch alone is no window: no verdict
+    chooser.took(0.5, 0.01, 0.4)  # one slow batch alone is no window: no verdict
     assert chooser.threaded
 
 

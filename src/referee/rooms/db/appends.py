@@ -245,9 +245,13 @@ class Appends(HeadWrites):
                 async with self._writing():
                     if self.synced is not None and self.paths.threaded:
                         # SQLite: the whole batch in one thread hop
-                        began = time.perf_counter()
+                        began, loop = time.perf_counter(), time.thread_time()
                         made = await self.synced.run(self._append_many, groups, written, heads)
-                        self.paths.took(time.perf_counter() - began, self.synced.cpu)
+                        self.paths.took(
+                            time.perf_counter() - began,
+                            self.synced.cpu,
+                            time.thread_time() - loop,  # the loop's work meanwhile
+                        )
                     else:  # PostgreSQL; SQLite through aiosqlite under load (a hop a call)
                         if self.synced is not None:
                             self.paths.away()

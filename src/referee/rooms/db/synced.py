@@ -132,16 +132,19 @@ class Chooser:
     to feed), every release of the lock in the thread (each SQLite call) waits up to
     the switch interval to get it back, and each forced hand-over waits for the other
     thread to be scheduled, which on a machine busy with other processes stalls both:
-    under ``bench/bench_wrk.py`` a batch of 25 rolls took 30-55 ms in the thread for
-    8-11 ms of its CPU, and every roll in the queue waits for its batch. Through
+    under ``bench/bench_wrk.py`` a batch of 25 rolls took 31-58 ms in the thread for
+    9-13 ms of its CPU, and every roll in the queue waits for its batch. Through
     aiosqlite the batch's Python runs on the loop and only SQLite's own calls leave it.
 
     So the thread's batches are timed over windows of :attr:`WINDOW` seconds: the wall
-    time from the loop's hand-over to its answer, against the thread's CPU time. When
-    the wall time passes :attr:`RATIO` times the CPU (the thread mostly waits: for the
-    lock, or for a core), the batches go through aiosqlite for :attr:`AWAY` seconds,
-    then the thread is tried again. A quiet server keeps the thread (a batch's wall
-    time there is 1.1-1.5 times its CPU; under the load above, 3.5-4.5 times)."""
+    time from the loop's hand-over to its answer, against the thread's CPU time and
+    the loop's own CPU time meanwhile. When the wall time passes :attr:`RATIO` times
+    the thread's CPU (the thread mostly waits) while the loop ran for over
+    :attr:`BUSY` of it (the loop held the lock: a thread that waits for a core alone,
+    on a machine busy with other processes, would fare no better through aiosqlite),
+    the batches go through aiosqlite for :attr:`AWAY` seconds, then the thread is
+    tried again. A quiet server keeps the thread (a batch's wall time there was
+    1.1-1.3 times its CPU; under the load above, 3.4-4.6 times)."""
 
     WINDOW = 0.25
     """Seconds of the thread's batches that make one measure."""
@@ -149,6 +152,8 @@ class Chooser:
     """Fewest batches a window needs to count."""
     RATIO = 3.0
     """Wall time over CPU time past which the thread is left for a while."""
+    BUSY = 0.5
+    """Share of the batches' wall time the loop must have run meanwhile."""
     AWAY = 5.0
     """Seconds the batches go through aiosqlite before the thread is tried again."""
 
@@ -158,28 +163,33 @@ class Chooser:
         """Whether the next batch goes to the writer's thread (else through aiosqlite)."""
         self.ratio: float | None = None
         """The thread's last measured wall time over CPU time."""
-        self._began = clock()
-        self._wall = self._cpu = 0.0
+        self._began = self._wall = self._cpu = self._loop = 0.0
         self._batches = 0
+        self._reset(clock())
         self._back = 0.0
 
-    def took(self, wall: float, cpu: float) -> None:
-        """A batch in the thread took ``wall`` seconds, ``cpu`` of them the thread's CPU."""
+    def took(self, wall: float, cpu: float, loop: float) -> None:
+        """A batch in the thread took ``wall`` seconds, ``cpu`` of them the thread's CPU,
+        while the loop's thread ran for ``loop`` seconds of CPU."""
         now = self.clock()
         self._wall += wall
         self._cpu += cpu
+        self._loop += loop
         self._batches += 1
         if now - self._began < self.WINDOW:
             return
         if self._batches >= self.LEAST:
             self.ratio = self._wall / max(self._cpu, 1e-6)
-            if self.ratio > self.RATIO:
+            if self.ratio > self.RATIO and self._loop > self.BUSY * self._wall:
                 self.threaded, self._back = False, now + self.AWAY
-        self._began, self._wall, self._cpu, self._batches = now, 0.0, 0.0, 0
+        self._reset(now)
+
+    def _reset(self, now: float) -> None:
+        self._began, self._wall, self._cpu, self._loop, self._batches = now, 0.0, 0.0, 0.0, 0
 
     def away(self) -> None:
         """A batch went through aiosqlite: back to the thread once :attr:`AWAY` has passed."""
         now = self.clock()
         if now >= self._back:
             self.threaded = True
-            self._began, self._wall, self._cpu, self._batches = now, 0.0, 0.0, 0
+            self._reset(now)
