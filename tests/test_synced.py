@@ -12,7 +12,7 @@ import pytest
 import sqlalchemy as sa
 
 from referee.rooms.db.store import Store, sqlite_url
-from referee.rooms.db.synced import Conn, SyncWriter
+from referee.rooms.db.synced import Chooser, Conn, SyncWriter
 
 _T = sa.table("t", sa.column("n", sa.Integer))
 
@@ -144,3 +144,66 @@ def test_a_slow_batch_does_not_stall_the_event_loop(tmp_path: Path) -> None:
     gap, entry = asyncio.run(go())
     assert entry["text"].startswith("slow ")
     assert gap < 0.2, f"the event loop stalled for {gap:.2f} s"
+
+
+def test_the_chooser_leaves_a_thread_that_mostly_waits_and_comes_back() -> None:
+    """Batches go to the writer's thread while its wall time stays near its CPU time;
+    through aiosqlite for a while once it mostly waits (a busy loop holds the
+    interpreter lock); back to the thread after that while (issue 51)."""
+    now = [0.0]
+    chooser = Chooser(clock=lambda: now[0])
+    for _ in range(20):  # a quiet server: wall time near the thread's CPU
+        now[0] += 0.05
+        chooser.took(0.0012, 0.001, 0.0001)
+    assert chooser.threaded
+    assert chooser.ratio is not None and chooser.ratio < Chooser.RATIO
+    for _ in range(20):  # a thread short of a core while the loop idles: no better away
+        now[0] += 0.05
+        chooser.took(0.04, 0.01, 0.001)
+    assert chooser.threaded
+    for _ in range(20):  # a busy loop: four times the CPU, the loop running meanwhile
+        now[0] += 0.05
+        chooser.took(0.04, 0.01, 0.03)
+        if not chooser.threaded:
+            break
+    assert not chooser.threaded
+    now[0] += Chooser.AWAY / 2
+    chooser.away()
+    assert not chooser.threaded  # not yet
+    now[0] += Chooser.AWAY
+    chooser.away()
+    assert chooser.threaded
+    chooser.took(0.5, 0.01, 0.4)  # one slow batch alone is no window: no verdict
+    assert chooser.threaded
+
+
+def test_the_stores_batches_go_through_aiosqlite_when_the_chooser_says_so(tmp_path: Path) -> None:
+    """Either path writes the same entries, in order (issue 51)."""
+
+    async def go() -> list[dict[str, Any]]:
+        store = await Store.open(sqlite_url(tmp_path / "rooms.sqlite3"))
+        assert store.synced is not None
+        room, _token, _invite, _made = await store.create_room("T", "gurps")
+        got = [await store.append(room, "note", {"text": "thread"})]
+        store.paths.threaded = False
+        store.paths._back = float("inf")  # noqa: SLF001 (held on aiosqlite)
+        got += await asyncio.gather(
+            *(store.append(room, "note", {"text": str(i)}) for i in range(3))
+        )
+        back = await store.entries(room)
+        await store.close()
+        assert [e["seq"] for e in back][-4:] == [e["seq"] for e in got]
+        return got
+
+    got = asyncio.run(go())
+    assert [e["text"] for e in got] == ["thread", "0", "1", "2"]
+
+
+def test_salts_are_fresh_hex_and_never_repeat() -> None:
+    """Salts come from the OS's generator 256 at a time (issue 51): each is still 16
+    bytes of lowercase hex, and none repeats."""
+    from referee.rooms.log import new_salt
+
+    salts = [new_salt() for _ in range(1000)]
+    assert len(set(salts)) == len(salts)
+    assert all(len(s) == 32 and int(s, 16) >= 0 and s == s.lower() for s in salts)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 from fractions import Fraction
+from functools import lru_cache
 
 from ..errors import CommandError, RefereeError
 from ..fmt import fraction, percent
@@ -22,6 +23,7 @@ ROLL_ODDS_LIMITS = replace(
 """The budget for the "% to roll this or better" beside a roll: a tenth of the default."""
 
 
+@lru_cache(maxsize=256)
 def engine_limits(caps: CommandLimits, base: Limits = DEFAULT_LIMITS) -> Limits:
     """The engine's limits for one command under ``caps``: the lower budget for exact
     odds. ``caps.dice`` is not the engine's worst case (that would refuse ``3d6!``,
@@ -45,11 +47,14 @@ def chance(expr: str, total: int, limits: Limits = ROLL_ODDS_LIMITS) -> Fraction
         return None  # too large for exact odds, or a possible division by zero
 
 
+@lru_cache(maxsize=4096)
 def _within(expr: str, most: int, limits: Limits) -> None:
     """Refuse, before any die is drawn, an expression whose total (or a sub-roll's)
     could pass ``most`` in size, or that could divide by 0: from the expression
     alone, so the refusal is the same whatever the dice would have been
-    (:mod:`referee.bounds`)."""
+    (:mod:`referee.bounds`). An expression that passed is remembered (a table rolls
+    the same few again and again, and the check cost a room's roll a fifth of its
+    making, issue 51); a refusal raises, and is not."""
     from ..bounds import largest, zero_divisor
     from ..errors import DiceEvalError, DiceLimitError
     from ..notation import format_expr

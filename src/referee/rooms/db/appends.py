@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Callable, Mapping
 from typing import Any, cast
 
@@ -25,7 +26,7 @@ from .epochs import ARCHIVED, Conflict, Epoch, lock_epoch, read_epochs
 from .heads import Batch, Fields, Head, HeadWrites, Results, Rooms, Sealer
 from .held import Held
 from .schema import entries, rooms
-from .synced import Conn, SyncWriter
+from .synced import Chooser, Conn, SyncWriter
 
 __all__ = ["Appends", "Fields"]
 
@@ -87,6 +88,9 @@ class Appends(HeadWrites):
         self._write = asyncio.Lock()
         self.synced = SyncWriter(engine.url) if self.sqlite else None
         """SQLite: the thread that writes batches of appends (:mod:`.synced`)."""
+        self.paths = Chooser()
+        """SQLite: whether a batch goes to the writer's thread or through aiosqlite,
+        by how the thread fares under the load of the moment (:class:`.synced.Chooser`)."""
         self._queue: list[tuple[str, str, Fields, asyncio.Future[dict[str, Any]]]] = []
         self._flusher: asyncio.Task[None] | None = None
         self.on_commit: Callable[[list[dict[str, Any]]], None] | None = None
@@ -239,9 +243,18 @@ class Appends(HeadWrites):
             if rooms_:
                 groups = [(room, [(batch[i][1], batch[i][2]) for i in idx]) for room, idx in rooms_]
                 async with self._writing():
-                    if self.synced is not None:  # SQLite: the whole batch in one thread hop
+                    if self.synced is not None and self.paths.threaded:
+                        # SQLite: the whole batch in one thread hop
+                        began, loop = time.perf_counter(), time.thread_time()
                         made = await self.synced.run(self._append_many, groups, written, heads)
-                    else:
+                        self.paths.took(
+                            time.perf_counter() - began,
+                            self.synced.cpu,
+                            time.thread_time() - loop,  # the loop's work meanwhile
+                        )
+                    else:  # PostgreSQL; SQLite through aiosqlite under load (a hop a call)
+                        if self.synced is not None:
+                            self.paths.away()
                         async with self.engine.begin() as conn:
                             made = await self._append_many(conn, groups, written, heads)
                 for (_room, idx), sealed in zip(rooms_, made, strict=True):

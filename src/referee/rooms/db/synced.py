@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections.abc import Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Protocol, TypeVar
@@ -27,7 +28,7 @@ from typing import Any, Protocol, TypeVar
 import sqlalchemy as sa
 from sqlalchemy.engine import URL, make_url
 
-__all__ = ["Conn", "Synced", "SyncWriter", "pragmas"]
+__all__ = ["Chooser", "Conn", "Synced", "SyncWriter", "pragmas"]
 
 _T = TypeVar("_T")
 
@@ -81,6 +82,8 @@ class SyncWriter:
         )
         sa.event.listen(self.engine, "connect", pragmas)
         self._thread = ThreadPoolExecutor(1, thread_name_prefix="referee-sqlite-writer")
+        self.cpu = 0.0
+        """The thread's CPU seconds for the last batch."""
 
     async def run(self, work: Callable[..., Coroutine[Any, Any, _T]], *args: Any) -> _T:
         """``work(conn, *args)`` in one transaction, in the writer's thread: committed
@@ -97,6 +100,13 @@ class SyncWriter:
             raise
 
     def _drive(self, work: Callable[..., Coroutine[Any, Any, _T]], args: tuple[Any, ...]) -> _T:
+        cpu = time.thread_time()
+        try:
+            return self._write(work, args)
+        finally:
+            self.cpu = time.thread_time() - cpu
+
+    def _write(self, work: Callable[..., Coroutine[Any, Any, _T]], args: tuple[Any, ...]) -> _T:
         with self.engine.begin() as conn:
             coroutine = work(Synced(conn), *args)
             try:
@@ -109,3 +119,77 @@ class SyncWriter:
     def close(self) -> None:
         self._thread.shutdown(wait=True)
         self.engine.dispose()
+
+
+class Chooser:
+    """Whether SQLite's next batch goes to the writer's thread or through aiosqlite,
+    by how the thread fares under the load of the moment (issue 51).
+
+    The writer's thread is one hop a batch, but it runs the batch's Python (making the
+    rolls, SQLAlchemy) beside the event loop, and the two share one interpreter lock.
+    While the loop is idle the thread has it to itself, and one append at a time costs
+    a third of aiosqlite's CPU. While the loop is busy (many connections, live sockets
+    to feed), every release of the lock in the thread (each SQLite call) waits up to
+    the switch interval to get it back, and each forced hand-over waits for the other
+    thread to be scheduled, which on a machine busy with other processes stalls both:
+    under ``bench/bench_wrk.py`` a batch of 25 rolls took 31-58 ms in the thread for
+    9-13 ms of its CPU, and every roll in the queue waits for its batch. Through
+    aiosqlite the batch's Python runs on the loop and only SQLite's own calls leave it.
+
+    So the thread's batches are timed over windows of :attr:`WINDOW` seconds: the wall
+    time from the loop's hand-over to its answer, against the thread's CPU time and
+    the loop's own CPU time meanwhile. When the wall time passes :attr:`RATIO` times
+    the thread's CPU (the thread mostly waits) while the loop ran for over
+    :attr:`BUSY` of it (the loop held the lock: a thread that waits for a core alone,
+    on a machine busy with other processes, would fare no better through aiosqlite),
+    the batches go through aiosqlite for :attr:`AWAY` seconds, then the thread is
+    tried again. A quiet server keeps the thread (a batch's wall time there was
+    1.1-1.3 times its CPU; under the load above, 3.4-4.6 times)."""
+
+    WINDOW = 0.25
+    """Seconds of the thread's batches that make one measure."""
+    LEAST = 4
+    """Fewest batches a window needs to count."""
+    RATIO = 3.0
+    """Wall time over CPU time past which the thread is left for a while."""
+    BUSY = 0.5
+    """Share of the batches' wall time the loop must have run meanwhile."""
+    AWAY = 5.0
+    """Seconds the batches go through aiosqlite before the thread is tried again."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self.clock = clock
+        self.threaded = True
+        """Whether the next batch goes to the writer's thread (else through aiosqlite)."""
+        self.ratio: float | None = None
+        """The thread's last measured wall time over CPU time."""
+        self._began = self._wall = self._cpu = self._loop = 0.0
+        self._batches = 0
+        self._reset(clock())
+        self._back = 0.0
+
+    def took(self, wall: float, cpu: float, loop: float) -> None:
+        """A batch in the thread took ``wall`` seconds, ``cpu`` of them the thread's CPU,
+        while the loop's thread ran for ``loop`` seconds of CPU."""
+        now = self.clock()
+        self._wall += wall
+        self._cpu += cpu
+        self._loop += loop
+        self._batches += 1
+        if now - self._began < self.WINDOW:
+            return
+        if self._batches >= self.LEAST:
+            self.ratio = self._wall / max(self._cpu, 1e-6)
+            if self.ratio > self.RATIO and self._loop > self.BUSY * self._wall:
+                self.threaded, self._back = False, now + self.AWAY
+        self._reset(now)
+
+    def _reset(self, now: float) -> None:
+        self._began, self._wall, self._cpu, self._loop, self._batches = now, 0.0, 0.0, 0.0, 0
+
+    def away(self) -> None:
+        """A batch went through aiosqlite: back to the thread once :attr:`AWAY` has passed."""
+        now = self.clock()
+        if now >= self._back:
+            self.threaded = True
+            self._reset(now)
