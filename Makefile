@@ -22,6 +22,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/pymarkdown scan --recurse README.md CHANGELOG.md docs  # rules: .pymarkdown
+	$(BIN)/lint-imports  # the layers: pyproject.toml's [tool.importlinter] contracts
 
 typecheck: $(STAMP)
 	$(BIN)/mypy

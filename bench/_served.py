@@ -144,3 +144,29 @@ class Proxied:
             self._proxy.__exit__(None, None, None)
         finally:
             self.inner.close()
+
+
+def frame(buffer: bytearray, at: int) -> tuple[int, bytes, int] | None:
+    """The server frame at ``at`` in ``buffer`` (unmasked, as RFC 6455 has servers
+    send): its first byte, its payload, and where the next one starts; or None if it
+    has not all arrived yet. Each read of the socket takes every frame that came."""
+    if len(buffer) < at + 2:
+        return None
+    size, start = buffer[at + 1] & 0x7F, at + 2
+    if size >= 126:
+        width = 2 if size == 126 else 8
+        if len(buffer) < start + width:
+            return None
+        size, start = int.from_bytes(buffer[start : start + width]), start + width
+    if len(buffer) < start + size:
+        return None
+    return buffer[at], bytes(buffer[start : start + size]), start + size
+
+
+def masked(opcode: int, payload: bytes) -> bytes:
+    """One client frame (masked, as RFC 6455 asks of clients), under 64 KiB."""
+    mask = os.urandom(4)
+    size = len(payload)
+    head = bytes([0x80 | opcode])
+    head += bytes([0x80 | size]) if size < 126 else bytes([0x80 | 126]) + size.to_bytes(2)
+    return head + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload))

@@ -65,7 +65,8 @@ from _served import (
     resident_bytes,
     route,
 )
-from bench_rooms import _frame, _masked
+from _served import frame as _frame
+from _served import masked as _masked
 from referee.rooms.db.store import sqlite_url
 from referee.rooms.serving.child import Child
 

@@ -58,7 +58,8 @@ import orjson
 import uvloop
 
 from _served import UNLIMITED, cpu_seconds
-from bench_rooms import _frame, _masked
+from _served import frame as _frame
+from _served import masked as _masked
 from referee.rooms.serving.child import wait_healthy
 
 ROOMS = int(os.environ.get("ROOMS", "20"))

@@ -274,6 +274,44 @@ def test_no_import_cycles_between_modules() -> None:
     assert cycles == []
 
 
+def test_no_import_cycles_between_bench_scripts() -> None:
+    """bench/'s scripts share helpers through ``_served``/``_timing``; no two import
+    each other, directly or around a loop (issue 53), at the top or in a function."""
+    bench = SRC.parent.parent / "bench"
+    names = {p.stem for p in bench.glob("*.py")}
+    graph: dict[str, set[str]] = {}
+    for path in bench.glob("*.py"):
+        found = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                found.update(a.name for a in node.names)
+            elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+                found.add(node.module)
+        graph[path.stem] = {n for n in found if n in names and n != path.stem}
+
+    def reaches(start: str, goal: str, seen: set[str]) -> bool:
+        for d in graph[start]:
+            if d == goal or (d not in seen and reaches(d, goal, seen | {d})):
+                return True
+        return False
+
+    assert graph["bench_rooms"] >= {"bench_tables"}  # it runs bench_tables' case
+    assert [m for m in sorted(graph) if reaches(m, m, {m})] == []
+
+
+def test_discord_takes_no_route_and_no_private_name_of_the_rooms() -> None:
+    """Issue 53: Discord reaches the rooms through their service layer: no import of
+    the routes or pages, and no private name (``_resolve``) of another package."""
+    for path in (SRC / "rooms" / "discord").glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(node, ast.ImportFrom) or node.level < 2:
+                continue  # its own package's modules (.x) are its own business
+            module = node.module or ""
+            assert not module.startswith(("routes", "page", "app")), (path.name, module)
+            private = [a.name for a in node.names if a.name.startswith("_")]
+            assert private == [], (path.name, module, private)
+
+
 def test_the_engine_imports_no_front_end_and_no_rendering() -> None:
     graph = _modules()
     front = ("referee.cli", "referee.web")

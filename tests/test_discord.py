@@ -25,7 +25,7 @@ from discord_standin import (
     opts,
     sub,
 )
-from referee.discord.slash import application_commands
+from referee.rooms.discord.slash import application_commands
 from rooms_server import Server, make_table, running
 
 GM, ALICE, BOB = "1400000000000000001", "1400000000000000002", "1400000000000000003"
@@ -556,7 +556,7 @@ def test_a_linked_room_refuses_archived_and_foreign_tokens(bot: Bot) -> None:
 
 def test_every_rolling_command_is_a_slash_command() -> None:
     from referee.commands.registry import COMMANDS
-    from referee.discord.slash import MAX_COMMAND_SIZE, MAX_OPTIONS, command_size
+    from referee.rooms.discord.slash import MAX_COMMAND_SIZE, MAX_OPTIONS, command_size
 
     made = application_commands()
     subs = {(c["name"], s["name"]) for c in made for s in c.get("options", ()) if s["type"] == 1}

@@ -49,7 +49,7 @@ def test_dot_segments_do_not_climb_out_of_the_prefix(bot: Bot, rest: StandIn) ->
 def test_a_download_has_a_deadline_for_the_whole_file(db_url: str, rest: StandIn, bot: Bot) -> None:
     """A file trickled a byte at a time: refused once the download takes longer than
     REFEREE_DISCORD_ATTACHMENT_SECONDS (10 by default), whatever each read takes."""
-    from referee.discord.rest import ATTACHMENT_SECONDS, Rest, RestError
+    from referee.rooms.discord.rest import ATTACHMENT_SECONDS, Rest, RestError
 
     assert ATTACHMENT_SECONDS == 10
     rest.files["/attachments/4/slow.toml"] = dai()

@@ -24,7 +24,8 @@ from referee.parser import parse
 from referee.rooms.db.store import Epoch, Member
 from referee.rooms.errors import ApiError
 from referee.rooms.log import check_digestible
-from referee.rooms.routes.api import read_command, roll_maker
+from referee.rooms.rolling.reading import read_command
+from referee.rooms.service import roll_maker
 
 PLAYER = Member("room42", "p:alice", "Alice")
 

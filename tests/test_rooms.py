@@ -417,7 +417,7 @@ def test_a_kept_plan_rolls_as_a_freshly_read_one(command: str) -> None:
     """A room keeps each command's plan and rolls it again and again: it must roll
     exactly as the command read anew would, on the same draws."""
     from referee import commands, seeded
-    from referee.rooms.routes.api import read_command
+    from referee.rooms.rolling.reading import read_command
 
     _shown, kept = read_command(command)
     for seed in range(25):
@@ -428,7 +428,7 @@ def test_a_kept_plan_rolls_as_a_freshly_read_one(command: str) -> None:
 
 
 def test_the_plan_cache_keeps_the_newest_commands() -> None:
-    from referee.rooms.routes.api import read_command
+    from referee.rooms.rolling.reading import read_command
     from referee.rooms.state import Plans
 
     plans = Plans(most=2)

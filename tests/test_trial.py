@@ -230,7 +230,7 @@ def test_limits_cap_what_one_command_may_cost() -> None:
 
 
 def test_the_rooms_cap_is_the_command_layers() -> None:
-    from referee.rooms.routes.api import read_command, room_limits
+    from referee.rooms.rolling.reading import read_command, room_limits
     from referee.rooms.state import ApiError, RoomsLimits
 
     assert room_limits() == commands.CommandLimits(

@@ -49,8 +49,8 @@ def register(
     """Register referee's slash commands (/roll, /gurps, /swn, /fudge, /sheet...)."""
     import asyncio
 
-    from ..discord.rest import API, Rest, RestError
-    from ..discord.slash import application_commands
+    from ..rooms.discord.rest import API, Rest, RestError
+    from ..rooms.discord.slash import application_commands
 
     commands = application_commands()
     if show:

@@ -24,17 +24,18 @@ from fastapi.telemetry import TelemetryConfig
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from ..discord import route
 from .db.store import Store
+from .discord import route
 from .errors import ApiError, send_json
 from .page import pages
+from .rolling.reading import read_command
 from .routes import admin, api, attacks, characters, fights, live
 from .routes.hot import Hot
 from .routes.models import ERRORS
 from .state import MAX_BODY, RoomsLimits, State
 
 if TYPE_CHECKING:
-    from ..discord.config import DiscordConfig
+    from .discord.config import DiscordConfig
 
 log = logging.getLogger(__name__)
 
@@ -226,8 +227,8 @@ def create_app(
                 await listener.stop()
             await store.close()
 
-    from ..discord.config import DiscordConfig as _Config
-    from ..discord.interactions import Discord
+    from .discord.config import DiscordConfig as _Config
+    from .discord.interactions import Discord
 
     chat = discord if discord is not None else _Config.from_environment()
     app = FastAPI(
@@ -282,7 +283,7 @@ def _warm() -> None:
     full collection that walks them all stalls every room for tens of milliseconds."""
     import gc
 
-    api.read_command("3d6")
+    read_command("3d6")
     gc.collect()
     gc.freeze()
 

@@ -109,7 +109,7 @@ sheets = sa.Table(  # characters uploaded to a room: the bytes, beside the log (
 )
 
 # Discord (issue 42): which room a channel rolls into, its GM, and the members, sheets
-# and secret rolls the bot keeps for it (:mod:`referee.discord.store`).
+# and secret rolls the bot keeps for it (:mod:`referee.rooms.discord.store`).
 discord_channels = sa.Table(
     "discord_channels",
     metadata,

@@ -19,7 +19,8 @@ from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 
 from ..errors import ApiError
-from ..routes.api import authenticate, cookie_name, state
+from ..routes.api import cookie_name, state
+from ..service import authenticate
 
 __all__ = ["install"]
 

@@ -24,7 +24,15 @@ if TYPE_CHECKING:
     from ...sheets import Sheet
     from ..db.store import Member, Store
 
-__all__ = ["MAX_SHEET", "SHEET_NAME", "Lru", "RoomSheets", "as_sheet", "read_sheet_body"]
+__all__ = [
+    "MAX_SHEET",
+    "SHEET_NAME",
+    "Lru",
+    "RoomSheets",
+    "as_sheet",
+    "read_sheet_body",
+    "resolve_as",
+]
 
 
 class _State(Protocol):
@@ -166,7 +174,7 @@ async def as_sheet(
     if done is None:
         sheet = None if row is None else await st.sheets.sheet(st, room, row)
         others = {k: await st.sheets.sheet(st, room, r) for k, r in refs.items()}
-        done = await asyncio.to_thread(_resolve, command, sheet, limits, others)
+        done = await asyncio.to_thread(resolve_as, command, sheet, limits, others)
         st.sheets.resolved.keep(key, done)
     typed, resolved = done
     if pair is not None:
@@ -218,7 +226,7 @@ def _readable(sheets: Mapping[str, SheetRow], name: str, member: Member) -> Shee
     return row
 
 
-def _resolve(
+def resolve_as(
     command: str, sheet: Sheet | None, limits: CommandLimits, others: Mapping[str, Sheet]
 ) -> tuple[str, str]:
     """``(command normalised, as typed, resolved against sheet)``."""

@@ -19,10 +19,10 @@ from typing import Any
 from fastapi import FastAPI, Request
 from pydantic import BaseModel
 
-from ..db.store import Member
-from ..errors import ApiError
 from ..log import view
-from .api import Caller, conflicts, state, writable
+from ..service.admin import archive as archive_room
+from ..service.admin import new_invite, remove_member
+from .api import Caller, state
 from .models import Entry
 
 __all__ = ["install"]
@@ -32,35 +32,15 @@ class NewInvite(BaseModel):
     invite: str
 
 
-def _gm(member: Member, what: str) -> None:
-    if not member.is_gm:
-        raise ApiError(403, f"only the GM {what}")
-
-
 def install(app: FastAPI) -> None:
     @app.delete("/api/rooms/{room}/members/{member_id}", status_code=201, response_model=Entry)
     async def remove(room: str, member_id: str, member: Caller, request: Request) -> Any:
-        st = state(request)
-        await writable(st, room)
-        _gm(member, "removes members")
-        entry = await conflicts(st.store.leave(room, member_id))
-        st.published(room, entry)
-        return view(entry, member.id)
+        return view(await remove_member(state(request), room, member, member_id), member.id)
 
     @app.post("/api/rooms/{room}/invite", status_code=201, response_model=NewInvite)
     async def invite(room: str, member: Caller, request: Request) -> dict[str, str]:
-        st = state(request)
-        await writable(st, room)
-        _gm(member, "changes the invite")
-        new, entry = await conflicts(st.store.new_invite(room))
-        st.published(room, entry)
-        return {"invite": new}
+        return {"invite": await new_invite(state(request), room, member)}
 
     @app.post("/api/rooms/{room}/archive", status_code=201, response_model=Entry)
     async def archive(room: str, member: Caller, request: Request) -> Any:
-        st = state(request)
-        await writable(st, room)
-        _gm(member, "archives the room")
-        entry = await conflicts(st.store.archive(room))
-        st.published(room, entry)
-        return view(entry, member.id)
+        return view(await archive_room(state(request), room, member), member.id)

@@ -43,8 +43,9 @@ from ..db.fightstore import NOTHING
 from ..db.store import Member
 from ..errors import ApiError
 from ..log import view
-from .api import Caller, conflicts, roll_entry, state, writable
-from .models import ERRORS, NewRoll
+from ..service import conflicts, roll_entry, writable
+from .api import Caller, state
+from .models import ERRORS
 
 __all__ = ["install"]
 
@@ -85,7 +86,7 @@ def install(app: FastAPI) -> None:
         dice = await _weapon_damage(st, room, attacker, body.weapon)  # before any die
         where = f" --location {shlex.quote(body.location)}" if body.location else ""
         made = f"@{attacker.sheet} gurps attack {shlex.quote(body.weapon)}{where}"
-        rolls = [await roll_entry(st, room, member, NewRoll(command=made))]
+        rolls = [await roll_entry(st, room, member, made)]
         st.published(room, rolls[0])
         logged: list[dict[str, Any]] = []
         hit = rolls[0]["result"]
@@ -107,7 +108,7 @@ def install(app: FastAPI) -> None:
                 logged.extend(entries)
                 held = bool(rolled["result"].get("success"))
             if not held:
-                hurt = NewRoll(command=f"@{attacker.sheet} gurps damage {shlex.quote(dice)}")
+                hurt = f"@{attacker.sheet} gurps damage {shlex.quote(dice)}"
                 damage = await roll_entry(st, room, member, hurt)
                 st.published(room, damage)
                 rolls.append(damage)
@@ -196,9 +197,7 @@ async def _defend(
     """The target's best defense, the GM's secret roll, and its ``defend`` event."""
     kind, extra = await _best(st, room, target, hit)
     command = f"@{target.sheet} gurps defend {kind}{extra}"
-    rolled: dict[str, Any] = await roll_entry(
-        st, room, gm, NewRoll(command=command, visibility="gm")
-    )
+    rolled: dict[str, Any] = await roll_entry(st, room, gm, command, "gm")
     st.published(room, rolled)
     event = {"kind": "defend", "combatant": target.id, "defense": kind}
     entries = await conflicts(st.store.fight_event(room, "gm", event, rolled["seq"], None, _permit))

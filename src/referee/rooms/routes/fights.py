@@ -33,14 +33,11 @@ from ..db.fightstore import NOTHING
 from ..db.store import Member
 from ..errors import ApiError
 from ..log import view
-from .api import Caller, conflicts, roll_entry, state, writable
-from .models import ERRORS, NewRoll
+from ..service import Guardian, conflicts, roll_entry, writable
+from .api import Caller, state
+from .models import ERRORS
 
 __all__ = ["install"]
-
-
-SPEND = {"kind", "combatant", "values"}
-"""The fields of a player's ``set`` that spends a Luck Point."""
 
 
 class NewEvent(BaseModel):
@@ -53,40 +50,6 @@ class NewEvent(BaseModel):
     """With ``"roll": "call"``, the GM's choice of how the roll is seen (public by
     default; a hidden combatant's is always ``gm``)."""
     why: str | None = None
-
-
-def _may(member: Member) -> Any:
-    """What ``member`` may do, checked before anything else is looked at: a player
-    gets the same 403 for a call that is not theirs and one that does not exist, so
-    that no answer tells them of a hidden NPC's calls."""
-
-    def check(fight: Fight, ev: Mapping[str, Any], roll: int | None) -> None:
-        if member.is_gm:
-            return
-        kind = ev.get("kind")
-        mine = {cid for cid, c in fight.combatants.items() if c.owner == member.id}
-        cid = ev.get("combatant")
-        if kind == "answer":
-            call = next((c for c in fight.calls if c.id == ev.get("call")), None)
-            if call is not None and call.combatant in mine:
-                if roll is None:
-                    raise Conflict(403, "a player answers a call with their roll of its command")
-                return
-        elif kind == "next" and fight.current in mine:
-            return
-        elif kind == "defend" and cid in mine:
-            if roll is None:
-                raise Conflict(403, "a player counts a defense with their roll of it")
-            return
-        elif kind == "set" and isinstance(cid, str) and cid in mine and set(ev) <= SPEND:
-            values = ev.get("values")
-            if isinstance(values, Mapping) and set(values) == {"luck"}:
-                new = values["luck"]
-                if isinstance(new, int) and 0 <= new < fight.combatants[cid].value("luck"):
-                    return  # a Luck Point spent (002), never gained
-        raise Conflict(403, f"a player may not make this {kind} event: it is the GM's")
-
-    return check
 
 
 def install(app: FastAPI) -> None:
@@ -110,7 +73,7 @@ def install(app: FastAPI) -> None:
             roll = body.roll
         before = await conflicts(st.store.fight(room)) if ev.get("kind") == "answer" else None
         logged = await conflicts(
-            st.store.fight_event(room, member.id, ev, roll, body.why, _may(member))
+            st.store.fight_event(room, member.id, ev, roll, body.why, Guardian(member).fight_event)
         )
         for e in logged:
             st.published(room, e)
@@ -154,8 +117,7 @@ async def _sequel(
     if attacker is None or attacker.sheet is None:
         return None, []
     owner = Member(room, attacker.owner, "")
-    made = NewRoll(command=f"@{attacker.sheet} {call.then}")
-    damage = await roll_entry(st, room, owner, made)
+    damage = await roll_entry(st, room, owner, f"@{attacker.sheet} {call.then}")
     st.published(room, damage)
     event = {"kind": "damage", "combatant": call.combatant}
     where = call.then.split("--location ")
@@ -193,12 +155,12 @@ async def _call_roll(
     visibility = "gm" if who.hidden else (asked or "public") if member.is_gm else "public"
     if call.kind == "defense" and who.sheet:  # an NPC's defense, the GM's: as its sheet
         visibility = "gm" if asked is None else asked  # secret unless the GM says so
-        secret = NewRoll(command=f"@{who.sheet} {call.command}", visibility=visibility)  # type: ignore[arg-type]
-        made_as: dict[str, Any] = await roll_entry(st, room, member, secret)
+        secret = f"@{who.sheet} {call.command}"
+        made_as: dict[str, Any] = await roll_entry(st, room, member, secret, visibility)
         st.published(room, made_as)
         return made_as
-    made = NewRoll(command=call.command, visibility=visibility)  # type: ignore[arg-type]
-    rolled = await roll_entry(st, room, member, made, call_sheet=who.sheet or "")
+    rolled = await roll_entry(st, room, member, call.command, visibility,
+                              call_sheet=who.sheet or "")  # fmt: skip
     st.published(room, rolled)
     return rolled
 

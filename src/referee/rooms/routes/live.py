@@ -19,8 +19,9 @@ from fastapi import FastAPI, Request, WebSocket, WebSocketDisconnect
 from ..db.store import Member
 from ..errors import ApiError
 from ..fanout.broker import Watch
+from ..service import authenticate
 from ..state import State
-from .api import Caller, authenticate, cookie_name
+from .api import Caller, cookie_name
 
 __all__ = ["install", "serve"]
 

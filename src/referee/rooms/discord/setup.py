@@ -8,6 +8,9 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
+from ..errors import ApiError
+from ..service import LOGIN_SECONDS, SEED, add_seed, reveal_roll
+
 if TYPE_CHECKING:
     from .interactions import Discord
 
@@ -85,8 +88,6 @@ async def _page(bot: Discord, call: Call, channel: Channel) -> str:
     log as the API shows it to them, send their seed, and export the log to verify."""
     import time
 
-    from ..rooms.routes.api import LOGIN_SECONDS
-
     if not channel.room:
         raise Refusal("this channel has no room: a GM links one with /referee link")
     member = await member_of(bot, channel.room, call)
@@ -101,7 +102,6 @@ async def _page(bot: Discord, call: Call, channel: Channel) -> str:
 
 async def _reveal(bot: Discord, call: Call, channel: Channel, number: int) -> Done:
     if channel.room:
-        from ..rooms.routes.api import reveal_roll
         from .rolling import room_embed
 
         member = await member_of(bot, channel.room, call)
@@ -117,8 +117,7 @@ async def _reveal(bot: Discord, call: Call, channel: Channel, number: int) -> Do
 
 
 async def seed(bot: Discord, call: Call) -> Done:
-    from ..rooms.log import view
-    from ..rooms.routes.api import SEED, conflicts, writable
+    from ..log import view
 
     channel = await bot.store.channel(call.channel)
     if not channel.room:
@@ -128,12 +127,12 @@ async def seed(bot: Discord, call: Call) -> Done:
         raise Refusal("a client seed is 16 to 128 printable ASCII characters")
     member = await member_of(bot, channel.room, call)
     assert member is not None
-    if member.is_gm:
-        raise Refusal("only players send client seeds")
-    await writable(bot.st, channel.room)
-    made = await conflicts(bot.st.store.add_seed(channel.room, member.id, value))
-    for entry in made:
-        bot.st.published(channel.room, entry)
+    try:
+        made = await add_seed(bot.st, channel.room, member, value)
+    except ApiError as exc:
+        if exc.status == 403:
+            raise Refusal(exc.message) from None
+        raise
     last = view(made[-1], member.id)
     return _now(f"Your seed is in: it mixes into your rolls from epoch {last.get('epoch')} on.")
 

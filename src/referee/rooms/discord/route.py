@@ -8,7 +8,7 @@ from __future__ import annotations
 from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from ..rooms.errors import ApiError, send_json
+from ..errors import ApiError, send_json
 
 __all__ = ["PATH", "Endpoint"]
 

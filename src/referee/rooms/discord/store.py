@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 
-from ..rooms.db.schema import (
+from ..db.schema import (
     discord_channels,
     discord_members,
     discord_missed,
@@ -24,7 +24,7 @@ from ..rooms.db.schema import (
 )
 
 if TYPE_CHECKING:
-    from ..rooms.db.store import Store
+    from ..db.store import Store
 
 __all__ = ["Channel", "DiscordStore"]
 

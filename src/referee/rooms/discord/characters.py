@@ -7,6 +7,7 @@ import hashlib
 import re
 from typing import TYPE_CHECKING, Any
 
+from ..service import store_sheet, writable
 from .calls import Call, Done, Refusal
 from .members import member_of
 from .replies import note
@@ -15,8 +16,8 @@ from .slash import shown_value as _shown
 from .store import Channel
 
 if TYPE_CHECKING:
-    from ..rooms.db.store import Member
-    from ..sheets import Sheet
+    from ...sheets import Sheet
+    from ..db.store import Member
     from .interactions import Discord
 
 __all__ = ["MAX_SHEET", "carried", "complete", "sheet", "sheet_of", "to_room"]
@@ -49,8 +50,6 @@ async def sheet(bot: Discord, call: Call) -> Done:
     channel = await bot.store.channel(call.channel)
     member = None
     if channel.room:  # a removed member is refused here, before the download
-        from ..rooms.routes.api import writable
-
         member = await member_of(bot, channel.room, call)
         await writable(bot.st, channel.room)
     body = await bot.rest.attachment(found["url"], MAX_SHEET)
@@ -68,8 +67,6 @@ async def sheet(bot: Discord, call: Call) -> Done:
 
 async def to_room(bot: Discord, room: str, member: Member, body: bytes, read: Sheet) -> str:
     """Put a sheet in ``room`` as ``member``'s character: its name there."""
-    from ..rooms.routes.characters import store_sheet
-
     name = re.sub(r"[^A-Za-z0-9_-]+", "-", read.name).strip("-")[:40] or "sheet"
     rows = await bot.st.sheets.of(bot.st, room)
     taken = rows.get(name)

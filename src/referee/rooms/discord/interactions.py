@@ -17,9 +17,9 @@ import time
 from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any
 
-from ..errors import RefereeError
-from ..rooms.errors import ApiError
-from ..rooms.rolling.rollas import Lru
+from ...errors import RefereeError
+from ..errors import ApiError
+from ..rolling.rollas import Lru
 from .calls import Call, Done, Refusal
 from .config import DiscordConfig
 from .replies import note
@@ -28,8 +28,8 @@ from .signature import Unsigned, Verifier
 from .store import DiscordStore
 
 if TYPE_CHECKING:
-    from ..rooms.state import State
-    from ..sheets import Sheet
+    from ...sheets import Sheet
+    from ..state import State
 
 __all__ = ["Discord"]
 
@@ -43,8 +43,8 @@ class Discord:
     """The Discord front end of one server: its checks, its state, its REST client."""
 
     def __init__(self, st: State, config: DiscordConfig) -> None:
-        from ..rooms.rolling.plans import Plans
-        from ..rooms.rolling.reading import read_odds
+        from ..rolling.plans import Plans
+        from ..rolling.reading import read_odds
 
         self.st = st
         self.config = config
@@ -173,7 +173,7 @@ class Discord:
 
     async def sheet(self, sha: str, body: bytes) -> Sheet:
         """A sheet's bytes, read (once per version, in a worker thread)."""
-        from ..rooms.rolling.rollas import read_sheet_body
+        from ..rolling.rollas import read_sheet_body
 
         found: Sheet | None = self.sheets.get(sha)
         if found is None:

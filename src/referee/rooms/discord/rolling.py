@@ -22,8 +22,10 @@ import asyncio
 from collections.abc import Collection
 from typing import TYPE_CHECKING, Any, Literal
 
-from ..errors import RefereeError
-from ..rooms.errors import ApiError
+from ...errors import RefereeError
+from ..errors import ApiError
+from ..rolling.rollas import resolve_as
+from ..service import roll_entry
 from .calls import Call, Done, Refusal
 from .members import member_of, missed_note
 from .replies import blind_note, embed, message, note
@@ -113,8 +115,7 @@ async def _with_sheet(bot: Discord, call: Call, channel: Channel, line: str) -> 
     channel or in its room); ``line`` itself without one."""
     if not channel.room:
         return await _resolved(bot, call, line)
-    from ..rooms.rolling.reading import room_limits
-    from ..rooms.rolling.rollas import _resolve
+    from ..rolling.reading import room_limits
     from .characters import carried, sheet_of
 
     sheet = await sheet_of(bot, call, channel)
@@ -124,13 +125,13 @@ async def _with_sheet(bot: Discord, call: Call, channel: Channel, line: str) -> 
             return line
         sheet = await sheet_of(bot, call, channel)
     limits = room_limits(bot.st.limits.draws)
-    return (await asyncio.to_thread(_resolve, line, sheet, limits, {}))[1]
+    return (await asyncio.to_thread(resolve_as, line, sheet, limits, {}))[1]
 
 
 async def _odds(bot: Discord, line: str, ephemeral: bool) -> Done:
     limits = bot.st.limits
     shown, plan = await bot.odds.read(line, limits.draws, limits.read_seconds)
-    from ..rng import default_source
+    from ...rng import default_source
 
     reply = plan(default_source())  # draws nothing: the odds were computed when read
     return Done(message(embeds=[embed(shown, reply.text, reply.data)], ephemeral=ephemeral))
@@ -145,12 +146,11 @@ async def _resolved(bot: Discord, call: Call, line: str) -> str:
     key = (sha, line)
     done: str | None = bot.resolved.get(key)
     if done is None:
-        from ..rooms.rolling.reading import room_limits
-        from ..rooms.rolling.rollas import _resolve
+        from ..rolling.reading import room_limits
 
         sheet = await bot.sheet(sha, body)
         limits = room_limits(bot.st.limits.draws)
-        done = (await asyncio.to_thread(_resolve, line, sheet, limits, {}))[1]
+        done = (await asyncio.to_thread(resolve_as, line, sheet, limits, {}))[1]
         bot.resolved.keep(key, done)
     return done
 
@@ -158,8 +158,8 @@ async def _resolved(bot: Discord, call: Call, line: str) -> str:
 async def _unlogged(
     bot: Discord, call: Call, channel: Channel, line: str, visibility: str, is_gm: bool
 ) -> Done:
-    from ..rng import RecordingSource, default_source
-    from ..rooms.log import outcome
+    from ...rng import RecordingSource, default_source
+    from ..log import outcome
 
     limits = bot.st.limits
     resolved = await _resolved(bot, call, line)
@@ -230,22 +230,19 @@ def _secret(
 async def _in_room(
     bot: Discord, call: Call, channel: Channel, line: str, visibility: str, is_gm: bool
 ) -> Done:
-    from ..rooms.routes.api import roll_entry
-    from ..rooms.routes.models import NewRoll
-
     room = channel.room
     assert room is not None
     member = await member_of(bot, room, call)
     assert member is not None
-    asked = NewRoll(command=line, visibility=ROOM_VISIBILITY[visibility])
+    asked = ROOM_VISIBILITY[visibility]
     try:
-        entry = await roll_entry(bot.st, room, member, asked)
+        entry = await roll_entry(bot.st, room, member, line, asked)
     except ApiError as exc:  # (refused before any die: nothing was drawn or logged)
         from .characters import carried
 
         if NO_SHEET not in exc.message or not await carried(bot, call, room, member):
             raise
-        entry = await roll_entry(bot.st, room, member, asked)
+        entry = await roll_entry(bot.st, room, member, line, asked)
     # Every reply shows the entry as :func:`.log.view` lets its reader see it.
     mine = room_embed(bot, call, entry, member.id)
     if visibility == "public":
@@ -263,7 +260,7 @@ def room_embed(
 ) -> dict[str, Any] | None:
     """A room's roll entry as ``reader`` may see it (:func:`.log.view`), with where its
     log is; None when they see it redacted."""
-    from ..rooms.log import view
+    from ..log import view
 
     seen = view(entry, reader, revealed)
     if seen.get("redacted"):

@@ -22,13 +22,14 @@ import asyncio
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from ..service import authenticate, writable
 from .calls import Call, Done, Refusal
 from .replies import message, note
 from .rest import RestError
 from .store import Channel
 
 if TYPE_CHECKING:
-    from ..rooms.db.store import Member
+    from ..db.store import Member
     from .interactions import Discord
 
 __all__ = ["ADMINISTRATOR", "MANAGE_CHANNELS", "gm_channel", "link", "unlink"]
@@ -45,8 +46,7 @@ def is_admin(call: Call) -> bool:
 async def _gm_of(bot: Discord, call: Call, room: str, token: Any) -> Member | None:
     """The GM member of ``room`` that ``token`` names, or None (no token, another
     room's, a player's, an invite: nothing that proves its GM)."""
-    from ..rooms.errors import ApiError
-    from ..rooms.routes.api import authenticate
+    from ..errors import ApiError
 
     if not isinstance(token, str) or not token:
         return None
@@ -83,8 +83,6 @@ async def _allowed(bot: Discord, call: Call, channel: Channel, token: Any) -> Me
 async def link(bot: Discord, call: Call, channel: Channel, options: Mapping[str, Any]) -> Done:
     """Link the channel to a room: the room's GM token proves the caller its GM, and
     :func:`_allowed` that the channel is theirs to link."""
-    from ..rooms.routes.api import writable
-
     room, token = options.get("room"), options.get("token")
     if not isinstance(room, str) or not isinstance(token, str):
         raise Refusal("give the room and its GM token: /referee link room:ID token:TOKEN")

@@ -83,8 +83,8 @@ class Asked:
 @functools.cache
 def _registry() -> tuple[Mapping[tuple[str, ...], Any], Any]:
     """The registry and its click group (built once: building it takes milliseconds)."""
-    from ..commands import reader
-    from ..commands.registry import COMMANDS
+    from ...commands import reader
+    from ...commands.registry import COMMANDS
 
     return COMMANDS, reader.build_group()
 

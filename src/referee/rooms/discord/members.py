@@ -7,10 +7,11 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING
 
+from ..service import join as join_room
 from .calls import Call, Refusal
 
 if TYPE_CHECKING:
-    from ..rooms.db.store import Member
+    from ..db.store import Member
     from .interactions import Discord
 
 __all__ = ["member_of", "missed_note"]
@@ -37,11 +38,7 @@ async def member_of(bot: Discord, room: str, call: Call, join: bool = True) -> M
             async with lock:
                 found = await bot.store.member(room, call.user)
                 if found is None:
-                    from ..rooms.routes.api import writable
-
-                    await writable(st, room)
-                    made, _token, entry = await st.store.join(room, call.name)
-                    st.published(room, entry)
+                    made, _token, _entry = await join_room(st, room, call.name)
                     found = await bot.store.claim_member(room, call.user, made)
         finally:
             lock, users = bot.joining[key]

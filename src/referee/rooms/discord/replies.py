@@ -22,7 +22,7 @@ def _order() -> dict[str, int]:
     """The order outcomes are listed in, whatever order a result's JSON has them in (a
     room's entry is kept with its keys sorted): a check's, then the reaction table's
     bands from worst to best; any other after them, by name."""
-    from ..systems.gurps.reaction import BANDS
+    from ...systems.gurps.reaction import BANDS
 
     known = ["success", "critical_success", "critical_failure", "first", "second", "tie",
              "penetrates", "injures", *(name for _, name in BANDS), "Excellent"]  # fmt: skip
