@@ -281,7 +281,7 @@ def test_no_import_cycles_between_bench_scripts() -> None:
     names = {p.stem for p in bench.glob("*.py")}
     graph: dict[str, set[str]] = {}
     for path in bench.glob("*.py"):
-        found = set()
+        found: set[str] = set()
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.Import):
                 found.update(a.name for a in node.names)
