@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint typecheck unit doctest docs bench clean services
+.PHONY: run test check lint typecheck unit doctest docs bench clean services
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -17,6 +17,15 @@ run: $(STAMP)
 	$(BIN)/referee serve $(ARGS)
 
 test: lint typecheck unit doctest docs
+
+# The fast loop (issue 53): lint, types and the tests that need no browser, no
+# PostgreSQL and no served room, with Hypothesis's smaller "check" profile. `make test`
+# runs everything.
+FAST := $(filter-out tests/test_docs.py tests/test_docs_lint.py tests/test_collector.py \
+	tests/test_synced.py tests/test_refusals.py tests/test_trial.py tests/test_swn_sim.py, \
+	$(shell grep -L -E 'rooms_server|chromium|playwright|postgresql|pgtemp|serving' tests/test_*.py))
+check: lint typecheck
+	HYPOTHESIS_PROFILE=check $(BIN)/pytest -p no:cacheprovider -m "not slow" $(FAST)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

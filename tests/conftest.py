@@ -10,13 +10,17 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 import pytest
+import os
+
 from hypothesis import settings
 
 if TYPE_CHECKING:
     from rooms_server import Server, Table
 
 settings.register_profile("ci", deadline=None, max_examples=200)
-settings.load_profile("ci")
+# `make check`, the fast loop: fewer examples (`make test` runs the "ci" profile).
+settings.register_profile("check", deadline=None, max_examples=20)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
 @pytest.fixture(scope="session")
