@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 from collections import Counter
 from collections.abc import Iterator
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 import pytest
-import os
-
 from hypothesis import settings
 
 if TYPE_CHECKING:

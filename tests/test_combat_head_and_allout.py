@@ -144,6 +144,7 @@ def test_all_out_attack_long_feint_and_double_b365() -> None:
             AttackOptions(**bad)  # type: ignore[arg-type]
 
 
+@pytest.mark.slow  # make check leaves it to make test
 def test_a_feints_odds_equal_enumeration() -> None:
     """The feint's Quick Contest is two more 3d6 before the attack. Its margins are
     every pair of totals run through the exchange itself; the rest of the exchange is

@@ -15,6 +15,7 @@ from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -136,6 +137,7 @@ def test_a_fixed_exchange_matches_enumeration() -> None:
     _check(14, "2d cut", Target("Orc", parry=10, dr=2, hp=12), AttackOptions(), "parry")
 
 
+@pytest.mark.slow  # make check leaves it to make test
 def test_an_aimed_and_a_random_location_match_enumeration() -> None:
     """The skull, missed by 1 into the torso (B399); and B398's random table."""
     target = Target("Orc", dodge=8, dr=1, hp=10, current_hp=4)
@@ -143,6 +145,7 @@ def test_an_aimed_and_a_random_location_match_enumeration() -> None:
     _check(12, "1d imp", target, AttackOptions(random_location=True), "best")
 
 
+@pytest.mark.slow  # make check leaves it to make test
 @settings(max_examples=6, deadline=None)
 @given(
     skill=st.integers(6, 18),

@@ -42,6 +42,7 @@ def _answer(
     )
 
 
+@pytest.mark.slow  # make check leaves it to make test
 @pytest.mark.parametrize("hp_max", range(1, 25))
 def test_gurps_major_wound_and_death_checks_by_brute_force(hp_max: int) -> None:
     for start in range(-6 * hp_max, hp_max + 1):
@@ -569,6 +570,7 @@ def _long_log(system: str, size: int, seed: int) -> list[dict[str, Any]]:
     return log
 
 
+@pytest.mark.slow  # make check leaves it to make test
 @pytest.mark.parametrize("system", ["gurps", "swn"])
 def test_a_10000_event_replay_is_the_fight_stepped_one_event_at_a_time(system: str) -> None:
     log = _long_log(system, 10_000, seed=41)

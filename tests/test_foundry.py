@@ -345,6 +345,7 @@ def _paths(node: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
 ODD: list[object] = [None, True, "x", "", -1, 10**12, 2.5, float("nan"), [], {}, [None], {"a": []}]
 
 
+@pytest.mark.slow  # make check leaves it to make test
 @pytest.mark.parametrize("name", FIXTURES)
 def test_any_value_anywhere_reads_or_raises_a_sheet_error(name: str) -> None:
     original = load(name)

@@ -248,6 +248,7 @@ def test_opposed_odds_match_enumeration() -> None:
     assert f.oppose_odds(a, b, "defender") == Versus(win, lose + tie, Fraction(0))
 
 
+@pytest.mark.slow  # make check leaves it to make test
 @pytest.mark.parametrize(
     ("net", "strategy"),
     [(0, "optimal"), (2, "optimal"), (1, "minus-then-blank"), (-1, "optimal"), (3, "minus-only")],

@@ -58,6 +58,7 @@ def test_the_help_has_examples_to_run() -> None:
     assert all(not e.startswith(NOT_RUN) for _, e in RUN)
 
 
+@pytest.mark.slow  # make check leaves it to make test
 @pytest.mark.parametrize(("path", "example"), RUN, ids=[e for _, e in RUN])
 def test_every_help_example_runs_anywhere(
     path: tuple[str, ...], example: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch

@@ -123,6 +123,7 @@ def _pool_brute(dice: Dice, limits: Limits) -> dict[int, Fraction]:
 SMALL = Limits(explosions=3)
 
 
+@pytest.mark.slow  # make check leaves it to make test
 @pytest.mark.parametrize(
     "expr",
     [
@@ -285,6 +286,7 @@ def test_keep_drop_work_is_bounded_before_it_starts() -> None:
         odds("150d6!kh3")  # each explosion a die: refused before any work
 
 
+@pytest.mark.slow  # make check leaves it to make test
 def test_trivial_or_hopeless_work_is_quick() -> None:
     # One face: the kept sum is certain, whatever the pool size.
     assert odds("10000d1kh5000").distribution == {5000: Fraction(1)}

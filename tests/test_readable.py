@@ -74,6 +74,7 @@ def test_odds_100d100_is_a_short_table_whose_rows_add_up() -> None:
     assert len(r.data["distribution"]) == 9901  # the JSON keeps every total
 
 
+@pytest.mark.slow  # make check leaves it to make test
 @pytest.mark.parametrize(
     "expr", ["d100", "d1000", "40d6", "d6!", "d6!*d6!", "d2*10000+10d6", "1000d6", "d10000"]
 )

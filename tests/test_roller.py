@@ -59,6 +59,7 @@ CONSTRUCTS = [
 ]
 
 
+@pytest.mark.slow  # make check leaves it to make test
 @pytest.mark.parametrize("expr", CONSTRUCTS)
 def test_roller_matches_exact_odds(expr: str) -> None:
     rng = seeded(f"chi-square {expr}")

@@ -102,6 +102,7 @@ def test_the_prompt_leaves_quietly_when_its_reader_does() -> None:
     assert "Traceback" not in shell.stderr and "BrokenPipe" not in shell.stderr
 
 
+@pytest.mark.slow  # make check leaves it to make test
 def test_help_examples_stay_on_one_line() -> None:
     for meta in COMMANDS.values():
         res = runner.invoke(app, [*meta.path, "--help"], terminal_width=80)

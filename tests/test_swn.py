@@ -94,6 +94,7 @@ def test_aid_gives_plus_one_however_many_helpers_succeed() -> None:
     assert "aid" not in dict(c.modifiers) and not c.success
 
 
+@pytest.mark.slow  # make check leaves it to make test
 @pytest.mark.parametrize("helpers", [(), (0,), (1, -1), (2, 0, 0)])
 def test_aided_skill_odds_match_enumeration(helpers: tuple[int, ...]) -> None:
     bonus, difficulty = 1, 10
