@@ -50,12 +50,9 @@ def carries_numbers(fight: Fight, ev: Mapping[str, Any]) -> bool:
     """Whether event ``ev`` (read) names a GM's NPC's sheet numbers: its ``add`` with
     any, or a ``set`` of them. ``fight`` is the fight before it."""
     kind = ev.get("kind")
-    if kind == "add":
-        shown = Combatant(
-            id="", name="", values={}, owner=ev.get("owner", "gm"), hidden=ev.get("hidden", False),
-            pc=ev.get("pc", False),
-        )  # fmt: skip
-        return plays(shown) and any(private(k) for k in ev.get("values", {}))
+    if kind == "add":  # the NPC it adds, as :func:`plays` reads one
+        npc = ev.get("owner", "gm") == "gm" and not ev.get("pc") and not ev.get("hidden")
+        return npc and any(private(k) for k in ev.get("values", {}))
     if kind == "set":
         c = fight.combatants.get(str(ev.get("combatant")))
         return plays(c) and any(private(k) for k in ev.get("values", {}))

@@ -247,15 +247,21 @@ def double_odds(
     """All-Out Attack (Double, B365; :mod:`.allout`): P(either attack injures), P(both
     do). ``first`` is one attack's odds. A first that does not injure leaves the foe
     as it was; one that does may leave it reeling (its Dodge halved, B419), so the
-    second's odds are taken at the HP the first left."""
+    second's odds are taken at the HP the first left. Only whether it left the foe
+    reeling changes them (the crippling caps follow its full HP), so the second's odds
+    are worked out once for each of the two."""
     miss = 1 - first.injures
     now = target.current_hp if target.current_hp is not None else target.hp
+    seconds: dict[bool, Fraction] = {}
     both = Fraction(0)
     for n, p in first.injury:
         if n and p:
             after = replace(target, current_hp=None if now is None else now - n)
-            both += p * exchange_odds(skill, damage, after, options, defense,
-                                      defense_options).injures  # fmt: skip
+            if after.reeling not in seconds:
+                seconds[after.reeling] = exchange_odds(
+                    skill, damage, after, options, defense, defense_options
+                ).injures
+            both += p * seconds[after.reeling]
     return 1 - miss * miss, both
 
 
