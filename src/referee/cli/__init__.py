@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import sys
 
-from ..commands.line import NEGATIVE, join_expressions
+from ..commands.line import NEGATIVE, is_word, join_expressions
 from ..errors import RefereeError
 
 __all__ = ["main", "run_roll"]
@@ -36,11 +36,15 @@ def run_roll(exprs: list[str], n: int, seed: int | None, as_json: bool, secret: 
 
 def _fast_roll_args(argv: list[str]) -> tuple[list[str], int, int | None, bool, bool] | None:
     """``roll`` arguments in their plain forms, or None to let typer handle the line."""
-    if not argv or argv[0] != "roll":
+    if not argv:
         return None
+    if argv[0] == "roll":
+        argv = argv[1:]
+    elif is_word(argv[0]) or argv[0].startswith("-") and not NEGATIVE.match(argv[0]):
+        return None  # a command's name or an option: typer's; a bare expression is a roll
     exprs: list[str] = []
     n, seed, as_json, secret = 1, None, False, False
-    args = iter(argv[1:])
+    args = iter(argv)
     try:
         for arg in args:
             if arg == "--json":
@@ -75,7 +79,7 @@ def main() -> None:
         sys.exit(run_roll(*fast))
     import typer
 
-    from .app import app
+    from .app import build
 
-    code = typer.main.get_command(app).main(argv, "referee")
+    code = typer.main.get_command(build(argv[0])).main(argv, "referee")
     sys.exit(code if isinstance(code, int) else 0)

@@ -20,7 +20,7 @@ from typer.exceptions import TyperException
 
 from ..commands.line import arrange
 from ..commands.reader import is_word, load, option_names, player_words, valued_options
-from ..commands.registry import ALIASES, COMMANDS, DEFAULTS, GROUP_HELP, Command
+from ..commands.registry import ALIASES, COMMANDS, DECLARED_BY, DEFAULTS, GROUP_HELP, Command
 from ..commands.result import Reply
 from ..errors import CommandError, RefereeError
 from ..rng import resolve, seeded
@@ -213,9 +213,15 @@ def arrange_argv(group: TyperGroup, words: list[str]) -> list[str]:
     return words[:i] + rest
 
 
-def build() -> typer.Typer:
-    """The CLI application: every registered command, with the CLI's own options."""
-    load()
+def build(first: str | None = None) -> typer.Typer:
+    """The CLI application: every registered command, with the CLI's own options.
+
+    With ``first``, the first word of a command line that names a system's group
+    (``gurps``, an alias, ``roll``), only that group's commands: a system's commands
+    are loaded when that system is asked for (:func:`referee.commands.reader.load`).
+    """
+    only = first is not None and ALIASES.get(first, first) in DECLARED_BY
+    load(first if only else None)
     apps: dict[tuple[str, ...], typer.Typer] = {}
 
     def app_for(path: tuple[str, ...]) -> typer.Typer:
@@ -241,6 +247,8 @@ def build() -> typer.Typer:
         app_for(meta.path[:-1]).command(meta.path[-1], epilog=meta.epilog)(_wrap(meta))
     apps[()].command("serve", epilog=SERVE_EXAMPLES)(serve)
     apps[()].command("verify", epilog=VERIFY_EXAMPLES)(verify)
+    if only:  # (with serve and verify beside it, typer keeps "sheet" a command by name)
+        return apps[()]
     from .operate import rooms_app
 
     apps[()].add_typer(rooms_app, name="rooms")
@@ -392,5 +400,19 @@ def _limits_help() -> str:
     return ", ".join(f"{k}={v}" for k, v in limit_names().items()) + "."
 
 
-app = build()
-"""The typer application (``typer.testing.CliRunner().invoke(app, [...])`` runs it)."""
+app: typer.Typer  # (bound by __getattr__ below, when first asked for)
+
+
+def __getattr__(name: str) -> typer.Typer:
+    """``app``: the whole typer application, built when first asked for
+    (``typer.testing.CliRunner().invoke(app, [...])`` runs it); the console script
+    builds only the group its command line names (:func:`build`)."""
+    global _APP
+    if name != "app":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    if _APP is None:
+        _APP = build()
+    return _APP
+
+
+_APP: typer.Typer | None = None

@@ -19,11 +19,18 @@ from collections.abc import Collection, Sequence
 
 from ..errors import CommandError
 
-__all__ = ["NEGATIVE", "arrange", "join_expressions", "normalise", "split_line"]
+__all__ = ["NEGATIVE", "arrange", "is_word", "join_expressions", "normalise", "split_line"]
 
 NEGATIVE = re.compile(r"^-[\d(dD.]")
 """A word that starts like a negative expression or level (``-5``, ``-d6``, ``-1``)."""
 _OPERATORS = "+-*/"
+
+
+def is_word(text: str) -> bool:
+    """A word that cannot start a dice expression: an unknown command, not dice."""
+    return text[:1].isalpha() and not (
+        text[:1] in "dD" and (len(text) == 1 or text[1].isdigit() or text[1] in "%fF")
+    )
 
 
 def split_line(line: str) -> list[str]:

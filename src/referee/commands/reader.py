@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from importlib import import_module
 from typing import Any
 
 import typer
@@ -18,9 +19,8 @@ from typer.exceptions import TyperException
 
 from ..errors import CommandError
 from ..rng import CappedSource, RandomSource, RecordingSource, resolve
-from . import character, dice, fudge, gurps, gurps_combat, gurps_defend, swn, swn_attack  # noqa: F401
-from .line import arrange, normalise, split_line
-from .registry import ALIASES, COMMANDS, DEFAULTS, Command, root_app
+from .line import arrange, is_word, normalise, split_line
+from .registry import ALIASES, COMMANDS, DECLARED_BY, DEFAULTS, Command, root_app
 from .result import (
     BUILTIN,
     CommandLimits,
@@ -53,12 +53,22 @@ CLI_ONLY = ("--json", "--seed", "-n", "--secret", "--open")
 """Options of the CLI alone: a result is already structured and rolled by the caller."""
 
 
-def load() -> None:
-    """Every command is declared (importing this module declares them)."""
+def load(first: str | None = None) -> None:
+    """Declare the commands of the group that ``first`` names (``gurps``, an alias, or
+    ``roll``), or with no word every command: each system's commands are loaded when
+    that system is asked for, so ``referee gurps check 12`` does not import SWN's
+    encounter simulator (:data:`.registry.DECLARED_BY`)."""
+    if first is None:
+        names = {m for group in DECLARED_BY.values() for m in group}
+    else:
+        names = set(DECLARED_BY.get(ALIASES.get(first, first), ()))
+    for name in sorted(names):
+        import_module(f"{__package__}.{name}")
 
 
 def build_group() -> TyperGroup:
     """A fresh group of every command (the CLI adds its own options to its copy)."""
+    load()
     group = typer.main.get_command(root_app())
     assert isinstance(group, TyperGroup)
     return group
@@ -72,13 +82,6 @@ def _group() -> TyperGroup:
     if _GROUP is None:
         _GROUP = build_group()
     return _GROUP
-
-
-def is_word(text: str) -> bool:
-    """A word that cannot start a dice expression: an unknown command, not dice."""
-    return text[:1].isalpha() and not (
-        text[:1] in "dD" and (len(text) == 1 or text[1].isdigit() or text[1] in "%fF")
-    )
 
 
 def find(

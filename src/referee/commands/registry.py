@@ -25,6 +25,7 @@ from .result import Plan, Reply
 __all__ = [
     "ALIASES",
     "COMMANDS",
+    "DECLARED_BY",
     "DEFAULTS",
     "GROUP_HELP",
     "Command",
@@ -78,6 +79,18 @@ GROUP_HELP = {
     ("gurps", "odds"): "Exact odds of a success roll (the default), contest, reaction or damage.",
     ("fudge", "odds"): "Exact odds of an action (the default) or an opposed action.",
 }
+DECLARED_BY: dict[str, tuple[str, ...]] = {
+    "roll": ("dice",),
+    "odds": ("dice",),
+    "sample": ("dice",),
+    "sheet": ("character",),
+    "gurps": ("gurps", "gurps_combat", "gurps_defend"),
+    "fudge": ("fudge",),
+    "swn": ("swn", "swn_attack"),
+}
+"""The modules of :mod:`referee.commands` that declare each first word's commands:
+:func:`.reader.load` imports only those a command line names (a test checks that
+together they declare every command, and each only its own words)."""
 ALIASES = {alias: s.name for s in SYSTEMS.values() for alias in s.aliases}
 """Other names of the system command groups (from the systems registry)."""
 
