@@ -54,3 +54,49 @@ def test_the_console_script_reads_a_system_command_and_a_bare_expression() -> No
     assert sheet.returncode == 0 and b"Dai" in sheet.stdout, sheet.stderr
     rooms = subprocess.run([*exe, "rooms", "--help"], capture_output=True)
     assert rooms.returncode == 0 and b"Usage: referee rooms" in rooms.stdout
+
+
+def test_threads_reading_one_command_at_once_each_get_their_own_arguments() -> None:
+    """The rooms read commands in worker threads. typer's wrapper of a command keeps a
+    call's arguments in a dict shared by every call, so without a group per thread one
+    thread's ``roll`` ran with another's expressions: a bystander room was answered
+    with an attacker's refusal (tests/test_hostile.py, issue 53)."""
+    import threading
+
+    from referee import commands
+    from referee.errors import RefereeError
+    from referee.rng import seeded
+
+    crossed: list[tuple[str, str]] = []
+    bad = "roll -- " + "-" * 60 + "1"  # refused when it runs: nests 60 deep
+
+    def good(k: int) -> None:
+        for i in range(300):
+            expr = f"3d6+{k * 1000 + i}"
+            try:
+                reply = commands.plan(expr, only_rolls=True)[1](seeded(1))
+            except RefereeError as exc:
+                crossed.append((expr, str(exc)))
+                continue
+            if reply.data["expression"] != expr:
+                crossed.append((expr, reply.data["expression"]))
+
+    def evil() -> None:
+        for _ in range(1500):
+            try:
+                commands.plan(bad, only_rolls=True)[1](seeded(1))
+            except RefereeError:
+                pass
+
+    switch = sys.getswitchinterval()
+    sys.setswitchinterval(1e-5)  # hand the interpreter over often, as a loaded server does
+    try:
+        threads = [threading.Thread(target=good, args=(k,)) for k in range(2)]
+        threads += [threading.Thread(target=evil) for _ in range(2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(switch)
+    assert crossed == []

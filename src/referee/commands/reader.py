@@ -8,6 +8,7 @@ and (through :func:`build_group`) the CLI.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from dataclasses import replace
 from importlib import import_module
@@ -74,14 +75,23 @@ def build_group() -> TyperGroup:
     return group
 
 
-_GROUP: TyperGroup | None = None
+_LOCAL = threading.local()
 
 
 def _group() -> TyperGroup:
-    global _GROUP
-    if _GROUP is None:
-        _GROUP = build_group()
-    return _GROUP
+    """This thread's group of every command, built on its first use there.
+
+    Each thread has its own because typer's wrapper of a command function keeps the
+    arguments of a call in one dict that every call of that command shares
+    (``use_params`` in ``typer.main.get_callback``, typer 0.29): two threads invoking
+    one command at once could each run with the other's arguments, a room's roll with
+    another room's command (found under load in issue 53's hunt for flaky tests;
+    ``tests/test_command_loading.py`` hammers it). The rooms read commands in worker
+    threads (:mod:`referee.rooms.rolling.plans`)."""
+    group: TyperGroup | None = getattr(_LOCAL, "group", None)
+    if group is None:
+        group = _LOCAL.group = build_group()
+    return group
 
 
 def find(
