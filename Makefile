@@ -44,8 +44,11 @@ typecheck: $(STAMP)
 services:
 	bash scripts/install-services.sh
 
+# Two pytest-xdist workers, a test module each at a time (--dist loadscope: a module's
+# server, PostgreSQL database and Chromium are made once, in its worker); each worker
+# starts its own throwaway PostgreSQL cluster (tests/conftest.py's session fixture).
 unit: $(STAMP) services
-	$(BIN)/pytest --cov --cov-report=term:skip-covered
+	$(BIN)/pytest -n 2 --dist loadscope --cov --cov-report=term:skip-covered
 
 doctest: $(STAMP)
 	$(BIN)/pytest -p no:cacheprovider --doctest-glob='*.md' --doctest-modules README.md docs src/referee --ignore=src/referee/rooms/db/migrations
