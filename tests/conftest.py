@@ -129,8 +129,51 @@ def rest() -> Iterator[Any]:
         yield s
 
 
+# Every Discord test that takes ``bot`` runs on both transports (issue 54): the HTTP
+# interactions endpoint of ``referee serve``, and ``referee discord run`` through the
+# gateway stand-in. ``http_bot`` is for the tests of the HTTP endpoint itself (its
+# signatures, bodies and status codes), which the gateway does not have.
+@pytest.fixture(scope="module", params=["http", "gateway"])
+def transport(request: pytest.FixtureRequest) -> str:
+    """How Discord reaches referee: ``http`` or ``gateway``."""
+    return str(request.param)
+
+
 @pytest.fixture(scope="module")
-def bot(db_url: str, rest: Any) -> Iterator[Any]:
+def discord_db(
+    db_url: str,
+    transport: str,
+    request: pytest.FixtureRequest,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> str:
+    """The Discord tests' database: ``db_url`` over HTTP, a fresh one on the same backend
+    through the gateway (the tests' channels and GMs start from nothing on each)."""
+    if transport == "http":
+        return db_url
+    if db_url.startswith("sqlite"):
+        from referee.rooms.db.store import sqlite_url
+
+        return sqlite_url(tmp_path_factory.mktemp("gateway") / "rooms.sqlite3")
+    from rooms_server import fresh_db
+
+    return fresh_db(request.getfixturevalue("postgres"), tmp_path_factory.mktemp("gateway"))
+
+
+@pytest.fixture(scope="module")
+def bot(discord_db: str, transport: str, rest: Any) -> Iterator[Any]:
+    from discord_standin import another_server
+
+    with another_server(
+        discord_db,
+        rest,
+        transport=transport,
+        REFEREE_DISCORD_ATTACHMENT_HOSTS=rest.base + "/attachments/",
+    ) as made:
+        yield made
+
+
+@pytest.fixture(scope="module")
+def http_bot(db_url: str, rest: Any) -> Iterator[Any]:
     from discord_standin import another_server
 
     with another_server(

@@ -6,8 +6,12 @@ from these machines: this is the one part of referee tested against a stand-in."
 
 from __future__ import annotations
 
+import base64
 import json
 import os
+import re
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -20,11 +24,15 @@ from typing import Any
 import httpx
 from nacl.signing import SigningKey
 
-from rooms_server import running
+from rooms_server import Loopback, running
 
 APPLICATION = "1100000000000000001"
+TOKEN = base64.b64encode(APPLICATION.encode()).decode().rstrip("=") + ".GtEsT0.not-a-real-token"
+"""A bot token in Discord's shape (its bot's id in base64, then two parts), as hikari
+reads one."""
 GUILD = "1200000000000000002"
 _ids = count(1_300_000_000_000_000_000)
+CALLBACK = re.compile(r"/interactions/\d+/[^/]+/callback")
 
 
 @dataclass(repr=False)
@@ -41,6 +49,16 @@ class StandIn:
     """Paths answered with an error, as Discord answers one: ``(status, its JSON)``."""
     trickled: set[str] = field(default_factory=set)
     """Paths whose file is sent a byte every 0.2 seconds."""
+    gateway: str = ""
+    """The gateway stand-in's URL, which ``GET /gateway/bot`` gives (tests/gateway_standin.py)."""
+    token: str = TOKEN
+    """The bot's token: ``GET /gateway/bot`` with any other is refused (401)."""
+    callbacks: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Answers to interactions through the callback endpoint (the gateway's), by path."""
+    answered: list[str] = field(default_factory=list)
+    """Every callback's path, in order (an interaction answered twice shows twice)."""
+    gateway_standin: Any = None
+    """The gateway stand-in itself (tests/gateway_standin.py), when there is one."""
 
     def __repr__(self) -> str:  # not its calls: hypothesis prints its arguments
         return f"StandIn({self.base!r}, {len(self.calls)} calls)"
@@ -59,7 +77,17 @@ class StandIn:
 
 @contextmanager
 def stand_in() -> Iterator[StandIn]:
-    """A local REST stand-in on a free loopback port."""
+    """A local REST stand-in on a free loopback port, and a gateway stand-in beside it
+    (tests/gateway_standin.py), which ``GET /gateway/bot`` names."""
+    from gateway_standin import gateway_stand_in
+
+    with _rest() as state, gateway_stand_in(state.token) as gateway:
+        state.gateway, state.gateway_standin = gateway.url, gateway
+        yield state
+
+
+@contextmanager
+def _rest() -> Iterator[StandIn]:
     state = StandIn("")
 
     class Handler(BaseHTTPRequestHandler):
@@ -69,6 +97,15 @@ def stand_in() -> Iterator[StandIn]:
         def _record(self) -> None:
             length = int(self.headers.get("content-length") or 0)
             body = self.rfile.read(length) if length else b""
+            if self.command == "POST" and CALLBACK.fullmatch(self.path):
+                # An answer through the gateway: kept apart from the calls, which are
+                # then the same on both transports (over HTTP, the answer is the response).
+                state.callbacks[self.path] = json.loads(body)
+                state.answered.append(self.path)
+                self.send_response(204)
+                self.send_header("content-length", "0")
+                self.end_headers()
+                return
             state.calls.append(
                 {
                     "method": self.command,
@@ -87,8 +124,26 @@ def stand_in() -> Iterator[StandIn]:
 
         do_POST = do_PATCH = do_PUT = do_DELETE = _record
 
+        def _gateway_bot(self) -> None:
+            """Where the gateway is, as Discord answers a bot (401 for another token)."""
+            if self.headers.get("authorization") != f"Bot {state.token}":
+                status, answer = 401, {"message": "401: Unauthorized", "code": 0}
+            else:
+                limit = {"total": 1000, "remaining": 999, "reset_after": 0, "max_concurrency": 1}
+                status = 200
+                answer = {"url": state.gateway, "shards": 1, "session_start_limit": limit}
+            out = json.dumps(answer).encode()
+            self.send_response(status)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(out)))
+            self.end_headers()
+            self.wfile.write(out)
+
         def do_GET(self) -> None:
             state.gets.append(self.path)
+            if self.path == "/gateway/bot":
+                self._gateway_bot()
+                return
             elsewhere = state.redirects.get(self.path)
             if elsewhere is not None:
                 self.send_response(302)
@@ -197,8 +252,9 @@ class Bot:
     base: str
     signer: Signer
     rest: StandIn
+    transport = "http"
 
-    def send(self, payload: dict[str, Any] | bytes, **headers: str) -> httpx.Response:
+    def send(self, payload: dict[str, Any] | bytes, **headers: str) -> Any:
         body = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
         with httpx.Client(base_url=self.base, timeout=30) as c:
             return c.post(
@@ -216,18 +272,66 @@ class Bot:
         return got
 
 
+@dataclass
+class Answer:
+    """An answer through the interaction callback endpoint, read as the HTTP
+    endpoint's response is (the gateway's answers always go out as 200s)."""
+
+    body: dict[str, Any]
+    status_code: int = 200
+
+    def json(self) -> dict[str, Any]:
+        return self.body
+
+    @property
+    def text(self) -> str:
+        return json.dumps(self.body)
+
+
+@dataclass
+class GatewayBot(Bot):
+    """A ``referee discord run`` process, as Discord's gateway reaches it: each
+    interaction is dispatched in its gateway session, and its answer is what it posts to
+    the interaction callback endpoint."""
+
+    gateway: Any = None
+    session: str = ""
+    transport = "gateway"
+
+    def send(self, payload: dict[str, Any] | bytes, **headers: str) -> Any:
+        assert isinstance(payload, dict) and not headers, "the gateway has no raw bodies"
+        path = f"/interactions/{payload['id']}/{payload['token']}/callback"
+        self.gateway.dispatch(self.session, payload)
+        end = time.monotonic() + 30
+        while time.monotonic() < end:
+            found = self.rest.callbacks.get(path)
+            if found is not None:
+                return Answer(found)
+            time.sleep(0.005)
+        raise AssertionError(f"no answer to {payload['id']} through the gateway")
+
+
 @contextmanager
 def another_server(
-    db_url: str, rest: StandIn, signer: Signer | None = None, **env: str
+    db_url: str,
+    rest: StandIn,
+    signer: Signer | None = None,
+    transport: str = "http",
+    **env: str,
 ) -> Iterator[Bot]:
     """A server on the database ``db_url`` (another one beside the tests' first, or
     the same one again after a restart), with ``signer``'s key (a fresh one by
-    default) and settings of its own."""
+    default) and settings of its own; with ``transport="gateway"``, a ``referee
+    discord run`` process reached through the gateway stand-in (``rest.gateway``)."""
+    if transport == "gateway":
+        with gateway_server(db_url, rest, **env) as made:
+            yield made
+        return
     signer = signer or Signer()
     env = {
         "REFEREE_DISCORD_PUBLIC_KEY": signer.public_hex,
         "REFEREE_DISCORD_API": rest.base,
-        "REFEREE_DISCORD_TOKEN": "bot-token",
+        "REFEREE_DISCORD_TOKEN": TOKEN,
         **env,
     }
     saved = {k: os.environ.get(k) for k in env}
@@ -241,3 +345,43 @@ def another_server(
                 os.environ.pop(k, None)
             else:
                 os.environ[k] = v
+
+
+@contextmanager
+def gateway_server(db_url: str, rest: StandIn, **env: str) -> Iterator[GatewayBot]:
+    """``referee discord run --port 0`` on ``db_url`` with the tests' limits
+    (:class:`rooms_server.Loopback`), connected to the gateway stand-in that
+    ``rest.gateway`` names; its room pages on the port it prints."""
+    gateway = rest.gateway_standin
+    assert gateway is not None, "the REST stand-in has no gateway stand-in"
+    before = set(gateway.sessions)
+    args = [sys.executable, "-m", "referee.cli", "discord", "run", "--port", "0", "--db", db_url]
+    for name in ("address_rate", "address_burst"):
+        args += ["--limit", f"{name}={getattr(Loopback, name):g}"]
+    full = {
+        **os.environ,
+        "REFEREE_DISCORD_API": rest.base,
+        "REFEREE_DISCORD_TOKEN": TOKEN,
+        "PYTHONPATH": os.pathsep.join(sys.path),
+        **env,
+    }
+    full.pop("REFEREE_DISCORD_PUBLIC_KEY", None)
+    process = subprocess.Popen(args, env=full, stdout=subprocess.PIPE, text=True)
+    try:
+        assert process.stdout is not None
+        line = process.stdout.readline()
+        found = re.search(r"room pages at (http://\S+?)/?$", line.strip())
+        assert found, f"referee discord run said {line!r} (exit {process.poll()})"
+        base = found[1]
+        new = set(gateway.sessions) - before
+        assert len(new) == 1, (new, gateway)
+        yield GatewayBot(base, Signer(), rest, gateway=gateway, session=new.pop())
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        if process.stdout is not None:
+            process.stdout.close()

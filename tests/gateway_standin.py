@@ -46,10 +46,11 @@ class Session:
 
 @dataclass(repr=False)
 class Gateway:
-    """The gateway stand-in: its URL, and what its clients did."""
+    """The gateway stand-in: its URL, and what its clients did. Each client that
+    identifies gets a session of its own (a test's servers each have one)."""
 
     url: str = ""
-    token: str = "bot-token"
+    token: str = ""
     heartbeat_ms: int = 45_000
     identifies: int = 0
     resumes: list[int] = field(default_factory=list)
@@ -58,58 +59,69 @@ class Gateway:
     refused: int = 0
     """Connections closed with 4004 (a token that is not the bot's)."""
     sessions: dict[str, Session] = field(default_factory=dict)
-    _live: ServerConnection | None = None
-    _session: Session | None = None
-    _zlib: Any = None
+    _live: dict[str, ServerConnection] = field(default_factory=dict)
+    _zlib: dict[ServerConnection, Any] = field(default_factory=dict)
     _loop: asyncio.AbstractEventLoop | None = None
-    _ready: threading.Event = field(default_factory=threading.Event)
+    _changed: threading.Condition = field(default_factory=threading.Condition)
 
     def __repr__(self) -> str:
         return f"Gateway({self.url!r}, {self.identifies} identified, {len(self.resumes)} resumed)"
 
     # --- what a test does (from its own thread) ---
 
-    def dispatch(self, interaction: dict[str, Any]) -> None:
-        """Send ``INTERACTION_CREATE``; with no live connection, keep it for the RESUME."""
-        self._run(self._dispatch(interaction))
+    def dispatch(self, session: str, interaction: dict[str, Any]) -> None:
+        """Send ``INTERACTION_CREATE`` in ``session``; with no live connection, keep it
+        for the RESUME, as Discord does."""
+        self._run(self._dispatch(session, interaction))
 
-    def drop(self, code: int = 4000) -> None:
-        """Close the live connection from the server's side with ``code`` (4000,
+    def drop(self, session: str, code: int = 4000) -> None:
+        """Close ``session``'s connection from the server's side with ``code`` (4000,
         "unknown error": the client should RESUME); the session stays."""
-        self._ready.clear()
-        self._run(self._drop(code))
+        self._run(self._drop(session, code))
 
-    def wait_ready(self, timeout: float = 30) -> None:
-        """Until a client has identified or resumed (after :meth:`drop`: resumed)."""
-        assert self._ready.wait(timeout), f"no client is connected: {self!r}"
+    def wait_for(self, check: Any, timeout: float = 60) -> None:
+        """Until ``check()`` holds (it is tried again whenever a client identifies,
+        resumes or goes)."""
+        with self._changed:
+            assert self._changed.wait_for(check, timeout), f"timed out: {self!r}"
+
+    def live(self, session: str) -> bool:
+        return session in self._live
 
     def _run(self, work: Any) -> Any:
         assert self._loop is not None
         return asyncio.run_coroutine_threadsafe(work, self._loop).result(10)
 
-    async def _dispatch(self, interaction: dict[str, Any]) -> None:
-        assert self._session is not None, "no session: no client has identified"
-        payload = self._session.next("INTERACTION_CREATE", interaction)
-        if self._live is not None:
-            await self._send(self._live, payload)
+    def _notify(self) -> None:
+        with self._changed:
+            self._changed.notify_all()
 
-    async def _drop(self, code: int) -> None:
-        if self._live is not None:
-            live, self._live = self._live, None
-            await live.close(code, "the stand-in dropped the connection")
+    async def _dispatch(self, session: str, interaction: dict[str, Any]) -> None:
+        payload = self.sessions[session].next("INTERACTION_CREATE", interaction)
+        ws = self._live.get(session)
+        if ws is not None:
+            await self._send(ws, payload)
+
+    async def _drop(self, session: str, code: int) -> None:
+        ws = self._live.pop(session, None)
+        if ws is not None:
+            await ws.close(code, "the stand-in dropped the connection")
+        self._notify()
 
     # --- the protocol ---
 
     async def _send(self, ws: ServerConnection, payload: dict[str, Any]) -> None:
         data = json.dumps(payload).encode()
-        if self._zlib is not None:
-            await ws.send(self._zlib.compress(data) + self._zlib.flush(zlib.Z_SYNC_FLUSH))
+        stream = self._zlib.get(ws)
+        if stream is not None:
+            await ws.send(stream.compress(data) + stream.flush(zlib.Z_SYNC_FLUSH))
         else:
             await ws.send(data.decode())
 
     async def serve(self, ws: ServerConnection) -> None:
         query = parse_qs(urlparse(ws.request.path if ws.request else "/").query)
-        self._zlib = zlib.compressobj() if query.get("compress") == ["zlib-stream"] else None
+        if query.get("compress") == ["zlib-stream"]:
+            self._zlib[ws] = zlib.compressobj()
         await self._send(ws, {"op": HELLO, "d": {"heartbeat_interval": self.heartbeat_ms}})
         try:
             async for message in ws:
@@ -117,8 +129,11 @@ class Gateway:
         except ConnectionClosed:
             pass
         finally:
-            if self._live is ws:
-                self._live = None
+            self._zlib.pop(ws, None)
+            for session, live in list(self._live.items()):
+                if live is ws:
+                    del self._live[session]
+            self._notify()
 
     async def _receive(self, ws: ServerConnection, payload: dict[str, Any]) -> None:
         op, data = payload.get("op"), payload.get("d") or {}
@@ -128,26 +143,26 @@ class Gateway:
         elif op in (IDENTIFY, RESUME) and data.get("token") != self.token:
             self.refused += 1
             await ws.close(4004, "Authentication failed.")
+            self._notify()
         elif op == IDENTIFY:
             self.identifies += 1
-            session = self._session = Session(f"session-{self.identifies}")
+            session = Session(f"session-{self.identifies}")
             self.sessions[session.id] = session
-            self._live = ws
+            self._live[session.id] = ws
             await self._send(ws, session.next("READY", self._ready_data(session)))
-            self._ready.set()
+            self._notify()
         elif op == RESUME:
             found = self.sessions.get(str(data.get("session_id")))
             if found is None:
                 await self._send(ws, {"op": 9, "d": False})  # INVALID_SESSION
                 return
-            session = found
             seq = int(data.get("seq") or 0)
             self.resumes.append(seq)
-            self._live, self._session = ws, session
-            for missed in list(session.sent[seq:]):
+            self._live[found.id] = ws
+            for missed in list(found.sent[seq:]):
                 await self._send(ws, missed)
-            await self._send(ws, session.next("RESUMED", {}))
-            self._ready.set()
+            await self._send(ws, found.next("RESUMED", {}))
+            self._notify()
 
     def _ready_data(self, session: Session) -> dict[str, Any]:
         return {
@@ -169,7 +184,7 @@ class Gateway:
 
 
 @contextmanager
-def gateway_stand_in(token: str = "bot-token") -> Iterator[Gateway]:
+def gateway_stand_in(token: str) -> Iterator[Gateway]:
     """A gateway stand-in on a free loopback port, in a thread of its own."""
     state = Gateway(token=token)
     started = threading.Event()

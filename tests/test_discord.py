@@ -17,6 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from discord_standin import (
+    TOKEN,
     Bot,
     Signer,
     StandIn,
@@ -34,12 +35,14 @@ CAN_MANAGE = str(1 << 4)
 
 
 @pytest.fixture(scope="module")
-def other(db_url: str, rest: StandIn, bot: Bot) -> Iterator[Bot]:
+def other(discord_db: str, rest: StandIn, bot: Bot) -> Iterator[Bot]:
     """A second server on PostgreSQL; the same one on SQLite (one file, one server)."""
     from contextlib import nullcontext
 
-    two = db_url.startswith("postgresql")
-    with another_server(db_url, rest) if two else nullcontext(bot) as made:
+    two = discord_db.startswith("postgresql")
+    with (
+        another_server(discord_db, rest, transport=bot.transport) if two else nullcontext(bot)
+    ) as made:
         yield made
 
 
@@ -61,19 +64,19 @@ def ephemeral(reply: dict[str, Any]) -> bool:
 # ---------------------------------------------------------------- the endpoint
 
 
-def test_ping_and_signatures(bot: Bot) -> None:
-    assert bot.ask("x", kind=1) == {"type": 1}
+def test_ping_and_signatures(http_bot: Bot) -> None:
+    assert http_bot.ask("x", kind=1) == {"type": 1}
     body = json.dumps({"type": 1}).encode()
-    with_sig = bot.signer.headers(body)
+    with_sig = http_bot.signer.headers(body)
     url = "/discord/interactions"
     import httpx
 
-    with httpx.Client(base_url=bot.base) as c:
+    with httpx.Client(base_url=http_bot.base) as c:
         assert c.post(url, content=body).status_code == 401  # unsigned
         bad = {**with_sig, "x-signature-ed25519": "00" * 64}
         assert c.post(url, content=body, headers=bad).status_code == 401
         assert c.post(url, content=body + b" ", headers=with_sig).status_code == 401  # altered
-        stale = bot.signer.headers(body, at=time.time() - 3600)
+        stale = http_bot.signer.headers(body, at=time.time() - 3600)
         r = c.post(url, content=body, headers=stale)
         assert r.status_code == 401 and "stale" in r.json()["error"]
         assert c.post(url, content=body, headers=with_sig).status_code == 200
@@ -84,17 +87,17 @@ def test_ping_and_signatures(bot: Bot) -> None:
         malformed = {**with_sig, "x-signature-timestamp": "soon"}
         assert c.post(url, content=body, headers=malformed).status_code == 401
         big = b'{"type": 1, "pad": "' + b"x" * 70_000 + b'"}'
-        assert c.post(url, content=big, headers=bot.signer.headers(big)).status_code == 413
+        assert c.post(url, content=big, headers=http_bot.signer.headers(big)).status_code == 413
 
 
-def test_bad_bodies_get_400_never_500(bot: Bot) -> None:
+def test_bad_bodies_get_400_never_500(http_bot: Bot) -> None:
     for body in (b"not json", b"[1, 2]", b'{"type": 3}', b'{"type": 2}', b'{"type": 2, "data": 1}'):
-        r = bot.send(body)
+        r = http_bot.send(body)
         assert r.status_code == 400, (body, r.text)
         assert "error" in r.json()
     broken = interaction("roll", opts(exprs="3d6"))
     broken["member"]["user"]["id"] = "not-a-snowflake"
-    r = bot.send(broken)
+    r = http_bot.send(broken)
     assert r.status_code == 400 and "user.id" in r.json()["error"]
 
 
@@ -206,7 +209,7 @@ def test_secret_blind_and_reveal_with_no_room(bot: Bot, rest: StandIn) -> None:
     rest.wait_for(before + 1)
     call = rest.calls[before]
     assert call["path"] == f"/channels/{NOTES}/messages"
-    assert call["authorization"] == "Bot bot-token"
+    assert call["authorization"] == f"Bot {TOKEN}"
     assert "blind roll" in call["json"]["content"] and call["json"]["embeds"][0]["description"]
     nope = bot.ask("referee", sub("reveal", roll=number), user=ALICE, channel=channel)
     assert "only this channel's GM" in nope["data"]["content"]
@@ -285,7 +288,7 @@ def test_a_removed_member_is_out(bot: Bot) -> None:
 
 
 def test_a_member_removed_through_another_server_is_out_at_once(
-    bot: Bot, db_url: str, rest: StandIn
+    bot: Bot, discord_db: str, rest: StandIn
 ) -> None:
     """On PostgreSQL, two servers: Bob rolls through Discord on the first (which then
     knows his member), the GM removes him through the second's API, and his next
@@ -299,9 +302,11 @@ def test_a_member_removed_through_another_server_is_out_at_once(
     got = bot.ask("roll", opts(exprs="3d6"), user=BOB, username="bobby", channel=channel)
     assert "embeds" in got["data"], got
     bob = next(x["member"] for x in table.log("gm") if x["kind"] == "join" and x["name"] == "Bobby")
-    two = db_url.startswith("postgresql")
+    two = discord_db.startswith("postgresql")
     with (
-        another_server(db_url, rest) if two else nullcontext(bot) as other,
+        another_server(discord_db, rest, transport=bot.transport)
+        if two
+        else nullcontext(bot) as other,
         httpx.Client(base_url=other.base) as c,
     ):
         headers = {"authorization": f"Bearer {table.tokens['gm']}"}
@@ -420,9 +425,11 @@ def test_a_sheet_in_a_linked_channel_is_the_rooms(bot: Bot, rest: StandIn) -> No
 
 
 def test_a_slow_answer_is_deferred_and_finished_by_webhook(
-    bot: Bot, db_url: str, rest: StandIn
+    bot: Bot, discord_db: str, rest: StandIn
 ) -> None:
-    with another_server(db_url, rest, REFEREE_DISCORD_DEFER_AFTER="0") as late:
+    with another_server(
+        discord_db, rest, transport=bot.transport, REFEREE_DISCORD_DEFER_AFTER="0"
+    ) as late:
         before = len(rest.calls)
         payload = interaction("roll", opts(exprs="4d6kh3"), channel=OTHER)
         r = late.send(payload)
@@ -478,10 +485,10 @@ def test_unsigned_floods_get_429_and_discord_does_not(db_url: str, rest: StandIn
         assert r.status_code == 429 and "unsigned" in r.json()["error"]
 
 
-def test_only_get_or_post_as_they_should(bot: Bot) -> None:
+def test_only_get_or_post_as_they_should(http_bot: Bot) -> None:
     import httpx
 
-    with httpx.Client(base_url=bot.base) as c:
+    with httpx.Client(base_url=http_bot.base) as c:
         r = c.get("/discord/interactions")
         assert r.status_code == 405 and r.headers["allow"] == "POST"
 
@@ -724,13 +731,13 @@ _option = st.fixed_dictionaries(
     ),
 )
 def test_no_interaction_gets_a_500(
-    bot: Bot, name: str, options: Any, kind: int, extra: dict[str, Any]
+    http_bot: Bot, name: str, options: Any, kind: int, extra: dict[str, Any]
 ) -> None:
     payload = interaction(name, [], kind=kind, channel="1500000000000000099")
     payload["data"]["options"] = options
     for key, value in extra.items():
         (payload["data"] if key == "resolved" else payload)[key] = value
-    r = bot.send(payload)
+    r = http_bot.send(payload)
     assert r.status_code in (200, 400), r.text
     got = r.json()
     if r.status_code == 200:

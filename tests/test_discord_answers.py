@@ -71,12 +71,12 @@ def test_reaction_odds_show_all_eight_outcomes(bot: Bot) -> None:
 
 
 def test_a_gm_channel_that_stops_taking_posts_is_told(
-    db_url: str, rest: StandIn, capfd: pytest.CaptureFixture[str]
+    discord_db: str, rest: StandIn, capfd: pytest.CaptureFixture[str], transport: str
 ) -> None:
     """The roller is told, the server logs Discord's words, and the GM hears of it at
     ``/referee status`` and after their next roll. (A server of its own: its log is
     what this test captures.)"""
-    with another_server(db_url, rest) as bot:
+    with another_server(discord_db, rest, transport=transport) as bot:
         _told(bot, rest, capfd)
 
 

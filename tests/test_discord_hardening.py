@@ -46,7 +46,9 @@ def test_dot_segments_do_not_climb_out_of_the_prefix(bot: Bot, rest: StandIn) ->
         assert rest.gets == before, (climb, rest.gets[len(before) :])
 
 
-def test_a_download_has_a_deadline_for_the_whole_file(db_url: str, rest: StandIn, bot: Bot) -> None:
+def test_a_download_has_a_deadline_for_the_whole_file(
+    discord_db: str, rest: StandIn, bot: Bot
+) -> None:
     """A file trickled a byte at a time: refused once the download takes longer than
     REFEREE_DISCORD_ATTACHMENT_SECONDS (10 by default), whatever each read takes."""
     from referee.rooms.discord.rest import ATTACHMENT_SECONDS, Rest, RestError
@@ -67,7 +69,8 @@ def test_a_download_has_a_deadline_for_the_whole_file(db_url: str, rest: StandIn
     with pytest.raises(RestError, match="within 0.5 seconds"):
         asyncio.run(fetch())
     assert time.monotonic() - started < 3
-    with another_server(db_url, rest, REFEREE_DISCORD_ATTACHMENT_HOSTS=rest.base + "/attachments/",
+    with another_server(discord_db, rest, transport=bot.transport,
+                        REFEREE_DISCORD_ATTACHMENT_HOSTS=rest.base + "/attachments/",
                         REFEREE_DISCORD_ATTACHMENT_SECONDS="1") as quick:  # fmt: skip
         started = time.monotonic()
         said = attach(quick, url, 100, "1500000000000000702")
@@ -101,7 +104,7 @@ def _post(base: str, body: bytes, headers: dict[str, str]) -> httpx.Response:
         return c.post("/discord/interactions", content=body, headers=headers)
 
 
-def test_a_replay_is_refused_after_a_restart(db_url: str, rest: StandIn, bot: Bot) -> None:
+def test_a_replay_is_refused_after_a_restart(db_url: str, rest: StandIn, http_bot: Bot) -> None:
     signer = Signer()
     body, headers = _raw(
         signer, interaction("roll", opts(exprs="3d6"), channel="1500000000000000704")
@@ -117,7 +120,7 @@ def test_a_replay_is_refused_after_a_restart(db_url: str, rest: StandIn, bot: Bo
         assert _post(restarted.base, fresh, its).status_code == 200  # a new one is taken
 
 
-def test_a_replay_to_another_server_is_refused(db_url: str, rest: StandIn, bot: Bot) -> None:
+def test_a_replay_to_another_server_is_refused(db_url: str, rest: StandIn, http_bot: Bot) -> None:
     if not db_url.startswith("postgresql"):
         pytest.skip("one SQLite file has one server")
     signer = Signer()

@@ -28,17 +28,18 @@ _channels = count(1_500_000_000_000_000_600)
 
 
 @pytest.fixture(scope="module")
-def bot(db_url: str, rest: StandIn) -> Iterator[Bot]:
-    with another_server(db_url, rest) as made:
+def bot(discord_db: str, transport: str, rest: StandIn) -> Iterator[Bot]:
+    """The link matrix runs on both transports (issue 54)."""
+    with another_server(discord_db, rest, transport=transport) as made:
         yield made
 
 
 @pytest.fixture(scope="module")
-def other(db_url: str, rest: StandIn, bot: Bot) -> Iterator[Bot]:
+def other(discord_db: str, rest: StandIn, bot: Bot) -> Iterator[Bot]:
     """A second server on PostgreSQL; the same one on SQLite (one file, one server)."""
     with (
-        another_server(db_url, rest)
-        if db_url.startswith("postgresql")
+        another_server(discord_db, rest, transport=bot.transport)
+        if discord_db.startswith("postgresql")
         else nullcontext(bot) as made
     ):
         yield made

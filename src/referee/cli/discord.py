@@ -12,8 +12,9 @@ import typer
 __all__ = ["discord_app"]
 
 discord_app = typer.Typer(
-    help="Run referee on Discord: register its slash commands with your application "
-    "(the interactions themselves reach 'referee serve' at /discord/interactions).",
+    help="Run referee on Discord: register its slash commands with your application, "
+    "then 'referee discord run' (from any computer: it connects out to Discord), or "
+    "'referee serve' on a public HTTPS address (Discord posts to /discord/interactions).",
     no_args_is_help=True,
     add_completion=False,
     rich_markup_mode=None,
@@ -80,6 +81,62 @@ def register(
     typer.echo(f"registered {len(commands)} commands in {where}")
 
 
-def _fail(message: str) -> None:
-    typer.echo(f"referee discord register: {message}", err=True)
+def _fail(message: str, command: str = "register") -> None:
+    typer.echo(f"referee discord {command}: {message}", err=True)
     sys.exit(2)
+
+
+RUN_EPILOG = """The bot's token comes from REFEREE_DISCORD_TOKEN (the application's Bot
+page); nothing else is needed: no public address, no proxy, no open port. The rooms
+go in the same database as 'referee serve' (--db, $REFEREE_DB, else
+referee-rooms.sqlite3 here), so 'referee verify' checks their exports. With --serve
+(the default) the room pages are served on --host:--port, for the '/referee page'
+links; set REFEREE_PUBLIC_URL to the address players outside this computer can reach
+them at. Ctrl-C stops it.
+
+Examples:
+
+\b
+  REFEREE_DISCORD_TOKEN=... referee discord run
+
+\b
+  REFEREE_DISCORD_TOKEN=... referee discord run --host 0.0.0.0 --port 8000
+
+\b
+  REFEREE_DISCORD_TOKEN=... referee discord run --no-serve --db campaign.sqlite3"""
+
+
+@discord_app.command("run", epilog=RUN_EPILOG)
+def run(
+    db: Annotated[
+        str | None,
+        typer.Option(
+            help="Database URL or SQLite file (default: $REFEREE_DB, else referee-rooms.sqlite3)."
+        ),
+    ] = None,
+    serve: Annotated[bool, typer.Option(help="Serve the room pages on --host:--port too.")] = True,
+    host: Annotated[str, typer.Option(help="Address the room pages listen on.")] = "127.0.0.1",
+    port: Annotated[
+        int, typer.Option(help="Port the room pages listen on (0: any free one).", min=0, max=65535)
+    ] = 8000,
+    limit: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--limit", metavar="NAME=VALUE", help="Set a rooms' limit, as 'referee serve' does."
+        ),
+    ] = None,
+) -> None:
+    """Run referee's Discord bot from this computer, through Discord's gateway."""
+    import asyncio
+
+    from ..rooms.discord.gateway import GatewayRefused
+    from ..rooms.serving.discord_run import run as running
+
+    try:
+        asyncio.run(running(db, host=host, port=port, serve=serve, limits=limit or []))
+    except GatewayRefused as exc:
+        _fail(str(exc), "run")
+    except ValueError as exc:
+        _fail(str(exc), "run")
+    except KeyboardInterrupt:
+        pass

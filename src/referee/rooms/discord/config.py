@@ -20,7 +20,8 @@ class DiscordConfig:
     """The application's public key (which checks each interaction), and the rest."""
 
     public_key: str
-    """``REFEREE_DISCORD_PUBLIC_KEY``: 64 hex digits, from the application's page."""
+    """``REFEREE_DISCORD_PUBLIC_KEY``: 64 hex digits, from the application's page; empty
+    on the gateway alone (``referee discord run``), which takes no HTTP interactions."""
     token: str | None = None
     """``REFEREE_DISCORD_TOKEN``: the bot's token, for messages to the GM's channel."""
     api: str = API
@@ -47,10 +48,24 @@ class DiscordConfig:
         key = env.get("REFEREE_DISCORD_PUBLIC_KEY", "").strip()
         if not key:
             return None
+        return cls._from(env, key)
+
+    @classmethod
+    def for_gateway(cls, env: Mapping[str, str] | None = None) -> DiscordConfig | None:
+        """``referee discord run``'s set-up: the bot's token is all it needs (None
+        without one); a public key, if one is set too, also opens the HTTP endpoint on
+        the pages it serves."""
+        env = os.environ if env is None else env
+        if not env.get("REFEREE_DISCORD_TOKEN", "").strip():
+            return None
+        return cls._from(env, env.get("REFEREE_DISCORD_PUBLIC_KEY", "").strip())
+
+    @classmethod
+    def _from(cls, env: Mapping[str, str], key: str) -> DiscordConfig:
         hosts = env.get("REFEREE_DISCORD_ATTACHMENT_HOSTS")
         return cls(
             public_key=key,
-            token=env.get("REFEREE_DISCORD_TOKEN") or None,
+            token=env.get("REFEREE_DISCORD_TOKEN", "").strip() or None,
             api=env.get("REFEREE_DISCORD_API") or API,
             attachment_hosts=tuple(h.strip() for h in hosts.split(",") if h.strip())
             if hosts

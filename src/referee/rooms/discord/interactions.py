@@ -48,7 +48,8 @@ class Discord:
 
         self.st = st
         self.config = config
-        self.verifier = Verifier(config.public_key, config.max_age)
+        self.verifier = Verifier(config.public_key, config.max_age) if config.public_key else None
+        """The HTTP endpoint's check; None on the gateway alone (no public key)."""
         self.rest = Rest(
             config.api,
             config.token,
@@ -84,6 +85,9 @@ class Discord:
         """``(status, JSON)`` for one request to the interactions endpoint. An address
         whose requests keep failing the signature check gets 429 rather than 401 for
         the next that fail; a request that Discord signed is always taken."""
+        if self.verifier is None:
+            error = "Discord's HTTP interactions are not set up here (REFEREE_DISCORD_PUBLIC_KEY)"
+            return 404, {"error": error}
         try:
             seen, until = self.verifier.check(signature, timestamp, body)
         except Unsigned as exc:
@@ -102,6 +106,14 @@ class Discord:
             return 400, {"error": "the body is not JSON"}
         if not isinstance(interaction, dict):
             return 400, {"error": "an interaction is a JSON object"}
+        return await self.respond(interaction, base_url, address)
+
+    async def respond(
+        self, interaction: dict[str, Any], base_url: str, address: str = ""
+    ) -> tuple[int, dict[str, Any]]:
+        """``(status, JSON)``: the answer to one interaction, however it came (the HTTP
+        endpoint, once its signature is checked, or the gateway, :mod:`.gateway`); 400
+        for a shape Discord does not send."""
         kind = interaction.get("type")
         if kind == PING:
             return 200, {"type": PONG}

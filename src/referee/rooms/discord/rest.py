@@ -94,6 +94,11 @@ class Rest:
             )
         return response.json() if response.content else None
 
+    async def callback(self, interaction: str, token: str, answer: dict[str, Any]) -> None:
+        """Answer an interaction that came through the gateway (over HTTP, the answer is
+        the response to Discord's request): within 3 seconds of it."""
+        await self._call("POST", f"/interactions/{interaction}/{token}/callback", answer, bot=False)
+
     async def edit_original(self, application: str, token: str, message: dict[str, Any]) -> None:
         """Finish a deferred reply (its interaction's token lasts 15 minutes)."""
         await self._call(

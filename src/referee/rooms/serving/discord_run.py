@@ -1,0 +1,144 @@
+"""``referee discord run``: the rooms and Discord's gateway in one process, on a GM's
+own computer: no public address, no proxy, no open port.
+
+The process makes the rooms' app on its database (the SQLite file by default, as
+``referee serve``), serves the room pages on a local port unless told not to, and
+connects to Discord's gateway (:mod:`.gateway`) with the bot's token. Interactions go
+to the same handler as ``POST /discord/interactions`` takes them to
+(:mod:`referee.rooms.discord.gateway`); the rooms they
+log are the database's, so ``referee verify`` checks their exports.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import socket
+from collections.abc import AsyncIterator, Callable, Mapping
+from contextlib import asynccontextmanager
+
+import uvicorn
+from fastapi import FastAPI
+
+from ..app import create_app
+from ..db.store import DEFAULT_DB, sqlite_url
+from ..discord.config import DiscordConfig
+from ..discord.gateway import Gateway, GatewayRefused
+from ..limits import limits_from
+
+__all__ = ["pages_url", "run"]
+
+
+def pages_url(host: str, port: int) -> str:
+    """The room pages' address in the links the bot gives, when ``REFEREE_PUBLIC_URL``
+    names none: the address they listen on, or this computer's name when they listen
+    on every address (``--host 0.0.0.0``), which players on its network may reach.
+
+    >>> pages_url("127.0.0.1", 8000)
+    'http://127.0.0.1:8000'
+    >>> pages_url("::1", 8000)
+    'http://[::1]:8000'
+    """
+    if host in ("0.0.0.0", "::", ""):
+        host = socket.gethostname()
+    return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
+
+
+async def run(
+    db: str | None,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    serve: bool = True,
+    limits: list[str] | None = None,
+    env: Mapping[str, str] | None = None,
+    say: Callable[[str], None] = print,
+) -> None:
+    """Run until Ctrl-C, SIGTERM, or Discord ends the connection for good.
+
+    Raises:
+        GatewayRefused: no token, a token Discord refuses, no gateway to reach, or the
+            port already taken; the message says which.
+        ValueError: a bad ``--limit``.
+    """
+
+    env = os.environ if env is None else env
+    config = DiscordConfig.for_gateway(env)
+    if config is None:
+        raise GatewayRefused(
+            "set REFEREE_DISCORD_TOKEN to the bot's token (the application's Bot page)"
+        )
+    chosen = limits_from(env, limits or [])
+    url = db or env.get("REFEREE_DB") or sqlite_url(DEFAULT_DB)
+    if "://" not in url:
+        url = sqlite_url(url)
+    app = create_app(url, chosen, discord=config)
+    async with _serving(app, host, port, serve) as (pages, stopped):
+        assert config.token is not None
+        gateway = Gateway(app.state.discord, config.token, config.public_url or pages or "")
+        await gateway.start()
+        where = f"room pages at {pages}/" if pages else "no room pages (--no-serve)"
+        say(f"referee discord: connected to Discord's gateway; {where}")
+        try:
+            ended = asyncio.ensure_future(gateway.join())
+            await asyncio.wait((ended, stopped), return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            await gateway.close()
+
+
+@asynccontextmanager
+async def _serving(
+    app: FastAPI, host: str, port: int, serve: bool
+) -> AsyncIterator[tuple[str | None, asyncio.Future[None]]]:
+    """The app's lifespan (its database, its Discord front end), and with ``serve`` its
+    pages on ``host:port`` (port 0: a free one); yields their URL and a future that
+    ends when the server stops (Ctrl-C)."""
+    if not serve:
+        loop = asyncio.get_running_loop()
+        stopped: asyncio.Future[None] = loop.create_future()
+
+        def stop() -> None:
+            if not stopped.done():
+                stopped.set_result(None)
+
+        for sig in (signal.SIGINT, signal.SIGTERM):  # as uvicorn stops on them, when it serves
+            loop.add_signal_handler(sig, stop)
+        async with app.router.lifespan_context(app):
+            yield None, stopped
+        return
+    server = uvicorn.Server(
+        uvicorn.Config(
+            app,
+            host=host,
+            port=port,
+            log_level="warning",
+            ws="websockets-sansio",
+            ws_per_message_deflate=False,
+        )
+    )
+
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sock.listen(2048)
+    except OSError as exc:
+        sock.close()
+        raise GatewayRefused(
+            f"could not serve the room pages on {host}:{port} ({exc.strerror or exc}); "
+            "choose another --port, or --no-serve"
+        ) from None
+    task = asyncio.ensure_future(server.serve(sockets=[sock]))
+    while not server.started:
+        if task.done():
+            task.result()
+            raise GatewayRefused(f"could not serve the room pages on {host}:{port}")
+        await asyncio.sleep(0.02)
+    bound = sock.getsockname()[1]
+    try:
+        yield pages_url(host, bound), task
+    finally:
+        server.should_exit = True
+        await task
