@@ -25,7 +25,8 @@ test: lint typecheck unit doctest docs
 FAST := $(filter-out tests/test_docs.py tests/test_docs_lint.py tests/test_collector.py \
 	tests/test_synced.py tests/test_refusals.py tests/test_trial.py tests/test_swn_sim.py \
 	tests/test_cli.py tests/test_cli_fudge.py tests/test_cli_gurps.py tests/test_table_text.py \
-	tests/test_help_examples.py tests/test_sheet_review.py, \
+	tests/test_help_examples.py tests/test_sheet_review.py tests/test_command_loading.py \
+	tests/test_discord_gateway.py, \
 	$(shell grep -L -E 'rooms_server|chromium|playwright|postgresql|pgtemp|serving' tests/test_*.py))
 check: lint-code typecheck
 	HYPOTHESIS_PROFILE=check $(BIN)/pytest -p no:cacheprovider -n 2 -m "not slow" $(FAST)
