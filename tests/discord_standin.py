@@ -57,6 +57,8 @@ class StandIn:
     """Answers to interactions through the callback endpoint (the gateway's), by path."""
     answered: list[str] = field(default_factory=list)
     """Every callback's path, in order (an interaction answered twice shows twice)."""
+    arrived: threading.Condition = field(default_factory=threading.Condition)
+    """Notified at each callback."""
     gateway_standin: Any = None
     """The gateway stand-in itself (tests/gateway_standin.py), when there is one."""
 
@@ -91,6 +93,8 @@ def _rest() -> Iterator[StandIn]:
     state = StandIn("")
 
     class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"  # connections kept alive, as Discord's are
+
         def log_message(self, *args: Any) -> None:
             pass
 
@@ -100,8 +104,10 @@ def _rest() -> Iterator[StandIn]:
             if self.command == "POST" and CALLBACK.fullmatch(self.path):
                 # An answer through the gateway: kept apart from the calls, which are
                 # then the same on both transports (over HTTP, the answer is the response).
-                state.callbacks[self.path] = json.loads(body)
-                state.answered.append(self.path)
+                with state.arrived:
+                    state.callbacks[self.path] = json.loads(body)
+                    state.answered.append(self.path)
+                    state.arrived.notify_all()
                 self.send_response(204)
                 self.send_header("content-length", "0")
                 self.end_headers()
@@ -154,6 +160,7 @@ def _rest() -> Iterator[StandIn]:
             found = state.files.get(self.path)
             if found is None:
                 self.send_response(404)
+                self.send_header("content-length", "0")
                 self.end_headers()
                 return
             self.send_response(200)
@@ -296,19 +303,18 @@ class GatewayBot(Bot):
 
     gateway: Any = None
     session: str = ""
+    pid: int = 0
+    """The ``referee discord run`` process's."""
     transport = "gateway"
 
     def send(self, payload: dict[str, Any] | bytes, **headers: str) -> Any:
         assert isinstance(payload, dict) and not headers, "the gateway has no raw bodies"
         path = f"/interactions/{payload['id']}/{payload['token']}/callback"
         self.gateway.dispatch(self.session, payload)
-        end = time.monotonic() + 30
-        while time.monotonic() < end:
-            found = self.rest.callbacks.get(path)
-            if found is not None:
-                return Answer(found)
-            time.sleep(0.005)
-        raise AssertionError(f"no answer to {payload['id']} through the gateway")
+        with self.rest.arrived:
+            done = self.rest.arrived.wait_for(lambda: path in self.rest.callbacks, 30)
+        assert done, f"no answer to {payload['id']} through the gateway"
+        return Answer(self.rest.callbacks[path])
 
 
 @contextmanager
@@ -375,7 +381,7 @@ def gateway_server(db_url: str, rest: StandIn, **env: str) -> Iterator[GatewayBo
         base = found[1]
         new = set(gateway.sessions) - before
         assert len(new) == 1, (new, gateway)
-        yield GatewayBot(base, Signer(), rest, gateway=gateway, session=new.pop())
+        yield GatewayBot(base, Signer(), rest, gateway=gateway, session=new.pop(), pid=process.pid)
     finally:
         process.terminate()
         try:
