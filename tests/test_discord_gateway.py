@@ -134,3 +134,32 @@ def test_a_bad_limit_and_a_taken_port_are_clear(db_url: str, rest: StandIn) -> N
     assert done.returncode == 2, (done.stdout, done.stderr)
     assert f"could not serve the room pages on 127.0.0.1:{port}" in done.stderr, done.stderr
     assert "Traceback" not in done.stderr, done.stderr
+
+
+def test_a_token_revoked_in_the_middle_of_a_session_stops_the_command_clearly(
+    db_url: str, rest: StandIn
+) -> None:
+    """Discord closes the connection with 4004 (authentication failed), which no
+    RESUME can mend: the command ends with a message, and no traceback."""
+    gateway = rest.gateway_standin
+    before = set(gateway.sessions)
+    full = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path),
+            "REFEREE_DISCORD_API": rest.base, "REFEREE_DISCORD_TOKEN": TOKEN}  # fmt: skip
+    full.pop("REFEREE_DISCORD_PUBLIC_KEY", None)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "referee.cli", "discord", "run", "--no-serve", "--db", db_url],
+        env=full, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert process.stdout is not None
+        assert "connected to Discord's gateway; no room pages" in process.stdout.readline()
+        (session,) = set(gateway.sessions) - before
+        gateway.drop(session, 4004)
+        out, err = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    assert process.returncode == 2, (out, err)
+    assert "referee discord run: Discord ended the connection" in err, err
+    assert "Traceback" not in err, err

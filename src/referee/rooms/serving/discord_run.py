@@ -12,11 +12,14 @@ log are the database's, so ``referee verify`` checks their exports.
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import signal
 import socket
+import sys
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
+from typing import Any
 
 import uvicorn
 from fastapi import FastAPI
@@ -64,6 +67,8 @@ async def run(
     """
 
     env = os.environ if env is None else env
+    _one_line_logs("hikari")
+    asyncio.get_running_loop().set_exception_handler(_one_line_exception)
     config = DiscordConfig.for_gateway(env)
     if config is None:
         raise GatewayRefused(
@@ -80,11 +85,41 @@ async def run(
         await gateway.start()
         where = f"room pages at {pages}/" if pages else "no room pages (--no-serve)"
         say(f"referee discord: connected to Discord's gateway; {where}")
+        ended = asyncio.ensure_future(gateway.join())
         try:
-            ended = asyncio.ensure_future(gateway.join())
             await asyncio.wait((ended, stopped), return_when=asyncio.FIRST_COMPLETED)
         finally:
             await gateway.close()
+        if ended.done() and not ended.cancelled() and ended.exception() is not None:
+            raise GatewayRefused(f"Discord ended the connection: {ended.exception()}")
+
+
+class _OneLine(logging.Formatter):
+    """A log record on one line: an exception's words, never its traceback."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        exc = record.exc_info[1] if record.exc_info else None
+        line = f"referee discord: {record.getMessage()}"
+        return f"{line}: {exc}" if exc is not None else line
+
+
+def _one_line_logs(name: str) -> None:
+    """The gateway library's warnings and errors, one line each on standard error."""
+    logger = logging.getLogger(name)
+    if not any(isinstance(h.formatter, _OneLine) for h in logger.handlers):
+        handler = logging.StreamHandler()
+        handler.setFormatter(_OneLine())
+        logger.addHandler(handler)
+        logger.setLevel(logging.WARNING)
+        logger.propagate = False
+
+
+def _one_line_exception(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+    """What the event loop reports (a task's error that no one awaited, hikari's shut
+    down after Discord closed the connection), one line on standard error."""
+    exc = context.get("exception")
+    said = f": {exc}" if exc is not None else ""
+    print(f"referee discord: {context.get('message', 'an error')}{said}", file=sys.stderr)
 
 
 @asynccontextmanager
