@@ -163,3 +163,27 @@ def test_a_token_revoked_in_the_middle_of_a_session_stops_the_command_clearly(
     assert process.returncode == 2, (out, err)
     assert "referee discord run: Discord ended the connection" in err, err
     assert "Traceback" not in err, err
+
+
+def test_with_no_pages_a_linked_room_logs_and_page_says_why(db_url: str, rest: StandIn) -> None:
+    """``--no-serve``: a room made through another server's pages is linked and logs
+    every roll; ``/referee page`` says there are no pages rather than giving a link
+    that leads nowhere."""
+    from rooms_server import Server, Table, make_table, running
+
+    with running(db_url) as pages:
+        table = make_table(pages)
+    with gateway_server(db_url, rest, serve=False) as bot:
+        channel = "1500000000000000931"
+        got = bot.ask("referee", sub("link", room=table.room, token=table.tokens["gm"]),
+                      user=GM, channel=channel, permissions=CAN_MANAGE)  # fmt: skip
+        assert f"rolls into room {table.room}" in got["data"]["content"], got
+        assert "http" not in got["data"]["content"], got
+        rolled = bot.ask("roll", opts(exprs="3d6"), user=ALICE, channel=channel)
+        assert f"Room {table.room}," in rolled["data"]["embeds"][0]["footer"]["text"], rolled
+        page = bot.ask("referee", sub("page"), user=ALICE, channel=channel)
+        assert "serves no room pages" in page["data"]["content"], page
+    with running(db_url) as pages:  # the log, read through pages served again
+        again = Table(Server(pages.base, db_url), table.room, table.invite, table.tokens, table.ids)
+        log = again.log("gm")
+    assert any(x["kind"] == "roll" and x["command"] == "roll 3d6" for x in log), log

@@ -194,6 +194,10 @@ class Discord:
         return found
 
     def room_url(self, call: Call, room: str) -> str:
+        """The room's page, or its id alone where no pages are served (the gateway
+        with ``--no-serve`` and no ``REFEREE_PUBLIC_URL``)."""
+        if not call.base_url:
+            return f"room {room}"
         return f"{call.base_url.rstrip('/')}/rooms/{room}"
 
 

@@ -90,6 +90,12 @@ async def _page(bot: Discord, call: Call, channel: Channel) -> str:
 
     if not channel.room:
         raise Refusal("this channel has no room: a GM links one with /referee link")
+    if not call.base_url:
+        raise Refusal(
+            "this bot serves no room pages (referee discord run --no-serve, and no "
+            "REFEREE_PUBLIC_URL): the room's log is kept all the same, and its GM can "
+            "export it"
+        )
     member = await member_of(bot, channel.room, call)
     assert member is not None
     code = await bot.st.store.add_login(channel.room, member.id, time.time() + LOGIN_SECONDS)
