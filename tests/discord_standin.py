@@ -24,6 +24,7 @@ from typing import Any
 import httpx
 from nacl.signing import SigningKey
 
+from referee.rooms.serving.child import end
 from rooms_server import Loopback, running
 
 APPLICATION = "1100000000000000001"
@@ -120,7 +121,9 @@ def _rest() -> Iterator[StandIn]:
                     "json": json.loads(body) if body else None,
                 }
             )
-            status, answer = state.answers.get(self.path, (200, {}))
+            self._json(*state.answers.get(self.path, (200, {})))
+
+        def _json(self, status: int, answer: Any) -> None:
             out = json.dumps(answer).encode()
             self.send_response(status)
             self.send_header("content-type", "application/json")
@@ -138,12 +141,7 @@ def _rest() -> Iterator[StandIn]:
                 limit = {"total": 1000, "remaining": 999, "reset_after": 0, "max_concurrency": 1}
                 status = 200
                 answer = {"url": state.gateway, "shards": 1, "session_start_limit": limit}
-            out = json.dumps(answer).encode()
-            self.send_response(status)
-            self.send_header("content-type", "application/json")
-            self.send_header("content-length", str(len(out)))
-            self.end_headers()
-            self.wfile.write(out)
+            self._json(status, answer)
 
         def do_GET(self) -> None:
             state.gets.append(self.path)
@@ -386,11 +384,4 @@ def gateway_server(
         assert len(new) == 1, (new, gateway)
         yield GatewayBot(base, Signer(), rest, gateway=gateway, session=new.pop(), pid=process.pid)
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-        if process.stdout is not None:
-            process.stdout.close()
+        end(process, 20)

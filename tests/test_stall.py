@@ -95,8 +95,9 @@ def test_a_slow_command_does_not_raise_another_rooms_p99(tmp_path: Path) -> None
         if a.status_code == 422:
             assert "to read" in a.json()["error"] or "exact odds" in a.json()["error"]
     base, loaded = _p99(before), _p99(during)
-    # The quiet room's p99 stays within 250 ms of its own: sharing the interpreter with
-    # the reading threads costs it about 65 ms (measured alone, 2026-11-25) and about
-    # 110 ms under the suite's coverage tracing; the former stall, the slow odds on the
-    # event loop, cost 2.5 s.
-    assert loaded < base + 0.25, (base, loaded)
+    # The quiet room's p99 stays within a second of its own: sharing the interpreter
+    # with the reading threads costs it about 65 ms (measured alone, 2026-11-25), about
+    # 110 ms under the suite's coverage tracing, and up to 312 ms with the suite's other
+    # worker on the second core (make test, 2026-11-26); the former stall, the slow odds
+    # on the event loop, cost 2.5 s. (bench/bench_rooms.py measures latency properly.)
+    assert loaded < base + 1.0, (base, loaded)

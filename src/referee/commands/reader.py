@@ -8,8 +8,10 @@ and (through :func:`build_group`) the CLI.
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Sequence
+import os
+import queue
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import replace
 from importlib import import_module
 from typing import Any
@@ -70,28 +72,50 @@ def load(first: str | None = None) -> None:
 def build_group() -> TyperGroup:
     """A fresh group of every command (the CLI adds its own options to its copy)."""
     load()
+    # typer builds each parameter's pydantic adapter on its first use, inside a context
+    # that sets PYDANTIC_DISABLE_PLUGINS and then deletes it when it was unset: two
+    # threads doing so at once fail with KeyError (seen under load in issue 53). Set to
+    # "" (which disables no plugin, as unset does), it is put back, never deleted.
+    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "")
     group = typer.main.get_command(root_app())
     assert isinstance(group, TyperGroup)
     return group
 
 
-_LOCAL = threading.local()
+_SHARED: TyperGroup | None = None
+_FREE: queue.SimpleQueue[TyperGroup] = queue.SimpleQueue()
 
 
 def _group() -> TyperGroup:
-    """This thread's group of every command, built on its first use there.
+    """The group of every command, for finding commands and reading their parameters
+    (any thread may; invoking a command takes a group of its own: :func:`_borrowed`)."""
+    global _SHARED
+    if _SHARED is None:
+        _SHARED = build_group()
+    return _SHARED
 
-    Each thread has its own because typer's wrapper of a command function keeps the
-    arguments of a call in one dict that every call of that command shares
-    (``use_params`` in ``typer.main.get_callback``, typer 0.29): two threads invoking
-    one command at once could each run with the other's arguments, a room's roll with
-    another room's command (found under load in issue 53's hunt for flaky tests;
+
+@contextmanager
+def _borrowed() -> Iterator[TyperGroup]:
+    """A group whose commands no other thread is invoking, for one invocation.
+
+    typer's wrapper of a command function keeps the arguments of a call in one dict
+    that every call of that command shares (``use_params`` in
+    ``typer.main.get_callback``, typer 0.29): two threads invoking one command at once
+    could each run with the other's arguments, a room's roll with another room's
+    command (found under load in issue 53's hunt for flaky tests;
     ``tests/test_command_loading.py`` hammers it). The rooms read commands in worker
-    threads (:mod:`referee.rooms.rolling.plans`)."""
-    group: TyperGroup | None = getattr(_LOCAL, "group", None)
-    if group is None:
-        group = _LOCAL.group = build_group()
-    return group
+    threads (:mod:`referee.rooms.rolling.plans`). So each invocation borrows a group
+    from a pool, and a new one is built (about 60 ms) only when more commands are
+    invoked at once than ever before."""
+    try:
+        group = _FREE.get_nowait()
+    except queue.Empty:
+        group = build_group()
+    try:
+        yield group
+    finally:
+        _FREE.put(group)
 
 
 def find(
@@ -126,7 +150,7 @@ def find(
                 f"unknown command {words[0]!r}{_did_you_mean(words[0], known)} "
                 f"(commands: {', '.join(known)}, or dice like 3d6)"
             )
-        node, path = _group().commands["roll"], ["roll"]
+        node, path = (group or _group()).commands["roll"], ["roll"]
     if isinstance(node, TyperGroup):
         subs = sorted(node.commands)
         where = " ".join(path)
@@ -192,7 +216,14 @@ def invoke(
     arguments as arranged, the click context, the plan)`` (unbounded: see
     :func:`prepare`, which raises as this does)."""
     words = split_line(line) if isinstance(line, str) else list(line)
-    meta, cmd, args = find(words)
+    with _borrowed() as group:
+        return _invoke(words, group, resources)
+
+
+def _invoke(
+    words: list[str], group: TyperGroup, resources: Resources
+) -> tuple[Command, TyperCommand, list[str], Any, Plan]:
+    meta, cmd, args = find(words, group)
     if "--help" in args or "-h" in args:
         raise CommandError(
             f"--help is not part of a command: ask for the help of '{meta.name}' instead",

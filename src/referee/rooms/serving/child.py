@@ -6,15 +6,29 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import socket
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
-__all__ = ["Child", "running", "wait_healthy"]
+__all__ = ["Child", "end", "running", "wait_healthy"]
+
+
+def end(process: subprocess.Popen[Any], timeout: float = 15) -> None:
+    """SIGTERM, then SIGKILL after ``timeout`` seconds; then its pipes are closed."""
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+    for pipe in (process.stdin, process.stdout, process.stderr):
+        if pipe is not None:
+            pipe.close()
 
 
 class Child:
@@ -55,12 +69,8 @@ class Child:
 
     def stop(self) -> None:
         """SIGTERM, then SIGKILL after 15 seconds."""
-        if self.process is not None and self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                self.kill()
+        if self.process is not None:
+            end(self.process)
 
     def close(self) -> None:
         self.stop()

@@ -14,6 +14,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from .child import end
+
 __all__ = ["RECOMMENDED", "config", "nginx", "routed"]
 
 RECOMMENDED = Path(__file__).with_name("nginx.conf")
@@ -75,14 +77,7 @@ def nginx(upstreams: list[str], prefix: Path) -> Iterator[str]:
                 time.sleep(0.05)
         yield f"http://127.0.0.1:{port}"
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-        if process.stderr is not None:
-            process.stderr.close()
+        end(process, 10)
 
 
 def routed(prefix: Path) -> dict[str, set[str]]:
