@@ -79,10 +79,14 @@ def test_shapes_discord_would_not_send_stop_nothing(db_url: str, rest: StandIn) 
         bad["member"]["user"]["id"] = "not-a-snowflake"
         no_token = interaction("roll", opts(exprs="3d6"))
         del no_token["token"]
-        for payload in (bad, no_token, {**interaction("roll"), "type": 3}):
+        climbing = {**interaction("roll", opts(exprs="3d6")), "token": "../../channels/9/messages"}
+        before = len(rest.calls)
+        for payload in (bad, no_token, {**interaction("roll"), "type": 3}, climbing):
             bot.gateway.dispatch(bot.session, payload)
         time.sleep(0.3)
         assert not any(str(bad["id"]) in p for p in rest.answered)
+        assert not any("channels/9" in p for p in rest.answered), rest.answered
+        assert not any("channels/9" in c["path"] for c in rest.calls[before:]), rest.calls
         good = bot.send(interaction("roll", opts(exprs="1d20"))).json()
         assert good["data"]["embeds"][0]["title"] == "roll 1d20"
 

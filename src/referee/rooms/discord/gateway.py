@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -30,6 +31,9 @@ if TYPE_CHECKING:
 __all__ = ["Gateway", "GatewayRefused", "TOKEN_SECONDS"]
 
 log = logging.getLogger(__name__)
+
+_ID = re.compile(r"[0-9]{1,20}")
+_TOKEN = re.compile(r"[A-Za-z0-9_.\-]{1,500}")
 
 TOKEN_SECONDS = 15 * 60
 """How long an interaction's token is good: its id is remembered as long."""
@@ -120,8 +124,13 @@ class Gateway:
         """Answer one interaction as it came through the gateway: once, whatever the
         number of times it comes."""
         key, token = interaction.get("id"), interaction.get("token")
-        if not isinstance(key, str) or not isinstance(token, str) or len(key) > 32:
-            log.warning("referee discord: an interaction with no id or token, ignored")
+        if not (
+            isinstance(key, str)
+            and isinstance(token, str)
+            and _ID.fullmatch(key)
+            and _TOKEN.fullmatch(token)
+        ):  # (both go into the callback's path)
+            log.warning("referee discord: an interaction with no good id or token, ignored")
             return
         now = time.time()
         if await self.bot.store.seen(f"gateway:{key}", now + TOKEN_SECONDS, now):
