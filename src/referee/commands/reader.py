@@ -8,10 +8,10 @@ and (through :func:`build_group`) the CLI.
 
 from __future__ import annotations
 
+import functools
+import inspect
 import os
-import queue
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import replace
 from importlib import import_module
 from typing import Any
@@ -83,39 +83,51 @@ def build_group() -> TyperGroup:
 
 
 _SHARED: TyperGroup | None = None
-_FREE: queue.SimpleQueue[TyperGroup] = queue.SimpleQueue()
 
 
 def _group() -> TyperGroup:
-    """The group of every command, for finding commands and reading their parameters
-    (any thread may; invoking a command takes a group of its own: :func:`_borrowed`)."""
+    """The group of every command (built once; any thread may read it)."""
     global _SHARED
     if _SHARED is None:
         _SHARED = build_group()
     return _SHARED
 
 
-@contextmanager
-def _borrowed() -> Iterator[TyperGroup]:
-    """A group whose commands no other thread is invoking, for one invocation.
+def _call(meta: Command, cmd: TyperCommand, ctx: Any) -> Plan:
+    """Call the command's function with the values ``ctx`` parsed, as typer's wrapper
+    of it would (a multiple option or variadic argument as a list, or None when empty
+    with no default; the context to the parameter typed ``typer.Context``), but with a
+    dict of this call's own.
 
-    typer's wrapper of a command function keeps the arguments of a call in one dict
-    that every call of that command shares (``use_params`` in
-    ``typer.main.get_callback``, typer 0.29): two threads invoking one command at once
-    could each run with the other's arguments, a room's roll with another room's
-    command (found under load in issue 53's hunt for flaky tests;
-    ``tests/test_command_loading.py`` hammers it). The rooms read commands in worker
-    threads (:mod:`referee.rooms.rolling.plans`). So each invocation borrows a group
-    from a pool, and a new one is built (about 60 ms) only when more commands are
-    invoked at once than ever before."""
-    try:
-        group = _FREE.get_nowait()
-    except queue.Empty:
-        group = build_group()
-    try:
-        yield group
-    finally:
-        _FREE.put(group)
+    typer's wrapper keeps the arguments of a call in one dict that every call of that
+    command shares (``use_params`` in ``typer.main.get_callback``, typer 0.29): two
+    threads invoking one command at once could each run with the other's arguments, a
+    room's roll with another room's command (found under load in issue 53's hunt for
+    flaky tests; ``tests/test_command_loading.py`` hammers it). The rooms read commands
+    in worker threads (:mod:`referee.rooms.rolling.plans`)."""
+    assert meta.function is not None
+    kwargs: dict[str, Any] = {name: ctx for name in _context_names(meta.function)}
+    for param in cmd.params:
+        if param.name is None or param.name not in ctx.params:
+            continue
+        value = ctx.params[param.name]
+        many = getattr(param, "multiple", False) or getattr(param, "nargs", 1) == -1
+        if many and value is not None:
+            value = None if param.default is None and len(value) == 0 else list(value)
+        kwargs[param.name] = value
+    return meta.function(**kwargs)
+
+
+@functools.cache
+def _context_names(function: Any) -> tuple[str, ...]:
+    """The parameters of ``function`` typed ``typer.Context`` (typer passes the context
+    there)."""
+    hints = inspect.signature(function, eval_str=True).parameters
+    return tuple(
+        name
+        for name, p in hints.items()
+        if isinstance(p.annotation, type) and issubclass(p.annotation, typer.Context)
+    )
 
 
 def find(
@@ -216,14 +228,7 @@ def invoke(
     arguments as arranged, the click context, the plan)`` (unbounded: see
     :func:`prepare`, which raises as this does)."""
     words = split_line(line) if isinstance(line, str) else list(line)
-    with _borrowed() as group:
-        return _invoke(words, group, resources)
-
-
-def _invoke(
-    words: list[str], group: TyperGroup, resources: Resources
-) -> tuple[Command, TyperCommand, list[str], Any, Plan]:
-    meta, cmd, args = find(words, group)
+    meta, cmd, args = find(words)
     if "--help" in args or "-h" in args:
         raise CommandError(
             f"--help is not part of a command: ask for the help of '{meta.name}' instead",
@@ -242,7 +247,7 @@ def _invoke(
     try:
         ctx = cmd.make_context(meta.name, list(args), obj=resources)
         with ctx:
-            plan = cmd.invoke(ctx)
+            plan = _call(meta, cmd, ctx)
     except TyperException as exc:  # click's usage errors, as typer vendors them
         option = getattr(exc, "option_name", None)
         if option in CLI_ONLY:
