@@ -45,11 +45,13 @@ typecheck: $(STAMP)
 services:
 	bash scripts/install-services.sh
 
-# Two pytest-xdist workers, a test module each at a time (--dist loadscope: a module's
-# server, PostgreSQL database and Chromium are made once, in its worker); each worker
-# starts its own throwaway PostgreSQL cluster (tests/conftest.py's session fixture).
+# One process: on two pytest-xdist workers (`-n 2 --dist loadscope`, each with its own
+# PostgreSQL cluster) the whole run took 19-27 min rather than about 26, but the load
+# and latency tests (test_hostile's bystander, the usual-flow browser test) then share
+# the machine's two cores with the other worker and failed by chance on clean clones
+# (issue 53). `make check` runs the fast tests on two workers.
 unit: $(STAMP) services
-	$(BIN)/pytest -n 2 --dist loadscope --cov --cov-report=term:skip-covered
+	$(BIN)/pytest --cov --cov-report=term:skip-covered
 
 doctest: $(STAMP)
 	$(BIN)/pytest -p no:cacheprovider --doctest-glob='*.md' --doctest-modules README.md docs src/referee --ignore=src/referee/rooms/db/migrations
