@@ -60,13 +60,11 @@ def serve(
     import uvicorn
 
     from .app import create_app
-    from .db.store import DEFAULT_DB, sqlite_url
+    from .db.store import chosen_db
     from .limits import limits_from
 
     chosen = limits_from(os.environ, limits)
-    url = db or os.environ.get("REFEREE_DB") or sqlite_url(DEFAULT_DB)
-    if "://" not in url:  # a bare path is a SQLite file
-        url = sqlite_url(url)
+    url = chosen_db(db, os.environ)
     shown = "localhost" if host in ("127.0.0.1", "::1") else host
     if workers > 1:
         if url.startswith("sqlite"):

@@ -23,7 +23,7 @@ import contextlib
 import logging
 import os
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -72,6 +72,13 @@ DEFAULT_DB = "referee-rooms.sqlite3"
 def sqlite_url(path: str | Path) -> str:
     """The async SQLAlchemy URL of a SQLite file."""
     return f"sqlite+aiosqlite:///{Path(path).resolve()}"
+
+
+def chosen_db(db: str | None, env: Mapping[str, str]) -> str:
+    """The database a server runs on: ``--db``, else ``$REFEREE_DB``, else the SQLite
+    file :data:`DEFAULT_DB`; a bare path is a SQLite file."""
+    url = db or env.get("REFEREE_DB") or sqlite_url(DEFAULT_DB)
+    return url if "://" in url else sqlite_url(url)
 
 
 def migrate(url: str) -> None:

@@ -25,7 +25,7 @@ import uvicorn
 from fastapi import FastAPI
 
 from ..app import create_app
-from ..db.store import DEFAULT_DB, sqlite_url
+from ..db.store import chosen_db
 from ..discord.config import DiscordConfig
 from ..discord.gateway import Gateway, GatewayRefused
 from ..limits import limits_from
@@ -75,9 +75,7 @@ async def run(
             "set REFEREE_DISCORD_TOKEN to the bot's token (the application's Bot page)"
         )
     chosen = limits_from(env, limits or [])
-    url = db or env.get("REFEREE_DB") or sqlite_url(DEFAULT_DB)
-    if "://" not in url:
-        url = sqlite_url(url)
+    url = chosen_db(db, env)
     app = create_app(url, chosen, discord=config)
     async with _serving(app, host, port, serve) as (pages, stopped):
         assert config.token is not None
