@@ -207,3 +207,23 @@ def test_salts_are_fresh_hex_and_never_repeat() -> None:
     salts = [new_salt() for _ in range(1000)]
     assert len(set(salts)) == len(salts)
     assert all(len(s) == 32 and int(s, 16) >= 0 and s == s.lower() for s in salts)
+
+
+@pytest.mark.parametrize("mode", ["thread", "aiosqlite"])
+def test_a_fixed_path_is_kept_whatever_the_load(mode: str) -> None:
+    """``REFEREE_SQLITE_WRITES=thread|aiosqlite`` fixes the path (to compare them under
+    one load, issue 51): no measure moves it."""
+    now = [0.0]
+    chooser = Chooser(clock=lambda: now[0], mode=mode)
+    for _ in range(40):
+        now[0] += 0.05
+        chooser.took(0.04, 0.01, 0.03)  # what sends "auto" to aiosqlite
+        chooser.away()
+        now[0] += Chooser.AWAY  # what brings "auto" back to the thread
+        chooser.away()
+        assert chooser.threaded is (mode == "thread")
+
+
+def test_an_unknown_path_is_refused_by_name() -> None:
+    with pytest.raises(ValueError, match="REFEREE_SQLITE_WRITES: 'threads' is not one of auto"):
+        Chooser(mode="threads")

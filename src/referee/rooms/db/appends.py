@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import time
 from collections.abc import Callable, Mapping
 from typing import Any, cast
@@ -88,7 +89,7 @@ class Appends(HeadWrites):
         self._write = asyncio.Lock()
         self.synced = SyncWriter(engine.url) if self.sqlite else None
         """SQLite: the thread that writes batches of appends (:mod:`.synced`)."""
-        self.paths = Chooser()
+        self.paths = Chooser(mode=os.environ.get("REFEREE_SQLITE_WRITES", "auto"))
         """SQLite: whether a batch goes to the writer's thread or through aiosqlite,
         by how the thread fares under the load of the moment (:class:`.synced.Chooser`)."""
         self._queue: list[tuple[str, str, Fields, asyncio.Future[dict[str, Any]]]] = []

@@ -157,9 +157,18 @@ class Chooser:
     AWAY = 5.0
     """Seconds the batches go through aiosqlite before the thread is tried again."""
 
-    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+    MODES = ("auto", "thread", "aiosqlite")
+    """``auto`` measures as above; ``thread`` and ``aiosqlite`` fix the path (to
+    compare them under one load: ``REFEREE_SQLITE_WRITES``, read by the store)."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic, mode: str = "auto") -> None:
+        if mode not in self.MODES:
+            raise ValueError(
+                f"REFEREE_SQLITE_WRITES: {mode!r} is not one of {', '.join(self.MODES)}"
+            )
         self.clock = clock
-        self.threaded = True
+        self.mode = mode
+        self.threaded = mode != "aiosqlite"
         """Whether the next batch goes to the writer's thread (else through aiosqlite)."""
         self.ratio: float | None = None
         """The thread's last measured wall time over CPU time."""
@@ -176,7 +185,7 @@ class Chooser:
         self._cpu += cpu
         self._loop += loop
         self._batches += 1
-        if now - self._began < self.WINDOW:
+        if now - self._began < self.WINDOW or self.mode != "auto":
             return
         if self._batches >= self.LEAST:
             self.ratio = self._wall / max(self._cpu, 1e-6)
@@ -190,6 +199,6 @@ class Chooser:
     def away(self) -> None:
         """A batch went through aiosqlite: back to the thread once :attr:`AWAY` has passed."""
         now = self.clock()
-        if now >= self._back:
+        if now >= self._back and self.mode == "auto":
             self.threaded = True
             self._reset(now)

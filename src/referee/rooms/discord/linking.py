@@ -22,7 +22,8 @@ import asyncio
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..service import authenticate, writable
+from ..errors import ApiError
+from ..service import gm_by_token, link_channel
 from .calls import Call, Done, Refusal
 from .replies import message, note
 from .rest import RestError
@@ -43,24 +44,14 @@ def is_admin(call: Call) -> bool:
     return bool(call.permissions & (MANAGE_CHANNELS | ADMINISTRATOR))
 
 
-async def _gm_of(bot: Discord, call: Call, room: str, token: Any) -> Member | None:
-    """The GM member of ``room`` that ``token`` names, or None (no token, another
-    room's, a player's, an invite: nothing that proves its GM)."""
-    from ..errors import ApiError
-
-    if not isinstance(token, str) or not token:
-        return None
-    try:  # as the API checks a token: unknown ones counted against the user
-        member = await authenticate(bot.st, room, token, f"discord:{call.user}")
-    except ApiError:
-        return None
-    return member if member.is_gm else None
-
-
 async def _allowed(bot: Discord, call: Call, channel: Channel, token: Any) -> Member | None:
     """Refuse a caller who may not change ``channel``'s set-up; the linked room's GM
     member when ``token`` proves the caller its GM."""
-    proved = await _gm_of(bot, call, channel.room, token) if channel.room else None
+    proved = (
+        await gm_by_token(bot.st, channel.room, token, f"discord:{call.user}")
+        if channel.room
+        else None
+    )
     if proved is not None or is_admin(call):
         return proved
     if channel.gm_user is not None and channel.gm_user == call.user:
@@ -86,12 +77,12 @@ async def link(bot: Discord, call: Call, channel: Channel, options: Mapping[str,
     room, token = options.get("room"), options.get("token")
     if not isinstance(room, str) or not isinstance(token, str):
         raise Refusal("give the room and its GM token: /referee link room:ID token:TOKEN")
-    member = await _gm_of(bot, call, room, token)
-    if member is None:
-        raise Refusal(f"that is not the GM's token of room {room[:64]!r}")
+    try:  # the room's side, decided by the service: its GM token, and not archived
+        member = await link_channel(bot.st, room, token, f"discord:{call.user}")
+    except ApiError as exc:
+        raise Refusal(exc.message) from None
     # The room's token is the current link's proof when it is the same room.
     await _allowed(bot, call, channel, token if room == channel.room else None)
-    await writable(bot.st, room)
     await bot.store.set_member(room, call.user, member.id)
     # A GM channel chosen by someone else goes: it is theirs.
     kept = channel.gm_channel if channel.gm_user == call.user else None

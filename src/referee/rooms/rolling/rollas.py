@@ -187,6 +187,8 @@ def _two_sheets(command: str) -> str | None:
     ``@ron fudge oppose Notice Notice --sheet2 @bouncer [options]``; with a second
     trait, ``fudge oppose @ron @bouncer Fighting Brawling`` opposes Ron's Fighting to
     the bouncer's Brawling (None for any other command)."""
+    if command.count("@") < 2:  # no quoting makes an @: most rolls end here, unsplit
+        return None
     import shlex
 
     from ...commands.line import split_line

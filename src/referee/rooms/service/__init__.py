@@ -4,7 +4,16 @@ Discourse's). The HTTP routes (:mod:`..routes`), the live sockets and Discord
 (:mod:`referee.rooms.discord`) call these; a front end reads its request and answers its own
 way, and decides nothing about who may do what (Synapse's handlers, STYLE.md §15)."""
 
-from .access import LOGIN_SECONDS, ROOM_ID, authenticate, conflicts, join, writable
+from .access import (
+    LOGIN_SECONDS,
+    ROOM_ID,
+    authenticate,
+    conflicts,
+    gm_by_token,
+    join,
+    link_channel,
+    writable,
+)
 from .guardian import Guardian
 from .rolls import (
     SEED,
@@ -30,7 +39,9 @@ __all__ = [
     "close_epoch",
     "conflicts",
     "declassify",
+    "gm_by_token",
     "join",
+    "link_channel",
     "listed_sheets",
     "normalise",
     "readable_sheet",

@@ -13,7 +13,16 @@ from ..errors import ApiError
 from ..log import hash_token
 from ..state import State
 
-__all__ = ["LOGIN_SECONDS", "ROOM_ID", "authenticate", "conflicts", "join", "writable"]
+__all__ = [
+    "LOGIN_SECONDS",
+    "ROOM_ID",
+    "authenticate",
+    "conflicts",
+    "gm_by_token",
+    "join",
+    "link_channel",
+    "writable",
+]
 
 LOGIN_SECONDS = 600
 """How long a one-time page link stays good."""
@@ -89,3 +98,31 @@ async def join(
     member, token, entry = await st.store.join(room, name)
     st.published(room, entry)
     return member, token, entry
+
+
+async def gm_by_token(st: State, room: str, token: object, address: str = "") -> Member | None:
+    """The GM member of ``room`` that ``token`` names, or None for anything that does not
+    prove its GM (no token, another room's, a player's, an invite). Unknown tokens count
+    against ``address`` as the API's do."""
+    if not isinstance(token, str) or not token:
+        return None
+    try:
+        member = await authenticate(st, room, token, address)
+    except ApiError:
+        return None
+    return member if member.is_gm else None
+
+
+async def link_channel(st: State, room: str, token: object, address: str = "") -> Member:
+    """The room's side of linking a chat channel to it (a Discord channel, whose own
+    rules of who may change it are the front end's): only the room's GM token links it,
+    and never to an archived room. The GM member linked.
+
+    Raises:
+        ApiError: 403 when ``token`` is not ``room``'s GM token, 409 for an archived room.
+    """
+    member = await gm_by_token(st, room, token, address)
+    if member is None:
+        raise ApiError(403, f"that is not the GM's token of room {room[:64]!r}")
+    await writable(st, room)
+    return member

@@ -4,7 +4,8 @@ front end. The service's operations (:mod:`.rolls`, :mod:`.sheets`, :mod:`.acces
 ask it; the HTTP routes, the live sockets and Discord ask nothing themselves.
 
 The rules (contract v1.0-v1.3): the GM reveals, closes an epoch, declassifies,
-removes members, rotates the invite and archives; only players send client seeds;
+removes members, rotates the invite and archives, and links a chat channel to the
+room (:func:`.access.link_channel`: its GM token); only players send client seeds;
 a sheet is read by its owner and the GM, and the GM's sheets are the GM's (a player
 is answered as if they were not there); a fight event is the GM's, but for what a
 player does with her own combatant (:meth:`Guardian.fight_event`).
