@@ -52,8 +52,8 @@ services:
 # two cores to themselves: on two workers they failed by chance (issue 53). Coverage
 # adds up over both runs, and its floor is checked on the whole.
 unit: $(STAMP) services
-	$(BIN)/pytest -n 2 --dist loadscope -m "not alone" --cov --cov-report= --cov-fail-under=0
-	$(BIN)/pytest -m alone --cov --cov-append --cov-report=term:skip-covered
+	$(BIN)/pytest -n 2 --dist loadscope -m "not alone" --cov --cov-report= --cov-fail-under=0 --durations=15
+	$(BIN)/pytest -m alone --cov --cov-append --cov-report=term:skip-covered --durations=15
 
 doctest: $(STAMP)
 	$(BIN)/pytest -p no:cacheprovider --doctest-glob='*.md' --doctest-modules README.md docs src/referee --ignore=src/referee/rooms/db/migrations

@@ -14,7 +14,7 @@ import httpx
 import pytest
 
 from discord_standin import Bot, Signer, StandIn, another_server, interaction, opts, sub
-from rooms_server import Server, make_table
+from rooms_server import Server, fresh_db, make_table
 
 GM, BOB = "1400000000000000701", "1400000000000000703"
 CAN_MANAGE = str(1 << 4)
@@ -120,9 +120,11 @@ def test_a_replay_is_refused_after_a_restart(db_url: str, rest: StandIn, http_bo
         assert _post(restarted.base, fresh, its).status_code == 200  # a new one is taken
 
 
-def test_a_replay_to_another_server_is_refused(db_url: str, rest: StandIn, http_bot: Bot) -> None:
-    if not db_url.startswith("postgresql"):
-        pytest.skip("one SQLite file has one server")
+def test_a_replay_to_another_server_is_refused(
+    postgres: str, tmp_path: Path, rest: StandIn
+) -> None:
+    """Two servers on one PostgreSQL database (one SQLite file has one server)."""
+    db_url = fresh_db(postgres, tmp_path)
     signer = Signer()
     body, headers = _raw(
         signer, interaction("roll", opts(exprs="3d6"), channel="1500000000000000705")

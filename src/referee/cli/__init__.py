@@ -79,7 +79,10 @@ def main() -> None:
         sys.exit(run_roll(*fast))
     import typer
 
+    from ..commands.coercion import lighten
     from .app import build
 
-    code = typer.main.get_command(build(argv[0])).main(argv, "referee")
+    command = typer.main.get_command(build(argv[0]))
+    lighten(command)  # plain values without importing pydantic
+    code = command.main(argv, "referee")
     sys.exit(code if isinstance(code, int) else 0)

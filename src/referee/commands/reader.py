@@ -22,6 +22,7 @@ from typer.exceptions import TyperException
 
 from ..errors import CommandError
 from ..rng import CappedSource, RandomSource, RecordingSource, resolve
+from .coercion import lighten
 from .line import arrange, is_word, normalise, split_line
 from .registry import ALIASES, COMMANDS, DECLARED_BY, DEFAULTS, Command, root_app
 from .result import (
@@ -79,6 +80,7 @@ def build_group() -> TyperGroup:
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "")
     group = typer.main.get_command(root_app())
     assert isinstance(group, TyperGroup)
+    lighten(group)  # plain values without pydantic (.coercion)
     return group
 
 

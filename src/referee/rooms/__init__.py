@@ -55,6 +55,8 @@ def serve(
         ValueError: an unknown limit, or a bad value (:func:`.limits.limits_from`), or
             several workers on SQLite.
     """
+    # Imported here, not at the top: every module of the package runs this file first,
+    # and `referee verify` (rooms.audit) or `referee rooms copy` need no web server.
     import os
 
     import uvicorn
@@ -108,6 +110,6 @@ def serve(
 
 def _safe(url: str) -> str:
     """The URL without a password."""
-    from sqlalchemy.engine import make_url
+    from sqlalchemy.engine import make_url  # (as above: not for every module's import)
 
     return make_url(url).render_as_string(hide_password=True)

@@ -8,8 +8,10 @@ Errors are JSON ``{"error": message}`` and never a traceback.
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import logging
+import os
 import re
 import sys
 import time
@@ -26,7 +28,11 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .db.store import Store
 from .discord import route
+from .discord.config import DiscordConfig as _Config
+from .discord.interactions import Discord
 from .errors import ApiError, send_json
+from .fanout.notices import Listener
+from .limits import limits_from
 from .page import pages
 from .rolling.reading import read_command
 from .routes import admin, api, attacks, characters, fights, live
@@ -207,8 +213,6 @@ def create_app(
         bot = app.state.discord = None if chat is None else Discord(state, chat)
         listener = None
         if not store.sqlite:  # other servers may share this database: hear their appends
-            from .fanout.notices import Listener
-
             listener = Listener(db_url, state.noticed, state.reconnected)
             await listener.start()
         await asyncio.to_thread(_warm)
@@ -226,9 +230,6 @@ def create_app(
             if listener is not None:
                 await listener.stop()
             await store.close()
-
-    from .discord.config import DiscordConfig as _Config
-    from .discord.interactions import Discord
 
     chat = discord if discord is not None else _Config.from_environment()
     app = FastAPI(
@@ -281,7 +282,6 @@ def _warm() -> None:
     object made so far out of the garbage collector's sight (``gc.freeze``): a server
     holds some hundred thousand long-lived objects (modules, schemas, caches), and a
     full collection that walks them all stalls every room for tens of milliseconds."""
-    import gc
 
     read_command("3d6")
     gc.collect()
@@ -291,9 +291,6 @@ def _warm() -> None:
 def from_environment() -> FastAPI:
     """The app of one of ``referee serve --workers N``'s processes: the database from
     ``REFEREE_DB``, the limits from ``REFEREE_LIMIT_*`` (the parent set them)."""
-    import os
-
-    from .limits import limits_from
 
     return create_app(
         os.environ["REFEREE_DB"],
@@ -327,7 +324,6 @@ async def keep_gc(freeze: float = GC_FREEZE_SECONDS, sweep: float = GC_SWEEP_SEC
     ``sweep`` seconds everything is unfrozen, collected once, and frozen again (one
     long pause an hour, rather than several a minute).
     """
-    import gc
 
     loop = asyncio.get_running_loop()
     swept = loop.time()

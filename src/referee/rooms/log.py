@@ -18,6 +18,8 @@ from typing import Any
 
 import orjson
 
+from ..errors import RefereeError
+
 __all__ = [
     "FIGHT_KINDS",
     "GENESIS",
@@ -159,7 +161,6 @@ def outcome(plan: Callable[[Any], Any], source: Any) -> tuple[Any, str, str | No
     ``referee verify`` replays the refusal as it replays a result. ``refused`` is
     None for a roll that went through.
     """
-    from ..errors import RefereeError
 
     try:
         reply = plan(source)

@@ -19,13 +19,18 @@ from __future__ import annotations
 
 import functools
 import json
+from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from ... import __version__, commands
 from ...commands.result import SHARED_TABLE
+from ...errors import RefereeError
+from ...rng import ReplaySource
 from ...stream import HmacStream, commitment, mix
-from ..log import GENESIS, chain_link, digest
+from ..log import GENESIS, chain_link, digest, outcome
+from .fightcheck import check_fight
 
 __all__ = ["EpochReport", "Problem", "Report", "engine", "read_export", "verify"]
 
@@ -117,7 +122,6 @@ class Report:
     def by_version(self) -> list[str]:
         """``rolled by referee 0.1.0, replayed by 0.2.0: 3 results differ``, a line for
         each other version whose results differ."""
-        from collections import Counter
 
         counts = Counter(p.detail.split("rolled by referee ", 1)[-1].split(";")[0]
                          for p in self.versions)  # fmt: skip
@@ -246,7 +250,6 @@ def verify(entries: list[dict[str, Any]]) -> Report:
             _read(entry, i, epochs, rolls, problems, report.names)
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             problems.append(Problem(i, "format", f"a field is missing or malformed ({exc!r})"))
-    from .fightcheck import check_fight
 
     report.fight_checked, report.fight_adopted, found = check_fight(entries)
     problems.extend(Problem(seq, "fight", what) for seq, what in found)
@@ -330,9 +333,6 @@ def _check_roll(
     problems: list[Problem],
     versions: list[Problem],
 ) -> bool:
-    from ... import commands
-    from ...errors import RefereeError
-    from ...rng import ReplaySource
 
     seq = entry["seq"]
     stream = HmacStream(seed, entry["room"], entry["epoch"], seq, entry["roller"], the_mix)
@@ -376,7 +376,6 @@ def _check_refusal(entry: dict[str, Any], plan: Any, replay: Any, problems: list
     """A refused roll (:func:`.log.outcome`): replaying its draws must give the same
     refusal, or, for a room's cap on dice (which the export does not record), use
     every draw and want one more."""
-    from ..log import outcome
 
     seq, why = entry["seq"], entry["refused"]
     result, text, refused = outcome(plan, replay)
@@ -402,6 +401,5 @@ _ROOM_CAPS = replace(SHARED_TABLE, dice=None)
 @functools.cache
 def engine() -> str:
     """This referee's version, as roll entries carry it (``engine``)."""
-    from ... import __version__
 
     return str(__version__)

@@ -15,6 +15,7 @@ API: a consistent snapshot, taken while rolls go on.
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +26,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, create_async_engine
 
 from ..log import GENESIS, chain_link, decode, digest
 from .schema import client_seeds, entries, epochs, members, rooms, sheets, tokens
+from .store import migrate
 
 __all__ = ["CopyError", "Copied", "backup_sqlite", "copy_rooms"]
 
@@ -59,7 +61,6 @@ async def _count(conn: AsyncConnection) -> int:
 async def _copy(
     source_url: str, target_url: str, progress: Callable[[int, int], None] | None
 ) -> Copied:
-    from .store import migrate
 
     await asyncio.to_thread(migrate, source_url)  # an older source is read as the newest
     await asyncio.to_thread(migrate, target_url)
@@ -155,7 +156,6 @@ def backup_sqlite(path: str | Path, target: str | Path) -> int:
     Raises:
         CopyError: ``path`` is not a SQLite database, or ``target`` exists.
     """
-    import sqlite3
 
     source_path, target_path = Path(path), Path(target)
     if not source_path.is_file():

@@ -29,6 +29,8 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import sqlalchemy as sa
+from alembic import command
+from alembic.config import Config
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
 from ..log import GENESIS, decode, hash_token, new_id, new_token
@@ -86,8 +88,6 @@ def migrate(url: str) -> None:
 
     Runs its own event loop: call it from a thread when one is already running.
     """
-    from alembic import command
-    from alembic.config import Config
 
     config = Config()
     config.set_main_option("script_location", str(Path(__file__).with_name("migrations")))

@@ -17,10 +17,16 @@ import time
 from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any
 
+import orjson
+
 from ...errors import RefereeError
 from ..errors import ApiError
-from ..rolling.rollas import Lru
+from ..rolling.plans import Plans
+from ..rolling.reading import read_odds
+from ..rolling.rollas import Lru, read_sheet_body
+from . import rolling, setup
 from .calls import Call, Done, Refusal
+from .characters import complete
 from .config import DiscordConfig
 from .replies import note
 from .rest import Rest, RestError
@@ -43,8 +49,6 @@ class Discord:
     """The Discord front end of one server: its checks, its state, its REST client."""
 
     def __init__(self, st: State, config: DiscordConfig) -> None:
-        from ..rolling.plans import Plans
-        from ..rolling.reading import read_odds
 
         self.st = st
         self.config = config
@@ -98,7 +102,6 @@ class Discord:
         # Every server and worker, before and after a restart, shares the record.
         if await self.store.seen(seen, until, time.time()):
             return 401, {"error": "invalid request signature: a replayed request"}
-        import orjson
 
         try:
             interaction = orjson.loads(body)
@@ -124,8 +127,6 @@ class Discord:
         except Exception as exc:  # noqa: BLE001 - any malformed shape is a 400
             return 400, {"error": f"a malformed interaction: {_shape(exc)}"}
         if kind == AUTOCOMPLETE:
-            from .characters import complete
-
             try:
                 choices = await complete(self, call)
             except Exception as exc:  # noqa: BLE001 - no choices, never an error
@@ -137,7 +138,6 @@ class Discord:
     async def _answer(self, call: Call) -> dict[str, Any]:
         """The reply within :attr:`.DiscordConfig.defer_after` seconds of the request,
         or a deferral (ephemeral if the reply will be) and the reply by webhook later."""
-        from . import rolling, setup
 
         name = call.data["name"]
         try:  # whether the reply is ephemeral: from the options alone, before any work
@@ -185,7 +185,6 @@ class Discord:
 
     async def sheet(self, sha: str, body: bytes) -> Sheet:
         """A sheet's bytes, read (once per version, in a worker thread)."""
-        from ..rolling.rollas import read_sheet_body
 
         found: Sheet | None = self.sheets.get(sha)
         if found is None:

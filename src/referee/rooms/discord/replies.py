@@ -5,8 +5,10 @@ result's JSON: the rendering layer of the Discord front end."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from fractions import Fraction
 from typing import Any
 
+from ...systems.gurps.reaction import BANDS
 from .slash import EPHEMERAL
 
 __all__ = ["blind_note", "embed", "message", "note", "odds_field"]
@@ -22,7 +24,6 @@ def _order() -> dict[str, int]:
     """The order outcomes are listed in, whatever order a result's JSON has them in (a
     room's entry is kept with its keys sorted): a check's, then the reaction table's
     bands from worst to best; any other after them, by name."""
-    from ...systems.gurps.reaction import BANDS
 
     known = ["success", "critical_success", "critical_failure", "first", "second", "tie",
              "penetrates", "injures", *(name for _, name in BANDS), "Excellent"]  # fmt: skip
@@ -39,7 +40,6 @@ def odds_field(data: Mapping[str, Any]) -> str | None:
     >>> odds_field({"odds": {"critical_success": "1/54", "success": "1/2"}})
     'success 50.0% · critical success 1.9%'
     """
-    from fractions import Fraction
 
     odds = data.get("odds")
     if not isinstance(odds, Mapping):

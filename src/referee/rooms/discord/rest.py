@@ -6,12 +6,13 @@ the tests point it at a local stand-in that records the calls."""
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
+from urllib.parse import unquote, urlsplit
 
-if TYPE_CHECKING:
-    import httpx
+import httpx
 
 __all__ = ["API", "ATTACHMENT_HOSTS", "Rest", "RestError"]
 
@@ -57,8 +58,6 @@ class Rest:
 
     def _http(self) -> httpx.AsyncClient:
         if self._client is None:
-            import httpx
-
             self._client = httpx.AsyncClient(
                 timeout=self.timeout,
                 follow_redirects=False,
@@ -72,7 +71,6 @@ class Rest:
             self._client = None
 
     async def _call(self, method: str, path: str, payload: Any, bot: bool) -> Any:
-        import httpx
 
         headers = {}
         if bot:
@@ -139,7 +137,6 @@ class Rest:
         ...     "https://cdn.discordapp.com.evil.example/dai.toml")
         False
         """
-        from urllib.parse import unquote, urlsplit
 
         try:
             got = urlsplit(url)
@@ -175,7 +172,6 @@ class Rest:
         Raises:
             RestError: another host, a failed or slow download, or a file over ``most``.
         """
-        import httpx
 
         if not self.allowed(url):
             raise RestError("the file is not on Discord's attachment hosts")
@@ -210,7 +206,6 @@ def discord_error(body: bytes) -> tuple[int | None, str]:
     >>> discord_error(b"<html>")
     (None, '')
     """
-    import json
 
     try:
         found = json.loads(body)

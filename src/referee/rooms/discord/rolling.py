@@ -23,10 +23,14 @@ from collections.abc import Collection
 from typing import TYPE_CHECKING, Any, Literal
 
 from ...errors import RefereeError
+from ...rng import RecordingSource, default_source
 from ..errors import ApiError
+from ..log import outcome, view
+from ..rolling.reading import room_limits
 from ..rolling.rollas import resolve_as
 from ..service import roll_entry
 from .calls import Call, Done, Refusal
+from .characters import carried, sheet_of
 from .members import member_of, missed_note
 from .replies import blind_note, embed, message, note
 from .rest import RestError
@@ -115,8 +119,6 @@ async def _with_sheet(bot: Discord, call: Call, channel: Channel, line: str) -> 
     channel or in its room); ``line`` itself without one."""
     if not channel.room:
         return await _resolved(bot, call, line)
-    from ..rolling.reading import room_limits
-    from .characters import carried, sheet_of
 
     sheet = await sheet_of(bot, call, channel)
     if sheet is None:
@@ -131,7 +133,6 @@ async def _with_sheet(bot: Discord, call: Call, channel: Channel, line: str) -> 
 async def _odds(bot: Discord, line: str, ephemeral: bool) -> Done:
     limits = bot.st.limits
     shown, plan = await bot.odds.read(line, limits.draws, limits.read_seconds)
-    from ...rng import default_source
 
     reply = plan(default_source())  # draws nothing: the odds were computed when read
     return Done(message(embeds=[embed(shown, reply.text, reply.data)], ephemeral=ephemeral))
@@ -146,8 +147,6 @@ async def _resolved(bot: Discord, call: Call, line: str) -> str:
     key = (sha, line)
     done: str | None = bot.resolved.get(key)
     if done is None:
-        from ..rolling.reading import room_limits
-
         sheet = await bot.sheet(sha, body)
         limits = room_limits(bot.st.limits.draws)
         done = (await asyncio.to_thread(resolve_as, line, sheet, limits, {}))[1]
@@ -158,8 +157,6 @@ async def _resolved(bot: Discord, call: Call, line: str) -> str:
 async def _unlogged(
     bot: Discord, call: Call, channel: Channel, line: str, visibility: str, is_gm: bool
 ) -> Done:
-    from ...rng import RecordingSource, default_source
-    from ..log import outcome
 
     limits = bot.st.limits
     resolved = await _resolved(bot, call, line)
@@ -238,8 +235,6 @@ async def _in_room(
     try:
         entry = await roll_entry(bot.st, room, member, line, asked)
     except ApiError as exc:  # (refused before any die: nothing was drawn or logged)
-        from .characters import carried
-
         if NO_SHEET not in exc.message or not await carried(bot, call, room, member):
             raise
         entry = await roll_entry(bot.st, room, member, line, asked)
@@ -260,7 +255,6 @@ def room_embed(
 ) -> dict[str, Any] | None:
     """A room's roll entry as ``reader`` may see it (:func:`.log.view`), with where its
     log is; None when they see it redacted."""
-    from ..log import view
 
     seen = view(entry, reader, revealed)
     if seen.get("redacted"):

@@ -5,6 +5,7 @@ body and address limits; any other method gets 405."""
 
 from __future__ import annotations
 
+import orjson
 from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -28,7 +29,6 @@ class Endpoint:
         if scope["method"] != "POST":
             await send_json(send, 405, b'{"error":"use POST"}', ((b"allow", b"POST"),))
             return
-        import orjson
 
         body = bytearray()
         try:

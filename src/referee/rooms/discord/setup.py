@@ -10,11 +10,15 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ApiError
 from ..service import LOGIN_SECONDS, SEED, add_seed, reveal_roll
+from .rolling import room_embed
 
 if TYPE_CHECKING:
     from .interactions import Discord
 
-from . import characters
+import time
+
+from ..log import view
+from . import characters, linking
 from .calls import Call, Done, Refusal
 from .members import member_of, missed_note
 from .replies import message, note
@@ -43,7 +47,6 @@ def _private(call: Call) -> bool:
 
 
 async def referee(bot: Discord, call: Call) -> Done:
-    from . import linking
 
     sub = _sub(call)
     options = _options(call)
@@ -86,7 +89,6 @@ async def _status(bot: Discord, call: Call, channel: Channel) -> str:
 async def _page(bot: Discord, call: Call, channel: Channel) -> str:
     """A one-time link to the room's page as the caller's member: there they see the
     log as the API shows it to them, send their seed, and export the log to verify."""
-    import time
 
     if not channel.room:
         raise Refusal("this channel has no room: a GM links one with /referee link")
@@ -108,8 +110,6 @@ async def _page(bot: Discord, call: Call, channel: Channel) -> str:
 
 async def _reveal(bot: Discord, call: Call, channel: Channel, number: int) -> Done:
     if channel.room:
-        from .rolling import room_embed
-
         member = await member_of(bot, channel.room, call)
         assert member is not None
         _entry, target = await reveal_roll(bot.st, channel.room, member, number)
@@ -123,7 +123,6 @@ async def _reveal(bot: Discord, call: Call, channel: Channel, number: int) -> Do
 
 
 async def seed(bot: Discord, call: Call) -> Done:
-    from ..log import view
 
     channel = await bot.store.channel(call.channel)
     if not channel.room:

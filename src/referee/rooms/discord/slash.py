@@ -28,7 +28,9 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .own import BOOLEAN, INTEGER, NUMBER, STRING, SUB_COMMAND
+from ...commands import reader
+from ...commands.registry import COMMANDS
+from .own import BOOLEAN, INTEGER, NUMBER, OWN, STRING, SUB_COMMAND
 
 __all__ = [
     "EPHEMERAL",
@@ -83,8 +85,6 @@ class Asked:
 @functools.cache
 def _registry() -> tuple[Mapping[tuple[str, ...], Any], Any]:
     """The registry and its click group (built once: building it takes milliseconds)."""
-    from ...commands import reader
-    from ...commands.registry import COMMANDS
 
     return COMMANDS, reader.build_group()
 
@@ -203,7 +203,6 @@ def application_commands() -> list[dict[str, Any]]:
             twin = (system, "odds", path[1]) in commands
             subs.append(_subcommand(path[1], node.commands[path[1]], twin, meta.secret))
         out.append({"name": system, "description": _short(node.help), "options": subs})
-    from .own import OWN
 
     out.extend(copy.deepcopy(OWN))
     for command in out:

@@ -26,7 +26,9 @@ import os
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import asyncpg
 import sqlalchemy as sa
+from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 __all__ = ["CHANNEL", "Listener", "notify"]
@@ -59,7 +61,6 @@ class Listener:
         on_notice: Callable[[str, int, int], None],
         on_connect: Callable[[], None],
     ) -> None:
-        from sqlalchemy.engine import make_url
 
         parsed = make_url(url).set(drivername="postgresql")
         self.dsn = parsed.render_as_string(hide_password=False)
@@ -85,7 +86,6 @@ class Listener:
             self.on_notice(room, int(seq), pid)
 
     async def _run(self) -> None:
-        import asyncpg
 
         failures = 0
         while True:

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ..errors import ApiError
+from .reading import read_command
 
 if TYPE_CHECKING:
     from ...commands import Plan
@@ -64,7 +65,6 @@ class Plans:
             return found
         if command in self._slow:
             raise ApiError(422, self.SLOW.format(seconds))
-        from .reading import read_command
 
         await self._readers.acquire()
         work = asyncio.get_running_loop().run_in_executor(

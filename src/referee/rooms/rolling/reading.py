@@ -5,8 +5,14 @@ worker thread; :func:`.api.roll_maker` rolls what it read."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from ... import commands
+from ...commands import SHARED_TABLE
+from ...commands.reader import find
+from ...errors import RefereeError
+from ...rng import seeded
 from ..errors import ApiError
 from ..limits import RoomsLimits
 from ..log import check_digestible
@@ -20,9 +26,6 @@ __all__ = ["read_command", "read_odds", "room_limits"]
 def room_limits(most_draws: int = RoomsLimits.draws) -> CommandLimits:
     """What one roll in a room may cost: the shared table's caps
     (:data:`referee.commands.SHARED_TABLE`), with the room's own cap on dice."""
-    from dataclasses import replace
-
-    from ...commands import SHARED_TABLE
 
     return replace(SHARED_TABLE, dice=most_draws)
 
@@ -35,9 +38,6 @@ def read_odds(command: str, most_draws: int = RoomsLimits.draws) -> tuple[str, P
     Raises:
         ApiError: 422 for a bad command, or one that would roll dice.
     """
-    from ... import commands
-    from ...commands.reader import find
-    from ...errors import RefereeError
 
     try:
         if find(command.split())[0].rolls:
@@ -66,9 +66,6 @@ def read_command(command: str, most_draws: int = RoomsLimits.draws) -> tuple[str
     Raises:
         ApiError: 422 with the engine's own message for a bad command.
     """
-    from ... import commands
-    from ...errors import RefereeError
-    from ...rng import seeded
 
     try:
         shown, plan = commands.plan(command, only_rolls=True, limits=room_limits(most_draws))

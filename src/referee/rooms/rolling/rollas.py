@@ -12,10 +12,16 @@ from __future__ import annotations
 
 import asyncio
 import re
+import shlex
 from collections import OrderedDict
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
+from ... import commands
+from ...commands.line import split_line
+from ...commands.reader import find
+from ...errors import RefereeError, SheetError
+from ...sheets import read_sheet
 from ..db.sheetstore import SheetRow
 from ..errors import ApiError
 
@@ -118,8 +124,6 @@ class RoomSheets:
 
 
 def read_sheet_body(body: bytes) -> Sheet:
-    from ...errors import SheetError
-    from ...sheets import read_sheet
 
     try:
         return read_sheet(body)
@@ -189,10 +193,6 @@ def _two_sheets(command: str) -> str | None:
     the bouncer's Brawling (None for any other command)."""
     if command.count("@") < 2:  # no quoting makes an @: most rolls end here, unsplit
         return None
-    import shlex
-
-    from ...commands.line import split_line
-    from ...errors import RefereeError
 
     try:
         words = split_line(command)
@@ -232,8 +232,6 @@ def resolve_as(
     command: str, sheet: Sheet | None, limits: CommandLimits, others: Mapping[str, Sheet]
 ) -> tuple[str, str]:
     """``(command normalised, as typed, resolved against sheet)``."""
-    from ... import commands
-    from ...errors import RefereeError
 
     try:
         resolved = commands.resolve(command, sheet, limits=limits, others=others)
@@ -244,8 +242,6 @@ def resolve_as(
 
 def _typed(command: str) -> str:
     """The command as the log keeps it: ``roll `` before a bare dice expression."""
-    from ...commands.reader import find
-    from ...errors import RefereeError
 
     try:
         meta = find(command.split())[0]

@@ -38,6 +38,11 @@ from typing import Any
 from fastapi import FastAPI, Request
 from pydantic import BaseModel, ConfigDict, Field
 
+from ... import commands
+from ...commands.gurps_target import target_of
+from ...errors import RefereeError
+from ...systems.gurps.melee import DefenseOptions
+from ...systems.gurps.target import choose_defense
 from ..db.epochs import Conflict
 from ..db.fightstore import NOTHING
 from ..db.store import Member
@@ -162,9 +167,6 @@ async def _best(st: Any, room: str, target: Any, hit: dict[str, Any]) -> tuple[s
     """The target's best active defense against ``hit`` as the fight has it now, and
     its options: repeated parries (B376), reeling and very tired (B419, B426), the
     attack's effect (Deceptive, Telegraphic)."""
-    from ...commands.gurps_target import target_of
-    from ...systems.gurps.melee import DefenseOptions
-    from ...systems.gurps.target import choose_defense
 
     row = (await st.sheets.of(st, room)).get(target.sheet)
     if row is None:
@@ -207,8 +209,6 @@ async def _defend(
 async def _weapon_damage(st: Any, room: str, attacker: Any, weapon: str) -> str:
     """The damage ``weapon`` on the attacker's sheet does (``1d-3 cut``), as an
     exchange reads it; 422 for a weapon the sheet lacks or one with no damage."""
-    from ... import commands
-    from ...errors import RefereeError
 
     row = (await st.sheets.of(st, room)).get(attacker.sheet)
     if row is None:

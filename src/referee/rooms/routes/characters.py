@@ -22,6 +22,7 @@ from typing import Any
 
 from fastapi import FastAPI, Request
 
+from ...render.sheets import sheet_json
 from ..log import view
 from ..service import listed_sheets, readable_sheet, sheet_name, store_sheet
 from .api import Caller, state
@@ -58,7 +59,6 @@ def install(app: FastAPI) -> None:
 
     @app.get("/api/rooms/{room}/sheets/{sheet}")
     async def get_sheet(room: str, sheet: str, member: Caller, request: Request) -> Any:
-        from ...render.sheets import sheet_json
 
         read = await readable_sheet(state(request), room, member, sheet_name(sheet))
         return await asyncio.to_thread(sheet_json, read)

@@ -106,6 +106,8 @@ async def _send_after(
         for entry in page:
             await _send(ws, st, member, entry, watch)
             after = entry["seq"]
+        if len(page) < size:  # the end: what comes after, the subscription brings
+            return after  # (one read, not two, for a socket on a short log)
         size = 50
 
 

@@ -14,6 +14,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+import httpx
+import uvicorn
+
+from ..app import create_app
+from ..state import RoomsLimits
+
 __all__ = ["Child", "end", "running", "wait_healthy"]
 
 
@@ -80,7 +86,6 @@ class Child:
 def wait_healthy(base: str, process: subprocess.Popen[bytes], timeout: float = 60) -> bool:
     """Wait until the server at ``base`` answers ``/api/health``: True; False if its
     ``process`` ended or ``timeout`` seconds passed first."""
-    import httpx
 
     deadline = time.monotonic() + timeout
     while process.poll() is None and time.monotonic() < deadline:
@@ -107,10 +112,6 @@ def running(db_url: str, proxy: str | None = None, **limits: float) -> Iterator[
 
 
 def main(argv: list[str]) -> None:
-    import uvicorn
-
-    from ..app import create_app
-    from ..state import RoomsLimits
 
     fd, url, overrides = int(argv[0]), argv[1], json.loads(argv[2])
     proxy = argv[3] if len(argv) > 3 and argv[3] else None

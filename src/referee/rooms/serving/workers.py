@@ -13,6 +13,7 @@ cannot (the database away for a while) is tried again.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import multiprocessing
 import os
@@ -26,6 +27,8 @@ from multiprocessing.process import BaseProcess
 from typing import Any
 
 import uvicorn
+
+from .affine import Group
 
 __all__ = ["run"]
 
@@ -111,15 +114,12 @@ def run(config: uvicorn.Config, workers: int, *, affinity: bool = True) -> int:
 def _worker(config: uvicorn.Config, sock: socket.socket, index: int, paths: list[str]) -> None:
     """One worker: uvicorn's server on the shared socket, in its own event loop, with its
     place in the group (:class:`.affine.Group`) when ``paths`` are given."""
-    import asyncio
 
     config.configure_logging()
     server = uvicorn.Server(config)
 
     async def serve() -> None:
         if paths:
-            from .affine import Group
-
             group = Group(index, paths, server)
             group.join()
             listening = asyncio.create_task(group.listen())
