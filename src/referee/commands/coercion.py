@@ -5,25 +5,28 @@ built on the parameter's first use, and importing pydantic for it costs 85-100 m
 ``referee gurps check 12``'s start (``bench/bench_startup.py``), a quarter of it. Most
 values on a command line are plain: a word, a whole number, a decimal, or nothing
 given. :func:`lighten` gives each parameter of a command group a coercion that
-answers those itself, exactly as pydantic would (the same value, the same type), and
-hands anything else (a choice, a list, a number written another way, a bad value) to
+answers those itself, exactly as pydantic would (the same value, the same type), reads
+a choice (an enum) with typer's own function for it, which its adapter only wraps, and
+hands anything else (a number written another way, a bad value or choice) to
 typer's own coercion, built then, so that every message and every refusal stays
 typer's. Pydantic is imported only when a line needs it.
 
 This reaches into typer's ``_TyperParameter`` (its lazily built ``_runtime_param``):
-``tests/test_command_loading.py`` checks that ``referee gurps check 12`` still starts
-without pydantic, and every CLI test that the answers are unchanged.
+``tests/test_coercion.py`` checks values drawn at random against typer's own reading,
+and that system commands still start without pydantic; every CLI test, that the
+answers are unchanged.
 """
 
 from __future__ import annotations
 
+import contextlib
 import re
 from dataclasses import dataclass, field
-from enum import Enum
 from typing import Any, get_args, get_origin
 
 from typer._click import Context
 from typer._coercion import RuntimeParam, TypeDescriptor, build_runtime_param
+from typer._param_types import choice_coercion_annotation, coerce_cli_choice
 
 __all__ = ["lighten"]
 
@@ -45,6 +48,12 @@ class _Plain(RuntimeParam):
             plain = [self._plain(item, v) for v in value]
             if _NO not in plain:  # a list, as typer's adapter gives it
                 return plain
+        elif (choice := choice_coercion_annotation(kind, self.parameter_info)) is not None:
+            # typer's own reading of a choice, which its pydantic adapter only wraps
+            with contextlib.suppress(ValueError):  # (a bad one: typer's message, below)
+                return coerce_cli_choice(
+                    value, choices=choice[0], case_sensitive=choice[1], ctx=ctx
+                )
         else:
             got = self._plain(kind, value)
             if got is not _NO:
@@ -59,8 +68,6 @@ class _Plain(RuntimeParam):
         less plain (typer's coercion then answers, or refuses, in its own words)."""
         if isinstance(value, bool):
             return _NO
-        if isinstance(kind, type) and issubclass(kind, Enum) and isinstance(value, kind):
-            return value  # a default, already one of its choices
         if kind is str and isinstance(value, str):
             return value
         number: Any = _NO
