@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from .ast import FUDGE, Dice, window
+from .ast import FUDGE, Compare, Dice, Reroll, window
 from .errors import DiceLimitError
 from .limits import DEFAULT_LIMITS, Limits
 
@@ -35,7 +35,7 @@ _GMP_BYTES = 2048
 def _mpz(value: int, size: int = _GMP_BYTES) -> Big:
     if size < _GMP_BYTES:
         return value
-    from gmpy2 import mpz  # type: ignore[import-untyped]
+    from gmpy2 import mpz  # type: ignore[import-untyped]  # (only for very big counts)
 
     return mpz(value)
 
@@ -152,8 +152,6 @@ def die_distribution(dice: Dice, limits: Limits = DEFAULT_LIMITS) -> tuple[Count
 @functools.lru_cache(maxsize=256)
 def _roll_counts(sides: int, reroll: object) -> tuple[Counts, int]:
     """One roll of a die, after its rerolls: ``(counts, denominator)``."""
-    from .ast import Reroll
-
     faces = (-1, 0, 1) if sides == 0 else range(1, sides + 1)
     counts: Counts = dict.fromkeys(faces, 1)
     denom = len(counts)
@@ -176,7 +174,6 @@ def _roll_counts(sides: int, reroll: object) -> tuple[Counts, int]:
 def _die_cached(
     sides: int, reroll: object, explode: object, limits: Limits
 ) -> tuple[Counts, int, bool]:
-    from .ast import Compare
 
     counts, denom = _roll_counts(sides, reroll)
     capped = False

@@ -22,6 +22,8 @@ import threading
 from collections.abc import Iterable, Sequence
 from typing import Protocol, runtime_checkable
 
+from .errors import RefereeError
+
 __all__ = [
     "CappedSource",
     "RandomSource",
@@ -268,8 +270,6 @@ class ReplaySource:
 
     def randbelow(self, n: int) -> int:
         """The next recorded draw, as ``value - 1``."""
-        from .errors import RefereeError
-
         if self._pos >= len(self._draws):
             raise RefereeError(f"draw {self._pos + 1} (from {n}) was not recorded")
         want, value = self._draws[self._pos]

@@ -41,7 +41,7 @@ from .columns import IntArray, compare, never, rational, rational_function, scor
 from .errors import DiceEvalError, DiceLimitError
 from .limits import DEFAULT_LIMITS, Limits
 from .odds import bounds, odds, whole_valued
-from .parser import format_expr, parse
+from .parser import format_expr, parse, worst_case_dice
 from .rng import numpy_seed
 
 __all__ = ["iter_samples", "sample", "summarize"]
@@ -283,7 +283,6 @@ def _prepare(
     root = parsed.root
     lo, hi = bounds(root, limits)
     dtype = _dtype(lo, hi)
-    from .parser import worst_case_dice
 
     rows = max(1, CHUNK_CELLS // max(1, worst_case_dice(root, limits)))
     return root, dtype, rows

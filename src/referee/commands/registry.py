@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Annotated, Any
@@ -221,7 +222,6 @@ def _without_rolling(example: str) -> str:
     >>> _without_rolling("gurps odds reaction -1 --open --seed 3 --json")
     'gurps odds reaction -1 --json'
     """
-    import re
 
     return re.sub(r"\s+(--open|--secret|(--seed|-n)\s+\S+)(?=\s|$)", "", example)
 
