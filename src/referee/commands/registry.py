@@ -222,7 +222,6 @@ def _without_rolling(example: str) -> str:
     >>> _without_rolling("gurps odds reaction -1 --open --seed 3 --json")
     'gurps odds reaction -1 --json'
     """
-
     return re.sub(r"\s+(--open|--secret|(--seed|-n)\s+\S+)(?=\s|$)", "", example)
 
 

@@ -282,7 +282,6 @@ def _warm() -> None:
     object made so far out of the garbage collector's sight (``gc.freeze``): a server
     holds some hundred thousand long-lived objects (modules, schemas, caches), and a
     full collection that walks them all stalls every room for tens of milliseconds."""
-
     read_command("3d6")
     gc.collect()
     gc.freeze()
@@ -291,7 +290,6 @@ def _warm() -> None:
 def from_environment() -> FastAPI:
     """The app of one of ``referee serve --workers N``'s processes: the database from
     ``REFEREE_DB``, the limits from ``REFEREE_LIMIT_*`` (the parent set them)."""
-
     return create_app(
         os.environ["REFEREE_DB"],
         limits_from(os.environ),
@@ -324,7 +322,6 @@ async def keep_gc(freeze: float = GC_FREEZE_SECONDS, sweep: float = GC_SWEEP_SEC
     ``sweep`` seconds everything is unfrozen, collected once, and frozen again (one
     long pause an hour, rather than several a minute).
     """
-
     loop = asyncio.get_running_loop()
     swept = loop.time()
     while True:

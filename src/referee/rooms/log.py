@@ -161,7 +161,6 @@ def outcome(plan: Callable[[Any], Any], source: Any) -> tuple[Any, str, str | No
     ``referee verify`` replays the refusal as it replays a result. ``refused`` is
     None for a roll that went through.
     """
-
     try:
         reply = plan(source)
         check_digestible(reply.data, "result")

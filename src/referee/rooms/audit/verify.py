@@ -122,7 +122,6 @@ class Report:
     def by_version(self) -> list[str]:
         """``rolled by referee 0.1.0, replayed by 0.2.0: 3 results differ``, a line for
         each other version whose results differ."""
-
         counts = Counter(p.detail.split("rolled by referee ", 1)[-1].split(";")[0]
                          for p in self.versions)  # fmt: skip
         return [
@@ -376,7 +375,6 @@ def _check_refusal(entry: dict[str, Any], plan: Any, replay: Any, problems: list
     """A refused roll (:func:`.log.outcome`): replaying its draws must give the same
     refusal, or, for a room's cap on dice (which the export does not record), use
     every draw and want one more."""
-
     seq, why = entry["seq"], entry["refused"]
     result, text, refused = outcome(plan, replay)
     capped = (
@@ -401,5 +399,4 @@ _ROOM_CAPS = replace(SHARED_TABLE, dice=None)
 @functools.cache
 def engine() -> str:
     """This referee's version, as roll entries carry it (``engine``)."""
-
     return str(__version__)

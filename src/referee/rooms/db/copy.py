@@ -156,7 +156,6 @@ def backup_sqlite(path: str | Path, target: str | Path) -> int:
     Raises:
         CopyError: ``path`` is not a SQLite database, or ``target`` exists.
     """
-
     source_path, target_path = Path(path), Path(target)
     if not source_path.is_file():
         raise CopyError(f"no SQLite database at {source_path}")

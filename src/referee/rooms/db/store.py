@@ -88,7 +88,6 @@ def migrate(url: str) -> None:
 
     Runs its own event loop: call it from a thread when one is already running.
     """
-
     config = Config()
     config.set_main_option("script_location", str(Path(__file__).with_name("migrations")))
     config.set_main_option("sqlalchemy.url", url.replace("%", "%%"))

@@ -138,7 +138,6 @@ class Discord:
     async def _answer(self, call: Call) -> dict[str, Any]:
         """The reply within :attr:`.DiscordConfig.defer_after` seconds of the request,
         or a deferral (ephemeral if the reply will be) and the reply by webhook later."""
-
         name = call.data["name"]
         try:  # whether the reply is ephemeral: from the options alone, before any work
             found = setup.HANDLERS.get(name)
@@ -185,7 +184,6 @@ class Discord:
 
     async def sheet(self, sha: str, body: bytes) -> Sheet:
         """A sheet's bytes, read (once per version, in a worker thread)."""
-
         found: Sheet | None = self.sheets.get(sha)
         if found is None:
             found = await asyncio.to_thread(read_sheet_body, body)

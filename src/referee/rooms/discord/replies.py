@@ -24,7 +24,6 @@ def _order() -> dict[str, int]:
     """The order outcomes are listed in, whatever order a result's JSON has them in (a
     room's entry is kept with its keys sorted): a check's, then the reaction table's
     bands from worst to best; any other after them, by name."""
-
     known = ["success", "critical_success", "critical_failure", "first", "second", "tie",
              "penetrates", "injures", *(name for _, name in BANDS), "Excellent"]  # fmt: skip
     return {name: i for i, name in enumerate(dict.fromkeys(known))}
@@ -40,7 +39,6 @@ def odds_field(data: Mapping[str, Any]) -> str | None:
     >>> odds_field({"odds": {"critical_success": "1/54", "success": "1/2"}})
     'success 50.0% · critical success 1.9%'
     """
-
     odds = data.get("odds")
     if not isinstance(odds, Mapping):
         return None

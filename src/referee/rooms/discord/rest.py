@@ -137,7 +137,6 @@ class Rest:
         ...     "https://cdn.discordapp.com.evil.example/dai.toml")
         False
         """
-
         try:
             got = urlsplit(url)
             netloc = got.netloc.lower()
@@ -172,7 +171,6 @@ class Rest:
         Raises:
             RestError: another host, a failed or slow download, or a file over ``most``.
         """
-
         if not self.allowed(url):
             raise RestError("the file is not on Discord's attachment hosts")
         got = bytearray()
@@ -206,7 +204,6 @@ def discord_error(body: bytes) -> tuple[int | None, str]:
     >>> discord_error(b"<html>")
     (None, '')
     """
-
     try:
         found = json.loads(body)
     except ValueError:

@@ -255,7 +255,6 @@ def room_embed(
 ) -> dict[str, Any] | None:
     """A room's roll entry as ``reader`` may see it (:func:`.log.view`), with where its
     log is; None when they see it redacted."""
-
     seen = view(entry, reader, revealed)
     if seen.get("redacted"):
         return None

@@ -89,7 +89,6 @@ async def _status(bot: Discord, call: Call, channel: Channel) -> str:
 async def _page(bot: Discord, call: Call, channel: Channel) -> str:
     """A one-time link to the room's page as the caller's member: there they see the
     log as the API shows it to them, send their seed, and export the log to verify."""
-
     if not channel.room:
         raise Refusal("this channel has no room: a GM links one with /referee link")
     if not call.base_url:

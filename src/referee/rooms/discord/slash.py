@@ -85,7 +85,6 @@ class Asked:
 @functools.cache
 def _registry() -> tuple[Mapping[tuple[str, ...], Any], Any]:
     """The registry and its click group (built once: building it takes milliseconds)."""
-
     return COMMANDS, reader.build_group()
 
 

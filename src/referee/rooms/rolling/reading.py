@@ -5,6 +5,7 @@ worker thread; :func:`.api.roll_maker` rolls what it read."""
 
 from __future__ import annotations
 
+import functools
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -23,10 +24,11 @@ if TYPE_CHECKING:
 __all__ = ["read_command", "read_odds", "room_limits"]
 
 
+@functools.lru_cache(maxsize=16)
 def room_limits(most_draws: int = RoomsLimits.draws) -> CommandLimits:
     """What one roll in a room may cost: the shared table's caps
-    (:data:`referee.commands.SHARED_TABLE`), with the room's own cap on dice."""
-
+    (:data:`referee.commands.SHARED_TABLE`), with the room's own cap on dice (made
+    once a cap: every roll asks)."""
     return replace(SHARED_TABLE, dice=most_draws)
 
 
@@ -38,7 +40,6 @@ def read_odds(command: str, most_draws: int = RoomsLimits.draws) -> tuple[str, P
     Raises:
         ApiError: 422 for a bad command, or one that would roll dice.
     """
-
     try:
         if find(command.split())[0].rolls:
             raise ApiError(422, "this command rolls dice: only odds are read here")
@@ -66,7 +67,6 @@ def read_command(command: str, most_draws: int = RoomsLimits.draws) -> tuple[str
     Raises:
         ApiError: 422 with the engine's own message for a bad command.
     """
-
     try:
         shown, plan = commands.plan(command, only_rolls=True, limits=room_limits(most_draws))
         # A dry run, in the caller's thread rather than in the room's transaction:

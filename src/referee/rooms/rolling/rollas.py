@@ -232,7 +232,6 @@ def resolve_as(
     command: str, sheet: Sheet | None, limits: CommandLimits, others: Mapping[str, Sheet]
 ) -> tuple[str, str]:
     """``(command normalised, as typed, resolved against sheet)``."""
-
     try:
         resolved = commands.resolve(command, sheet, limits=limits, others=others)
     except RefereeError as exc:
@@ -242,7 +241,6 @@ def resolve_as(
 
 def _typed(command: str) -> str:
     """The command as the log keeps it: ``roll `` before a bare dice expression."""
-
     try:
         meta = find(command.split())[0]
     except RefereeError:

@@ -167,7 +167,6 @@ async def _best(st: Any, room: str, target: Any, hit: dict[str, Any]) -> tuple[s
     """The target's best active defense against ``hit`` as the fight has it now, and
     its options: repeated parries (B376), reeling and very tired (B419, B426), the
     attack's effect (Deceptive, Telegraphic)."""
-
     row = (await st.sheets.of(st, room)).get(target.sheet)
     if row is None:
         raise ApiError(422, f"{target.name}'s sheet is no longer in this room")
@@ -209,7 +208,6 @@ async def _defend(
 async def _weapon_damage(st: Any, room: str, attacker: Any, weapon: str) -> str:
     """The damage ``weapon`` on the attacker's sheet does (``1d-3 cut``), as an
     exchange reads it; 422 for a weapon the sheet lacks or one with no damage."""
-
     row = (await st.sheets.of(st, room)).get(attacker.sheet)
     if row is None:
         raise ApiError(422, f"{attacker.name}'s sheet is no longer in this room")

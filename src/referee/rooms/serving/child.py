@@ -86,7 +86,6 @@ class Child:
 def wait_healthy(base: str, process: subprocess.Popen[bytes], timeout: float = 60) -> bool:
     """Wait until the server at ``base`` answers ``/api/health``: True; False if its
     ``process`` ended or ``timeout`` seconds passed first."""
-
     deadline = time.monotonic() + timeout
     while process.poll() is None and time.monotonic() < deadline:
         try:

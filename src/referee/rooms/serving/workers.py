@@ -114,7 +114,6 @@ def run(config: uvicorn.Config, workers: int, *, affinity: bool = True) -> int:
 def _worker(config: uvicorn.Config, sock: socket.socket, index: int, paths: list[str]) -> None:
     """One worker: uvicorn's server on the shared socket, in its own event loop, with its
     place in the group (:class:`.affine.Group`) when ``paths`` are given."""
-
     config.configure_logging()
     server = uvicorn.Server(config)
 
