@@ -67,3 +67,25 @@ async def test_young_cycles_are_freed_not_frozen() -> None:
     finally:
         gc.enable()
         gc.unfreeze()
+
+
+async def test_the_young_threshold_is_raised_while_the_tick_runs() -> None:
+    """Issue 51: while ``keep_gc`` runs, CPython's own young collection waits for
+    ``young`` net new objects (the tick collects the young every second anyway), and
+    the threshold is given back when the tick stops."""
+    import asyncio
+    import gc
+
+    from referee.rooms.app import GC_YOUNG, keep_gc
+
+    before = gc.get_threshold()
+    task = asyncio.create_task(keep_gc(freeze=0.02, sweep=3600.0))
+    try:
+        await asyncio.sleep(0.05)
+        assert gc.get_threshold() == (GC_YOUNG, *before[1:])
+        assert GC_YOUNG > before[0]
+    finally:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+        gc.unfreeze()
+    assert gc.get_threshold() == before
