@@ -86,7 +86,7 @@ async def _count(src: Path, at_once: int, rolls: int, folder: Path) -> int:
             before = now
             await asyncio.sleep(3.0)
         subprocess.run(["callgrind_control", "-i", "on", str(process.pid)], check=True,
-                       stdout=subprocess.DEVNULL)  # fmt: skip
+                       capture_output=True)  # fmt: skip
         targets = [(room, tokens[m]) for m in range(PLAYERS + 1) for room, tokens in tables]
         refused: list[int] = []
 
@@ -108,7 +108,7 @@ async def _count(src: Path, at_once: int, rolls: int, folder: Path) -> int:
         while sum(map(len, seen)) < expected and time.monotonic() < until:
             await asyncio.sleep(0.5)
         subprocess.run(["callgrind_control", "-i", "off", str(process.pid)], check=True,
-                       stdout=subprocess.DEVNULL)  # fmt: skip
+                       capture_output=True)  # fmt: skip
         if refused or sum(map(len, seen)) < expected:
             raise RuntimeError(
                 f"{len(refused)} rolls refused; {sum(map(len, seen)) - before} of "

@@ -100,3 +100,70 @@ def test_threads_reading_one_command_at_once_each_get_their_own_arguments() -> N
     finally:
         sys.setswitchinterval(switch)
     assert crossed == []
+
+
+_WHOLE = """
+import typer
+from referee.cli.app import app
+from referee.commands.coercion import lighten
+command = typer.main.get_command(app)
+lighten(command)
+sys.exit(command.main(sys.argv[1:], "referee"))
+"""
+
+
+def _console(*words: str, whole: bool = False) -> subprocess.CompletedProcess[str]:
+    """The console script's answer, and (on stderr) the command modules it loaded; with
+    ``whole``, the answer of the whole application (every command built) instead."""
+    probe = (
+        "import atexit, sys\n"
+        "atexit.register(lambda: print(sorted(m for m in sys.modules "
+        "if m.startswith(('referee.commands.', 'referee.systems.'))), file=sys.stderr))\n"
+        f"sys.argv = ['referee', *{list(words)!r}]\n"
+        + (_WHOLE if whole else "from referee.cli import main\nmain()\n")
+    )
+    return subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+
+
+def test_a_command_line_builds_only_the_command_it_names() -> None:
+    """Issue 53: typer builds every command it is given, so ``gurps check 12`` gives it
+    ``gurps check`` alone; ``gurps --help`` (no command named) gives it every one."""
+    from typer.main import get_command
+
+    from referee.cli.app import build
+
+    def names(words: list[str]) -> list[str]:
+        root = get_command(build(words))
+        group = root.commands["gurps"]  # type: ignore[attr-defined]
+        return sorted(group.commands)
+
+    assert names(["gurps", "check", "12"]) == ["check"]
+    assert names(["gurps4e", "check", "12"]) == ["check"]
+    assert names(["gurps", "odds", "12"]) == ["odds"]  # the odds group: its default reads 12
+    every = names(["gurps", "--help"])
+    assert len(every) > 5 and "check" in every and "odds" in every
+
+
+@pytest.mark.parametrize(
+    "words",
+    [["--help"], ["gurps", "--help"], ["gurps", "check", "--help"], ["swn", "odds", "--help"]],
+)
+def test_help_from_a_narrow_build_is_the_whole_apps(words: list[str]) -> None:
+    """The console script's help, from its narrow build, is word for word the help of
+    the whole application (``referee.cli.app.app``)."""
+    whole = _console(*words, whole=True)
+    narrow = _console(*words)
+    assert narrow.returncode == 0 == whole.returncode, narrow.stderr + whole.stderr
+    assert "Usage: referee" in narrow.stdout
+    assert narrow.stdout == whole.stdout
+
+
+def test_the_bare_help_loads_no_systems_commands() -> None:
+    """``referee --help`` lists the systems' groups by their help: it imports none of
+    their commands or rules."""
+    done = _console("--help")
+    assert done.returncode == 0 and "gurps" in done.stdout and "swn" in done.stdout
+    loaded = done.stderr
+    for name in ("referee.commands.gurps", "referee.commands.swn", "referee.commands.fudge"):
+        assert f"'{name}'" not in loaded, loaded
+    assert "referee.systems.swn.encounter" not in loaded

@@ -82,7 +82,7 @@ def main() -> None:
     from ..commands.coercion import lighten
     from .app import build
 
-    command = typer.main.get_command(build(argv[0]))
+    command = typer.main.get_command(build(argv))
     lighten(command)  # plain values without importing pydantic
     code = command.main(argv, "referee")
     sys.exit(code if isinstance(code, int) else 0)
