@@ -35,6 +35,9 @@ against=()
 git cat-file -e ae0daa9^{commit} 2>/dev/null && against=(--against ae0daa9)
 "$PY" bench/bench_wrk.py "${against[@]}" 2>&1 | tee -a "$log" || { failed=1; echo "bench_wrk.py FAILED"; }
 echo
+# The same load's instructions a roll, counted under callgrind (needs Debian's valgrind).
+"$PY" bench/bench_instructions.py "${against[@]}" 2>&1 | tee -a "$log" || { failed=1; echo "bench_instructions.py FAILED"; }
+echo
 misses=$(grep -cE ' MISS\)?$' "$log")
 echo "targets missed: $misses; benchmark errors: $failed"
 [ "$failed" = 0 ] && { [ "${BENCH_STRICT:-0}" = 0 ] || [ "$misses" = 0 ]; }
