@@ -26,6 +26,8 @@ from typing import Any
 
 from .ast import FUDGE, Dice, Expression, Func, Group, Literal, Neg, Node, window
 from .errors import DiceEvalError, DiceLimitError, RefereeError
+from .exact import FUNCTIONS, apply_function, combine, group_counts
+from .explode import added_dice_pool
 from .limits import DEFAULT_LIMITS, Limits
 from .parser import format_expr, parse
 from .pools import Counts, _convolve, _Dist, _pool, die_distribution
@@ -191,8 +193,6 @@ def _dist(node: Node, limits: Limits, exact: bool = False, part: bool = False) -
                 f"{limits.odds_outcomes:,} outcomes (try sample instead)"
             )
         if node.adds_dice:
-            from .explode import added_dice_pool  # only for ! and !p: imported when needed
-
             return added_dice_pool(node, limits)
         return _pool(node, limits)
     if isinstance(node, Neg):
@@ -200,8 +200,6 @@ def _dist(node: Node, limits: Limits, exact: bool = False, part: bool = False) -
         return _Dist({-o: c for o, c in inner.counts.items()}, inner.denominator, inner.capped)
     # Groups, functions and exact division live in .exact, imported when first needed.
     if isinstance(node, Group):
-        from .exact import group_counts
-
         seen: dict[Node, _Dist] = {}  # {5d6!!, 5d6!!, ...}: each distinct sub-roll once
         items = [seen[i] if i in seen else seen.setdefault(i, _dist(i, limits, exact, True))
                  for i in node.items]  # fmt: skip
@@ -211,8 +209,6 @@ def _dist(node: Node, limits: Limits, exact: bool = False, part: bool = False) -
             any(i.capped for i in items),
         )
     if isinstance(node, Func):
-        from .exact import apply_function
-
         args = [_dist(a, limits, True, True) for a in node.args]
         counts = apply_function(node.name, [a.counts for a in args], limits)
         if not exact:  # a fraction that leaves a function at the top level rounds down
@@ -228,8 +224,6 @@ def _dist(node: Node, limits: Limits, exact: bool = False, part: bool = False) -
         elif op in "*/" and not exact:
             counts = _pairwise(acc.counts, right.counts, op, sub, limits)
         else:
-            from .exact import combine
-
             counts = combine(acc.counts, right.counts, op, limits, format_expr(sub))
         acc = _Dist(counts, acc.denominator * right.denominator, acc.capped or right.capped)
     return acc
@@ -365,8 +359,6 @@ def _func_bounds(node: Func, limits: Limits, exact: bool) -> tuple[Bound, Bound]
         lo = alo if alo >= 0 else (-ahi if ahi <= 0 else 0)
         hi = -alo if -alo > ahi else ahi
     else:  # floor, ceil and round never decrease
-        from .exact import FUNCTIONS
-
         fn = FUNCTIONS[name]
         lo, hi = fn([args[0][0]]), fn([args[0][1]])
     return (lo, hi) if exact else (math.floor(lo), math.floor(hi))

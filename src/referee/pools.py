@@ -35,6 +35,7 @@ _GMP_BYTES = 2048
 def _mpz(value: int, size: int = _GMP_BYTES) -> Big:
     if size < _GMP_BYTES:
         return value
+    # here, not at the top: 42 ms of start-up otherwise (issue 53)
     from gmpy2 import mpz  # type: ignore[import-untyped]  # (only for very big counts)
 
     return mpz(value)

@@ -22,7 +22,7 @@ import threading
 from collections.abc import Iterable, Sequence
 from typing import Protocol, runtime_checkable
 
-from .errors import RefereeError
+from .errors import DiceEvalError, DiceLimitError, RefereeError
 
 __all__ = [
     "CappedSource",
@@ -161,8 +161,6 @@ def numpy_seed(seed: int | str | bytes | None) -> int | None:
     if isinstance(seed, str):
         seed = seed.encode()
     if not isinstance(seed, bytes):
-        from .errors import DiceEvalError
-
         raise DiceEvalError(f"a seed must be an integer, a string or bytes, not {seed!r}")
     return int.from_bytes(hashlib.sha256(seed).digest()[:16], "big")
 
@@ -243,8 +241,6 @@ class CappedSource:
         once ``most`` draws were made."""
         self._left -= 1
         if self._left < 0:
-            from .errors import DiceLimitError
-
             raise DiceLimitError(
                 f"a command here may draw at most {self.most:,} dice; this one draws more"
             )

@@ -40,6 +40,7 @@ from typing import NamedTuple
 
 from .ast import FUDGE, Arith, Compare, Dice, Expression, Func, Group, Keep, Literal, Neg, Node
 from .errors import DiceEvalError
+from .exact import FUNCTIONS
 from .limits import DEFAULT_LIMITS, Limits
 from .parser import format_expr, parse
 from .rng import RandomSource, resolve
@@ -191,7 +192,6 @@ def _group(node: Node, limits: Limits, exact: bool) -> _Eval:
 
 def _func(node: Node, limits: Limits, exact: bool) -> _Eval:
     assert isinstance(node, Func)
-    from .exact import FUNCTIONS  # only expressions with functions need it
 
     args = [_compile(a, limits, exact=True) for a in node.args]
     apply = FUNCTIONS[node.name]

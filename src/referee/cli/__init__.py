@@ -13,16 +13,16 @@ from __future__ import annotations
 import sys
 
 from ..commands.line import NEGATIVE, is_word, join_expressions
+from ..commands.rolling import roll_reply
 from ..errors import RefereeError
+from ..rng import resolve, seeded
+from .output import emit, error_text
 
 __all__ = ["main", "run_roll"]
 
 
 def run_roll(exprs: list[str], n: int, seed: int | None, as_json: bool, secret: bool) -> int:
     """Roll the expressions ``n`` times and print them; returns the exit status."""
-    from ..commands.rolling import roll_reply
-    from ..rng import resolve, seeded
-    from .output import emit, error_text
 
     rng = resolve(None if seed is None else seeded(seed))
     try:
@@ -70,6 +70,7 @@ def main() -> None:
     """Console-script entry point."""
     argv = sys.argv[1:]
     if not argv:
+        # here, not at the top: 57 ms of start-up otherwise (issue 53)
         from .repl import run_repl
 
         run_repl()
@@ -77,9 +78,13 @@ def main() -> None:
     fast = _fast_roll_args(argv)
     if fast is not None:
         sys.exit(run_roll(*fast))
+    # here, not at the top: 47 ms of start-up otherwise (issue 53)
     import typer
 
+    # here, not at the top: 42 ms of start-up otherwise (issue 53)
     from ..commands.coercion import lighten
+
+    # here, not at the top: 63 ms of start-up otherwise (issue 53)
     from .app import build
 
     command = typer.main.get_command(build(argv))

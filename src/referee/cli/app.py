@@ -22,9 +22,11 @@ from ..commands.line import arrange
 from ..commands.reader import is_word, load, option_names, player_words, valued_options
 from ..commands.registry import ALIASES, COMMANDS, DECLARED_BY, DEFAULTS, GROUP_HELP, Command
 from ..commands.result import Reply
-from ..errors import CommandError, RefereeError
+from ..errors import CommandError, NoSheetError, RefereeError
 from ..rng import resolve, seeded
+from .discord import discord_app
 from .local import LOCAL
+from .operate import rooms_app
 from .output import emit, error_text
 from .server import SERVE_EXAMPLES, VERIFY_EXAMPLES, serve, verify
 
@@ -132,6 +134,7 @@ class RefereeGroup(TyperGroup):
     ) -> Any:
         words = list(sys.argv[1:] if args is None else args)
         if words in (["--version"], ["-V"]):
+            # here, not at the top: 33 ms of start-up otherwise (issue 53)
             from .. import __version__
 
             print(f"referee {__version__}")
@@ -162,7 +165,6 @@ class RefereeGroup(TyperGroup):
 def cli_hint(exc: RefereeError) -> str:
     """The command line's hint for a command's error: where its help is, or how to give
     a sheet."""
-    from ..errors import NoSheetError
 
     if isinstance(exc, NoSheetError):
         return "give one with --sheet FILE, or set REFEREE_SHEET; or give a number"
@@ -282,10 +284,8 @@ def build(words: Sequence[str] = ()) -> typer.Typer:
     apps[()].command("verify", epilog=VERIFY_EXAMPLES)(verify)
     if only:  # (with serve and verify beside it, typer keeps "sheet" a command by name)
         return apps[()]
-    from .operate import rooms_app
 
     apps[()].add_typer(rooms_app, name="rooms")
-    from .discord import discord_app
 
     apps[()].add_typer(discord_app, name="discord")
     return apps[()]

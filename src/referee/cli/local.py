@@ -3,12 +3,16 @@ and progress bars on a terminal."""
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
+from .. import examples
 from ..commands.result import Resources
+from ..errors import SheetError
+from ..examples import ENCOUNTERS, SHEETS
 
 if TYPE_CHECKING:
     from ..sheets import Sheet
@@ -22,6 +26,7 @@ PROGRESS_FROM = 200_000
 
 
 def _ladder(name: str | None) -> Ladder:
+    # here, not at the top: 15 ms of start-up otherwise (issue 53)
     from ..systems.fudge import get_ladder
 
     return get_ladder(name)
@@ -29,20 +34,19 @@ def _ladder(name: str | None) -> Ladder:
 
 def _named(name: str, kind: str) -> str:
     """A file by the name a user gave: a path, or a shipped example (``example:NAME``)."""
-    from .. import examples
 
     return str(examples.path(name, kind)) if examples.is_example(name) else name
 
 
 def _encounter(name: str) -> Encounter:
-    from ..examples import ENCOUNTERS
+    # here, not at the top: 61 ms of start-up otherwise (issue 53)
     from ..systems.swn import load_encounter
 
     return load_encounter(_named(name, ENCOUNTERS))
 
 
 def _party(name: str) -> list[tuple[str, int, bool]]:
-    from ..examples import ENCOUNTERS
+    # here, not at the top: 67 ms of start-up otherwise (issue 53)
     from ..systems.swn import load_party
 
     return load_party(_named(name, ENCOUNTERS))
@@ -60,10 +64,8 @@ def read_sheet_file(path: str) -> Sheet:
     Raises:
         SheetError: no such file or example, not readable, too large, or not a sheet.
     """
-    import os
 
-    from ..errors import SheetError
-    from ..examples import SHEETS
+    # here, not at the top: 15 ms of start-up otherwise (issue 53)
     from ..sheets import MAX_BYTES, read_sheet
 
     shown, path = path, _named(path, SHEETS)
@@ -87,8 +89,6 @@ def read_sheet_file(path: str) -> Sheet:
 
 
 def _sheet(path: str | None) -> Sheet | None:
-    import os
-
     if path is None:
         path = os.environ.get(SHEET_VARIABLE) or None
     return None if path is None else read_sheet_file(path)
@@ -99,7 +99,10 @@ def _progress(total: int) -> Iterator[Callable[[int], None] | None]:
     if total < PROGRESS_FROM or not sys.stderr.isatty():
         yield None
         return
+    # here, not at the top: 30 ms of start-up otherwise (issue 53)
     from rich.console import Console
+
+    # here, not at the top: 40 ms of start-up otherwise (issue 53)
     from rich.progress import Progress
 
     with Progress(transient=True, console=Console(stderr=True)) as bar:

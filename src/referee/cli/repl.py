@@ -12,11 +12,15 @@ recall history (readline); ``help`` lists the commands and ``help COMMAND``
 
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Callable
 
 from .. import commands
 from ..commands.dice import NOTATION
-from ..errors import CommandError, RefereeError
+from ..commands.line import split_line
+from ..errors import CommandError, NoSheetError, RefereeError
+from ..rng import RandomSource, resolve, seeded
 from .local import LOCAL
 from .output import error_text, replies_text
 
@@ -36,9 +40,8 @@ quit (or exit, q) leaves."""
 
 def handle(line: str, rng: object = None) -> str:
     """Answer one line of input (errors are answered, never raised)."""
-    from ..commands.line import split_line
+    # here, not at the top: 2 ms of start-up otherwise (issue 53)
     from ..commands.reader import front_options, plan_line
-    from ..rng import RandomSource, resolve, seeded
 
     line = line.strip()
     if not line:
@@ -60,8 +63,6 @@ def handle(line: str, rng: object = None) -> str:
         _, meta, plan = plan_line(words, resources=LOCAL)
         replies = [plan(source) for _ in range(front.n)]
     except RefereeError as exc:
-        from ..errors import NoSheetError
-
         if isinstance(exc, NoSheetError):
             return error_text(exc, "give one with --sheet FILE, or set REFEREE_SHEET")
         command = exc.command if isinstance(exc, CommandError) else None
@@ -76,15 +77,13 @@ def run_repl(read: Callable[[str], str] = input) -> None:
     try:
         _loop(read)
     except BrokenPipeError:
-        import os
-        import sys
-
         # Nothing more can be shown: send what is left (and Python's flush at exit) nowhere.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 def _loop(read: Callable[[str], str]) -> None:
     try:
+        # here, not at the top: readline is optional (absent on some platforms), and 1 ms (issue 53)
         import readline  # noqa: F401  (arrow-key history for input())
     except ImportError:  # pragma: no cover - not on every platform
         pass

@@ -93,6 +93,7 @@ def run(
             hint); its ``command`` names the command the line named, if any.
         RefereeError: what the rules or the limits refuse, with the engine's message.
     """
+    # here, not at the top: 40 ms of start-up otherwise (issue 53)
     from .reader import run as _run
 
     found = BUILTIN if resources is None else resources
@@ -110,6 +111,7 @@ def plan(
     plan rolls when called with a random source (a game room reads a command before
     its seq, and so its random stream, is known), within ``limits``. See
     :func:`.reader.plan_line`."""
+    # here, not at the top: 48 ms of start-up otherwise (issue 53)
     from .reader import plan_line
 
     found = BUILTIN if resources is None else resources
@@ -128,6 +130,7 @@ def resolve(
     ``others`` for the other sheets it names, as ``--vs @orc``), written so that it
     rolls the same with no sheet (``gurps check Stealth -2`` is ``gurps check 15 -2
     --label Stealth``): a game room's ``resolved``. See :mod:`.resolving`."""
+    # here, not at the top: 46 ms of start-up otherwise (issue 53)
     from .resolving import resolve as _resolve
 
     return _resolve(line, sheet, limits=limits, others=others)
@@ -139,7 +142,10 @@ def is_rolling(line: str | Sequence[str]) -> bool:
     Raises:
         CommandError: the line names no command.
     """
+    # here, not at the top: 1 ms of start-up otherwise (issue 53)
     from .line import split_line
+
+    # here, not at the top: 46 ms of start-up otherwise (issue 53)
     from .reader import find
 
     words = split_line(line) if isinstance(line, str) else list(line)
@@ -148,6 +154,7 @@ def is_rolling(line: str | Sequence[str]) -> bool:
 
 def help_text(name: str = "") -> str:
     """The help of one command (``gurps check``), or a list of every command."""
+    # here, not at the top: 47 ms of start-up otherwise (issue 53)
     from .reader import help_text as _help
 
     return _help(name)

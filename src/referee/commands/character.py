@@ -7,6 +7,8 @@ from typing import Annotated
 
 import typer
 
+from ..errors import CommandError
+from ..examples import catalog
 from .registry import command
 from .result import Plan, Reply, resources_of
 
@@ -44,7 +46,7 @@ def sheet(
 ) -> Plan:
     """Show a character sheet: every trait with its level and the chance of a plain roll,
     and every attack with its damage."""
-    from ..errors import CommandError
+    # here, not at the top: 15 ms of start-up otherwise (issue 53)
     from ..render.sheets import sheet_json
 
     if examples:
@@ -66,7 +68,7 @@ def sheet(
 
 def _examples() -> Reply:
     """The shipped examples (:func:`referee.examples.catalog`), as a table."""
-    from ..examples import catalog
+    # here, not at the top: 9 ms of start-up otherwise (issue 53)
     from ..sheets import SYSTEM_NAMES
 
     found = catalog()

@@ -7,6 +7,9 @@ from typing import Annotated
 import typer
 
 from ..errors import CommandError
+from ..limits import worst_case_dice
+from ..odds import odds
+from ..parser import parse
 from .registry import LabelOpt, command
 from .result import Plan, Reply, resources_of
 from .rolling import engine_limits, roll_reply
@@ -76,7 +79,7 @@ def odds_cmd(
     at_most: Annotated[int | None, typer.Option("--at-most", help="P(total <= X).")] = None,
 ) -> Plan:
     """Exact odds: every outcome with its fraction and percentage, and a bar chart."""
-    from ..odds import odds
+    # here, not at the top: 2 ms of start-up otherwise (issue 53)
     from ..render import odds_json, odds_text
 
     text = _one(expr)
@@ -105,7 +108,10 @@ def sample_cmd(
     ] = None,
 ) -> Plan:
     """Simulate N rolls (vectorised): summary statistics and a histogram."""
+    # here, not at the top: 2 ms of start-up otherwise (issue 53)
     from ..render import sample_text
+
+    # here, not at the top: 97 ms of start-up otherwise (issue 53)
     from ..sampling import summarize
 
     text = _one(expr)
@@ -113,9 +119,6 @@ def sample_cmd(
     limits = engine_limits(resources.limits)
     work = resources.limits.work
     if work is not None:
-        from ..limits import worst_case_dice
-        from ..parser import parse
-
         dice = worst_case_dice(parse(text, limits).root, limits)
         if n * max(dice, 1) > work:
             raise CommandError(

@@ -16,6 +16,7 @@ import typer
 from ..errors import RuleError
 from ..sheets import Attack, Kind, Sheet, find_attack, find_trait, require
 from ..systems.gurps.exchange import Target
+from ..systems.gurps.locations import read_location
 from .gurps_traits import best_defense, defense_level
 from .result import resources_of
 from .sheeted import resolved_as, sheet_for
@@ -49,7 +50,6 @@ def target_of(sheet: Sheet) -> Target:
 
 def dr_at_typed(given: list[str] | None) -> tuple[tuple[str, int], ...]:
     """``--dr-at skull=4``: DR over one location, each read."""
-    from ..systems.gurps.locations import read_location
 
     out = []
     for item in given or []:

@@ -8,6 +8,7 @@ and (through :func:`build_group`) the CLI.
 
 from __future__ import annotations
 
+import difflib
 import functools
 import inspect
 import os
@@ -184,7 +185,6 @@ def _did_you_mean(word: str, known: Sequence[str]) -> str:
     >>> _did_you_mean("chek", ["check", "contest", "damage"]), _did_you_mean("xyz", ["check"])
     (": did you mean 'check'?", '')
     """
-    import difflib
 
     close = difflib.get_close_matches(word.casefold(), known, n=1, cutoff=0.6)
     return f": did you mean {close[0]!r}?" if close else ""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager, nullcontext
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..errors import CommandError
@@ -136,7 +136,10 @@ within ±(2**53 − 1), checked from the expression alone."""
 
 
 def _builtin_ladder(name: str | None) -> Ladder:
+    # here, not at the top: 21 ms of start-up otherwise (issue 53)
     from ..systems.fudge import LADDERS, PSI_PUNK
+
+    # here, not at the top: 17 ms of start-up otherwise (issue 53)
     from ..systems.fudge.ladder import _ALIASES
 
     if name is None:
@@ -220,7 +223,6 @@ def with_sheet(
     >>> with_sheet(ron).sheet(None).name
     'Ron'
     """
-    from dataclasses import replace
 
     named = dict(others or {})
 

@@ -7,10 +7,15 @@ from dataclasses import replace
 from fractions import Fraction
 from functools import lru_cache
 
-from ..errors import CommandError, RefereeError
+from ..bounds import largest, zero_divisor
+from ..errors import CommandError, DiceEvalError, DiceLimitError, RefereeError
 from ..fmt import fraction, percent
 from ..limits import DEFAULT_LIMITS, Limits
+from ..notation import format_expr
+from ..odds import odds
+from ..parser import parse
 from ..rng import RandomSource
+from ..roller import roll
 from .result import UNLIMITED, CommandLimits, Reply
 
 __all__ = ["ROLL_ODDS_LIMITS", "chance", "engine_limits", "roll_reply"]
@@ -39,7 +44,6 @@ def chance(expr: str, total: int, limits: Limits = ROLL_ODDS_LIMITS) -> Fraction
 
     The figure beside a roll is a nicety, so a roll never waits long for it.
     """
-    from ..odds import odds
 
     try:
         return odds(expr, limits).at_least(total)
@@ -55,10 +59,6 @@ def _within(expr: str, most: int, limits: Limits) -> None:
     (:mod:`referee.bounds`). An expression that passed is remembered (a table rolls
     the same few again and again, and the check cost a room's roll a fifth of its
     making, issue 51); a refusal raises, and is not."""
-    from ..bounds import largest, zero_divisor
-    from ..errors import DiceEvalError, DiceLimitError
-    from ..notation import format_expr
-    from ..parser import parse
 
     root = parse(expr, limits).root
     zero = zero_divisor(root, limits)
@@ -93,8 +93,8 @@ def roll_reply(
     Raises:
         CommandError: no expression, or an empty one.
     """
+    # here, not at the top: 1 ms of start-up otherwise (issue 53)
     from ..render import roll_json
-    from ..roller import roll
 
     if not exprs or any(not e.strip() for e in exprs):
         raise CommandError("no dice expression given: type one, like 3d6", "roll")

@@ -333,6 +333,7 @@ def simulate(
     probabilities). Without --seed a seed is drawn and reported, so any run can
     be repeated.
     """
+    # here, not at the top: 67 ms of start-up otherwise (issue 53)
     from ..systems.swn.simulate import simulate as run_sim
 
     resources: Resources = ctx.obj

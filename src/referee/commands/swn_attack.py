@@ -11,6 +11,7 @@ import typer
 from ..errors import RuleError
 from ..render import swn as render
 from ..rng import RandomSource
+from ..sheets import require
 from ..systems import swn
 from . import swn_sheet as on
 from .registry import LabelOpt, Twin
@@ -148,7 +149,6 @@ def _target(
 ) -> tuple[int | None, str | None, int | None]:
     """The target's AC, name and HP from its sheet (``--vs``), the options over it; a
     game room's resolved command then carries them as typed."""
-    from ..sheets import require
 
     found = resources_of(ctx).sheet(vs)
     if found is None:

@@ -6,9 +6,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import replace
+from fractions import Fraction
 from typing import Any
 
 from ..errors import RuleError
+from ..systems.gurps.damage import armor_dr
+from ..systems.gurps.locations import location_injury, read_location
 from .model import Call, Combatant, Fight
 
 __all__ = ["defended", "exchange", "through_dr"]
@@ -60,10 +63,6 @@ def through_dr(c: Combatant, ev: Mapping[str, Any]) -> int:
     exchange's own rule). Contract v1.3: "Damage applied from a roll follows the
     roll's own numbers": the target's DR is applied here, not the roll's ``--dr``.
     """
-    from fractions import Fraction
-
-    from ..systems.gurps.damage import armor_dr
-    from ..systems.gurps.locations import location_injury, read_location
 
     basic, kind = ev["basic"], ev.get("type", "cr")
     if basic < 0:

@@ -15,12 +15,13 @@ from dataclasses import replace
 from typing import Any
 
 from ..errors import RuleError
+from ..systems.swn import morale_triggers
 from . import gurps, npcs
 from . import swn as swn_rules
 from .events import RULES, read_event
 from .exchange import defended, exchange, through_dr
 from .model import Call, Combatant, Fight, Record, Step
-from .turns import TURN_EVENTS, initiative_answer, start, turn_event
+from .turns import TURN_EVENTS, initiative_answer, start, tracked, turn_event
 
 __all__ = ["adopt", "begin", "replay", "step"]
 
@@ -176,7 +177,6 @@ def _apply(fight: Fight, c: Combatant, ev: Mapping[str, Any]) -> tuple[Combatant
 def _set(fight: Fight, c: Combatant, ev: Mapping[str, Any]) -> Combatant:
     """The GM's hand: values and conditions set directly (a Luck Point spent, system
     strain taken, a combatant standing up). Only tracked values may be set."""
-    from .turns import tracked
 
     values = dict(ev.get("values", {}))
     unknown = sorted(set(values) - set(tracked(fight.system)))
@@ -215,7 +215,6 @@ def _answer(fight: Fight, call: Call, ev: Mapping[str, Any]) -> Fight:
 def _morale(before: Fight, after: Fight, hit: str) -> Fight:
     """``003``, "Morale": NPCs check after their side's first casualty and at 50%
     losses (:func:`referee.systems.swn.morale_triggers`); PCs never do."""
-    from ..systems.swn import morale_triggers
 
     side = after.combatants[hit].side
     team = [cid for cid, c in after.combatants.items() if c.side == side]

@@ -33,15 +33,18 @@ _HEADINGS = {
 def trait_chance(sheet: Sheet, trait: Trait) -> Fraction | None:
     """The chance of a plain roll against ``trait`` (None where no roll is made)."""
     if sheet.system == "gurps":
+        # here, not at the top: 47 ms of start-up otherwise (issue 53)
         from ..systems.gurps import skill_odds
 
         return skill_odds(trait.level).success if trait.level >= 3 else None
     if sheet.system == "swn":
         if trait.kind is Kind.ATTRIBUTE:
             return None
+        # here, not at the top: 78 ms of start-up otherwise (issue 53)
         from ..systems.swn import skill_check_odds
 
         return skill_check_odds(skill=trait.level, difficulty=8).success
+    # here, not at the top: 12 ms of start-up otherwise (issue 53)
     from ..systems.fudge import LADDERS, action_odds
 
     ladder = LADDERS[sheet.ladder or "psi-punk"]
@@ -49,6 +52,7 @@ def trait_chance(sheet: Sheet, trait: Trait) -> Fraction | None:
 
 
 def _swn_saves(sheet: Sheet) -> list[dict[str, Any]]:
+    # here, not at the top: 91 ms of start-up otherwise (issue 53)
     from ..systems import swn
 
     scores = {t.name.casefold(): t.level for t in sheet.of_kind(Kind.ATTRIBUTE)}
@@ -115,10 +119,12 @@ def sheet_json(sheet: Sheet) -> dict[str, Any]:
 
 def _level(sheet: Sheet, t: Trait) -> str:
     if sheet.system == "fudge":
+        # here, not at the top: 18 ms of start-up otherwise (issue 53)
         from ..systems.fudge import LADDERS
 
         return LADDERS[sheet.ladder or "psi-punk"].name_of(t.level)
     if sheet.system == "swn" and t.kind is Kind.ATTRIBUTE:
+        # here, not at the top: 63 ms of start-up otherwise (issue 53)
         from ..systems.swn import attribute_modifier
 
         return f"{t.level} ({attribute_modifier(t.level, t.name):+d})"

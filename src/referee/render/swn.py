@@ -144,6 +144,7 @@ def initiative_json(order: Sequence[swn.InitiativeEntry]) -> dict[str, Any]:
 
 def simulation_json(sim: Any) -> dict[str, Any]:
     """The JSON contract of a simulation, with its text rendering under ``"text"``."""
+    # here, not at the top: 108 ms of start-up otherwise (issue 53)
     from ..systems.swn.simulate import wilson
 
     n, enc = sim.runs, sim.encounter

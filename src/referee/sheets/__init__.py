@@ -21,8 +21,10 @@ from __future__ import annotations
 
 from ..errors import SheetError
 from .formats import MAX_BYTES, MAX_DEPTH, kind_of, load_json
+from .gcs import gcs_sheet, is_gcs, read_gcs
 from .match import find_attack, find_trait
 from .model import Attack, Kind, Sheet, Trait
+from .native import read_toml
 
 __all__ = [
     "MAX_BYTES",
@@ -54,16 +56,14 @@ def read_sheet(data: bytes) -> Sheet:
     """
     kind = kind_of(data)  # each reader checks the bounds before it parses
     if kind == "toml":
-        from .native import read_toml
-
         return read_toml(data)
-    from .gcs import gcs_sheet, is_gcs, read_gcs
 
     if kind == "xml":
         return read_gcs(data)  # refuses, saying how to convert it
     doc = load_json(data)
     if is_gcs(doc):
         return gcs_sheet(doc)
+    # here, not at the top: 82 ms of start-up otherwise (issue 53)
     from .foundry import is_foundry_swnr, read_foundry_swnr
 
     if is_foundry_swnr(doc):

@@ -60,6 +60,7 @@ def _pick(
     prefixed = [i for i in items if normal(names(i)[0]).startswith(q)]
     if prefixed:
         return _one(prefixed, query, shown, what, who)
+    # here, not at the top: 2 ms of start-up otherwise (issue 53)
     import difflib
 
     close = difflib.get_close_matches(q, [normal(names(i)[0]) for i in items], n=1)

@@ -26,6 +26,7 @@ from ...fmt import percent
 from ...odds import odds
 from .allout import feint_odds, long_damage
 from .blows import BLOWS, blow, on_head
+from .criticals import CRITICAL_HEAD_BLOW, CRITICAL_HIT
 from .damage import DamageSpec, _dice_adds
 from .locations import location_odds, read_location, require_targetable
 from .melee import (
@@ -304,7 +305,6 @@ def _add(into: dict[K, Fraction], key: K, p: Fraction) -> None:
 def _table_odds(head: bool = False) -> dict[str, Fraction]:
     """P(each effect) of a critical hit: B556's rows over 3d6 (the Critical Head Blow
     Table's with ``head``)."""
-    from .criticals import CRITICAL_HEAD_BLOW, CRITICAL_HIT
 
     rows = CRITICAL_HEAD_BLOW if head else CRITICAL_HIT
     out: dict[str, Fraction] = {}

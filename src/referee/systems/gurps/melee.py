@@ -26,6 +26,7 @@ from ...errors import RuleError
 from ...results import Chances
 from ...rng import RandomSource
 from .criticals import HEAD, CriticalRoll, critical_hit, critical_miss, head_blow
+from .damage import _dice_adds, with_adds
 from .locations import read_location
 from .success import Outcome, SuccessRoll, check
 
@@ -131,7 +132,6 @@ def strong_damage(expression: str) -> str:
     >>> strong_damage("1d-2"), strong_damage("2d+1"), strong_damage("3d"), strong_damage("4d-1")
     ('1d', '2d+3', '3d+3', '4d+3')
     """
-    from .damage import _dice_adds, with_adds
 
     count, _ = _dice_adds(expression)
     return with_adds(expression, max(2, count))

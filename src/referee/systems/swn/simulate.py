@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from ...errors import RuleError
 from ...odds import odds as dice_odds
 from ...rng import numpy_seed
 from .combat import attack_modifier
@@ -120,7 +121,6 @@ def simulate(
     Raises:
         RuleError: ``n`` is below 1 or above 10⁹.
     """
-    from ...errors import RuleError
 
     if not 1 <= n <= 10**9:
         raise RuleError(f"runs {n} must be from 1 to 1000000000")
