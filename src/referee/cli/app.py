@@ -284,9 +284,7 @@ def build(words: Sequence[str] = ()) -> typer.Typer:
     apps[()].command("verify", epilog=VERIFY_EXAMPLES)(verify)
     if only:  # (with serve and verify beside it, typer keeps "sheet" a command by name)
         return apps[()]
-
     apps[()].add_typer(rooms_app, name="rooms")
-
     apps[()].add_typer(discord_app, name="discord")
     return apps[()]
 
