@@ -321,10 +321,9 @@ def _lark() -> Lark:
 def _cache_path(grammar: str) -> str:
     """Where lark keeps its analysis of the grammar: the temp directory, one file per
     grammar and lark version (``cache=True`` would write into the working directory)."""
-    # here, not at the top: 5 ms of start-up otherwise (issue 53)
+    # here, not at the top: each import costs 5-34 ms of start-up otherwise (issue 53)
     import tempfile
 
-    # here, not at the top: 34 ms of start-up otherwise (issue 53)
     import lark
 
     key = hashlib.sha256(f"{lark.__version__}\n{grammar}".encode()).hexdigest()[:16]

@@ -78,13 +78,10 @@ def main() -> None:
     fast = _fast_roll_args(argv)
     if fast is not None:
         sys.exit(run_roll(*fast))
-    # here, not at the top: 47 ms of start-up otherwise (issue 53)
+    # here, not at the top: each import costs 42-63 ms of start-up otherwise (issue 53)
     import typer
 
-    # here, not at the top: 42 ms of start-up otherwise (issue 53)
     from ..commands.coercion import lighten
-
-    # here, not at the top: 63 ms of start-up otherwise (issue 53)
     from .app import build
 
     command = typer.main.get_command(build(argv))

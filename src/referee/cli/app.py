@@ -216,15 +216,12 @@ def arrange_argv(group: TyperGroup, words: list[str]) -> list[str]:
     return words[:i] + rest
 
 
-def _asked(words: Sequence[str]) -> tuple[str, ...]:
-    """The longest run of ``words`` from the first that starts a registered command's
-    path (an alias read as its system): ``("gurps", "check")`` for ``gurps check 12``,
-    ``("gurps",)`` for ``gurps --help``, ``()`` when the first word names no group."""
-    if not words or ALIASES.get(words[0], words[0]) not in DECLARED_BY:
-        return ()
-    path: tuple[str, ...] = (ALIASES.get(words[0], words[0]),)
-    load(path[0])  # the group's commands, so that their paths are known
-    for word in words[1:]:
+def _asked(group: str, words: Sequence[str]) -> tuple[str, ...]:
+    """The longest run of ``group`` (the first word, read as its system) and the
+    ``words`` after it that starts a loaded command's path: ``("gurps", "check")`` for
+    ``gurps check 12``, ``("gurps",)`` for ``gurps --help``."""
+    path: tuple[str, ...] = (group,)
+    for word in words:
         longer = (*path, word)
         if not any(meta.path[: len(longer)] == longer for meta in COMMANDS.values()):
             break
@@ -242,17 +239,20 @@ def build(words: Sequence[str] = ()) -> typer.Typer:
     every ``gurps`` command). typer builds each command it is given, its parameters
     read from the function's signature, and a line runs one command: issue 53.
     """
-    asked = _asked(words)
-    only = bool(asked)
+    group = ALIASES.get(words[0], words[0]) if words else None
+    only = group in DECLARED_BY
     # ``referee --help`` lists the systems' groups by their help alone: their commands
     # stay unloaded (the groups are made empty below, in the order a full build has).
     bare_help = list(words) == ["--help"]
-    if bare_help:
+    if only:
+        load(group)
+    elif bare_help:
         roots = [w for w in DECLARED_BY if (w,) not in GROUP_HELP]
         for word in sorted(roots, key=lambda w: DECLARED_BY[w]):
             load(word)
-    elif not only:
+    else:
         load()
+    asked = _asked(group, words[1:]) if only and group is not None else ()
     apps: dict[tuple[str, ...], typer.Typer] = {}
 
     def app_for(path: tuple[str, ...]) -> typer.Typer:

@@ -48,13 +48,10 @@ def register(
     ] = False,
 ) -> None:
     """Register referee's slash commands (/roll, /gurps, /swn, /fudge, /sheet...)."""
-    # here, not at the top: 43 ms of start-up otherwise (issue 53)
+    # here, not at the top: each import costs 9-156 ms of start-up otherwise (issue 53)
     import asyncio
 
-    # here, not at the top: 156 ms of start-up otherwise (issue 53)
     from ..rooms.discord.rest import API, Rest, RestError
-
-    # here, not at the top: 9 ms of start-up otherwise (issue 53)
     from ..rooms.discord.slash import application_commands
 
     commands = application_commands()
@@ -131,13 +128,10 @@ def run(
     ] = None,
 ) -> None:
     """Run referee's Discord bot from this computer, through Discord's gateway."""
-    # here, not at the top: 36 ms of start-up otherwise (issue 53)
+    # here, not at the top: each import costs 36-2157 ms of start-up otherwise (issue 53)
     import asyncio
 
-    # here, not at the top: 834 ms of start-up otherwise (issue 53)
     from ..rooms.discord.gateway import GatewayRefused
-
-    # here, not at the top: 2157 ms of start-up otherwise (issue 53)
     from ..rooms.serving.discord_run import run as running
 
     try:

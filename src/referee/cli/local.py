@@ -99,10 +99,8 @@ def _progress(total: int) -> Iterator[Callable[[int], None] | None]:
     if total < PROGRESS_FROM or not sys.stderr.isatty():
         yield None
         return
-    # here, not at the top: 30 ms of start-up otherwise (issue 53)
+    # here, not at the top: each import costs 30-40 ms of start-up otherwise (issue 53)
     from rich.console import Console
-
-    # here, not at the top: 40 ms of start-up otherwise (issue 53)
     from rich.progress import Progress
 
     with Progress(transient=True, console=Console(stderr=True)) as bar:

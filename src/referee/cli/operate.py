@@ -43,10 +43,9 @@ def copy(
     """Copy every room to another database (SQLite to PostgreSQL, or back): the log byte
     for byte, members with their tokens, sheets, epochs and seeds; every room's chain is
     checked on the target before it says so."""
-    # here, not at the top: 41 ms of start-up otherwise (issue 53)
+    # here, not at the top: each import costs 41-662 ms of start-up otherwise (issue 53)
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
-    # here, not at the top: 662 ms of start-up otherwise (issue 53)
     from ..rooms.db.copy import CopyError, copy_rooms
 
     with Progress(
@@ -90,10 +89,8 @@ def backup(
     """Back up a running SQLite database (SQLite's online backup API: a consistent copy,
     taken while rolls go on)."""
 
-    # here, not at the top: 705 ms of start-up otherwise (issue 53)
+    # here, not at the top: each import costs 627-705 ms of start-up otherwise (issue 53)
     from ..rooms.db.copy import CopyError, backup_sqlite
-
-    # here, not at the top: 627 ms of start-up otherwise (issue 53)
     from ..rooms.db.store import DEFAULT_DB
 
     path = db or os.environ.get("REFEREE_DB") or DEFAULT_DB

@@ -24,10 +24,9 @@ def _walk(command: Any, ctx: Any, depth: int, out: list[tuple[int, Any, Any]]) -
 
 
 def _commands() -> list[tuple[int, Any, Any]]:
-    # here, not at the top: 32 ms of start-up otherwise (issue 53)
+    # here, not at the top: each import costs 32-159 ms of start-up otherwise (issue 53)
     import typer.main
 
-    # here, not at the top: 159 ms of start-up otherwise (issue 53)
     from .app import app
 
     root = typer.main.get_command(app)

@@ -45,10 +45,8 @@ def verify(
 ) -> None:
     """Check a game room's exported log: the chain, the seeds, and every roll's dice."""
 
-    # here, not at the top: 113 ms of start-up otherwise (issue 53)
+    # here, not at the top: each import costs 113-118 ms of start-up otherwise (issue 53)
     from ..rooms.audit.verify import read_export
-
-    # here, not at the top: 118 ms of start-up otherwise (issue 53)
     from ..rooms.audit.verify import verify as check
 
     try:

@@ -142,10 +142,8 @@ def is_rolling(line: str | Sequence[str]) -> bool:
     Raises:
         CommandError: the line names no command.
     """
-    # here, not at the top: 1 ms of start-up otherwise (issue 53)
+    # here, not at the top: each import costs 1-46 ms of start-up otherwise (issue 53)
     from .line import split_line
-
-    # here, not at the top: 46 ms of start-up otherwise (issue 53)
     from .reader import find
 
     words = split_line(line) if isinstance(line, str) else list(line)

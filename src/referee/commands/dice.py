@@ -108,10 +108,8 @@ def sample_cmd(
     ] = None,
 ) -> Plan:
     """Simulate N rolls (vectorised): summary statistics and a histogram."""
-    # here, not at the top: 2 ms of start-up otherwise (issue 53)
+    # here, not at the top: each import costs 2-97 ms of start-up otherwise (issue 53)
     from ..render import sample_text
-
-    # here, not at the top: 97 ms of start-up otherwise (issue 53)
     from ..sampling import summarize
 
     text = _one(expr)

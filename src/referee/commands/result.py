@@ -136,10 +136,8 @@ within ±(2**53 − 1), checked from the expression alone."""
 
 
 def _builtin_ladder(name: str | None) -> Ladder:
-    # here, not at the top: 21 ms of start-up otherwise (issue 53)
+    # here, not at the top: each import costs 17-21 ms of start-up otherwise (issue 53)
     from ..systems.fudge import LADDERS, PSI_PUNK
-
-    # here, not at the top: 17 ms of start-up otherwise (issue 53)
     from ..systems.fudge.ladder import _ALIASES
 
     if name is None:

@@ -69,10 +69,9 @@ def catalog() -> dict[str, list[dict[str, str]]]:
     """Every shipped example, as ``referee sheet --examples --json`` prints them:
     ``sheets`` with the character's name, system and format; ``encounters`` with the
     encounter's name (a party for ``swn initiative`` has none)."""
-    # here, not at the top: 5 ms of start-up otherwise (issue 53)
+    # here, not at the top: each import costs 5-15 ms of start-up otherwise (issue 53)
     import tomllib
 
-    # here, not at the top: 15 ms of start-up otherwise (issue 53)
     from ..sheets import read_sheet
 
     sheets = []

@@ -253,10 +253,8 @@ def _swn(r: _Reader, name: str) -> Sheet:
 
 
 def _fudge(r: _Reader, name: str) -> Sheet:
-    # here, not at the top: 12 ms of start-up otherwise (issue 53)
+    # here, not at the top: each import costs 12-18 ms of start-up otherwise (issue 53)
     from ..systems.fudge import LADDERS
-
-    # here, not at the top: 18 ms of start-up otherwise (issue 53)
     from ..systems.fudge.ladder import _ALIASES
 
     doc = r.doc
