@@ -23,6 +23,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from abuse import ABUSE
+from rooms_server import LOOPBACK_TLS
 
 
 def close_code(base: str, room: str, token: str, origin: str | None = None) -> int | None:
@@ -106,7 +107,7 @@ def attack(config: dict[str, Any]) -> Counter[int]:
 
     def looping(one: Callable[[httpx.Client], int | None]) -> Callable[[], None]:
         def run() -> None:
-            with httpx.Client(base_url=base, timeout=10) as c:
+            with httpx.Client(base_url=base, timeout=10, verify=LOOPBACK_TLS) as c:
                 while not stop.is_set():
                     try:
                         code = one(c)

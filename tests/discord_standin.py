@@ -25,7 +25,7 @@ import httpx
 from nacl.signing import SigningKey
 
 from referee.rooms.serving.child import end
-from rooms_server import Loopback, running
+from rooms_server import LOOPBACK_TLS, Loopback, running
 
 APPLICATION = "1100000000000000001"
 TOKEN = base64.b64encode(APPLICATION.encode()).decode().rstrip("=") + ".GtEsT0.not-a-real-token"
@@ -261,7 +261,7 @@ class Bot:
 
     def send(self, payload: dict[str, Any] | bytes, **headers: str) -> Any:
         body = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
-        with httpx.Client(base_url=self.base, timeout=30) as c:
+        with httpx.Client(base_url=self.base, timeout=30, verify=LOOPBACK_TLS) as c:
             return c.post(
                 "/discord/interactions",
                 content=body,

@@ -18,7 +18,7 @@ import pytest
 from referee.rooms.db.store import sqlite_url
 from referee.rooms.log import GENESIS, chain_link, digest
 from referee.rooms.serving.child import Child
-from rooms_server import Server, fresh_db, make_table
+from rooms_server import LOOPBACK_TLS, Server, fresh_db, make_table
 
 ROUNDS = 3
 CLIENTS = 6
@@ -65,7 +65,10 @@ class Load:
     def _client(self, i: int) -> None:
         token = self.tokens[i % len(self.tokens)]
         with httpx.Client(
-            base_url=self.base, headers={"authorization": f"Bearer {token}"}, timeout=5
+            base_url=self.base,
+            headers={"authorization": f"Bearer {token}"},
+            timeout=5,
+            verify=LOOPBACK_TLS,
         ) as c:
             while not self.stop.is_set():
                 try:

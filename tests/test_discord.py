@@ -27,7 +27,7 @@ from discord_standin import (
     sub,
 )
 from referee.rooms.discord.slash import application_commands
-from rooms_server import Server, make_table, running
+from rooms_server import LOOPBACK_TLS, Server, make_table, running
 
 GM, ALICE, BOB = "1400000000000000001", "1400000000000000002", "1400000000000000003"
 TABLE, NOTES, OTHER = "1500000000000000001", "1500000000000000009", "1500000000000000005"
@@ -71,7 +71,7 @@ def test_ping_and_signatures(http_bot: Bot) -> None:
     url = "/discord/interactions"
     import httpx
 
-    with httpx.Client(base_url=http_bot.base) as c:
+    with httpx.Client(base_url=http_bot.base, verify=LOOPBACK_TLS) as c:
         assert c.post(url, content=body).status_code == 401  # unsigned
         bad = {**with_sig, "x-signature-ed25519": "00" * 64}
         assert c.post(url, content=body, headers=bad).status_code == 401
@@ -106,7 +106,10 @@ def test_not_set_up_is_404(db_url: str) -> None:
 
     saved = os.environ.pop("REFEREE_DISCORD_PUBLIC_KEY", None)
     try:
-        with running(db_url) as server, httpx.Client(base_url=server.base) as c:
+        with (
+            running(db_url) as server,
+            httpx.Client(base_url=server.base, verify=LOOPBACK_TLS) as c,
+        ):
             r = c.post("/discord/interactions", content=b"{}")
             assert r.status_code == 404 and "REFEREE_DISCORD_PUBLIC_KEY" in r.json()["error"]
     finally:
@@ -307,7 +310,7 @@ def test_a_member_removed_through_another_server_is_out_at_once(
         another_server(discord_db, rest, transport=bot.transport)
         if two
         else nullcontext(bot) as other,
-        httpx.Client(base_url=other.base) as c,
+        httpx.Client(base_url=other.base, verify=LOOPBACK_TLS) as c,
     ):
         headers = {"authorization": f"Bearer {table.tokens['gm']}"}
         removed = c.delete(f"/api/rooms/{table.room}/members/{bob}", headers=headers)
@@ -407,7 +410,7 @@ def test_a_sheet_in_a_linked_channel_is_the_rooms(bot: Bot, rest: StandIn) -> No
     url = page["data"]["content"].rsplit(" ", 1)[1]
     import httpx
 
-    with httpx.Client() as c:
+    with httpx.Client(verify=LOOPBACK_TLS) as c:
         entered = c.get(url, follow_redirects=True)  # the page, as Alice's member
         assert entered.status_code == 200, entered.text
         mine = c.get(f"{bot.base}/api/rooms/{table.room}/log")
@@ -470,7 +473,7 @@ def test_unsigned_floods_get_429_and_discord_does_not(db_url: str, rest: StandIn
 
     with another_server(db_url, rest) as bot:
         body = json.dumps({"type": 1}).encode()
-        with httpx.Client(base_url=bot.base) as c:
+        with httpx.Client(base_url=bot.base, verify=LOOPBACK_TLS) as c:
             codes = [
                 c.post(
                     "/discord/interactions", content=body, headers={"x-signature-ed25519": "00"}
@@ -480,7 +483,7 @@ def test_unsigned_floods_get_429_and_discord_does_not(db_url: str, rest: StandIn
         assert codes[:30] == [401] * 30 and set(codes[30:]) == {429}, codes
         assert bot.send({"type": 1}).json() == {"type": 1}  # signed: always taken
         huge = {**bot.signer.headers(body), "x-signature-timestamp": "9" * 400}
-        with httpx.Client(base_url=bot.base) as c:
+        with httpx.Client(base_url=bot.base, verify=LOOPBACK_TLS) as c:
             r = c.post("/discord/interactions", content=body, headers=huge)
         assert r.status_code == 429 and "unsigned" in r.json()["error"]
 
@@ -488,7 +491,7 @@ def test_unsigned_floods_get_429_and_discord_does_not(db_url: str, rest: StandIn
 def test_only_get_or_post_as_they_should(http_bot: Bot) -> None:
     import httpx
 
-    with httpx.Client(base_url=http_bot.base) as c:
+    with httpx.Client(base_url=http_bot.base, verify=LOOPBACK_TLS) as c:
         r = c.get("/discord/interactions")
         assert r.status_code == 405 and r.headers["allow"] == "POST"
 
@@ -519,7 +522,7 @@ def test_member_ids_are_never_tokens(bot: Bot) -> None:
     table = link(bot, Server(bot.base, ""), channel)
     bot.ask("roll", opts(exprs="1d20"), user=GM, channel=channel)  # the GM, cached by id
     forged = f"\0{table.room}\0gm"
-    with httpx.Client(base_url=bot.base) as c:
+    with httpx.Client(base_url=bot.base, verify=LOOPBACK_TLS) as c:
         for headers in (
             {"cookie": f'referee-{table.room}="\\000{table.room}\\000gm"'},
             {"authorization": f"Bearer {forged}".replace("\0", "%00")},

@@ -14,7 +14,7 @@ import httpx
 import pytest
 
 from discord_standin import Bot, Signer, StandIn, another_server, interaction, opts, sub
-from rooms_server import Server, fresh_db, make_table
+from rooms_server import LOOPBACK_TLS, Server, fresh_db, make_table
 
 GM, BOB = "1400000000000000701", "1400000000000000703"
 CAN_MANAGE = str(1 << 4)
@@ -100,7 +100,7 @@ def _raw(signer: Signer, payload: dict[str, Any]) -> tuple[bytes, dict[str, str]
 
 
 def _post(base: str, body: bytes, headers: dict[str, str]) -> httpx.Response:
-    with httpx.Client(base_url=base, timeout=30) as c:
+    with httpx.Client(base_url=base, timeout=30, verify=LOOPBACK_TLS) as c:
         return c.post("/discord/interactions", content=body, headers=headers)
 
 

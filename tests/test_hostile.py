@@ -20,7 +20,7 @@ from abuse import ABUSE
 from attacker import NeverReads, close_code
 from referee.rooms.routes.api import cookie_name
 from referee.rooms.state import RoomsLimits
-from rooms_server import Server, Watcher, fresh_db, make_table, running
+from rooms_server import LOOPBACK_TLS, Server, Watcher, fresh_db, make_table, running
 
 
 class Hostile(RoomsLimits):
@@ -66,7 +66,7 @@ def test_a_token_of_one_room_is_refused_on_every_path_of_another(server: Server)
         )
         assert r.status_code == 403
     # The page, with room A's token in room B's cookie; the socket, with room A's token.
-    with httpx.Client(base_url=server.base) as c:
+    with httpx.Client(base_url=server.base, verify=LOOPBACK_TLS) as c:
         c.cookies.set(cookie_name(theirs.room), mine.tokens["gm"])
         assert c.get(f"/rooms/{theirs.room}").status_code in (401, 403)
         c.cookies.clear()
@@ -189,7 +189,7 @@ def test_under_attack_a_bystander_room_keeps_rolling(server: Server) -> None:
         with httpx.Client(
             base_url=server.base,
             headers={"authorization": f"Bearer {bystander.tokens['alice']}"},
-            transport=httpx.HTTPTransport(local_address="127.0.0.2"),
+            transport=httpx.HTTPTransport(local_address="127.0.0.2", verify=LOOPBACK_TLS),
             timeout=30,
         ) as c:
             for i in range(100):

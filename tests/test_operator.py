@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from referee.cli.app import app
 from referee.rooms.db.store import sqlite_url
 from referee.rooms.limits import RoomsLimits, limit_names, limits_from
-from rooms_server import running
+from rooms_server import LOOPBACK_TLS, running
 
 
 class Tight(RoomsLimits):
@@ -24,7 +24,7 @@ class Tight(RoomsLimits):
 
 
 def _statuses(base: str, forwarded: str, count: int) -> list[int]:
-    with httpx.Client(base_url=base) as c:
+    with httpx.Client(base_url=base, verify=LOOPBACK_TLS) as c:
         return [
             c.get("/api/rooms/nowhere/log", headers={"X-Forwarded-For": forwarded}).status_code
             for _ in range(count)
@@ -96,10 +96,12 @@ def test_workers_share_the_port_on_postgresql(postgres: str, tmp_path: Path) -> 
 
         rooms: dict[int, dict[str, str]] = {}
         while len(rooms) < 2:
-            made = httpx.post(base + "/api/rooms", json={"name": "w", "system": None}).json()
+            made = httpx.post(
+                base + "/api/rooms", json={"name": "w", "system": None}, verify=LOOPBACK_TLS
+            ).json()
             rooms.setdefault(owner(made["room"].encode(), 2), made)
         for made in rooms.values():
-            with httpx.Client(base_url=base) as c:
+            with httpx.Client(base_url=base, verify=LOOPBACK_TLS) as c:
                 r = c.post(f"/api/rooms/{made['room']}/rolls", json={"command": "3d6"},
                            headers={"Authorization": f"Bearer {made['token']}"})  # fmt: skip
                 assert r.status_code == 201, r.text

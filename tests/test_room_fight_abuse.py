@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 
 from referee.rooms.audit.fightcheck import check_fight
-from rooms_server import Server, Table, running
+from rooms_server import LOOPBACK_TLS, Server, Table, running
 from test_room_fight import _event, _ok, _setup, _state
 
 
@@ -83,7 +83,9 @@ def test_a_malformed_event_is_refused_alone(table: Table) -> None:
     assert _event(table, "gm", bad).status_code == 422
 
     async def together() -> list[int]:  # the GM's event in the same batch still lands
-        async with httpx.AsyncClient(base_url=table.server.base, timeout=30) as c:
+        async with httpx.AsyncClient(
+            base_url=table.server.base, timeout=30, verify=LOOPBACK_TLS
+        ) as c:
             url = f"/api/rooms/{table.room}/fight"
             calls = [
                 c.post(url, json={"event": bad}, headers=_auth(table, "alice")),
@@ -118,7 +120,9 @@ def test_another_server_rebuilds_the_fight_from_the_log(table: Table, tmp_path: 
     held = _state(table, "gm")
     with running(table.server.db) as fresh:
         again: dict[str, Any] = httpx.get(
-            f"{fresh.base}/api/rooms/{table.room}/fight", headers=_auth(table, "gm")
+            f"{fresh.base}/api/rooms/{table.room}/fight",
+            headers=_auth(table, "gm"),
+            verify=LOOPBACK_TLS,
         ).json()
     assert again == held
     assert held["removed"] == [orc] and orc not in held["order"]
@@ -144,5 +148,9 @@ def test_a_long_fight_is_read_afresh_off_the_event_loop(table: Table) -> None:
     held = {who: _state(table, who) for who in ("gm", "alice")}
     with running(table.server.db) as fresh:
         for who, state in held.items():
-            got = httpx.get(f"{fresh.base}/api/rooms/{table.room}/fight", headers=_auth(table, who))
+            got = httpx.get(
+                f"{fresh.base}/api/rooms/{table.room}/fight",
+                headers=_auth(table, who),
+                verify=LOOPBACK_TLS,
+            )
             assert got.json() == state, who

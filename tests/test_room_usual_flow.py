@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 
 from referee.rooms.audit.verify import verify
-from rooms_server import Server, Table, live
+from rooms_server import LOOPBACK_TLS, Server, Table, live
 from test_room_combat import ORC_WITH_DR
 from test_room_fight import _event, _ok
 from test_room_fight_swn import _swn_table
@@ -183,7 +183,7 @@ def test_declassifying_proves_the_gms_export_not_the_players(table: Table) -> No
 
 
 def test_the_pages_icon(server: Server) -> None:
-    got = httpx.get(f"{server.base}/favicon.ico")
+    got = httpx.get(f"{server.base}/favicon.ico", verify=LOOPBACK_TLS)
     assert got.status_code == 200 and got.headers["content-type"].startswith("image/svg+xml")
 
 

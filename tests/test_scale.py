@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from referee.rooms.audit.verify import verify
-from rooms_server import Server, Table, Watcher, fresh_db, make_table, query, running
+from rooms_server import LOOPBACK_TLS, Server, Table, Watcher, fresh_db, make_table, query, running
 
 
 @pytest.fixture(scope="module")
@@ -269,7 +269,7 @@ def test_rolls_at_random_through_both_servers_to_shared_rooms_all_succeed(
     got: list[tuple[str, int, int]] = []
 
     async def poster(mine: list[tuple[Table, str, str]]) -> None:
-        async with httpx.AsyncClient(timeout=60) as c:
+        async with httpx.AsyncClient(timeout=60, verify=LOOPBACK_TLS) as c:
             for t, base, who in mine:
                 r = await c.post(
                     f"{base}/api/rooms/{t.room}/rolls",
