@@ -46,8 +46,8 @@ def _answer(
 @pytest.mark.parametrize("hp_max", range(1, 25))
 def test_gurps_major_wound_and_death_checks_by_brute_force(hp_max: int) -> None:
     for start in range(-6 * hp_max, hp_max + 1):
+        f = _fight("gurps", ("orc", {"hp_max": hp_max, "hp": start, "ht": 11}))  # (frozen)
         for injury in range(1, 6 * hp_max + 2):
-            f = _fight("gurps", ("orc", {"hp_max": hp_max, "hp": start, "ht": 11}))
             after = fight.step(f, {"kind": "damage", "combatant": "orc", "amount": injury}).fight
             c = after.combatants["orc"]
             kinds = [x.kind for x in after.calls]
