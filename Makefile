@@ -1,6 +1,7 @@
 # referee: `make run` starts the program, `make test` runs every check.
 # Both create .venv on first use and install what they need into it.
-PYTHON ?= python3
+# .venv's Python: the newest 3.13 or 3.12 found, else python3 (scripts/find-python.sh).
+PYTHON ?= $(shell sh scripts/find-python.sh)
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed

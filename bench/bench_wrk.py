@@ -48,6 +48,7 @@ import sys
 import tarfile
 import tempfile
 import time
+from contextlib import closing
 from dataclasses import dataclass, field
 from io import BytesIO
 from pathlib import Path
@@ -263,7 +264,7 @@ async def _measure(side: str, src: Path, label: str) -> Run:
             _stop(process)
         acknowledged = got_wrk["requests"] - got_wrk["status"]
         seconds = got_wrk["duration_us"] / 1e6
-        with sqlite3.connect(folder / "referee-rooms.sqlite3") as db:
+        with closing(sqlite3.connect(folder / "referee-rooms.sqlite3")) as db:
             logged = db.execute("SELECT room_id, seq FROM entries WHERE kind = 'roll'").fetchall()
     missed = sum(1 for room, seq in logged for got in seen[room] if seq not in got)
     made = len(logged) - ROOMS * (PLAYERS + 1)

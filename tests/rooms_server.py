@@ -15,7 +15,7 @@ import tempfile
 import time
 import uuid
 from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack, closing, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -100,7 +100,8 @@ def query(url: str, sql: str, *args: Any) -> list[tuple[Any, ...]]:
     if url.startswith("sqlite"):
         import sqlite3
 
-        with sqlite3.connect(url.split(":///", 1)[1]) as db:
+        # closing(): a bare ``with`` commits, and leaves the connection open
+        with closing(sqlite3.connect(url.split(":///", 1)[1])) as db:
             return [tuple(r) for r in db.execute(sql, args)]
     import asyncpg
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 import time
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -122,12 +123,13 @@ def test_a_backup_taken_while_rolls_go_on(tmp_path: Path) -> None:
         for t in threads:
             t.join()
     assert pages > 0 and len(before) > 20
-    copy = sqlite3.connect(tmp_path / "backup.sqlite3")
-    stored = {
-        seq for (seq,) in copy.execute("SELECT seq FROM entries WHERE room_id = ?", (table.room,))
-    }
-    assert before <= stored  # every roll acknowledged before the backup began is in it
-    assert copy.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    with closing(sqlite3.connect(tmp_path / "backup.sqlite3")) as copy:
+        stored = {
+            seq
+            for (seq,) in copy.execute("SELECT seq FROM entries WHERE room_id = ?", (table.room,))
+        }
+        assert before <= stored  # every roll acknowledged before the backup began is in it
+        assert copy.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     with pytest.raises(CopyError, match="exists"):
         backup_sqlite(db, tmp_path / "backup.sqlite3")
     ran = CliRunner().invoke(
