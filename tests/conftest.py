@@ -89,6 +89,7 @@ class ByModuleAndBackend(LoadScopeScheduling):  # type: ignore[misc]
         return "-".join([module, *(i for i in ids if i in BACKENDS)])
 
 
+@pytest.hookimpl(optionalhook=True)  # (a run without xdist: -p no:xdist)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     return ByModuleAndBackend(config, log) if config.getvalue("dist") == "loadscope" else None
 
