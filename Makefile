@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 # Three workers on two cores: a worker waits on its servers and browsers a quarter of the
-# time; on 2026-11-27 the parallel part took 11:46 on three, 13:23 on two.
+# time (on 2026-11-27 the parallel part took 12:16 on three, 13:23 on two, run by run).
 WORKERS ?= 3
 
 .PHONY: run test check lint lint-code typecheck unit unit-parallel unit-alone doctest docs bench \

@@ -46,7 +46,7 @@ ALONE = frozenset(
     }
 )
 """Test modules that assert a time or a load's latency: `make test` runs them in one
-process after the rest has run on two workers (marker ``alone``), so that no other
+process after the rest has run on the workers (marker ``alone``), so that no other
 worker shares the machine's two cores with them (issue 53: on two workers, test_hostile's
 bystander p99 and the usual-flow browser test failed by chance)."""
 
