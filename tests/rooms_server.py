@@ -70,19 +70,8 @@ def start_workers(db: str, *extra: str) -> tuple[subprocess.Popen[bytes], int]:
         start_new_session=True,
     )  # fmt: skip
     deadline = time.monotonic() + 60
-    while True:
-        try:
-            if (
-                httpx.get(
-                    f"http://127.0.0.1:{port}/api/health", timeout=2, verify=LOOPBACK_TLS
-                ).status_code
-                == 200
-            ):
-                break
-        except httpx.HTTPError:
-            pass
-        assert process.poll() is None and time.monotonic() < deadline, "did not start"
-        time.sleep(0.2)
+    # (serving.child's wait: one client for every try)
+    assert child.wait_healthy(f"http://127.0.0.1:{port}", process, 60), "did not start"
     if "--no-room-affinity" in extra:
         return process, port
     # One worker answering is not both: until a worker has bound its inbox (the
