@@ -12,9 +12,13 @@ WORKERS ?= 3
 .PHONY: run test check lint lint-code typecheck unit unit-parallel unit-alone doctest docs bench \
 	clean services
 
+# uv (put into .venv by pip) installs the project in under half pip's time (issue 53:
+# 35 s against 84 s from empty caches here); pip installs it if uv cannot be had.
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check 'uv>=0.5' \
+		&& $(BIN)/uv pip install --quiet --python $(BIN)/python --compile-bytecode -e '.[dev]' \
+		|| $(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
 	touch $(STAMP)
 
 # `make run ARGS="--db postgresql+asyncpg://USER@HOST/referee --workers 2"`: many tables.

@@ -10,8 +10,6 @@ import base64
 import json
 import os
 import re
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -24,6 +22,7 @@ from typing import Any
 import httpx
 from nacl.signing import SigningKey
 
+import zygote
 from referee.rooms.serving.child import end
 from rooms_server import LOOPBACK_TLS, Loopback, running
 
@@ -368,7 +367,7 @@ def gateway_server(
     gateway = rest.gateway_standin
     assert gateway is not None, "the REST stand-in has no gateway stand-in"
     before = set(gateway.sessions)
-    args = [sys.executable, "-m", "referee.cli", "discord", "run", "--db", db_url]
+    args = ["discord", "run", "--db", db_url]
     args += ["--port", "0"] if serve else ["--no-serve"]
     for name in ("address_rate", "address_burst"):
         args += ["--limit", f"{name}={getattr(Loopback, name):g}"]
@@ -376,12 +375,11 @@ def gateway_server(
         **os.environ,
         "REFEREE_DISCORD_API": rest.base,
         "REFEREE_DISCORD_TOKEN": TOKEN,
-        "PYTHONPATH": os.pathsep.join(sys.path),
         **PATIENT,
         **env,
     }
     full.pop("REFEREE_DISCORD_PUBLIC_KEY", None)
-    process = subprocess.Popen(args, env=full, stdout=subprocess.PIPE, text=True)
+    process = zygote.command(args, full)  # ``python -m referee.cli ...``, forked
     try:
         assert process.stdout is not None
         line = process.stdout.readline()

@@ -25,6 +25,7 @@ import httpx
 from referee.rooms.db.store import sqlite_url
 from referee.rooms.serving import child
 from referee.rooms.state import RoomsLimits
+from zygote import ForkedChild
 
 _names = itertools.count()
 
@@ -135,15 +136,20 @@ class Loopback(RoomsLimits):
 def running(
     db: str, limits: type[RoomsLimits] = Loopback, proxy: str | None = None
 ) -> Iterator[Server]:
-    """Serve the rooms' app on the database at URL ``db``, in a child process
-    (:func:`referee.rooms.serving.child.running`); ``proxy``: trusted proxies' addresses."""
+    """Serve the rooms' app on the database at URL ``db``, in a child process (as
+    :func:`referee.rooms.serving.child.running` does, but forked: ``tests/zygote.py``);
+    ``proxy``: trusted proxies' addresses."""
     overrides = {  # every limit the class or its bases change (not only its own)
         k: getattr(limits, k)
         for k in vars(RoomsLimits)
         if not k.startswith("_") and getattr(limits, k) != getattr(RoomsLimits, k)
     }
-    with child.running(db, proxy, **overrides) as base:
-        yield Server(base, db)
+    server = ForkedChild(db, proxy, **overrides)  # forked from a warm parent (zygote.py)
+    try:
+        server.start()
+        yield Server(server.base, db)
+    finally:
+        server.close()
 
 
 @dataclass

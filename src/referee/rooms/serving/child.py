@@ -12,7 +12,7 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, Protocol
 
 import httpx
 import uvicorn
@@ -20,10 +20,26 @@ import uvicorn
 from ..app import create_app
 from ..state import RoomsLimits
 
-__all__ = ["Child", "end", "running", "wait_healthy"]
+__all__ = ["Child", "Process", "end", "running", "wait_healthy"]
 
 
-def end(process: subprocess.Popen[Any], timeout: float = 15) -> None:
+class Process(Protocol):
+    """What :class:`Child` and :func:`end` use of a server's process: a
+    :class:`subprocess.Popen`, or a stand-in of the same shape (the tests fork theirs
+    from a warm parent: ``tests/zygote.py``)."""
+
+    pid: int
+    stdin: Any
+    stdout: Any
+    stderr: Any
+
+    def poll(self) -> int | None: ...
+    def wait(self, timeout: float | None = None) -> int: ...
+    def terminate(self) -> None: ...
+    def kill(self) -> None: ...
+
+
+def end(process: Process, timeout: float = 15) -> None:
     """SIGTERM, then SIGKILL after ``timeout`` seconds; then its pipes are closed."""
     if process.poll() is None:
         process.terminate()
@@ -52,20 +68,24 @@ class Child:
         self.sock.bind(("127.0.0.1", 0))
         self.sock.listen(1024)
         self.base = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
-        self.process: subprocess.Popen[bytes] | None = None
+        self.process: Process | None = None
 
     def start(self, timeout: float = 60) -> None:
         """Start the server and wait until it answers ``/api/health``."""
-
-        args = [str(self.sock.fileno()), self.db_url, json.dumps(self.limits), self.proxy or ""]
-        self.process = child = subprocess.Popen(
-            [sys.executable, "-m", "referee.rooms.serving.child", *args],
-            pass_fds=[self.sock.fileno()],
-            env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
-        )
+        args = [self.db_url, json.dumps(self.limits), self.proxy or ""]
+        self.process = child = self.launch(args)
         if not wait_healthy(self.base, child, timeout):
             self.kill()
             raise RuntimeError("the rooms server did not start")
+
+    def launch(self, args: list[str]) -> Process:
+        """A new process running :func:`main` on this socket and ``args`` (its
+        arguments after the socket's descriptor): ``python -m`` this module."""
+        return subprocess.Popen(
+            [sys.executable, "-m", "referee.rooms.serving.child", str(self.sock.fileno()), *args],
+            pass_fds=[self.sock.fileno()],
+            env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+        )
 
     def kill(self) -> None:
         """SIGKILL: no shutdown, no flush, no goodbye."""
@@ -83,7 +103,7 @@ class Child:
         self.sock.close()
 
 
-def wait_healthy(base: str, process: subprocess.Popen[bytes], timeout: float = 60) -> bool:
+def wait_healthy(base: str, process: Process, timeout: float = 60) -> bool:
     """Wait until the server at ``base`` answers ``/api/health``: True; False if its
     ``process`` ended or ``timeout`` seconds passed first."""
     deadline = time.monotonic() + timeout
