@@ -34,7 +34,6 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 ALONE = frozenset(
     {
         "test_affine.py",  # workers' start and restart within deadlines
-        "test_discord_hardening.py",  # answers within 2.5-3 s under a flood
         "test_hostile.py",  # a bystander room's p99 under attack
         "test_room_admin.py",  # a removal felt within 1 s; rate counts per second
         "test_rooms_usual_flow_browser.py",  # a redrawing Fight panel, clicked in time
@@ -42,13 +41,15 @@ ALONE = frozenset(
         "test_sheet_worst.py",  # the worst sheets read within their bound
         "test_stall.py",  # the quiet room's p99 beside a stalled socket
         "test_synced.py",  # the event loop never stalls 0.2 s; the chooser's ratios
-        "test_trust.py",  # a removed member's socket closed within 1 s
     }
 )
 """Test modules that assert a time or a load's latency: `make test` runs them in one
 process after the rest has run on the workers (marker ``alone``), so that no other
 worker shares the machine's two cores with them (issue 53: on two workers, test_hostile's
-bystander p99 and the usual-flow browser test failed by chance)."""
+bystander p99 and the usual-flow browser test failed by chance). Where only a few of a
+module's tests are timed, those carry ``@pytest.mark.alone`` themselves, and the rest
+run on the workers (test_discord_hardening's download deadline, test_trust's removals
+felt within a second)."""
 
 
 FIRST = (

@@ -46,6 +46,7 @@ def test_dot_segments_do_not_climb_out_of_the_prefix(bot: Bot, rest: StandIn) ->
         assert rest.gets == before, (climb, rest.gets[len(before) :])
 
 
+@pytest.mark.alone  # timed: the answer within 2.5 s
 def test_a_download_has_a_deadline_for_the_whole_file(
     discord_db: str, rest: StandIn, bot: Bot
 ) -> None:

@@ -173,6 +173,7 @@ def _head(table: Table) -> int:
     return int(table.log("gm")[-1]["seq"])
 
 
+@pytest.mark.alone  # timed: the socket closed within 1 s
 def test_removal_closes_a_socket_that_follows_from_past_the_head(table: Table) -> None:
     """The review's attack: ``after`` one past the head, so the ``leave`` entry is at
     ``after`` and is never sent. The socket still closes with 4401 at once, and the
@@ -196,6 +197,7 @@ def test_removal_closes_a_socket_that_follows_from_past_the_head(table: Table) -
         assert frames == []  # not the roll, nor anything else
 
 
+@pytest.mark.alone  # timed: the socket closed within 1 s
 def test_removal_closes_a_far_ahead_socket_on_the_other_server(
     postgres: str, tmp_path_factory: pytest.TempPathFactory
 ) -> None:

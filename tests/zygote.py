@@ -127,6 +127,8 @@ def _control() -> socket.socket:
         theirs.close()
         if _zygote is None:
             atexit.register(_stop)
+        else:
+            _zygote[1].close()  # an earlier zygote's, which has ended
         _zygote = (process, ours)
     return _zygote[1]
 
