@@ -144,12 +144,8 @@ def running(
         for k in vars(RoomsLimits)
         if not k.startswith("_") and getattr(limits, k) != getattr(RoomsLimits, k)
     }
-    server = ForkedChild(db, proxy, **overrides)  # forked from a warm parent (zygote.py)
-    try:
-        server.start()
-        yield Server(server.base, db)
-    finally:
-        server.close()
+    with child.running(db, proxy, kind=ForkedChild, **overrides) as base:  # (zygote.py)
+        yield Server(base, db)
 
 
 @dataclass

@@ -154,7 +154,7 @@ def _main(fd: int) -> None:
     for name in ("referee.cli", "referee.cli.discord", "referee.rooms.serving.discord_run"):
         importlib.import_module(name)
 
-    mains = {"server": lambda args: child.main(args), "cli": _cli}
+    mains = {"server": child.main, "cli": _cli}
 
     control = socket.socket(fileno=fd)
     signal.signal(signal.SIGCHLD, lambda *_: _reap())
@@ -207,9 +207,7 @@ def _serve(main: Any, request: dict[str, Any], fds: list[int]) -> NoReturn:
     os.chdir(request["cwd"])
     try:
         main(args)
-    except SystemExit:
-        raise
-    except BaseException:
+    except Exception:
         traceback.print_exc()
         sys.exit(1)
     sys.exit(0)

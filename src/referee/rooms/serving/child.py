@@ -121,11 +121,14 @@ def wait_healthy(base: str, process: Process, timeout: float = 60) -> bool:
 
 
 @contextmanager
-def running(db_url: str, proxy: str | None = None, **limits: float) -> Iterator[str]:
+def running(
+    db_url: str, proxy: str | None = None, *, kind: type[Child] = Child, **limits: float
+) -> Iterator[str]:
     """Serve the rooms' app on 127.0.0.1 (a free port) in a child process until the
     block ends; yields the base URL (``http://127.0.0.1:PORT``). ``proxy``: the trusted
-    proxies' addresses (X-Forwarded-For from them names the client)."""
-    server = Child(db_url, proxy, **limits)
+    proxies' addresses (X-Forwarded-For from them names the client); ``kind``: the
+    :class:`Child` (or a subclass that launches its process otherwise)."""
+    server = kind(db_url, proxy, **limits)
     try:
         server.start()
         yield server.base
