@@ -8,6 +8,12 @@ STAMP := $(VENV)/.installed
 # Three workers on two cores: a worker waits on its servers and browsers a quarter of the
 # time (on 2026-11-27 the parallel part took 12:16 on three, 13:23 on two, run by run).
 WORKERS ?= 3
+# Python writes its compiled modules here even where the machine's environment says not
+# to (PYTHONDONTWRITEBYTECODE, set on these machines): else every test process compiles,
+# and pytest rewrites, every module it imports, each time (issue 53: a collection of the
+# tests took 14.4 s of CPU so, and 5.4 s from the cache; the tests start hundreds of
+# processes). The compiled files go to __pycache__ folders, which git ignores.
+unexport PYTHONDONTWRITEBYTECODE
 
 .PHONY: run test check lint lint-code typecheck unit unit-parallel unit-alone doctest docs bench \
 	clean services
@@ -67,15 +73,15 @@ services:
 # throwaway PostgreSQL cluster), the slowest modules first; then those (marked `alone`:
 # tests/conftest.py's ALONE) in one process, with the machine's two cores to themselves:
 # beside other tests they failed by chance (issue 53). Coverage adds up over both runs,
-# and its floor (96%) is checked on the whole. The project's modules are
-# compiled first: the tests start hundreds of Python processes (servers, the console
-# script), and where PYTHONDONTWRITEBYTECODE is set (as on these machines) each of them
-# compiled every module it imported, 0.2-0.3 s a process.
+# and its floor (96%) is checked on the whole. First, once, the project's modules are
+# compiled and the tests collected, so that the workers (each of which collects every
+# test) and the servers they start read their compiled modules from the cache (above).
 unit: unit-parallel
 	$(MAKE) --no-print-directory unit-alone
 
 unit-parallel: $(STAMP) services
-	$(BIN)/python -m compileall -q src/referee  # (see above)
+	$(BIN)/python -m compileall -q src/referee
+	$(BIN)/pytest -p no:cacheprovider --collect-only -q > /dev/null
 	$(BIN)/pytest -n $(WORKERS) --dist loadscope -m "not alone" --cov --cov-report= --cov-fail-under=0 --durations=15
 
 unit-alone: $(STAMP) services

@@ -120,11 +120,16 @@ def test_the_enumeration_can_fail() -> None:
 
 
 def _sum_of(*dice: int, plus: int = 0) -> dict[int, Fraction]:
-    """The distribution of a sum of dice, by plain enumeration."""
-    out: dict[int, Fraction] = {}
-    for faces in itertools.product(*(range(1, s + 1) for s in dice)):
-        t = sum(faces) + plus
-        out[t] = out.get(t, Fraction(0)) + Fraction(1, math.prod(dice))
+    """The distribution of a sum of dice, by plain enumeration one die at a time: each
+    face of the next die added to each total so far. (Every sequence of faces at once,
+    6**4 * 8**3 of them for ``A``, took 2-3 s at each collection: issue 53.)"""
+    out = {plus: Fraction(1)}
+    for sides in dice:
+        grown: dict[int, Fraction] = {}
+        for total, chance in out.items():
+            for face in range(1, sides + 1):
+                grown[total + face] = grown.get(total + face, Fraction(0)) + chance / sides
+        out = grown
     return out
 
 
