@@ -8,9 +8,10 @@ that module's :func:`main` on the socket the test bound), and a forked bot the s
 ``python -m referee.cli discord run`` (the CLI's :func:`main`), each in a process of its
 own: the tests kill them, time them and restart them as before. One zygote runs in each
 process that starts them (each xdist worker), started at the first and ended with it.
-Coverage follows the forks (``patch = ["fork"]`` in pyproject.toml). The crash tests, the
-tests of a command's exit status, and ``referee serve`` keep whole new processes: what
-they test is a process's start or end."""
+Coverage follows the forks (``patch = ["fork"]`` in pyproject.toml). The crash tests
+kill forked servers too (a new process each, which has never opened the database). The
+tests of a command's exit status, and of ``referee serve``, keep whole new processes:
+what they test is a process's start or end."""
 
 from __future__ import annotations
 
