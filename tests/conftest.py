@@ -20,6 +20,8 @@ from xdist.scheduler import LoadScopeScheduling
 if TYPE_CHECKING:
     from rooms_server import Server, Table
 
+pytest_plugins = ("browser",)  # the test process's one Chromium (issue 53)
+
 # typer's CliRunner builds the click command of the app it is given at every invoke
 # (0.16-0.19 s for the whole app here, with 700 invokes in the suite); the console script
 # builds it once a run. So the tests build each app's once (issue 53).

@@ -3,17 +3,20 @@ each asks first, and the player's page shows what happened."""
 
 from __future__ import annotations
 
+from typing import Any
+
+from browser import ON_ITS_LOOP, contexts
 from rooms_server import Server
-from test_rooms_browser import ARGS, ARTIFACTS, CHROMIUM, _room_with_alice
+from test_rooms_browser import ARTIFACTS, _room_with_alice
 
 
-async def test_the_gm_runs_the_room_from_the_page(server: Server) -> None:
-    from playwright.async_api import async_playwright, expect
+@ON_ITS_LOOP
+async def test_the_gm_runs_the_room_from_the_page(server: Server, chromium: Any) -> None:
+    from playwright.async_api import expect
 
     ARTIFACTS.mkdir(exist_ok=True)
     expect.set_options(timeout=15_000)
-    async with async_playwright() as pw:
-        browser = await pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+    async with contexts(chromium) as browser:
         made, alice, table = _room_with_alice(server, "Run the room")
         with server.client() as c:
             bob = c.post(
@@ -53,4 +56,3 @@ async def test_the_gm_runs_the_room_from_the_page(server: Server) -> None:
         assert len(asked) == 3
         assert table.roll("gm", "3d6").status_code == 409
         await gm.screenshot(path=str(ARTIFACTS / "gm-admin.png"), full_page=True)
-        await browser.close()

@@ -9,19 +9,11 @@ import re
 from pathlib import Path
 from typing import Any
 
+from browser import ON_ITS_LOOP, contexts
 from referee.rooms.audit.verify import read_export, verify
 from rooms_server import Server, Table
 
-CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
-ARGS = [
-    "--no-sandbox",
-    "--disable-dev-shm-usage",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-]
 
 
 def _room_with_alice(server: Server, name: str) -> tuple[dict[str, Any], dict[str, Any], Table]:
@@ -39,13 +31,12 @@ def _room_with_alice(server: Server, name: str) -> tuple[dict[str, Any], dict[st
     )
 
 
-async def test_a_table_in_two_browsers(server: Server) -> None:
-    from playwright.async_api import async_playwright, expect
+@ON_ITS_LOOP
+async def test_a_table_in_two_browsers(server: Server, chromium: Any) -> None:
+    from playwright.async_api import expect
 
-    assert Path(CHROMIUM).exists(), "scripts/install-services.sh installs Chromium"
     ARTIFACTS.mkdir(exist_ok=True)
-    async with async_playwright() as pw:
-        browser = await pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+    async with contexts(chromium) as browser:
         gm_ctx = await browser.new_context()
         player_ctx = await browser.new_context()
         gm = await gm_ctx.new_page()
@@ -114,14 +105,15 @@ async def test_a_table_in_two_browsers(server: Server) -> None:
         await player.fill("input[name=command]", "fudge roll Good")
         await player.press("input[name=command]", "Enter")
         await expect(gm.locator("#log li[data-kind=roll]").last).to_contain_text("Good")
-        await browser.close()
 
 
-async def test_verify_in_the_browser_passes_and_catches_tampering(server: Server) -> None:
-    from playwright.async_api import async_playwright, expect
+@ON_ITS_LOOP
+async def test_verify_in_the_browser_passes_and_catches_tampering(
+    server: Server, chromium: Any
+) -> None:
+    from playwright.async_api import expect
 
-    async with async_playwright() as pw:
-        browser = await pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+    async with contexts(chromium) as browser:
         gm = await (await browser.new_context()).new_page()
         player = await (await browser.new_context()).new_page()
         made, alice, table = _room_with_alice(server, "Verify night")
@@ -171,19 +163,17 @@ async def test_verify_in_the_browser_passes_and_catches_tampering(server: Server
         await player.click("#verify")
         await expect(result).to_contain_text("FAILED")
         await player.screenshot(path=str(ARTIFACTS / "player-verify-failed.png"), full_page=True)
-        await browser.close()
 
 
-async def test_a_room_page_refuses_to_be_framed(server: Server) -> None:
+@ON_ITS_LOOP
+async def test_a_room_page_refuses_to_be_framed(server: Server, chromium: Any) -> None:
     """Issue 27: a hostile site cannot frame the GM's page (its Reveal and Close
     buttons): the page of another origin that frames it gets nothing of it."""
-    from playwright.async_api import async_playwright
 
     from rooms_server import make_table
 
     table = make_table(server)
-    async with async_playwright() as pw:
-        browser = await pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+    async with contexts(chromium) as browser:
         page = await browser.new_page()
         refused: list[str] = []
         page.on("console", lambda msg: refused.append(msg.text))
@@ -202,18 +192,19 @@ async def test_a_room_page_refuses_to_be_framed(server: Server) -> None:
         await top.wait_for_load_state("networkidle")
         assert await top.locator("form").count() >= 1
         assert not [e for e in errors if "Content Security Policy" in e], errors
-        await browser.close()
 
 
-async def test_a_player_who_presses_nothing_is_in_the_first_lock(server: Server) -> None:
+@ON_ITS_LOOP
+async def test_a_player_who_presses_nothing_is_in_the_first_lock(
+    server: Server, chromium: Any
+) -> None:
     """Issue 27 (in part): fair by default, the arrow keys, each failure kept beside its
     command, and a page that fits a 390 px phone."""
-    from playwright.async_api import async_playwright, expect
+    from playwright.async_api import expect
 
     ARTIFACTS.mkdir(exist_ok=True)
     expect.set_options(timeout=15_000)  # a shared 2-core machine may be slow
-    async with async_playwright() as pw:
-        browser = await pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+    async with contexts(chromium) as browser:
         player = await (
             await browser.new_context(viewport={"width": 390, "height": 844})
         ).new_page()
@@ -256,19 +247,20 @@ async def test_a_player_who_presses_nothing_is_in_the_first_lock(server: Server)
             )
             assert wide <= 0, (width, wide)
             await player.screenshot(path=str(ARTIFACTS / f"room-{width}.png"), full_page=True)
-        await browser.close()
 
 
-async def test_the_pages_have_no_serious_accessibility_violations(server: Server) -> None:
+@ON_ITS_LOOP
+async def test_the_pages_have_no_serious_accessibility_violations(
+    server: Server, chromium: Any
+) -> None:
     """Issue 27: axe-core (axe-playwright-python) finds no serious or critical violation
     on the home, join and room pages, the GM's and a player's (with a character's card),
     wide and narrow."""
     from axe_playwright_python.async_playwright import Axe
-    from playwright.async_api import async_playwright, expect
+    from playwright.async_api import expect
 
     axe = Axe()
-    async with async_playwright() as pw:
-        browser = await pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+    async with contexts(chromium) as browser:
         made, alice, table = _room_with_alice(server, "Access")
         assert table.roll("gm", "3d6").status_code == 201
         assert table.roll("gm", "gurps check 12", "gm").status_code == 201
@@ -303,18 +295,17 @@ async def test_the_pages_have_no_serious_accessibility_violations(server: Server
                 if bad:
                     found[f"{name} at {width}"] = bad
             await ctx.close()
-        await browser.close()
     assert not found, found
 
 
-async def test_rolls_show_their_dice_and_outcome(server: Server) -> None:
+@ON_ITS_LOOP
+async def test_rolls_show_their_dice_and_outcome(server: Server, chromium: Any) -> None:
     """Issue 27: each die's face (4dF as + / − / blank), dropped dice marked, the outcome
     as a colour, a chart of the exact odds; a redacted roll shows none of it."""
-    from playwright.async_api import async_playwright, expect
+    from playwright.async_api import expect
 
     expect.set_options(timeout=15_000)
-    async with async_playwright() as pw:
-        browser = await pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+    async with contexts(chromium) as browser:
         made, alice, table = _room_with_alice(server, "Dice")
         rolls = {
             "3d6": table.roll("gm", "3d6").json(),
@@ -356,16 +347,15 @@ async def test_rolls_show_their_dice_and_outcome(server: Server) -> None:
         assert await item["secret"].get_attribute("data-outcome") is None
         await expect(item["3d6"].locator(".dice")).to_have_attribute("aria-hidden", "true")
         await page.screenshot(path=str(ARTIFACTS / "player-dice.png"), full_page=True)
-        await browser.close()
 
 
-async def test_the_page_says_who_is_at_the_table(server: Server) -> None:
+@ON_ITS_LOOP
+async def test_the_page_says_who_is_at_the_table(server: Server, chromium: Any) -> None:
     """Issue 27: the members, from the log, and who has the room open now."""
-    from playwright.async_api import async_playwright, expect
+    from playwright.async_api import expect
 
     expect.set_options(timeout=15_000)
-    async with async_playwright() as pw:
-        browser = await pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+    async with contexts(chromium) as browser:
         with server.client() as c:
             made = c.post("/api/rooms", json={"name": "Who", "system": None}).json()
             for name in ("Alice", "Bob <b>"):
@@ -388,4 +378,3 @@ async def test_the_page_says_who_is_at_the_table(server: Server) -> None:
         await expect(page.locator("#members")).to_have_text(
             "the GM (here now), Alice, Bob <b>, Carol (here now)", timeout=30_000
         )
-        await browser.close()

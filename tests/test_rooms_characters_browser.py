@@ -8,9 +8,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from browser import ON_ITS_LOOP, contexts
 from referee.rooms.audit.verify import verify
 from rooms_server import Server, Table
-from test_rooms_browser import ARGS, ARTIFACTS, CHROMIUM, _room_with_alice
+from test_rooms_browser import ARTIFACTS, _room_with_alice
 
 DAI_GCS = Path(__file__).parent / "data" / "gcs" / "Dai Blackthorn.gcs"
 ORC = Path(__file__).parent / "data" / "sheets" / "orc-guard.toml"
@@ -20,13 +21,13 @@ def _log(table: Table, who: str) -> list[dict[str, Any]]:
     return table.log(who)
 
 
-async def test_characters_at_the_table(server: Server) -> None:
-    from playwright.async_api import async_playwright, expect
+@ON_ITS_LOOP
+async def test_characters_at_the_table(server: Server, chromium: Any) -> None:
+    from playwright.async_api import expect
 
     ARTIFACTS.mkdir(exist_ok=True)
     expect.set_options(timeout=15_000)
-    async with async_playwright() as pw:
-        browser = await pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+    async with contexts(chromium) as browser:
         made, alice, table = _room_with_alice(server, "Characters")
         table.tokens["alice"], table.ids["alice"] = alice["token"], alice["member"]
         gm = await (await browser.new_context()).new_page()
@@ -103,7 +104,6 @@ async def test_characters_at_the_table(server: Server) -> None:
                 assert wide <= 0, (who, width, wide)
                 path = ARTIFACTS / f"characters-{who}-{width}.png"
                 await page.screenshot(path=str(path), full_page=True)
-        await browser.close()
 
     # The export verifies, sheet rolls and all, once the GM reveals the seeds.
     with table.client("gm") as c:

@@ -10,9 +10,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from browser import ON_ITS_LOOP, contexts
 from referee.rooms.audit.verify import verify
 from rooms_server import Server, Table
-from test_rooms_browser import ARGS, ARTIFACTS, CHROMIUM, _room_with_alice
+from test_rooms_browser import ARTIFACTS, _room_with_alice
 from test_rooms_out_browser import _axe_clean
 
 ORC = b"""system = "gurps"
@@ -102,8 +103,9 @@ async def _fits_and_is_clean(pages: dict[str, Any], name: str) -> None:
             await page.screenshot(path=str(path), full_page=True)
 
 
-async def test_the_gm_attacks_an_npc_from_a_players_card(server: Server) -> None:
-    from playwright.async_api import async_playwright, expect
+@ON_ITS_LOOP
+async def test_the_gm_attacks_an_npc_from_a_players_card(server: Server, chromium: Any) -> None:
+    from playwright.async_api import expect
 
     ARTIFACTS.mkdir(exist_ok=True)
     expect.set_options(timeout=15_000)
@@ -111,8 +113,7 @@ async def test_the_gm_attacks_an_npc_from_a_players_card(server: Server) -> None
     table.tokens["alice"], table.ids["alice"] = alice["token"], alice["member"]
     _put(server, made["room"], alice["token"], "aldo", ALDO)  # her character
     _put(server, made["room"], made["token"], "orc", ORC)  # the GM's NPC
-    async with async_playwright() as pw:
-        browser = await pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+    async with contexts(chromium) as browser:
         gm = await (await browser.new_context(viewport={"width": 1280, "height": 900})).new_page()
         player = await (await browser.new_context()).new_page()
         await gm.goto(made["url"])
@@ -221,7 +222,6 @@ async def test_the_gm_attacks_an_npc_from_a_players_card(server: Server) -> None
         assert lone["result"]["kind"] == "attack"
 
         await _fits_and_is_clean({"gm": gm, "player": player}, "combat")
-        await browser.close()
 
     with table.client("gm") as c:
         assert c.post(f"/api/rooms/{made['room']}/close", json={"declassify": True}).status_code
@@ -276,8 +276,9 @@ hp = 9
 """
 
 
-async def test_swn_card_sets_attribute_difficulty_and_ac(server: Server) -> None:
-    from playwright.async_api import async_playwright, expect
+@ON_ITS_LOOP
+async def test_swn_card_sets_attribute_difficulty_and_ac(server: Server, chromium: Any) -> None:
+    from playwright.async_api import expect
 
     ARTIFACTS.mkdir(exist_ok=True)
     expect.set_options(timeout=15_000)
@@ -286,8 +287,7 @@ async def test_swn_card_sets_attribute_difficulty_and_ac(server: Server) -> None
     table = Table(server, made["room"], made["invite"], {"gm": made["token"]}, {"gm": "gm"})
     _put(server, made["room"], made["token"], "vex", VEX)
     _put(server, made["room"], made["token"], "juno", JUNO)
-    async with async_playwright() as pw:
-        browser = await pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+    async with contexts(chromium) as browser:
         gm = await (await browser.new_context(viewport={"width": 1280, "height": 900})).new_page()
         await gm.goto(made["url"])
         rolls = gm.locator("#log li[data-kind=roll]")
@@ -328,4 +328,3 @@ async def test_swn_card_sets_attribute_difficulty_and_ac(server: Server) -> None
         assert aimed["command"] == '@vex swn attack "Laser Rifle" --vs @juno'
         assert "@" not in aimed["resolved"] and "--ac 13" in aimed["resolved"], aimed["resolved"]
         await _fits_and_is_clean({"gm": gm}, "combat-swn")
-        await browser.close()

@@ -13,9 +13,10 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from browser import ON_ITS_LOOP, contexts
 from referee.rooms.audit.verify import verify
 from rooms_server import Server, Table
-from test_rooms_browser import ARGS, ARTIFACTS, CHROMIUM, _room_with_alice
+from test_rooms_browser import ARTIFACTS, _room_with_alice
 from test_rooms_combat_browser import ALDO, ORC, _put
 from test_rooms_out_browser import _axe_clean
 
@@ -65,8 +66,9 @@ async def _checked(page: Any, name: str) -> None:
     await page.click("#tab-log")
 
 
-async def test_a_whole_fight_in_the_room(server: Server) -> None:
-    from playwright.async_api import async_playwright, expect
+@ON_ITS_LOOP
+async def test_a_whole_fight_in_the_room(server: Server, chromium: Any) -> None:
+    from playwright.async_api import expect
 
     ARTIFACTS.mkdir(exist_ok=True)
     expect.set_options(timeout=15_000)
@@ -74,8 +76,7 @@ async def test_a_whole_fight_in_the_room(server: Server) -> None:
     room = made["room"]
     _put(server, room, alice["token"], "aldo", ALDO)
     _put(server, room, made["token"], "orc", ORC)
-    async with async_playwright() as pw:
-        browser = await pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+    async with contexts(chromium) as browser:
         gm = await (await browser.new_context(viewport={"width": 1280, "height": 900})).new_page()
         player = await (
             await browser.new_context(viewport={"width": 390, "height": 844})
@@ -194,9 +195,8 @@ async def test_a_whole_fight_in_the_room(server: Server) -> None:
         await expect(gm.locator("#log li[data-kind=change]").first).to_be_attached()
         await expect(gm.locator("#log")).to_contain_text("must roll")
 
-        await _checked(gm, "gm")
-        await _checked(player, "player")
-        await browser.close()
+        # Both pages at once, each in its renderer (issue 53: most of the test's time).
+        await asyncio.gather(_checked(gm, "gm"), _checked(player, "player"))
 
     with table.client("gm") as c:
         text = c.get(f"/api/rooms/{room}/export").text
@@ -205,15 +205,15 @@ async def test_a_whole_fight_in_the_room(server: Server) -> None:
     assert report.fight_checked > 0, report
 
 
-async def test_the_upload_form_and_fair_dice_fold_away(server: Server) -> None:
+@ON_ITS_LOOP
+async def test_the_upload_form_and_fair_dice_fold_away(server: Server, chromium: Any) -> None:
     """Issue 41: the upload form folds once used, and "Fair dice" is open on a first
     visit only; both stay folded on the next visit (the same browser)."""
-    from playwright.async_api import FilePayload, async_playwright, expect
+    from playwright.async_api import FilePayload, expect
 
     expect.set_options(timeout=15_000)
     made, alice, table = _room_with_alice(server, "Folding")
-    async with async_playwright() as pw:
-        browser = await pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+    async with contexts(chromium) as browser:
         ctx = await browser.new_context(viewport={"width": 390, "height": 844})
         page = await ctx.new_page()
         await page.goto(alice["url"])
@@ -230,4 +230,3 @@ async def test_the_upload_form_and_fair_dice_fold_away(server: Server) -> None:
         await page.wait_for_timeout(200)
         assert await page.locator("#fairness").get_attribute("open") is None
         assert await page.locator("#upload-box").get_attribute("open") is None
-        await browser.close()

@@ -8,8 +8,9 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
+from browser import ON_ITS_LOOP, contexts
 from rooms_server import Server
-from test_rooms_browser import ARGS, ARTIFACTS, CHROMIUM, _room_with_alice
+from test_rooms_browser import ARTIFACTS, _room_with_alice
 
 if TYPE_CHECKING:
     from playwright.async_api import ViewportSize
@@ -65,15 +66,17 @@ def _human_page(text: str) -> None:
     assert "<h1>" in text and "/static/room.css" in text, text
 
 
-async def test_a_removed_player_is_told_and_every_control_goes(server: Server) -> None:
+@ON_ITS_LOOP
+async def test_a_removed_player_is_told_and_every_control_goes(
+    server: Server, chromium: Any
+) -> None:
     """The GM removes Alice: her open page says so at once (the socket's 4401) and
     leaves her nothing to press; a reload gives a page, not ``{"error": ...}``."""
-    from playwright.async_api import async_playwright, expect
+    from playwright.async_api import expect
 
     ARTIFACTS.mkdir(exist_ok=True)
     expect.set_options(timeout=15_000)
-    async with async_playwright() as pw:
-        browser = await pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+    async with contexts(chromium) as browser:
         made, alice, table = _room_with_alice(server, "Removal")
         player = await (await browser.new_context()).new_page()
         await player.goto(alice["url"])
@@ -99,17 +102,16 @@ async def test_a_removed_player_is_told_and_every_control_goes(server: Server) -
         await expect(player.locator("main")).to_contain_text("Ask the GM for a new invite")
         assert await _axe_clean(player) == []
         await player.screenshot(path=str(ARTIFACTS / "player-removed-reload.png"))
-        await browser.close()
 
 
-async def test_a_refused_call_ends_the_session_on_the_page(server: Server) -> None:
+@ON_ITS_LOOP
+async def test_a_refused_call_ends_the_session_on_the_page(server: Server, chromium: Any) -> None:
     """The socket may stay open (or miss the ``leave`` entry): the first call that gets
     401 switches the page over at once, as the socket's 4401 does."""
-    from playwright.async_api import async_playwright, expect
+    from playwright.async_api import expect
 
     expect.set_options(timeout=15_000)
-    async with async_playwright() as pw:
-        browser = await pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+    async with contexts(chromium) as browser:
         made, alice, table = _room_with_alice(server, "Deaf socket")
         player = await (await browser.new_context()).new_page()
 
@@ -131,14 +133,15 @@ async def test_a_refused_call_ends_the_session_on_the_page(server: Server) -> No
         )
         assert "unknown token" not in await player.locator("main").inner_text()
         assert await player.evaluate(LIVE_CONTROLS) == []
-        await browser.close()
 
 
-async def test_a_spent_or_unknown_link_gets_a_page_that_says_so(server: Server) -> None:
-    from playwright.async_api import async_playwright, expect
+@ON_ITS_LOOP
+async def test_a_spent_or_unknown_link_gets_a_page_that_says_so(
+    server: Server, chromium: Any
+) -> None:
+    from playwright.async_api import expect
 
-    async with async_playwright() as pw:
-        browser = await pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+    async with contexts(chromium) as browser:
         made, alice, _ = _room_with_alice(server, "Spent")
         first = await (await browser.new_context()).new_page()
         await first.goto(alice["url"])
@@ -162,18 +165,17 @@ async def test_a_spent_or_unknown_link_gets_a_page_that_says_so(server: Server) 
         response = await again.goto(f"{server.base}/rooms/nosuchroom")
         assert response is not None and response.status == 404
         _human_page(await again.content())
-        await browser.close()
 
 
-async def test_an_archived_room_offers_no_write_to_anyone(server: Server) -> None:
+@ON_ITS_LOOP
+async def test_an_archived_room_offers_no_write_to_anyone(server: Server, chromium: Any) -> None:
     """Archive from the GM's page: both pages say it is read only and drop every write
     control, live; and on load, once reopened."""
-    from playwright.async_api import async_playwright, expect
+    from playwright.async_api import expect
 
     ARTIFACTS.mkdir(exist_ok=True)
     expect.set_options(timeout=15_000)
-    async with async_playwright() as pw:
-        browser = await pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+    async with contexts(chromium) as browser:
         made, alice, table = _room_with_alice(server, "Archive")
         with server.client() as c:
             bob = c.post(
@@ -209,17 +211,16 @@ async def test_an_archived_room_offers_no_write_to_anyone(server: Server) -> Non
             await expect(page.locator("#verify")).to_be_enabled()  # reading still works
         await expect(gm.locator("#admin")).to_be_hidden()  # nothing left to run
         assert await _axe_clean(gm) == []
-        await browser.close()
 
 
-async def test_revealed_seeds_fit_a_phone(server: Server) -> None:
+@ON_ITS_LOOP
+async def test_revealed_seeds_fit_a_phone(server: Server, chromium: Any) -> None:
     """At 390 px, the long hex seeds the GM's close reveals wrap: no sideways scroll."""
-    from playwright.async_api import async_playwright, expect
+    from playwright.async_api import expect
 
     ARTIFACTS.mkdir(exist_ok=True)
     expect.set_options(timeout=15_000)
-    async with async_playwright() as pw:
-        browser = await pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+    async with contexts(chromium) as browser:
         made, alice, table = _room_with_alice(server, "Phone")
         phone: ViewportSize = {"width": 390, "height": 844}
         gm = await (await browser.new_context(viewport=phone)).new_page()
@@ -241,4 +242,3 @@ async def test_revealed_seeds_fit_a_phone(server: Server) -> None:
         await player.click("#verify")
         await expect(player.locator("#verify-result")).not_to_have_text("checking…")
         assert await player.evaluate("document.documentElement.scrollWidth") <= 390
-        await browser.close()

@@ -19,9 +19,10 @@ from typing import Any
 
 import pytest
 
+from browser import ON_ITS_LOOP, contexts
 from referee.rooms.audit.verify import verify
 from rooms_server import Server, Table, live, running
-from test_rooms_browser import ARGS, ARTIFACTS, CHROMIUM
+from test_rooms_browser import ARTIFACTS
 from test_rooms_combat_browser import ALDO, ORC, _put
 from test_rooms_fight_browser import _checked
 
@@ -97,8 +98,9 @@ def _aldo(table: Table) -> dict[str, Any]:
     return next(c for c in table.fight("gm")["combatants"] if c["name"] == "Sir Aldo")
 
 
-async def test_the_usual_flow(server: Server, second: Server) -> None:
-    from playwright.async_api import async_playwright, expect
+@ON_ITS_LOOP
+async def test_the_usual_flow(server: Server, second: Server, chromium: Any) -> None:
+    from playwright.async_api import expect
 
     ARTIFACTS.mkdir(exist_ok=True)
     expect.set_options(timeout=15_000)
@@ -108,8 +110,7 @@ async def test_the_usual_flow(server: Server, second: Server) -> None:
     _put(server, room, made["token"], "orc", ORC)
     _put(server, room, made["token"], "guard", GUARD)
     clicks: dict[str, list[int]] = {"player": [], "gm": []}
-    async with async_playwright() as pw:
-        browser = await pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+    async with contexts(chromium) as browser:
         gm, player = await _pages(browser, made, alice)
 
         # The GM adds Aldo, the orc (shown) and the guard (hidden: an id naming nothing).
@@ -232,9 +233,8 @@ async def test_the_usual_flow(server: Server, second: Server) -> None:
             for name in ("Gate Guard", "@guard", '"guard"', "'guard'"):
                 assert name not in text, (name, text[:300])
 
-        await _checked(gm, "usual-gm")
-        await _checked(player, "usual-player")
-        await browser.close()
+        # Both pages at once, each in its renderer (issue 53: most of the test's time).
+        await asyncio.gather(_checked(gm, "usual-gm"), _checked(player, "usual-player"))
 
     print(
         f"\nclicks per exchange: GM's secret NPC attack {clicks['gm']}, "
@@ -260,12 +260,13 @@ hp = 12
 THUG = BOSS.replace(b"Gang Boss", b"Street Thug").replace(b"hp = 12", b"hp = 6")
 
 
-async def test_the_usual_flow_in_swn(server: Server, second: Server) -> None:
+@ON_ITS_LOOP
+async def test_the_usual_flow_in_swn(server: Server, second: Server, chromium: Any) -> None:
     """SWN: initiative with a hidden boss (the players see round 1 at once), the boss's
     secret attack drops Vex to 0 HP (mortally wounded, shown to Alice at once), a
     stabilize roll applied from the Fight panel, and the thug's death after six rounds
     down, passed by in the turns. The boss is never named to Alice."""
-    from playwright.async_api import async_playwright, expect
+    from playwright.async_api import expect
 
     expect.set_options(timeout=15_000)
     made, alice, table = _room(server, second, "swn")
@@ -273,8 +274,7 @@ async def test_the_usual_flow_in_swn(server: Server, second: Server) -> None:
     _put(second, room, alice["token"], "vex", VEX)
     _put(server, room, made["token"], "boss", BOSS)
     _put(server, room, made["token"], "thug", THUG)
-    async with async_playwright() as pw:
-        browser = await pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+    async with contexts(chromium) as browser:
         gm, player = await _pages(browser, made, alice)
         await _add(gm, {"vex": "Vex Ortega", "thug": "Street Thug", "boss": "Gang Boss"}, "boss")
         thug = gm.locator("#fight li.combatant", has_text="Street Thug")
@@ -336,9 +336,7 @@ async def test_the_usual_flow_in_swn(server: Server, second: Server) -> None:
         texts.append(await player.content())
         for text in texts:
             assert "Gang Boss" not in text and "@boss" not in text, text[:300]
-        await _checked(gm, "usual-swn-gm")
-        await _checked(player, "usual-swn-player")
-        await browser.close()
+        await asyncio.gather(_checked(gm, "usual-swn-gm"), _checked(player, "usual-swn-player"))
     for who in ("gm", "alice"):
         report = verify(table.export(who))
         assert report.ok, (who, report.problems)

@@ -6,17 +6,20 @@ it says plainly how many are not provable and names their rollers, as a warning,
 from __future__ import annotations
 
 import re
+from typing import Any
 
+from browser import ON_ITS_LOOP, contexts
 from referee.rooms.audit.verify import verify
 from rooms_server import Server
-from test_rooms_browser import ARGS, ARTIFACTS, CHROMIUM, _room_with_alice
+from test_rooms_browser import ARTIFACTS, _room_with_alice
 from test_rooms_out_browser import _axe_clean
 
 
+@ON_ITS_LOOP
 async def test_rolls_before_any_player_seed_are_a_warning_naming_the_rollers(
-    server: Server,
+    server: Server, chromium: Any
 ) -> None:
-    from playwright.async_api import async_playwright, expect
+    from playwright.async_api import expect
 
     ARTIFACTS.mkdir(exist_ok=True)
     expect.set_options(timeout=15_000)
@@ -30,8 +33,7 @@ async def test_rolls_before_any_player_seed_are_a_warning_naming_the_rollers(
         assert closed.status_code == 201
     report = verify(table.export("gm"))  # the CLI's verifier says the same
     assert report.ok and report.unseeded == {"gm": 2, alice["member"]: 1}, report.text()
-    async with async_playwright() as pw:
-        browser = await pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+    async with contexts(chromium) as browser:
         for who, url in (("gm", made["url"]), ("player", alice["url"])):
             page = await (await browser.new_context()).new_page()
             await page.goto(url)
@@ -49,17 +51,18 @@ async def test_rolls_before_any_player_seed_are_a_warning_naming_the_rollers(
             assert await _axe_clean(page) == [], who
             shot = ARTIFACTS / f"{who}-verify-warning.png"
             await page.locator("#fairness").screenshot(path=str(shot))
-        await browser.close()
 
 
-async def test_a_log_where_every_roll_had_a_player_seed_passes(server: Server) -> None:
+@ON_ITS_LOOP
+async def test_a_log_where_every_roll_had_a_player_seed_passes(
+    server: Server, chromium: Any
+) -> None:
     """The usual flow: the player's page is open and sends its seed before the first
     roll; every roll, the GM's and hers, is provable."""
-    from playwright.async_api import async_playwright, expect
+    from playwright.async_api import expect
 
     expect.set_options(timeout=15_000)
-    async with async_playwright() as pw:
-        browser = await pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+    async with contexts(chromium) as browser:
         made, alice, table = _room_with_alice(server, "Seeded")
         player = await (await browser.new_context()).new_page()
         await player.goto(alice["url"])
@@ -78,4 +81,3 @@ async def test_a_log_where_every_roll_had_a_player_seed_passes(server: Server) -
         await expect(result).to_contain_text("passed: 2 rolls verified")
         await expect(result).not_to_contain_text(re.compile("warning|not provable"))
         await expect(result).to_have_class("passed")
-        await browser.close()

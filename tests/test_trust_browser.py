@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from browser import ON_ITS_LOOP, contexts
 from referee.rooms.audit.verify import verify
 from rooms_server import Server, Table
-from test_rooms_browser import ARGS, CHROMIUM
 from test_trust import each_players_roll_holds_their_seed
 
 
@@ -38,15 +38,15 @@ async def _roll(page: Any, command: str, visibility: str = "public") -> None:
     await expect(mine).to_have_count(before + 1)
 
 
-async def test_the_trial_evening_is_fair_in_the_browser(server: Server) -> None:
-    from playwright.async_api import async_playwright, expect
+@ON_ITS_LOOP
+async def test_the_trial_evening_is_fair_in_the_browser(server: Server, chromium: Any) -> None:
+    from playwright.async_api import expect
 
     with server.client() as c:
         made = c.post("/api/rooms", json={"name": "Trial night", "system": "gurps"}).json()
     room = made["room"]
     table = Table(server, room, made["invite"], {"gm": made["token"]}, {"gm": "gm"})
-    async with async_playwright() as pw:
-        browser = await pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+    async with contexts(chromium) as browser:
         gm = await (await browser.new_context()).new_page()
         await gm.goto(made["url"])
         await expect(gm.locator("h1")).to_have_text("Trial night")
@@ -71,7 +71,6 @@ async def test_the_trial_evening_is_fair_in_the_browser(server: Server) -> None:
         await _roll(bob, "1d6")
         # The pages settle: no page sends another seed once its epoch's lock holds it.
         await alice.wait_for_timeout(500)
-        await browser.close()
     entries = table.export("gm")
     assert each_players_roll_holds_their_seed(entries) == 4
     assert len([e for e in entries if e["kind"] == "seed"]) == 3
