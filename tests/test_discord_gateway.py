@@ -14,6 +14,7 @@ import time
 
 import pytest
 
+import zygote
 from discord_standin import TOKEN, StandIn, gateway_server, interaction, opts, sub
 from gateway_standin import wait_until
 
@@ -92,15 +93,10 @@ def test_shapes_discord_would_not_send_stop_nothing(db_url: str, rest: StandIn) 
 
 
 def _run(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    """``referee discord run --port 0 ARGS`` to its end, forked (tests/zygote.py)."""
     full = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), **env}
     full.pop("REFEREE_DISCORD_PUBLIC_KEY", None)
-    return subprocess.run(
-        [sys.executable, "-m", "referee.cli", "discord", "run", "--port", "0", *args],
-        env=full,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    return zygote.run(["discord", "run", "--port", "0", *args], full, timeout=60)
 
 
 @pytest.mark.parametrize(
@@ -131,10 +127,7 @@ def test_a_bad_limit_and_a_taken_port_are_clear(db_url: str, rest: StandIn) -> N
         taken.listen()
         port = str(taken.getsockname()[1])
         full = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), **env}
-        done = subprocess.run(
-            [sys.executable, "-m", "referee.cli", "discord", "run", "--port", port, "--db", db_url],
-            env=full, capture_output=True, text=True, timeout=60,
-        )  # fmt: skip
+        done = zygote.run(["discord", "run", "--port", port, "--db", db_url], full, timeout=60)
     assert done.returncode == 2, (done.stdout, done.stderr)
     assert f"could not serve the room pages on 127.0.0.1:{port}" in done.stderr, done.stderr
     assert "Traceback" not in done.stderr, done.stderr

@@ -4,8 +4,7 @@ fairness, a whole room session verified from its exports, and tampering caught."
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
+import os
 from collections import Counter
 from collections.abc import Iterator
 from fractions import Fraction
@@ -20,6 +19,7 @@ from referee.rooms.audit.verify import Report, verify
 from referee.rooms.log import GENESIS, chain_link, digest, seal
 from referee.stream import HmacStream, commitment, mix
 from rooms_server import Table, make_table, running
+from zygote import run as referee_cli
 
 PUBLIC = bytes(range(32))
 SECRET = bytes(range(32, 64))
@@ -200,12 +200,7 @@ def test_the_session_verifies_as_a_player(session: tuple[Table, Path]) -> None:
 
 def test_the_cli_verifies_and_reports(session: tuple[Table, Path]) -> None:
     path = session[1] / "alice.jsonl"
-    done = subprocess.run(
-        [sys.executable, "-m", "referee.cli", "verify", str(path), "--json"],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    done = referee_cli(["verify", str(path), "--json"], dict(os.environ))  # (forked)
     assert done.returncode == 0, done.stdout + done.stderr
     assert json.loads(done.stdout)["ok"] is True
 
@@ -239,12 +234,7 @@ def _fails(entries: list[dict[str, Any]], seq: int | None, check: str, path: Pat
     assert not report.ok
     assert any(p.check == check and p.seq == seq for p in report.problems), report.text()
     path.write_text("".join(json.dumps(e) + "\n" for e in entries))
-    done = subprocess.run(
-        [sys.executable, "-m", "referee.cli", "verify", str(path)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    done = referee_cli(["verify", str(path)], dict(os.environ))
     assert done.returncode == 1 and f"seq {seq}" in done.stdout and check in done.stdout
 
 
@@ -304,9 +294,7 @@ def test_changed_client_seed(session: tuple[Table, Path], tmp_path: Path) -> Non
 def test_unreadable_export(tmp_path: Path) -> None:
     path = tmp_path / "bad.jsonl"
     path.write_text("{not json\n")
-    done = subprocess.run(
-        [sys.executable, "-m", "referee.cli", "verify", str(path)], capture_output=True, check=False
-    )
+    done = referee_cli(["verify", str(path)], dict(os.environ))
     assert done.returncode == 2
 
 

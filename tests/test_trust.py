@@ -5,8 +5,8 @@ member's socket closed whatever its ``after``, on one server and across two."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -14,6 +14,7 @@ from typing import Any
 import httpx
 import pytest
 
+import zygote
 from referee.rooms.audit.verify import Report, verify
 from rooms_server import Server, Table, fresh_db, make_table, running
 from test_room_admin import call, closes_within_a_second
@@ -130,12 +131,7 @@ def test_verify_names_unprovable_rolls_and_require_seeds_refuses_them(
     assert report.unprovable_players == 3
 
     def cli(*extra: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "referee.cli", "verify", str(path), *extra],
-            capture_output=True,
-            text=True,
-            check=False,
-        )
+        return zygote.run(["verify", str(path), *extra], dict(os.environ))  # (forked)
 
     plain = cli()
     assert plain.returncode == 0, plain.stderr
@@ -156,12 +152,7 @@ def test_require_seeds_passes_a_seeded_session(table: Table, tmp_path: Path) -> 
         assert table.roll(who, "3d6").status_code == 201
     path = tmp_path / "export.jsonl"
     path.write_text("\n".join(json.dumps(e) for e in table.export("alice")) + "\n")
-    done = subprocess.run(
-        [sys.executable, "-m", "referee.cli", "verify", str(path), "--require-seeds"],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    done = zygote.run(["verify", str(path), "--require-seeds"], dict(os.environ))
     assert done.returncode == 0, done.stdout + done.stderr
     assert "WARNING" not in done.stdout
 

@@ -4,6 +4,7 @@ own, serving as ``python -m`` would, on the test's environment and streams."""
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -30,7 +31,7 @@ def test_a_forked_server_serves_dies_and_starts_again(tmp_path: Path) -> None:
         assert Path(f"/proc/{first.pid}/status").exists() and first.poll() is None
         assert _health(server.base) == 200
         server.kill()  # SIGKILL, as the crash tests do
-        assert first.poll() is not None
+        assert first.poll() == -signal.SIGKILL  # its status, as the zygote reaped it
         assert (
             not Path(f"/proc/{first.pid}/status").exists()
             or "zombie" in Path(f"/proc/{first.pid}/status").read_text()
@@ -77,3 +78,21 @@ def test_a_wait_that_times_out_says_so(tmp_path: Path) -> None:
             server.process.wait(timeout=0.1)
     finally:
         server.close()
+
+
+def test_a_forked_run_ends_as_the_console_script_does() -> None:
+    """``zygote.run`` gives what ``subprocess.run`` gives: both streams and the exit
+    status, for a command that succeeds and one that fails."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), "NO_COLOR": "1"}
+    codes = []
+    for args in (["roll", "3d6", "--seed", "7"], ["roll", "3d6+"], ["gurps", "check", "x"]):
+        got = zygote.run(args, env)
+        python = [sys.executable, "-m", "referee.cli", *args]
+        expected = subprocess.run(python, env=env, capture_output=True, text=True, timeout=60)
+        assert (got.returncode, got.stdout, got.stderr) == (
+            expected.returncode,
+            expected.stdout,
+            expected.stderr,
+        ), args
+        codes.append(got.returncode)
+    assert codes[0] == 0 and codes[1] != 0 and codes[2] != 0, codes
