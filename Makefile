@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 # Three workers on two cores: a worker waits on its servers and browsers a quarter of the
 # time (on 2026-11-27 the parallel part took 12:16 on three, 13:23 on two, run by run).
-WORKERS ?= 3
+WORKERS ?= 4
 # Python writes its compiled modules here even where the machine's environment says not
 # to (PYTHONDONTWRITEBYTECODE, set on these machines): else every test process compiles,
 # and pytest rewrites, every module it imports, each time (issue 53: a collection of the
