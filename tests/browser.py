@@ -44,10 +44,21 @@ async def chromium() -> AsyncIterator[Any]:
         await browser.close()
 
 
+EXPECT_TIMEOUT = 15_000
+"""How long (ms) Playwright's ``expect`` waits in every browser test. Its default, 5 s,
+is short on a loaded 2-core machine; and ``expect.set_options`` is global, so when
+some tests set it, the others got 5 s or 15 s by the order they ran in (issue 53: one
+failed so, under four workers)."""
+
+
 @asynccontextmanager
 async def contexts(browser: Any) -> AsyncIterator[Any]:
     """The shared ``browser``, for a block whose every new context (and so every page
-    opened in it) is closed when the block ends, however it ends."""
+    opened in it) is closed when the block ends, however it ends; ``expect`` waits
+    :data:`EXPECT_TIMEOUT` in it."""
+    from playwright.async_api import expect
+
+    expect.set_options(timeout=EXPECT_TIMEOUT)
     before = set(browser.contexts)
     try:
         yield browser

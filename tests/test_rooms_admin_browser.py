@@ -15,7 +15,6 @@ async def test_the_gm_runs_the_room_from_the_page(server: Server, chromium: Any)
     from playwright.async_api import expect
 
     ARTIFACTS.mkdir(exist_ok=True)
-    expect.set_options(timeout=15_000)
     async with contexts(chromium) as browser:
         made, alice, table = _room_with_alice(server, "Run the room")
         with server.client() as c:

@@ -203,7 +203,6 @@ async def test_a_player_who_presses_nothing_is_in_the_first_lock(
     from playwright.async_api import expect
 
     ARTIFACTS.mkdir(exist_ok=True)
-    expect.set_options(timeout=15_000)  # a shared 2-core machine may be slow
     async with contexts(chromium) as browser:
         player = await (
             await browser.new_context(viewport={"width": 390, "height": 844})
@@ -304,7 +303,6 @@ async def test_rolls_show_their_dice_and_outcome(server: Server, chromium: Any) 
     as a colour, a chart of the exact odds; a redacted roll shows none of it."""
     from playwright.async_api import expect
 
-    expect.set_options(timeout=15_000)
     async with contexts(chromium) as browser:
         made, alice, table = _room_with_alice(server, "Dice")
         rolls = {
@@ -354,7 +352,6 @@ async def test_the_page_says_who_is_at_the_table(server: Server, chromium: Any) 
     """Issue 27: the members, from the log, and who has the room open now."""
     from playwright.async_api import expect
 
-    expect.set_options(timeout=15_000)
     async with contexts(chromium) as browser:
         with server.client() as c:
             made = c.post("/api/rooms", json={"name": "Who", "system": None}).json()

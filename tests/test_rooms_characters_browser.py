@@ -26,7 +26,6 @@ async def test_characters_at_the_table(server: Server, chromium: Any) -> None:
     from playwright.async_api import expect
 
     ARTIFACTS.mkdir(exist_ok=True)
-    expect.set_options(timeout=15_000)
     async with contexts(chromium) as browser:
         made, alice, table = _room_with_alice(server, "Characters")
         table.tokens["alice"], table.ids["alice"] = alice["token"], alice["member"]

@@ -108,7 +108,6 @@ async def test_the_gm_attacks_an_npc_from_a_players_card(server: Server, chromiu
     from playwright.async_api import expect
 
     ARTIFACTS.mkdir(exist_ok=True)
-    expect.set_options(timeout=15_000)
     made, alice, table = _room_with_alice(server, "Fight night")
     table.tokens["alice"], table.ids["alice"] = alice["token"], alice["member"]
     _put(server, made["room"], alice["token"], "aldo", ALDO)  # her character
@@ -281,7 +280,6 @@ async def test_swn_card_sets_attribute_difficulty_and_ac(server: Server, chromiu
     from playwright.async_api import expect
 
     ARTIFACTS.mkdir(exist_ok=True)
-    expect.set_options(timeout=15_000)
     with server.client() as c:
         made = c.post("/api/rooms", json={"name": "Spike drive", "system": "swn"}).json()
     table = Table(server, made["room"], made["invite"], {"gm": made["token"]}, {"gm": "gm"})

@@ -71,7 +71,6 @@ async def test_a_whole_fight_in_the_room(server: Server, chromium: Any) -> None:
     from playwright.async_api import expect
 
     ARTIFACTS.mkdir(exist_ok=True)
-    expect.set_options(timeout=15_000)
     made, alice, table = _gurps_room(server, "The fight")
     room = made["room"]
     _put(server, room, alice["token"], "aldo", ALDO)
@@ -211,7 +210,6 @@ async def test_the_upload_form_and_fair_dice_fold_away(server: Server, chromium:
     visit only; both stay folded on the next visit (the same browser)."""
     from playwright.async_api import FilePayload, expect
 
-    expect.set_options(timeout=15_000)
     made, alice, table = _room_with_alice(server, "Folding")
     async with contexts(chromium) as browser:
         ctx = await browser.new_context(viewport={"width": 390, "height": 844})

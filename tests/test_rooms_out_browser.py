@@ -75,7 +75,6 @@ async def test_a_removed_player_is_told_and_every_control_goes(
     from playwright.async_api import expect
 
     ARTIFACTS.mkdir(exist_ok=True)
-    expect.set_options(timeout=15_000)
     async with contexts(chromium) as browser:
         made, alice, table = _room_with_alice(server, "Removal")
         player = await (await browser.new_context()).new_page()
@@ -110,7 +109,6 @@ async def test_a_refused_call_ends_the_session_on_the_page(server: Server, chrom
     401 switches the page over at once, as the socket's 4401 does."""
     from playwright.async_api import expect
 
-    expect.set_options(timeout=15_000)
     async with contexts(chromium) as browser:
         made, alice, table = _room_with_alice(server, "Deaf socket")
         player = await (await browser.new_context()).new_page()
@@ -174,7 +172,6 @@ async def test_an_archived_room_offers_no_write_to_anyone(server: Server, chromi
     from playwright.async_api import expect
 
     ARTIFACTS.mkdir(exist_ok=True)
-    expect.set_options(timeout=15_000)
     async with contexts(chromium) as browser:
         made, alice, table = _room_with_alice(server, "Archive")
         with server.client() as c:
@@ -219,7 +216,6 @@ async def test_revealed_seeds_fit_a_phone(server: Server, chromium: Any) -> None
     from playwright.async_api import expect
 
     ARTIFACTS.mkdir(exist_ok=True)
-    expect.set_options(timeout=15_000)
     async with contexts(chromium) as browser:
         made, alice, table = _room_with_alice(server, "Phone")
         phone: ViewportSize = {"width": 390, "height": 844}

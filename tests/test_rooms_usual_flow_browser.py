@@ -103,7 +103,6 @@ async def test_the_usual_flow(server: Server, second: Server, chromium: Any) -> 
     from playwright.async_api import expect
 
     ARTIFACTS.mkdir(exist_ok=True)
-    expect.set_options(timeout=15_000)
     made, alice, table = _room(server, second)
     room = made["room"]
     _put(second, room, alice["token"], "aldo", ALDO)
@@ -268,7 +267,6 @@ async def test_the_usual_flow_in_swn(server: Server, second: Server, chromium: A
     down, passed by in the turns. The boss is never named to Alice."""
     from playwright.async_api import expect
 
-    expect.set_options(timeout=15_000)
     made, alice, table = _room(server, second, "swn")
     room = made["room"]
     _put(second, room, alice["token"], "vex", VEX)

@@ -22,7 +22,6 @@ async def test_rolls_before_any_player_seed_are_a_warning_naming_the_rollers(
     from playwright.async_api import expect
 
     ARTIFACTS.mkdir(exist_ok=True)
-    expect.set_options(timeout=15_000)
     made, alice, table = _room_with_alice(server, "Unseeded")
     table.tokens["alice"], table.ids["alice"] = alice["token"], alice["member"]
     # Epoch 1 locks at the GM's first roll, before any player sent a seed.
@@ -61,7 +60,6 @@ async def test_a_log_where_every_roll_had_a_player_seed_passes(
     roll; every roll, the GM's and hers, is provable."""
     from playwright.async_api import expect
 
-    expect.set_options(timeout=15_000)
     async with contexts(chromium) as browser:
         made, alice, table = _room_with_alice(server, "Seeded")
         player = await (await browser.new_context()).new_page()
