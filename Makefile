@@ -6,8 +6,8 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 # Four workers on two cores: a worker waits on its servers and browsers a good part of
-# the time (on 2026-11-27 the parallel part of a clean clone's run took 9:53 on four,
-# 10:35 on three, run by run; earlier, 12:16 on three and 13:23 on two).
+# the time (on 2026-11-27 the parallel part of a clean clone's run took 10:11 on four,
+# 10:35 on three, 44 minutes apart; earlier, 12:16 on three and 13:23 on two).
 WORKERS ?= 4
 # Python writes its compiled modules here even where the machine's environment says not
 # to (PYTHONDONTWRITEBYTECODE, set on these machines): else every test process compiles,
