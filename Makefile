@@ -82,7 +82,8 @@ unit: unit-parallel
 
 unit-parallel: $(STAMP) services
 	$(BIN)/python -m compileall -q src/referee
-	$(BIN)/pytest -p no:cacheprovider --collect-only -q > /dev/null
+	@out=$$($(BIN)/pytest -p no:cacheprovider --collect-only -q 2>&1) \
+		|| { echo "$$out"; exit 1; }  # (quiet, but for a test that cannot be collected)
 	$(BIN)/pytest -n $(WORKERS) --dist loadscope -m "not alone" --cov --cov-report= --cov-fail-under=0 --durations=15
 
 unit-alone: $(STAMP) services

@@ -195,7 +195,9 @@ async def test_a_whole_fight_in_the_room(server: Server, chromium: Any) -> None:
         await expect(gm.locator("#log")).to_contain_text("must roll")
 
         # Both pages at once, each in its renderer (issue 53: most of the test's time).
-        await asyncio.gather(_checked(gm, "gm"), _checked(player, "player"))
+        async with asyncio.TaskGroup() as both:  # one failing cancels the other
+            both.create_task(_checked(gm, "gm"))
+            both.create_task(_checked(player, "player"))
 
     with table.client("gm") as c:
         text = c.get(f"/api/rooms/{room}/export").text

@@ -233,7 +233,9 @@ async def test_the_usual_flow(server: Server, second: Server, chromium: Any) -> 
                 assert name not in text, (name, text[:300])
 
         # Both pages at once, each in its renderer (issue 53: most of the test's time).
-        await asyncio.gather(_checked(gm, "usual-gm"), _checked(player, "usual-player"))
+        async with asyncio.TaskGroup() as both:  # one failing cancels the other
+            both.create_task(_checked(gm, "usual-gm"))
+            both.create_task(_checked(player, "usual-player"))
 
     print(
         f"\nclicks per exchange: GM's secret NPC attack {clicks['gm']}, "
@@ -334,7 +336,9 @@ async def test_the_usual_flow_in_swn(server: Server, second: Server, chromium: A
         texts.append(await player.content())
         for text in texts:
             assert "Gang Boss" not in text and "@boss" not in text, text[:300]
-        await asyncio.gather(_checked(gm, "usual-swn-gm"), _checked(player, "usual-swn-player"))
+        async with asyncio.TaskGroup() as both:  # one failing cancels the other
+            both.create_task(_checked(gm, "usual-swn-gm"))
+            both.create_task(_checked(player, "usual-swn-player"))
     for who in ("gm", "alice"):
         report = verify(table.export(who))
         assert report.ok, (who, report.problems)

@@ -12,7 +12,8 @@ It also runs the CLI's commands to their end for the tests (:func:`run`, as
 ``subprocess.run`` would): the console examples of the docs, ``referee verify`` and the
 refusals of ``referee discord run``, with their exit status (the zygote reaps its
 children and says how each ended). A fork ends as Python does, but without tearing down
-every module the zygote imported (0.4-0.6 s of CPU a process).
+every module the zygote imported (0.4-0.6 s of CPU a process): no ``__del__`` of
+those runs, and nothing they would print as they go.
 
 Coverage follows the forks (``patch = ["fork"]`` in pyproject.toml). The crash tests
 kill forked servers too (a new process each, which has never opened the database). The
@@ -60,10 +61,12 @@ class Forked:
 
     def wait(self, timeout: float | None = None) -> int:
         if not self._ended(timeout):
-            raise subprocess.TimeoutExpired(f"forked server {self.pid}", timeout or 0)
+            raise subprocess.TimeoutExpired(f"forked process {self.pid}", timeout or 0)
         if self.returncode is None:
-            self.returncode = _status(self.pid)
-            os.close(self.pidfd)
+            try:
+                self.returncode = _status(self.pid)
+            finally:
+                os.close(self.pidfd)
         return self.returncode
 
     def terminate(self) -> None:
@@ -165,8 +168,8 @@ def _status(pid: int) -> int:
         control = _control()
         control.send(json.dumps({"kind": "status", "pid": pid}).encode())
         data = control.recv(64)
-    if not data:
-        raise RuntimeError(f"the zygote did not say how {pid} ended")
+    if not data or data == b"?":
+        raise RuntimeError(f"the zygote did not say how {pid} ended ({data!r})")
     return int(data)
 
 
@@ -222,7 +225,10 @@ def _main(fd: int) -> None:
             return  # the tests' process closed its end
         request: dict[str, Any] = json.loads(data)
         if request["kind"] == "status":
-            control.send(str(_ended_status(request["pid"])).encode())
+            try:
+                control.send(str(_ended_status(request["pid"])).encode())
+            except ChildProcessError:  # not a child of this zygote, or asked before
+                control.send(b"?")
             continue
         # No SIGCHLD between the fork and the pidfd: a child that ended at once would
         # be reaped, and its pid perhaps reused, before the pidfd names it.
@@ -271,12 +277,11 @@ def _serve(main: Any, request: dict[str, Any], fds: list[int]) -> NoReturn:
     except BaseException:
         traceback.print_exc()
         code = 1
-    # As Python ends: its threads joined, then the exit handlers (coverage's among them)
-    # and the streams flushed; but not the tear-down of every module and object the
-    # zygote imported, 0.4-0.6 s of CPU a process, longer than most commands take.
-    for thread in threading.enumerate():
-        if thread is not threading.main_thread() and not thread.daemon:
-            thread.join()
+    # As Python ends: its threads' shut-down (idle executors woken, every non-daemon
+    # thread joined), then the exit handlers (coverage's among them) and the streams
+    # flushed; but not the tear-down of every module and object the zygote imported,
+    # 0.4-0.6 s of CPU a process, longer than most commands take.
+    threading._shutdown()  # type: ignore[attr-defined]
     atexit._run_exitfuncs()
     sys.stdout.flush()
     sys.stderr.flush()
