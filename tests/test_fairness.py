@@ -4,7 +4,6 @@ fairness, a whole room session verified from its exports, and tampering caught."
 from __future__ import annotations
 
 import json
-import os
 from collections import Counter
 from collections.abc import Iterator
 from fractions import Fraction
@@ -200,7 +199,7 @@ def test_the_session_verifies_as_a_player(session: tuple[Table, Path]) -> None:
 
 def test_the_cli_verifies_and_reports(session: tuple[Table, Path]) -> None:
     path = session[1] / "alice.jsonl"
-    done = referee_cli(["verify", str(path), "--json"], dict(os.environ))  # (forked)
+    done = referee_cli(["verify", str(path), "--json"])  # (forked)
     assert done.returncode == 0, done.stdout + done.stderr
     assert json.loads(done.stdout)["ok"] is True
 
@@ -234,7 +233,7 @@ def _fails(entries: list[dict[str, Any]], seq: int | None, check: str, path: Pat
     assert not report.ok
     assert any(p.check == check and p.seq == seq for p in report.problems), report.text()
     path.write_text("".join(json.dumps(e) + "\n" for e in entries))
-    done = referee_cli(["verify", str(path)], dict(os.environ))
+    done = referee_cli(["verify", str(path)])
     assert done.returncode == 1 and f"seq {seq}" in done.stdout and check in done.stdout
 
 
@@ -301,7 +300,7 @@ def test_changed_client_seed(session: tuple[Table, Path], tmp_path: Path) -> Non
 def test_unreadable_export(tmp_path: Path) -> None:
     path = tmp_path / "bad.jsonl"
     path.write_text("{not json\n")
-    done = referee_cli(["verify", str(path)], dict(os.environ))
+    done = referee_cli(["verify", str(path)])
     assert done.returncode == 2
 
 

@@ -5,7 +5,6 @@ member's socket closed whatever its ``after``, on one server and across two."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import time
 from pathlib import Path
@@ -131,7 +130,7 @@ def test_verify_names_unprovable_rolls_and_require_seeds_refuses_them(
     assert report.unprovable_players == 3
 
     def cli(*extra: str) -> subprocess.CompletedProcess[str]:
-        return zygote.run(["verify", str(path), *extra], dict(os.environ))  # (forked)
+        return zygote.run(["verify", str(path), *extra])  # (forked)
 
     plain = cli()
     assert plain.returncode == 0, plain.stderr
@@ -152,7 +151,7 @@ def test_require_seeds_passes_a_seeded_session(table: Table, tmp_path: Path) -> 
         assert table.roll(who, "3d6").status_code == 201
     path = tmp_path / "export.jsonl"
     path.write_text("\n".join(json.dumps(e) for e in table.export("alice")) + "\n")
-    done = zygote.run(["verify", str(path), "--require-seeds"], dict(os.environ))
+    done = zygote.run(["verify", str(path), "--require-seeds"])
     assert done.returncode == 0, done.stdout + done.stderr
     assert "WARNING" not in done.stdout
 

@@ -118,14 +118,15 @@ def command(args: list[str], env: dict[str, str]) -> Forked:
 
 def run(
     args: list[str],
-    env: dict[str, str],
+    env: dict[str, str] | None = None,
     cwd: str | os.PathLike[str] | None = None,
     timeout: float = 120,
 ) -> subprocess.CompletedProcess[str]:
     """``python -m referee.cli ARGS``, forked from this process's zygote, as
     ``subprocess.run(..., capture_output=True, text=True)`` runs it: in the environment
-    ``env`` and the folder ``cwd`` (this process's if None), its standard input empty;
-    what it printed to each stream, and its exit status."""
+    ``env`` and the folder ``cwd`` (this process's, for each that is None), its standard
+    input empty; what it printed to each stream, and its exit status."""
+    env = dict(os.environ) if env is None else env
     with (
         open(os.devnull, "rb") as stdin,
         tempfile.TemporaryFile() as out,
