@@ -13,9 +13,11 @@ from fractions import Fraction
 
 import pytest
 
+from referee import commands
 from referee.errors import RuleError
 from referee.rng import ReplaySource
 from referee.systems.gurps.allout import feint_odds, long_damage
+from referee.systems.gurps.contest import quick_contest
 from referee.systems.gurps.criticals import CRITICAL_HEAD_BLOW, CRITICAL_HIT, HEAD
 from referee.systems.gurps.damage import read_damage
 from referee.systems.gurps.exchange import Target, exchange, exchanges
@@ -197,3 +199,58 @@ def test_a_doubles_odds_follow_the_first_exchange() -> None:
                                if y.hurt is not None and y.hurt.injury), Fraction(0))  # fmt: skip
         expected += p * seconds[hp]  # type: ignore[operator]
     assert both == expected
+
+
+# ------------------------------------------ All-Out Attack from the command line (B365)
+
+
+def test_the_command_rolls_a_double_as_two_attacks_and_a_feint_before_its_attack() -> None:
+    """``gurps attack 14 --double``: two attack rolls, the second in ``"second"``;
+    ``--feint 12``: the Quick Contest first, its margin of victory taken off the foe's
+    defense as the text says, each roll the engine's own on the same dice."""
+    two = commands.run("gurps attack 14 --double", _replay(2, 4, 5, 6, 6, 4))
+    assert (two.data["roll"], two.data["outcome"]) == (11, "success")
+    assert (two.data["second"]["roll"], two.data["second"]["outcome"]) == (16, "failure")
+    assert two.text.count("; then ") == 1 and two.draws == tuple((6, f) for f in (2, 4, 5, 6, 6, 4))
+    # 11 (by 3) against 12's 14 (failure by 2): won by 5; then the attack, 10.
+    won = commands.run("gurps attack 14 --feint 12", _replay(4, 1, 6, 4, 4, 6, 2, 6, 2))
+    contest = quick_contest(14, 12, resistance=True, rng=_replay(4, 1, 6, 4, 4, 6),
+                            names=("the feint", "the foe"))  # fmt: skip
+    assert won.data["feint"]["margin_of_victory"] == contest.margin_of_victory == 5
+    assert won.text.startswith(f"feint: {contest.text} (the foe's defense -5); 14: rolled 10")
+    lost = commands.run("gurps attack 14 --feint 12", _replay(6, 6, 4, 1, 1, 1, 3, 3, 3))
+    assert lost.data["feint"]["winner"] == 2 and "(the foe's defense -0)" in lost.text
+
+
+def test_a_double_exchange_and_its_odds_from_the_command_line() -> None:
+    """``gurps attack 14 --double`` against a target rolls both exchanges, the second
+    against the HP the first left; ``gurps odds attack`` gives either's and both's
+    chance to injure as :func:`double_odds` does."""
+    line = "gurps attack 14 --double --damage 2d --dodge 9 --hp 12 --defense dodge"
+    faces = (4, 1, 6, 5, 5, 5, 6, 6, 4, 1, 1, 3, 6, 6, 6, 2)
+    got = commands.run(line, _replay(*faces))
+    both = exchanges(14, read_damage("2d cr"), Target("the target", dodge=9, hp=12),
+                     attacker="Attack", options=AttackOptions(double=True), defense="dodge",
+                     rng=_replay(*faces))  # fmt: skip
+    assert got.text == f"first: {both[0].text}\nsecond: {both[1].text}"
+    assert got.data["second"]["text"] == both[1].text
+    odds = commands.run(line.replace("gurps attack", "gurps odds attack"))
+    first = exchange_odds(14, read_damage("2d cr"), Target("the target", dodge=9, hp=12),
+                          AttackOptions(double=True), "dodge")  # fmt: skip
+    either, two = double_odds(first, 14, read_damage("2d cr"),
+                              Target("the target", dodge=9, hp=12), AttackOptions(double=True),
+                              "dodge")  # fmt: skip
+    assert odds.data["double"] == {"either": str(either), "both": str(two)}
+    assert "two attacks (All-Out Attack, Double): either injures" in odds.text
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("gurps attack 14 --dodge 9 --hp 12", "an exchange needs the weapon's damage"),
+        ("gurps attack 14 --damage 1d --dodge 9 --mod -2", "--mod is for a lone attack"),
+    ],
+)
+def test_an_exchange_without_damage_or_with_mod_is_refused_by_name(line: str, message: str) -> None:
+    with pytest.raises(RuleError, match=message):
+        commands.run(line, _replay(3, 3, 3))

@@ -5,6 +5,7 @@ pure step function, held by hand-worked cases, brute force and hypothesis."""
 from __future__ import annotations
 
 import random
+import re
 from dataclasses import replace
 from typing import Any
 
@@ -612,3 +613,120 @@ def test_a_gms_npcs_records_keep_its_sheet_by_rules_3_only() -> None:
         assert not [k for k in public.fields["values"] if npcs.private(k)]
         assert "initiative" not in moved["orc"] and moved["dai"]["initiative"] == [550, 10]
         assert "command" not in call and hurt.fight.calls[0].command.startswith("gurps check 13")
+
+
+def test_swn_side_initiative_one_roll_a_side_at_its_best_dex_and_pcs_win_ties() -> None:
+    """``003``, "Initiative and Rounds": 1d8 + Dexterity modifier, PCs win ties; with
+    ``"group": true`` each side rolls once, at its best Dex modifier
+    (docs/rooms/fight.md), and its total is every member's."""
+    f = _fight(
+        "swn", ("o1", {"hp_max": 5, "dex_mod": 1}), ("o2", {"hp_max": 5, "dex_mod": 2}), side="orcs"
+    )
+    vex = {"kind": "add", "combatant": "vex", "values": {"hp_max": 8, "dex_mod": -1}}
+    f = fight.step(f, {**vex, "pc": True, "side": "pcs"}).fight
+    started = fight.step(f, {"kind": "start", "group": True}).fight
+    assert [(c.combatant, c.kind, c.command) for c in started.calls] == [
+        ("o1", "side initiative", "roll 1d8+2 --label Initiative"),
+        ("vex", "side initiative", "roll 1d8-1 --label Initiative"),
+    ]
+    for orcs, pcs, order in ((6, 6, ("vex", "o1", "o2")), (7, 6, ("o1", "o2", "vex"))):
+        f = started
+        for call, total in zip(started.calls, (orcs, pcs), strict=True):
+            assert f.round == 0  # the first round begins with the last answer
+            f = fight.step(
+                f,
+                {
+                    "kind": "answer",
+                    "call": call.id,
+                    "success": False,
+                    "margin": 0,
+                    "critical": False,
+                    "total": total,
+                },
+            ).fight
+        assert (f.order, f.current, f.round) == (order, order[0], 1)
+        assert f.initiative["o2"] == f.initiative["o1"] == (orcs, 0)
+
+
+def test_a_removed_combatant_who_is_not_acting_leaves_the_order_and_the_turn_stays() -> None:
+    f = fight.step(_fight("fudge", ("a", {}), ("b", {}), ("c", {})), {"kind": "start"}).fight
+    f = fight.step(f, {"kind": "remove", "combatant": "c"}).fight
+    assert (f.order, f.current, f.removed) == (("a", "b"), "a", ("c",))
+    with pytest.raises(RuleError, match="'c' is out of the fight already"):
+        fight.step(f, {"kind": "remove", "combatant": "c"})
+    f = fight.step(f, {"kind": "remove", "combatant": "b"}).fight
+    with pytest.raises(RuleError, match="'a' is the only one in the order"):
+        fight.step(f, {"kind": "delay", "combatant": "a"})
+    f = fight.step(f, {"kind": "remove", "combatant": "a"}).fight
+    assert (f.order, f.current) == ((), None)  # nobody left: no turn, no new round
+
+
+@pytest.mark.parametrize(
+    ("system", "event", "message"),
+    [
+        ("gurps", {"kind": "start"}, "add combatants before the fight starts"),
+        (
+            "swn",
+            {"kind": "defend", "combatant": "a", "defense": "parry", "success": True},
+            "active defenses are GURPS's",
+        ),  # fmt: skip
+        (
+            "gurps",
+            {"kind": "defend", "combatant": "a", "defense": "duck", "success": True},
+            "a defense is dodge, parry or block, not 'duck'",
+        ),  # fmt: skip
+        (
+            "swn",
+            {
+                "kind": "exchange",
+                "combatant": "a",
+                "attacker": "a",
+                "command": "gurps defend dodge",
+                "then": "gurps damage 1d",
+            },
+            "an exchange is GURPS's",
+        ),  # fmt: skip
+        (
+            "gurps",
+            {
+                "kind": "exchange",
+                "combatant": "a",
+                "attacker": "a",
+                "command": "gurps check 12",
+                "then": "gurps damage 1d",
+            },
+            "a 'gurps defend' roll, then a 'gurps damage' one",
+        ),  # fmt: skip
+        (
+            "gurps",
+            {"kind": "damage", "combatant": "a", "basic": 4, "divisor": "0"},
+            "an armor divisor is a fraction from 0.1 to 100 such as 3/1, not '0'",
+        ),  # fmt: skip
+        (
+            "gurps",
+            {"kind": "damage", "combatant": "a", "basic": 4, "divisor": "half"},
+            "not 'half'",
+        ),  # fmt: skip
+        (
+            "gurps",
+            {"kind": "damage", "combatant": "a", "basic": 4, "divisor": "101"},
+            "not '101'",
+        ),  # fmt: skip
+        ("gurps", {"kind": "damage", "combatant": "a", "basic": -1}, "basic damage is 0 or more"),
+    ],
+)
+def test_bad_exchanges_defenses_and_starts_are_refused_by_name(
+    system: str, event: dict[str, Any], message: str
+) -> None:
+    f = _fight(system, ("a", {"hp_max": 10})) if event["kind"] != "start" else fight.begin(system)
+    with pytest.raises(RuleError, match=re.escape(message)):
+        fight.step(f, event)
+
+
+def test_an_exchange_on_a_removed_combatant_is_refused() -> None:
+    f = _fight("gurps", ("a", {"hp_max": 10}), ("b", {"hp_max": 10}))
+    f = fight.step(f, {"kind": "remove", "combatant": "b"}).fight
+    ev = {"kind": "exchange", "combatant": "b", "attacker": "a",
+          "command": "gurps defend dodge", "then": "gurps damage 1d"}  # fmt: skip
+    with pytest.raises(RuleError, match="b is out of the fight"):
+        fight.step(f, ev)

@@ -154,3 +154,49 @@ def test_a_long_fight_is_read_afresh_off_the_event_loop(table: Table) -> None:
                 verify=LOOPBACK_TLS,
             )
             assert got.json() == state, who
+
+
+def test_verify_finds_an_answer_whose_numbers_are_not_its_rolls(table: Table) -> None:
+    """The export's fight check (``referee verify``): an answer's numbers must be those
+    of the roll it names, and that roll must be in the log; an export of a fight in a
+    room with no system is named, not replayed."""
+    _setup(table)
+    _ok(table, "gm", {"kind": "damage", "combatant": "dai", "amount": 1, "location": "skull"})
+    (call,) = [c for c in _state(table, "alice")["calls"] if c["combatant"] == "dai"]
+    mine = table.roll("alice", call["command"]).json()
+    _ok(table, "alice", {"kind": "answer", "call": call["call"]}, int(mine["seq"]))
+    log = table.export("gm")
+    assert check_fight(log)[2] == []
+    (at,) = [i for i, e in enumerate(log) if (e.get("event") or {}).get("kind") == "answer"]
+    answer = log[at]
+    assert answer["why"] == mine["seq"]
+
+    def problems(changed: dict[str, Any]) -> list[str]:
+        return [what for _seq, what in check_fight([*log[:at], changed, *log[at + 1 :]])[2]]
+
+    margin = answer["event"]["margin"]
+    forged = {**answer, "event": {**answer["event"], "margin": margin + 3}}
+    assert f"its numbers are not roll {mine['seq']}'s" in problems(forged)
+    assert "its roll 999999 is not in the log" in problems({**answer, "why": 999999})
+    room_seq = next(e["seq"] for e in log if e["kind"] == "room")  # an entry, not a roll
+    assert f"its roll {room_seq} is not in the log" in problems({**answer, "why": room_seq})
+    no_system = [{**e, "system": None} if e["kind"] == "room" else e for e in log]
+    assert [w for _s, w in check_fight(no_system)[2]] == ["a fight in a room with no system"]
+
+
+def test_an_armor_divisor_out_of_range_is_refused_by_name(table: Table) -> None:
+    """B378's divisors are 0.1 to 100: a GM's damage event with a divisor of 0 (which no
+    DR divides by) or 1000 is refused with its reason, and the fight goes on."""
+    _setup(table)
+    for divisor in ("0", "1000", "x"):
+        event = {"kind": "damage", "combatant": "dai", "basic": 9, "type": "cut",
+                 "divisor": divisor}  # fmt: skip
+        got = _event(table, "gm", event)
+        assert got.status_code == 422, got.text
+        assert (
+            f"an armor divisor is a fraction from 0.1 to 100 such as 3/1, not {divisor!r}"
+            in (got.json()["error"])
+        )
+    (change,) = _ok(table, "gm", {"kind": "damage", "combatant": "dai", "basic": 9,
+                                  "type": "cut", "divisor": "2"})  # fmt: skip
+    assert change["event"]["divisor"] == "2"

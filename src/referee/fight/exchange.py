@@ -10,7 +10,7 @@ from fractions import Fraction
 from typing import Any
 
 from ..errors import RuleError
-from ..systems.gurps.damage import armor_dr
+from ..systems.gurps.damage import armor_divisor, armor_dr
 from ..systems.gurps.locations import location_injury, read_location
 from .model import Call, Combatant, Fight
 
@@ -71,10 +71,10 @@ def through_dr(c: Combatant, ev: Mapping[str, Any]) -> int:
     key = "dr_" + where.key.removeprefix("right ").removeprefix("left ").replace(" ", "_")
     dr = c.values.get(key, c.value("dr")) + where.extra_dr
     try:
-        divisor = Fraction(ev["divisor"]) if "divisor" in ev else None
-    except (ValueError, ZeroDivisionError):
+        divisor = armor_divisor(Fraction(ev["divisor"])) if "divisor" in ev else None
+    except (ValueError, ZeroDivisionError, RuleError):
         raise RuleError(
-            f"an armor divisor is a fraction such as 3/1, not {ev['divisor']!r}"
+            f"an armor divisor is a fraction from 0.1 to 100 such as 3/1, not {ev['divisor']!r}"
         ) from None
     through = max(0, basic - armor_dr(dr, divisor))
     return location_injury(through, kind, where.key, c.value("hp_max"))

@@ -21,7 +21,7 @@ from . import swn as swn_rules
 from .events import RULES, read_event
 from .exchange import defended, exchange, through_dr
 from .model import Call, Combatant, Fight, Record, Step
-from .turns import TURN_EVENTS, initiative_answer, start, tracked, turn_event
+from .turns import INITIATIVE, TURN_EVENTS, initiative_answer, start, tracked, turn_event
 
 __all__ = ["adopt", "begin", "replay", "step"]
 
@@ -203,7 +203,7 @@ def _result(fight: Fight, c: Combatant, kind: str, ok: bool, margin: int, crit: 
 
 
 def _answer(fight: Fight, call: Call, ev: Mapping[str, Any]) -> Fight:
-    if call.kind in ("initiative", "tiebreak"):
+    if call.kind in INITIATIVE:
         return initiative_answer(fight, call, ev["total"])
     c = fight.combatants[call.combatant]
     if call.kind == "defense":  # counted as a defend event counts it (B376)

@@ -24,12 +24,13 @@ from . import gurps
 from . import swn as swn_rules
 from .model import Call, Combatant, Fight
 
-__all__ = ["TURN_EVENTS", "initiative_answer", "start", "tracked", "turn_event"]
+__all__ = ["INITIATIVE", "TURN_EVENTS", "initiative_answer", "start", "tracked", "turn_event"]
 
 TURN_EVENTS = ("next", "previous", "delay", "act", "remove")
 """The events that move the turn."""
 
-_ROLLS = ("initiative", "side initiative", "tiebreak")
+INITIATIVE = ("initiative", "side initiative", "tiebreak")
+"""The kinds of call whose answer is a place in the order (its roll's ``total``)."""
 
 
 def tracked(system: str) -> tuple[str, ...]:
@@ -45,7 +46,7 @@ def start(fight: Fight, ev: Mapping[str, Any]) -> Fight:
     they are called for, and the first round begins when the last is answered."""
     join = ev.get("join")
     if join is None:
-        if fight.round or any(c.kind in _ROLLS for c in fight.calls):
+        if fight.round or any(c.kind in INITIATIVE for c in fight.calls):
             raise RuleError("the fight has started already")
         if not fight.combatants:
             raise RuleError("add combatants before the fight starts")
@@ -128,7 +129,7 @@ def initiative_answer(fight: Fight, call: Call, total: int) -> Fight:
     fight = replace(fight, initiative=keys)
     if fight.round:
         return _place(fight, c.id) if c.id not in fight.order else fight
-    if any(x.kind in _ROLLS for x in fight.calls):
+    if any(x.kind in INITIATIVE for x in fight.calls):
         return fight
     return _begin(fight)
 

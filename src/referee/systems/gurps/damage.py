@@ -37,6 +37,7 @@ __all__ = [
     "read_damage",
     "with_adds",
     "DamageSpec",
+    "armor_divisor",
 ]
 
 DAMAGE_TYPES = {
@@ -230,7 +231,7 @@ def damage(
     damage_type = damage_type_name(damage_type)
     if not 0 <= dr <= 1000:
         raise RuleError(f"DR {dr} is out of range (0 to 1000)")
-    div = _divisor(divisor)
+    div = armor_divisor(divisor)
     met = armor_dr(dr, div)
     count, adds = _dice_adds(expression)
     result = roll(f"{count}d6", rng=rng)
@@ -243,7 +244,12 @@ def damage(
     )  # fmt: skip
 
 
-def _divisor(divisor: Fraction | int | None) -> Fraction | None:
+def armor_divisor(divisor: Fraction | int | None) -> Fraction | None:
+    """``divisor`` checked as an armor divisor (B378: 0.1 to 100), None for none or 1.
+
+    Raises:
+        RuleError: a divisor out of that range (0 among them: no DR divides by it).
+    """
     if divisor is None:
         return None
     value = Fraction(divisor)
@@ -315,7 +321,7 @@ def read_damage(text: str) -> DamageSpec:
     return DamageSpec(
         f"{found.group(1)}d{adds if adds not in ('+0', '-0') else ''}",
         damage_type_name(found.group(4)),
-        _divisor(Fraction(div)) if div else None,
+        armor_divisor(Fraction(div)) if div else None,
         notes,
     )
 
