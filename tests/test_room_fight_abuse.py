@@ -200,3 +200,43 @@ def test_an_armor_divisor_out_of_range_is_refused_by_name(table: Table) -> None:
     (change,) = _ok(table, "gm", {"kind": "damage", "combatant": "dai", "basic": 9,
                                   "type": "cut", "divisor": "2"})  # fmt: skip
     assert change["event"]["divisor"] == "2"
+
+
+def test_an_event_takes_only_a_roll_of_the_room_and_a_player_only_her_own(table: Table) -> None:
+    """A fight event that names a roll: the seq must be a roll of this room (422), a
+    player's must be her own (403: not the GM's secret one); damage from a roll that
+    names no target must name its combatant; the GM's answer to no call is refused by
+    name."""
+    orc = _setup(table)
+    secret = table.roll("gm", "3d6", "gm").json()["seq"]
+    mine = table.roll("alice", "2d6").json()["seq"]
+    room = next(e["seq"] for e in table.export("gm") if e["kind"] == "room")
+    _ok(table, "gm", {"kind": "damage", "combatant": "dai", "amount": 1, "location": "skull"})
+    (call,) = [c for c in _state(table, "alice")["calls"] if c["combatant"] == "dai"]
+    hers = {"kind": "answer", "call": call["call"]}
+    hit = {"kind": "damage", "combatant": "dai"}
+    cases = [
+        ("alice", hers, secret, 403, f"roll {secret} is another member's"),
+        ("gm", hit, room, 422, f"seq {room} is not a roll in this room"),
+        ("gm", hit, 10**6, 422, f"seq {10**6} is not a roll in this room"),
+        (
+            "gm",
+            {"kind": "damage"},
+            mine,
+            422,
+            "name the combatant to apply this roll to ('combatant')",
+        ),
+        (
+            "gm",
+            {"kind": "answer", "call": f"{orc}/77"},
+            mine,
+            422,
+            f"no call '{orc}/77' is open in this fight",
+        ),
+    ]
+    for who, event, roll, status, error in cases:
+        got = _event(table, who, event, roll)
+        assert (got.status_code, got.json()["error"]) == (status, error), (event, got.text)
+    hp = _state(table, "gm")["combatants"][0]["values"]["hp"]
+    (change,) = _ok(table, "gm", hit, mine)  # the GM may apply a player's roll
+    assert change["values"]["hp"][0] == hp and change["why"] == mine
