@@ -141,3 +141,40 @@ def test_a_backup_taken_while_rolls_go_on(tmp_path: Path) -> None:
         assert verify(
             Table(server, table.room, table.invite, table.tokens, table.ids).export("gm")
         ).ok
+
+
+@pytest.mark.parametrize(
+    ("tamper", "error"),
+    [
+        (  # an entry's body changed, its digest kept
+            "UPDATE entries SET body = replace(body, '\"4dF\"', '\"3dF\"') WHERE seq = {seq}",
+            "seq {seq} does not hold its digest or chain",
+        ),
+        ("DELETE FROM entries WHERE seq = {seq}", "seq {seq} is missing on the target"),
+        ("UPDATE rooms SET next_seq = next_seq + 1", "the log ends at seq {last}, not where"),
+    ],
+)
+def test_a_copy_of_a_log_that_does_not_hold_is_refused_and_nothing_is_copied(
+    tmp_path: Path, tamper: str, error: str
+) -> None:
+    """``copy_rooms`` checks every room's chain on the target before it commits: a
+    source whose log was changed (an entry's body, a missing entry, a room row that
+    says the log goes on) is refused with the room and the seq, and the target is
+    left empty."""
+    source = tmp_path / "source.sqlite3"
+    with running(sqlite_url(source)) as server:
+        table = make_table(server, "Tampered")
+        for command in ("3d6", "4dF", "2d6"):
+            assert table.roll("gm", command).status_code == 201
+    with closing(sqlite3.connect(source)) as db:
+        rows = db.execute("SELECT seq, body FROM entries ORDER BY seq").fetchall()
+        seq = next(s for s, body in rows if '"4dF"' in str(body))
+        db.execute(tamper.format(seq=seq))
+        db.commit()
+    target = tmp_path / "target.sqlite3"
+    expected = error.format(seq=seq, last=rows[-1][0])
+    with pytest.raises(CopyError, match=f"room {table.room}: {expected}"):
+        copy_rooms(sqlite_url(source), sqlite_url(target))
+    with closing(sqlite3.connect(target)) as db:
+        assert db.execute("SELECT count(*) FROM rooms").fetchone() == (0,)
+        assert db.execute("SELECT count(*) FROM entries").fetchone() == (0,)
