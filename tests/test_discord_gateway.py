@@ -8,9 +8,11 @@ Discord refuses; and shapes Discord would not send, which stop nothing."""
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -116,12 +118,23 @@ def test_a_token_that_is_refused_stops_the_command_clearly(
     assert done.stderr.startswith("referee discord run: "), done.stderr
 
 
+def test_a_discord_that_cannot_be_reached_stops_the_command_clearly(tmp_path: Path) -> None:
+    """No one listens at the API's address: after hikari's retries (about 10 s), the
+    command says it could not reach Discord, with no traceback."""
+    with socket.socket() as closed:  # a port of this machine's that nothing listens on
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    env = {"REFEREE_DISCORD_API": f"http://127.0.0.1:{port}", "REFEREE_DISCORD_TOKEN": TOKEN}
+    done = _run(env, "--db", f"sqlite+aiosqlite:///{tmp_path / 'bot.sqlite3'}")
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    assert "referee discord run: could not reach Discord's gateway: " in done.stderr, done.stderr
+    assert f"127.0.0.1:{port}" in done.stderr and "Traceback" not in done.stderr, done.stderr
+
+
 def test_a_bad_limit_and_a_taken_port_are_clear(db_url: str, rest: StandIn) -> None:
     env = {"REFEREE_DISCORD_API": rest.base, "REFEREE_DISCORD_TOKEN": TOKEN}
     done = _run(env, "--db", db_url, "--limit", "rate=fast")
     assert done.returncode == 2 and "limit rate: 'fast' is not a number" in done.stderr, done
-    import socket
-
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
