@@ -232,6 +232,8 @@ def test_a_double_exchange_and_its_odds_from_the_command_line() -> None:
     both = exchanges(14, read_damage("2d cr"), Target("the target", dodge=9, hp=12),
                      attacker="Attack", options=AttackOptions(double=True), defense="dodge",
                      rng=_replay(*faces))  # fmt: skip
+    assert both[0].hp_after is not None and both[0].hp_after < 12  # the first injures
+    assert both[1].target.current_hp == both[0].hp_after  # the second meets what it left
     assert got.text == f"first: {both[0].text}\nsecond: {both[1].text}"
     assert got.data["second"]["text"] == both[1].text
     odds = commands.run(line.replace("gurps attack", "gurps odds attack"))

@@ -615,37 +615,103 @@ def test_a_gms_npcs_records_keep_its_sheet_by_rules_3_only() -> None:
         assert "command" not in call and hurt.fight.calls[0].command.startswith("gurps check 13")
 
 
+def _answered(f: fight.Fight, *totals: tuple[str, int]) -> fight.Fight:
+    """Each open call of the combatants named answered with its total, in turn."""
+    for cid, total in totals:
+        (call,) = [c for c in f.calls if c.combatant == cid]
+        f = fight.step(
+            f,
+            {"kind": "answer", "call": call.id, "success": False, "margin": 0,
+             "critical": False, "total": total},
+        ).fight  # fmt: skip
+    return f
+
+
+def _sides(*sides: tuple[str, bool, dict[str, int]]) -> fight.Fight:
+    """An SWN fight of sides: ``(side, pc, {combatant: Dex modifier})`` each."""
+    f = fight.begin("swn")
+    for side, pc, members in sides:
+        for cid, dex in members.items():
+            add = {"kind": "add", "combatant": cid, "values": {"hp_max": 5, "dex_mod": dex}}
+            f = fight.step(f, {**add, "side": side, "pc": pc and cid != "dog"}).fight
+    return f
+
+
 def test_swn_side_initiative_one_roll_a_side_at_its_best_dex_and_pcs_win_ties() -> None:
-    """``003``, "Initiative and Rounds": 1d8 + Dexterity modifier, PCs win ties; with
-    ``"group": true`` each side rolls once, at its best Dex modifier
-    (docs/rooms/fight.md), and its total is every member's."""
-    f = _fight(
-        "swn", ("o1", {"hp_max": 5, "dex_mod": 1}), ("o2", {"hp_max": 5, "dex_mod": 2}), side="orcs"
+    """``003``, "Initiative and Rounds": 1d8 + Dexterity modifier, highest first, PCs win
+    ties; with ``"group": true`` each side rolls once, at its best Dex modifier
+    (docs/rooms/fight.md), and acts as one: its total is every member's, a side with
+    a PC in it wins a tie (its NPC ally too), and of two sides of NPCs tied, the one
+    added first acts first."""
+    f = _sides(
+        ("orcs", False, {"o1": 1, "o2": 2}),
+        ("pcs", True, {"vex": -1, "dog": 0}),  # dog: the PCs' NPC ally
+        ("goblins", False, {"g1": 0, "g2": 0}),
     )
-    vex = {"kind": "add", "combatant": "vex", "values": {"hp_max": 8, "dex_mod": -1}}
-    f = fight.step(f, {**vex, "pc": True, "side": "pcs"}).fight
     started = fight.step(f, {"kind": "start", "group": True}).fight
     assert [(c.combatant, c.kind, c.command) for c in started.calls] == [
         ("o1", "side initiative", "roll 1d8+2 --label Initiative"),
-        ("vex", "side initiative", "roll 1d8-1 --label Initiative"),
+        ("vex", "side initiative", "roll 1d8 --label Initiative"),
+        ("g1", "side initiative", "roll 1d8 --label Initiative"),
     ]
-    for orcs, pcs, order in ((6, 6, ("vex", "o1", "o2")), (7, 6, ("o1", "o2", "vex"))):
-        f = started
-        for call, total in zip(started.calls, (orcs, pcs), strict=True):
-            assert f.round == 0  # the first round begins with the last answer
-            f = fight.step(
-                f,
-                {
-                    "kind": "answer",
-                    "call": call.id,
-                    "success": False,
-                    "margin": 0,
-                    "critical": False,
-                    "total": total,
-                },
-            ).fight
+    for totals, order in (
+        ((6, 6, 6), ("vex", "dog", "o1", "o2", "g1", "g2")),
+        ((7, 6, 8), ("g1", "g2", "o1", "o2", "vex", "dog")),
+        ((5, 6, 5), ("vex", "dog", "o1", "o2", "g1", "g2")),
+    ):
+        f = _answered(started, ("o1", totals[0]), ("vex", totals[1]))
+        assert f.round == 0  # the first round begins with the last answer
+        f = _answered(f, ("g1", totals[2]))
         assert (f.order, f.current, f.round) == (order, order[0], 1)
-        assert f.initiative["o2"] == f.initiative["o1"] == (orcs, 0)
+        assert f.initiative["o2"] == f.initiative["o1"]
+
+
+def test_a_sides_roll_passes_on_when_its_roller_is_removed_or_falls() -> None:
+    """Rules 4: a side's roll whose roller is removed, or falls, before it is answered
+    passes to the next of the side who can act, at the side's best Dex modifier left;
+    the rest of the side never goes without a place."""
+    f = _sides(("orcs", False, {"o1": 2, "o2": 1, "o3": 0}), ("pcs", True, {"vex": 0}))
+    f = fight.step(f, {"kind": "start", "group": True}).fight
+    f = fight.step(f, {"kind": "remove", "combatant": "o1"}).fight
+    assert [(c.combatant, c.command) for c in f.calls if c.kind == "side initiative"] == [
+        ("vex", "roll 1d8 --label Initiative"),
+        ("o2", "roll 1d8+1 --label Initiative"),
+    ]
+    f = fight.step(f, {"kind": "damage", "combatant": "o2", "amount": 9}).fight  # o2 falls
+    assert [c.combatant for c in f.calls if c.kind == "side initiative"] == ["vex", "o3"]
+    f = _answered(f, ("vex", 8), ("o3", 3))
+    assert (f.order, f.current, f.round) == (("vex", "o2", "o3"), "vex", 1)
+
+
+@pytest.mark.parametrize("closing", ["dismiss", "remove"])
+def test_the_order_is_set_when_the_last_initiative_roll_closes_unanswered(closing: str) -> None:
+    """Rules 4: once no initiative roll is open the first round begins, however the last
+    one closed; one whose roll was dismissed acts after those who rolled. (Before, the
+    fight waited at round 0 for an answer that could not come.) And no one is added
+    while the rolls are open: its place could not be known."""
+    f = _fight("swn", ("a", {"hp_max": 5}), ("b", {"hp_max": 5}), ("c", {"hp_max": 5}))
+    f = fight.step(f, {"kind": "start"}).fight
+    with pytest.raises(RuleError, match="the initiative rolls are open: add 'd' once the"):
+        fight.step(f, {"kind": "add", "combatant": "d", "values": {"hp_max": 5}})
+    f = _answered(f, ("a", 2), ("c", 5))
+    (left,) = f.calls
+    event = {"kind": "dismiss", "call": left.id}
+    f = fight.step(f, event if closing == "dismiss" else {"kind": "remove", "combatant": "b"}).fight
+    assert (f.round, f.calls) == (1, ())
+    assert f.order == (("c", "a", "b") if closing == "dismiss" else ("c", "a"))
+    f = fight.step(f, {"kind": "add", "combatant": "d", "values": {"hp_max": 5}}).fight
+    assert [c.kind for c in f.calls] == ["initiative"]  # joining under way: a roll
+
+
+def test_before_rules_4_the_order_waited_for_an_answer() -> None:
+    """A log written by rules 3 replays as it was: a removed roller's fight stays at
+    round 0 (the GM started it again), and a combatant could be added meanwhile."""
+    f = _fight("swn", ("a", {"hp_max": 5}), ("b", {"hp_max": 5}))
+    f = fight.step(f, {"kind": "start"}, rules=3).fight
+    f = fight.step(f, {"kind": "remove", "combatant": "b"}, rules=3).fight
+    assert (f.round, [c.combatant for c in f.calls]) == (0, ["a"])
+    f = fight.step(f, {"kind": "add", "combatant": "d", "values": {"hp_max": 5}}, rules=3).fight
+    assert "d" in f.combatants
 
 
 def test_a_removed_combatant_who_is_not_acting_leaves_the_order_and_the_turn_stays() -> None:
@@ -712,13 +778,21 @@ def test_a_removed_combatant_who_is_not_acting_leaves_the_order_and_the_turn_sta
             {"kind": "damage", "combatant": "a", "basic": 4, "divisor": "101"},
             "not '101'",
         ),  # fmt: skip
+        (
+            "gurps",
+            {"kind": "damage", "combatant": "a", "basic": 4, "divisor": "1e99999999"},
+            "not '1e99999999'",  # refused as it reads: Fraction would take minutes
+        ),
         ("gurps", {"kind": "damage", "combatant": "a", "basic": -1}, "basic damage is 0 or more"),
+        ("gurps", {"kind": "damage", "combatant": "n", "basic": 4}, "n's DR at the torso is -5"),
     ],
 )
 def test_bad_exchanges_defenses_and_starts_are_refused_by_name(
     system: str, event: dict[str, Any], message: str
 ) -> None:
-    f = _fight(system, ("a", {"hp_max": 10})) if event["kind"] != "start" else fight.begin(system)
+    f = fight.begin(system)
+    if event["kind"] != "start":  # a, and n: a sheet's DR read as negative
+        f = _fight(system, ("a", {"hp_max": 10}), ("n", {"hp_max": 10, "dr": -5}))
     with pytest.raises(RuleError, match=re.escape(message)):
         fight.step(f, event)
 

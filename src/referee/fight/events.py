@@ -23,7 +23,7 @@ from ..errors import RuleError
 
 __all__ = ["CALL", "EVENTS", "ID", "LIMIT", "RULES", "read_event"]
 
-RULES = 3
+RULES = 4
 """The fight's rules as this version applies them, which an event may name (``rules``,
 on any kind; :func:`referee.fight.step` takes the current ones by default):
 
@@ -36,6 +36,11 @@ on any kind; :func:`referee.fight.step` takes the current ones by default):
 - 3: a GM's NPC in plain view keeps its sheet's numbers the GM's (issue 49 §5): its
   records are logged in their public form, with GM-only copies where its event names
   those numbers (:mod:`.npcs`).
+- 4: the order is set once the last initiative roll is closed, however it closes (an
+  answer, or a ``dismiss``, a ``remove`` or a fall); a combatant whose roll was closed
+  unanswered acts after those who rolled; a side's roll passes to the next of its
+  members when its roller is removed or falls; and no combatant is added while the
+  rolls are open (:func:`.turns.settled`).
 
 A log keeps each event's number, so an old log replays by the rules it was written
 under."""

@@ -4,6 +4,7 @@ the target's own DR (contract v1.3), and the GM's hand on an NPC's defense (a
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import replace
 from fractions import Fraction
@@ -15,6 +16,10 @@ from ..systems.gurps.locations import location_injury, read_location
 from .model import Call, Combatant, Fight
 
 __all__ = ["defended", "exchange", "through_dr"]
+
+_DIVISOR = re.compile(r"[0-9]{1,3}(?:\.[0-9]{1,3})?(?:/[0-9]{1,3})?")
+"""An armor divisor as a damage roll's JSON writes it (``3``, ``1/2``) or a GM types
+it (``0.5``)."""
 
 
 def exchange(fight: Fight, ev: Mapping[str, Any]) -> Fight:
@@ -70,11 +75,16 @@ def through_dr(c: Combatant, ev: Mapping[str, Any]) -> int:
     where = read_location(ev.get("location") or "torso")
     key = "dr_" + where.key.removeprefix("right ").removeprefix("left ").replace(" ", "_")
     dr = c.values.get(key, c.value("dr")) + where.extra_dr
-    try:
-        divisor = armor_divisor(Fraction(ev["divisor"])) if "divisor" in ev else None
+    if not 0 <= dr <= 1000:  # as a damage roll's --dr (referee.systems.gurps.damage.damage)
+        raise RuleError(f"{c.name}'s DR at the {where.key} is {dr}: DR is 0 to 1000")
+    text = ev.get("divisor")
+    try:  # read only when short and plain: Fraction("1e99999999") would take minutes
+        if text is not None and not _DIVISOR.fullmatch(text):
+            raise ValueError(text)
+        divisor = None if text is None else armor_divisor(Fraction(text))
     except (ValueError, ZeroDivisionError, RuleError):
         raise RuleError(
-            f"an armor divisor is a fraction from 0.1 to 100 such as 3/1, not {ev['divisor']!r}"
+            f"an armor divisor is a fraction from 0.1 to 100 such as 3/1, not {text!r}"
         ) from None
     through = max(0, basic - armor_dr(dr, divisor))
     return location_injury(through, kind, where.key, c.value("hp_max"))

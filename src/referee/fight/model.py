@@ -111,7 +111,7 @@ class Call:
     """Who rolls (a GURPS knockdown roll is the target's)."""
     kind: str
     """``knockdown``, ``conscious``, ``survive``, ``stun``, ``collapse``,
-    ``initiative``, ``tiebreak``, ``morale``, ``defense``."""
+    ``initiative``, ``side initiative``, ``tiebreak``, ``morale``, ``defense``."""
     command: str
     """What to roll, as a room command: ``gurps check 12 -5 --label 'HT (knockdown)'``."""
     why: str

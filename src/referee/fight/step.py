@@ -21,7 +21,17 @@ from . import swn as swn_rules
 from .events import RULES, read_event
 from .exchange import defended, exchange, through_dr
 from .model import Call, Combatant, Fight, Record, Step
-from .turns import INITIATIVE, TURN_EVENTS, initiative_answer, start, tracked, turn_event
+from .turns import (
+    INITIATIVE,
+    ORDER_RULES,
+    TURN_EVENTS,
+    initiative_answer,
+    rolling,
+    settled,
+    start,
+    tracked,
+    turn_event,
+)
 
 __all__ = ["adopt", "begin", "replay", "step"]
 
@@ -72,6 +82,11 @@ def _ruled(fight: Fight, rules: int) -> Fight:
 def _next(fight: Fight, ev: Mapping[str, Any]) -> tuple[Fight, tuple[Record, ...]]:
     """The fight after ``ev`` (read), and the records it gives before its changes: the
     ``combatant`` record of one added or revealed."""
+    after, head = _event(fight, ev)
+    return settled(fight, after, ev["kind"]), head
+
+
+def _event(fight: Fight, ev: Mapping[str, Any]) -> tuple[Fight, tuple[Record, ...]]:
     kind = ev["kind"]
     if kind == "add":
         return _add(fight, ev)
@@ -122,6 +137,11 @@ def _add(fight: Fight, ev: Mapping[str, Any]) -> tuple[Fight, tuple[Record, ...]
         raise RuleError(f"{cid!r} is in the fight already")
     if len(fight.combatants) >= 200:
         raise RuleError("a fight holds at most 200 combatants")
+    if fight.rules >= ORDER_RULES and rolling(fight):
+        raise RuleError(
+            f"the initiative rolls are open: add {cid!r} once the order is set "
+            "(it then takes its place in it)"
+        )
     values = dict(ev["values"])
     fill = {"gurps": gurps.defaults, "swn": swn_rules.swn_defaults}.get(
         fight.system, swn_rules.fudge_defaults

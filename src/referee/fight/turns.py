@@ -24,13 +24,27 @@ from . import gurps
 from . import swn as swn_rules
 from .model import Call, Combatant, Fight
 
-__all__ = ["INITIATIVE", "TURN_EVENTS", "initiative_answer", "start", "tracked", "turn_event"]
+__all__ = [
+    "INITIATIVE",
+    "TURN_EVENTS",
+    "initiative_answer",
+    "rolling",
+    "settled",
+    "start",
+    "tracked",
+    "turn_event",
+]
 
 TURN_EVENTS = ("next", "previous", "delay", "act", "remove")
 """The events that move the turn."""
 
 INITIATIVE = ("initiative", "side initiative", "tiebreak")
 """The kinds of call whose answer is a place in the order (its roll's ``total``)."""
+
+ORDER_RULES = 4
+"""The first rules (:data:`.events.RULES`) by which :func:`settled` sets the order."""
+
+SIDE_WHY = "1d8 + the side's best Dex modifier (003; one roll a side is an option)"
 
 
 def tracked(system: str) -> tuple[str, ...]:
@@ -87,7 +101,7 @@ def start(fight: Fight, ev: Mapping[str, Any]) -> Fight:
             specs = []
             for team in sides.values():
                 best = max(fight.combatants[cid].value("dex_mod") for cid in team)
-                specs.append((team[0], "side initiative", _d8(best), "the side's initiative"))
+                specs.append((team[0], "side initiative", _d8(best), SIDE_WHY))
             return _call(fight, specs)
         return _call(
             fight,
@@ -120,10 +134,12 @@ def initiative_answer(fight: Fight, call: Call, total: int) -> Fight:
     keys = dict(fight.initiative)
     if call.kind == "tiebreak":
         keys[c.id] = (*keys[c.id][:2], total)
-    elif call.kind == "side initiative":
-        for other in fight.combatants.values():
-            if other.side == c.side:
-                keys[other.id] = (total, int(other.pc))
+    elif call.kind == "side initiative":  # the side acts as one: PCs' sides win ties
+        sides = list(dict.fromkeys(x.side for x in fight.combatants.values()))
+        team = [x for x in fight.combatants.values() if x.side == c.side]
+        pcs = int(any(x.pc for x in team))
+        for other in team:  # a tie between two sides of NPCs: the side added first
+            keys[other.id] = (total, pcs, -sides.index(c.side))
     else:
         keys[c.id] = (total, int(c.pc))
     fight = replace(fight, initiative=keys)
@@ -135,10 +151,46 @@ def initiative_answer(fight: Fight, call: Call, total: int) -> Fight:
 
 
 def _ranked(fight: Fight, ids: list[str]) -> list[str]:
+    """``ids`` in initiative order, the highest keys first, then as they were added; from
+    rules 4, one with no key (its roll closed unanswered) after those with one."""
     added = list(fight.combatants)
-    return sorted(
-        ids, key=lambda cid: (tuple(-k for k in fight.initiative.get(cid, ())), added.index(cid))
-    )
+    last = fight.rules >= ORDER_RULES
+
+    def key(cid: str) -> tuple[int, tuple[int, ...], int]:
+        got = fight.initiative.get(cid)
+        return (int(last and got is None), tuple(-k for k in got or ()), added.index(cid))
+
+    return sorted(ids, key=key)
+
+
+def rolling(fight: Fight) -> bool:
+    """Whether initiative rolls are open: the order is not set yet."""
+    return not fight.round and any(c.kind in INITIATIVE for c in fight.calls)
+
+
+def settled(before: Fight, after: Fight, kind: str) -> Fight:
+    """From rules 4, the fight after an event that closed initiative rolls without
+    answering them (a ``dismiss``, a ``remove``, a fall that closes its calls):
+
+    - a side's roll (``"group": true``) whose roller was removed or fell passes to the
+      next of the side's members who can act, at their best Dex modifier;
+    - once no initiative roll is open, the order is set and the first round begins,
+      those whose roll went unanswered after those who rolled (:func:`_ranked`).
+
+    Before rules 4 the order waited for an answer that could no longer come."""
+    if after.rules < ORDER_RULES or not rolling(before) or after.round:
+        return after
+    if kind != "dismiss":
+        for call in before.calls:
+            if call.kind != "side initiative" or call in after.calls or kind == "answer":
+                continue
+            side = before.combatants[call.combatant].side
+            team = [cid for cid, c in after.combatants.items() if c.side == side
+                    and cid not in after.removed and not after.out_of_action(cid)]  # fmt: skip
+            if team:
+                best = max(after.combatants[cid].value("dex_mod") for cid in team)
+                after = after.calling([(team[0], "side initiative", _d8(best), SIDE_WHY)])
+    return after if rolling(after) else _begin(after)
 
 
 def _begin(fight: Fight, order: tuple[str, ...] | None = None) -> Fight:
