@@ -666,6 +666,21 @@ def test_swn_side_initiative_one_roll_a_side_at_its_best_dex_and_pcs_win_ties() 
         assert f.initiative["o2"] == f.initiative["o1"]
 
 
+def test_one_who_joins_a_side_that_rolled_as_one_takes_its_place_a_new_side_rolls() -> None:
+    """With one roll a side, a combatant who joins its side later acts with it, after
+    those already there; one of a side that has not rolled rolls alone (``003``)."""
+    f = _sides(("orcs", False, {"o1": 0}), ("pcs", True, {"vex": 0}))
+    f = _answered(fight.step(f, {"kind": "start", "group": True}).fight, ("o1", 7), ("vex", 3))
+    orc = {"kind": "add", "combatant": "o2", "values": {"hp_max": 5}, "side": "orcs"}
+    f = fight.step(f, orc).fight
+    assert (f.order, f.calls, f.initiative["o2"]) == (("o1", "o2", "vex"), (), f.initiative["o1"])
+    rat = {"kind": "add", "combatant": "rat", "values": {"hp_max": 1}, "side": "vermin"}
+    f = fight.step(f, rat).fight
+    assert [(c.combatant, c.kind) for c in f.calls] == [("rat", "initiative")]
+    f = _answered(f, ("rat", 5))
+    assert f.order == ("o1", "o2", "rat", "vex")
+
+
 def test_a_sides_roll_passes_on_when_its_roller_is_removed_or_falls() -> None:
     """Rules 4: a side's roll whose roller is removed, or falls, before it is answered
     passes to the next of the side who can act, at the side's best Dex modifier left;

@@ -103,6 +103,9 @@ def start(fight: Fight, ev: Mapping[str, Any]) -> Fight:
                 best = max(fight.combatants[cid].value("dex_mod") for cid in team)
                 specs.append((team[0], "side initiative", _d8(best), SIDE_WHY))
             return _call(fight, specs)
+        theirs = _sides_key(fight, join) if join else None
+        if join and theirs is not None:  # its side rolled as one: its place is the side's
+            return _place(replace(fight, initiative={**fight.initiative, join: theirs}), join)
         return _call(
             fight,
             [
@@ -118,6 +121,15 @@ def start(fight: Fight, ev: Mapping[str, Any]) -> Fight:
     if join:
         return replace(fight, order=(*fight.order, join))
     return _begin(fight, tuple(ids))
+
+
+def _sides_key(fight: Fight, cid: str) -> tuple[int, ...] | None:
+    """The key ``cid``'s side rolled as one (SWN, ``"group": true``: a key of three
+    numbers, :func:`initiative_answer`), if it did."""
+    side = fight.combatants[cid].side
+    keys = fight.initiative.items()
+    mates = (k for o, k in keys if o != cid and len(k) == 3 and fight.combatants[o].side == side)
+    return next(mates, None)
 
 
 def _d8(mod: int) -> str:
