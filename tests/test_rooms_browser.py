@@ -63,7 +63,13 @@ async def test_a_table_in_two_browsers(server: Server, chromium: Any) -> None:
         await player.fill("input[name=name]", "Alice")
         await player.click("button[type=submit]")
         await expect(player.locator("h1")).to_have_text("Friday at the table")
-        await expect(player.locator("#log li")).to_have_count(3)  # room, epoch, join
+        # The page sends its own seed at once: wait for it, whenever it lands.
+        await expect(player.locator("#seed-note")).to_contain_text("sent for epoch 1")
+        await expect(player.locator("#log li")).to_have_count(4)
+        kinds = await player.locator("#log li").evaluate_all(
+            "items => items.map(i => i.dataset.kind)"
+        )
+        assert kinds == ["room", "epoch", "join", "seed"]
         await expect(player.locator("#me")).to_have_text("Alice")
 
         # A public roll by the GM appears live on the player's page.

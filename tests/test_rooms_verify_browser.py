@@ -38,6 +38,8 @@ async def test_rolls_before_any_player_seed_are_a_warning_naming_the_rollers(
             await page.goto(url)
             await expect(page.locator("#log li[data-kind=roll]")).to_have_count(3)
             await expect(page.locator("#revealed-seeds")).to_contain_text("epoch 1 public")
+            if who == "player":  # its own seed's entry scrolls the page: let it land first
+                await expect(page.locator("#log li[data-kind=seed]")).to_have_count(1)
             await page.click("#verify")
             result = page.locator("#verify-result")
             await expect(result).to_contain_text(
@@ -74,6 +76,8 @@ async def test_a_log_where_every_roll_had_a_player_seed_passes(
             assert closed.status_code == 201
         await expect(player.locator("#revealed-seeds")).to_contain_text("epoch 1 secret")
         await expect(player.locator("#mix-note")).to_have_text("")
+        # its seed for epoch 2 (the page sends one by itself) scrolls the page: let it land
+        await expect(player.locator("#log li[data-kind=seed]")).to_have_count(2)
         await player.click("#verify")
         result = player.locator("#verify-result")
         await expect(result).to_contain_text("passed: 2 rolls verified")
