@@ -193,7 +193,9 @@ def test_rolls_through_both_servers_while_epochs_close_all_verify(
     def roll_on(t: Table, who: str) -> None:
         while not stop.is_set():
             r = t.roll(who, "3d6", "public")
-            if r.status_code != 201:
+            if r.status_code == 429:  # the member's rate, met on a fast machine: wait it
+                time.sleep(0.1)  # out, as a page does (refused before any work is done)
+            elif r.status_code != 201:
                 failures.append(r.text)
 
     rollers = [
