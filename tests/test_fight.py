@@ -810,3 +810,71 @@ def test_an_exchange_on_a_removed_combatant_is_refused() -> None:
           "command": "gurps defend dodge", "then": "gurps damage 1d"}  # fmt: skip
     with pytest.raises(RuleError, match="b is out of the fight"):
         fight.step(f, ev)
+
+
+def test_a_gurps_tie_whose_roll_is_dismissed_acts_after_the_tied_who_rolled() -> None:
+    """Rules 4: B363's tie roll closed unanswered counts lowest (0: 1d6 is 1 or more)."""
+    f = _fight("gurps", *((cid, {"speed": 500, "dx": 10}) for cid in ("a", "b", "c")))
+    f = fight.step(f, {"kind": "start"}).fight
+    f = _answered(f, ("a", 3))
+    (b,) = [c for c in f.calls if c.combatant == "b"]
+    f = _answered(fight.step(f, {"kind": "dismiss", "call": b.id}).fight, ("c", 6))
+    assert f.order == ("c", "a", "b")
+
+
+def test_sides_whose_rolls_are_dismissed_act_last_each_as_one_block() -> None:
+    f = _sides(("x", False, {"x1": 0}), ("y", False, {"y1": 0}), ("z", False, {"z1": 0}))
+    f = fight.step(
+        f, {"kind": "add", "combatant": "x2", "values": {"hp_max": 5}, "side": "x"}
+    ).fight
+    f = fight.step(f, {"kind": "start", "group": True}).fight
+    for cid in ("x1", "y1"):
+        (call,) = [c for c in f.calls if c.combatant == cid]
+        f = fight.step(f, {"kind": "dismiss", "call": call.id}).fight
+    assert _answered(f, ("z1", 3)).order == ("z1", "x1", "x2", "y1")
+
+
+def test_a_fall_that_leaves_no_one_to_act_closes_the_rolls_and_waits_for_a_start() -> None:
+    """Rules 4: the last roll closed by a fall with no one left who can act: the damage
+    is taken (it was, under rules 3) and the fight waits, unstarted, for a new start."""
+    f = _fight("swn", ("a", {"hp_max": 5}), ("b", {"hp_max": 5}))
+    f = _answered(fight.step(f, {"kind": "start"}).fight, ("a", 4))
+    f = fight.step(f, {"kind": "damage", "combatant": "a", "amount": 9}).fight
+    f = fight.step(f, {"kind": "damage", "combatant": "b", "amount": 9}).fight
+    assert (f.round, f.calls, f.combatants["b"].value("hp")) == (0, (), 0)
+    assert [c.kind for c in fight.step(f, {"kind": "start"}).fight.calls] == ["initiative"] * 2
+
+
+def test_a_sides_tie_counts_only_the_pcs_still_in_it_and_its_roller_is_up() -> None:
+    f = _sides(("pcs", True, {"p": 0}), ("pcs", False, {"n": 3}), ("orcs", False, {"o": 0}))
+    f = fight.step(f, {"kind": "damage", "combatant": "n", "amount": 9}).fight
+    f = fight.step(f, {"kind": "remove", "combatant": "p"}).fight  # its PC gone
+    f = fight.step(
+        f, {"kind": "add", "combatant": "m", "values": {"hp_max": 5}, "side": "pcs"}
+    ).fight
+    started = fight.step(f, {"kind": "start", "group": True}).fight
+    assert [c.combatant for c in started.calls] == ["m", "o"]  # n is down: m rolls
+    assert _answered(started, ("m", 4), ("o", 4)).order == ("n", "m", "o")
+
+
+def test_before_rules_4_a_sides_roll_and_a_divisor_read_as_they_were() -> None:
+    """A rules 3 log replays as written: the side's call as it read then, each member
+    keyed by its own PC flag; and a divisor ``Fraction`` reads (``3.``, ``1000/10``),
+    but never one whose exponent would take it minutes (the hang is closed for old
+    logs too)."""
+    f = _sides(("orcs", False, {"o": 0}), ("pcs", True, {"p": 0, "n": 0}))
+    started = fight.step(f, {"kind": "start", "group": True}, rules=3).fight
+    assert [(c.combatant, c.why) for c in started.calls] == [
+        ("o", "the side's initiative"),
+        ("p", "the side's initiative"),
+    ]
+    g = fight.begin("gurps")
+    g = fight.step(g, {"kind": "add", "combatant": "a", "values": {"hp_max": 10, "dr": 2000}}).fight
+    hit = {"kind": "damage", "combatant": "a", "basic": 1000}
+    for divisor in ("3.", "1000/10", "1e2", " 3"):
+        assert fight.step(g, {**hit, "divisor": divisor}, rules=3).fight.combatants["a"].values
+    for divisor in ("1e99999999", "0"):
+        with pytest.raises(RuleError, match="an armor divisor"):
+            fight.step(g, {**hit, "divisor": divisor}, rules=3)
+    with pytest.raises(RuleError, match="a's DR at the torso is 2000: DR is 0 to 1000"):
+        fight.step(g, hit)

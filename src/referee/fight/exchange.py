@@ -21,6 +21,9 @@ _DIVISOR = re.compile(r"[0-9]{1,3}(?:\.[0-9]{1,3})?(?:/[0-9]{1,3})?")
 """An armor divisor as a damage roll's JSON writes it (``3``, ``1/2``) or a GM types
 it (``0.5``)."""
 
+_EXPONENT = re.compile(r"[eE]\s*([+-]?[0-9_]{1,80})")
+"""The exponent of a number as ``Fraction`` reads it (``1e3``), checked before it does."""
+
 
 def exchange(fight: Fight, ev: Mapping[str, Any]) -> Fight:
     """An attack on a combatant whose defense the GM rolls by hand (GURPS, B369-B377):
@@ -58,7 +61,7 @@ def defended(fight: Fight, c: Combatant, ev: Mapping[str, Any]) -> Combatant:
     return c.with_values(**counts)
 
 
-def through_dr(c: Combatant, ev: Mapping[str, Any]) -> int:
+def through_dr(c: Combatant, ev: Mapping[str, Any], rules: int = 4) -> int:
     """The injury a GURPS damage roll's basic damage (``basic``, of ``type``, with an
     armor ``divisor``) does to ``c`` at the event's location (the torso if none): less
     the combatant's DR there (``dr_<location>``, else ``dr``, from its sheet) and the
@@ -67,6 +70,11 @@ def through_dr(c: Combatant, ev: Mapping[str, Any]) -> int:
     it cripples (B398; :func:`referee.systems.gurps.locations.location_injury`, the
     exchange's own rule). Contract v1.3: "Damage applied from a roll follows the
     roll's own numbers": the target's DR is applied here, not the roll's ``--dr``.
+
+    From ``rules`` 4, the divisor is read only when written plainly and within B378's
+    0.1 to 100, and the DR must be 0 to 1000, as a damage roll's ``--dr``; before, as
+    then (any number ``Fraction`` reads, but never one with an exponent that would take
+    it minutes to build).
     """
 
     basic, kind = ev["basic"], ev.get("type", "cr")
@@ -75,13 +83,23 @@ def through_dr(c: Combatant, ev: Mapping[str, Any]) -> int:
     where = read_location(ev.get("location") or "torso")
     key = "dr_" + where.key.removeprefix("right ").removeprefix("left ").replace(" ", "_")
     dr = c.values.get(key, c.value("dr")) + where.extra_dr
-    if not 0 <= dr <= 1000:  # as a damage roll's --dr (referee.systems.gurps.damage.damage)
+    if rules >= 4 and not 0 <= dr <= 1000:
         raise RuleError(f"{c.name}'s DR at the {where.key} is {dr}: DR is 0 to 1000")
     text = ev.get("divisor")
-    try:  # read only when short and plain: Fraction("1e99999999") would take minutes
-        if text is not None and not _DIVISOR.fullmatch(text):
-            raise ValueError(text)
-        divisor = None if text is None else armor_divisor(Fraction(text))
+    try:
+        if text is None:
+            divisor = None
+        elif rules >= 4:  # read only when plain: Fraction("1e99999999") takes minutes
+            if not _DIVISOR.fullmatch(text):
+                raise ValueError(text)
+            divisor = armor_divisor(Fraction(text))
+        else:
+            exponent = _EXPONENT.search(text)
+            if exponent and abs(int(exponent.group(1))) > 100:
+                raise ValueError(text)
+            divisor = Fraction(text)
+            if divisor == 0:  # (a division by zero then, never logged)
+                raise ValueError(text)
     except (ValueError, ZeroDivisionError, RuleError):
         raise RuleError(
             f"an armor divisor is a fraction from 0.1 to 100 such as 3/1, not {text!r}"

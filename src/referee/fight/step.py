@@ -83,7 +83,9 @@ def _next(fight: Fight, ev: Mapping[str, Any]) -> tuple[Fight, tuple[Record, ...
     """The fight after ``ev`` (read), and the records it gives before its changes: the
     ``combatant`` record of one added or revealed."""
     after, head = _event(fight, ev)
-    return settled(fight, after, ev["kind"]), head
+    return settled(
+        fight, after, ev["kind"], ev.get("call") if ev["kind"] == "answer" else None
+    ), head
 
 
 def _event(fight: Fight, ev: Mapping[str, Any]) -> tuple[Fight, tuple[Record, ...]]:
@@ -166,7 +168,7 @@ def _apply(fight: Fight, c: Combatant, ev: Mapping[str, Any]) -> tuple[Combatant
     kind = ev["kind"]
     if kind == "damage":
         if fight.system == "gurps" and "basic" in ev:
-            return gurps.injure(c, through_dr(c, ev), ev.get("location"))
+            return gurps.injure(c, through_dr(c, ev, fight.rules), ev.get("location"))
         if "amount" not in ev:
             raise RuleError("a damage event needs 'amount' (an integer within ±1,000,000)")
         if ev["amount"] < 0:

@@ -94,6 +94,7 @@ def start(fight: Fight, ev: Mapping[str, Any]) -> Fight:
             ],
         )
     if fight.system == "swn":
+        now = fight.rules >= ORDER_RULES
         if ev.get("group") and not join:
             sides: dict[str, list[str]] = {}
             for cid in ids:
@@ -101,9 +102,11 @@ def start(fight: Fight, ev: Mapping[str, Any]) -> Fight:
             specs = []
             for team in sides.values():
                 best = max(fight.combatants[cid].value("dex_mod") for cid in team)
-                specs.append((team[0], "side initiative", _d8(best), SIDE_WHY))
+                up = [cid for cid in team if not fight.out_of_action(cid)] if now else []
+                why = SIDE_WHY if now else "the side's initiative"
+                specs.append(((up or team)[0], "side initiative", _d8(best), why))
             return _call(fight, specs)
-        theirs = _sides_key(fight, join) if join else None
+        theirs = _sides_key(fight, join) if join and now else None
         if join and theirs is not None:  # its side rolled as one: its place is the side's
             return _place(replace(fight, initiative={**fight.initiative, join: theirs}), join)
         return _call(
@@ -132,6 +135,12 @@ def _sides_key(fight: Fight, cid: str) -> tuple[int, ...] | None:
     return next(mates, None)
 
 
+def _side_rank(fight: Fight, side: str) -> int:
+    """The place of ``side`` among the fight's sides, in the order their first members
+    were added."""
+    return list(dict.fromkeys(c.side for c in fight.combatants.values())).index(side)
+
+
 def _d8(mod: int) -> str:
     return f"roll 1d8{mod:+d} --label Initiative" if mod else "roll 1d8 --label Initiative"
 
@@ -146,12 +155,17 @@ def initiative_answer(fight: Fight, call: Call, total: int) -> Fight:
     keys = dict(fight.initiative)
     if call.kind == "tiebreak":
         keys[c.id] = (*keys[c.id][:2], total)
-    elif call.kind == "side initiative":  # the side acts as one: PCs' sides win ties
-        sides = list(dict.fromkeys(x.side for x in fight.combatants.values()))
+    elif call.kind == "side initiative" and fight.rules >= ORDER_RULES:
         team = [x for x in fight.combatants.values() if x.side == c.side]
-        pcs = int(any(x.pc for x in team))
-        for other in team:  # a tie between two sides of NPCs: the side added first
-            keys[other.id] = (total, pcs, -sides.index(c.side))
+        pcs = int(any(x.pc for x in team if x.id not in fight.removed))
+        for other in team:  # one block; a side with a PC wins a tie, else the first added
+            keys[other.id] = (total, pcs, -_side_rank(fight, c.side))
+    elif call.kind == "side initiative":  # (rules 1-3: as each member's own roll)
+        for other in fight.combatants.values():
+            if other.side == c.side:
+                keys[other.id] = (total, int(other.pc))
+    elif fight.rules >= ORDER_RULES and any(len(k) == 3 for k in keys.values()):
+        keys[c.id] = (total, int(c.pc), -_side_rank(fight, c.side))  # beside sides' blocks
     else:
         keys[c.id] = (total, int(c.pc))
     fight = replace(fight, initiative=keys)
@@ -168,9 +182,11 @@ def _ranked(fight: Fight, ids: list[str]) -> list[str]:
     added = list(fight.combatants)
     last = fight.rules >= ORDER_RULES
 
-    def key(cid: str) -> tuple[int, tuple[int, ...], int]:
+    def key(cid: str) -> tuple[int, tuple[int, ...], int, int]:
         got = fight.initiative.get(cid)
-        return (int(last and got is None), tuple(-k for k in got or ()), added.index(cid))
+        unranked = int(last and got is None)  # (kept with its side)
+        side = _side_rank(fight, fight.combatants[cid].side) if unranked else 0
+        return (unranked, tuple(-k for k in got or ()), side, added.index(cid))
 
     return sorted(ids, key=key)
 
@@ -180,29 +196,41 @@ def rolling(fight: Fight) -> bool:
     return not fight.round and any(c.kind in INITIATIVE for c in fight.calls)
 
 
-def settled(before: Fight, after: Fight, kind: str) -> Fight:
+def settled(before: Fight, after: Fight, kind: str, answered: str | None = None) -> Fight:
     """From rules 4, the fight after an event that closed initiative rolls without
-    answering them (a ``dismiss``, a ``remove``, a fall that closes its calls):
+    answering them (a ``dismiss``, a ``remove``, a fall that closes its calls; not the
+    ``answered`` call):
 
     - a side's roll (``"group": true``) whose roller was removed or fell passes to the
       next of the side's members who can act, at their best Dex modifier;
+    - a GURPS tie's roll closed unanswered counts as the lowest (0: a 1d6 is 1 or more);
     - once no initiative roll is open, the order is set and the first round begins,
-      those whose roll went unanswered after those who rolled (:func:`_ranked`).
+      those whose roll went unanswered after those who rolled (:func:`_ranked`); unless
+      no one in it can act, when the fight waits for a new ``start``.
 
     Before rules 4 the order waited for an answer that could no longer come."""
     if after.rules < ORDER_RULES or not rolling(before) or after.round:
         return after
-    if kind != "dismiss":
-        for call in before.calls:
-            if call.kind != "side initiative" or call in after.calls or kind == "answer":
-                continue
-            side = before.combatants[call.combatant].side
-            team = [cid for cid, c in after.combatants.items() if c.side == side
-                    and cid not in after.removed and not after.out_of_action(cid)]  # fmt: skip
-            if team:
-                best = max(after.combatants[cid].value("dex_mod") for cid in team)
-                after = after.calling([(team[0], "side initiative", _d8(best), SIDE_WHY)])
-    return after if rolling(after) else _begin(after)
+    closed = [c for c in before.calls if c not in after.calls and c.id != answered]
+    keys = dict(after.initiative)
+    for call in closed:
+        if call.kind == "tiebreak" and call.combatant in keys:
+            keys[call.combatant] = (*keys[call.combatant][:2], 0)
+        if call.kind != "side initiative" or kind == "dismiss":
+            continue
+        side = before.combatants[call.combatant].side
+        team = [cid for cid, c in after.combatants.items() if c.side == side
+                and cid not in after.removed and not after.out_of_action(cid)]  # fmt: skip
+        if team:
+            best = max(after.combatants[cid].value("dex_mod") for cid in team)
+            after = after.calling([(team[0], "side initiative", _d8(best), SIDE_WHY)])
+    after = replace(after, initiative=keys) if keys != after.initiative else after
+    if rolling(after):
+        return after
+    try:
+        return _begin(after)
+    except RuleError:  # every one left is out of action: no one can take the first turn
+        return after
 
 
 def _begin(fight: Fight, order: tuple[str, ...] | None = None) -> Fight:
