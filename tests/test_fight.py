@@ -878,3 +878,20 @@ def test_before_rules_4_a_sides_roll_and_a_divisor_read_as_they_were() -> None:
             fight.step(g, {**hit, "divisor": divisor}, rules=3)
     with pytest.raises(RuleError, match="a's DR at the torso is 2000: DR is 0 to 1000"):
         fight.step(g, hit)
+
+
+def test_a_sides_roll_never_shows_a_hidden_members_dex_on_a_visible_ones_call() -> None:
+    """A PC's side with a hidden NPC ally whose Dex modifier is the best: the side's roll
+    is the hidden ally's (the GM's, secret), so the PC's page shows no call naming its
+    number; with a visible member at least as quick, that member rolls."""
+    f = _sides(("pcs", True, {"vex": 0}), ("orcs", False, {"o": 0}))
+    ally = {"kind": "add", "combatant": "shade", "values": {"hp_max": 5, "dex_mod": 3}}
+    f = fight.step(f, {**ally, "side": "pcs", "hidden": True}).fight
+    started = fight.step(f, {"kind": "start", "group": True}).fight
+    assert [(c.combatant, c.command) for c in started.calls] == [
+        ("shade", "roll 1d8+3 --label Initiative"),
+        ("o", "roll 1d8 --label Initiative"),
+    ]
+    quick = fight.step(f, {"kind": "set", "combatant": "vex", "values": {"dex_mod": 3}}).fight
+    started = fight.step(quick, {"kind": "start", "group": True}).fight
+    assert started.calls[0].combatant == "vex"

@@ -17,6 +17,10 @@ from .model import Call, Combatant, Fight
 
 __all__ = ["defended", "exchange", "through_dr"]
 
+PLAIN_RULES = 4
+"""The first rules (:data:`.events.RULES`) by which :func:`through_dr` reads a divisor only
+when plain and within B378's range."""
+
 _DIVISOR = re.compile(r"[0-9]{1,3}(?:\.[0-9]{1,3})?(?:/[0-9]{1,3})?")
 """An armor divisor as a damage roll's JSON writes it (``3``, ``1/2``) or a GM types
 it (``0.5``)."""
@@ -61,7 +65,7 @@ def defended(fight: Fight, c: Combatant, ev: Mapping[str, Any]) -> Combatant:
     return c.with_values(**counts)
 
 
-def through_dr(c: Combatant, ev: Mapping[str, Any], rules: int = 4) -> int:
+def through_dr(c: Combatant, ev: Mapping[str, Any], rules: int = PLAIN_RULES) -> int:
     """The injury a GURPS damage roll's basic damage (``basic``, of ``type``, with an
     armor ``divisor``) does to ``c`` at the event's location (the torso if none): less
     the combatant's DR there (``dr_<location>``, else ``dr``, from its sheet) and the
@@ -83,13 +87,13 @@ def through_dr(c: Combatant, ev: Mapping[str, Any], rules: int = 4) -> int:
     where = read_location(ev.get("location") or "torso")
     key = "dr_" + where.key.removeprefix("right ").removeprefix("left ").replace(" ", "_")
     dr = c.values.get(key, c.value("dr")) + where.extra_dr
-    if rules >= 4 and not 0 <= dr <= 1000:
+    if rules >= PLAIN_RULES and not 0 <= dr <= 1000:
         raise RuleError(f"{c.name}'s DR at the {where.key} is {dr}: DR is 0 to 1000")
     text = ev.get("divisor")
     try:
         if text is None:
             divisor = None
-        elif rules >= 4:  # read only when plain: Fraction("1e99999999") takes minutes
+        elif rules >= PLAIN_RULES:  # read only when plain: Fraction("1e99999999") takes minutes
             if not _DIVISOR.fullmatch(text):
                 raise ValueError(text)
             divisor = armor_divisor(Fraction(text))

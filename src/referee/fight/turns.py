@@ -101,10 +101,12 @@ def start(fight: Fight, ev: Mapping[str, Any]) -> Fight:
                 sides.setdefault(fight.combatants[cid].side, []).append(cid)
             specs = []
             for team in sides.values():
+                if now:
+                    up = [cid for cid in team if not fight.out_of_action(cid)]
+                    specs.append(_side_roll(fight, up or team))
+                    continue
                 best = max(fight.combatants[cid].value("dex_mod") for cid in team)
-                up = [cid for cid in team if not fight.out_of_action(cid)] if now else []
-                why = SIDE_WHY if now else "the side's initiative"
-                specs.append(((up or team)[0], "side initiative", _d8(best), why))
+                specs.append((team[0], "side initiative", _d8(best), "the side's initiative"))
             return _call(fight, specs)
         theirs = _sides_key(fight, join) if join and now else None
         if join and theirs is not None:  # its side rolled as one: its place is the side's
@@ -135,6 +137,19 @@ def _sides_key(fight: Fight, cid: str) -> tuple[int, ...] | None:
     return next(mates, None)
 
 
+def _side_roll(fight: Fight, team: list[str]) -> tuple[str, str, str, str]:
+    """The call for a side's one roll (rules 4): ``1d8`` + the best Dex modifier of
+    ``team``, rolled by its first member; by its first hidden one when a hidden
+    member's modifier is the best, so that no player's call shows a hidden NPC's
+    number (contract v1.3: hidden combatants are anonymous to players)."""
+    dex = {cid: fight.combatants[cid].value("dex_mod") for cid in team}
+    best = max(dex.values())
+    hidden = [cid for cid in team if fight.combatants[cid].hidden]
+    shown = [dex[cid] for cid in team if cid not in hidden]
+    roller = hidden[0] if hidden and (not shown or max(shown) < best) else team[0]
+    return (roller, "side initiative", _d8(best), SIDE_WHY)
+
+
 def _side_rank(fight: Fight, side: str) -> int:
     """The place of ``side`` among the fight's sides, in the order their first members
     were added."""
@@ -158,8 +173,9 @@ def initiative_answer(fight: Fight, call: Call, total: int) -> Fight:
     elif call.kind == "side initiative" and fight.rules >= ORDER_RULES:
         team = [x for x in fight.combatants.values() if x.side == c.side]
         pcs = int(any(x.pc for x in team if x.id not in fight.removed))
+        block = (total, pcs, -_side_rank(fight, c.side))
         for other in team:  # one block; a side with a PC wins a tie, else the first added
-            keys[other.id] = (total, pcs, -_side_rank(fight, c.side))
+            keys[other.id] = block
     elif call.kind == "side initiative":  # (rules 1-3: as each member's own roll)
         for other in fight.combatants.values():
             if other.side == c.side:
@@ -222,8 +238,7 @@ def settled(before: Fight, after: Fight, kind: str, answered: str | None = None)
         team = [cid for cid, c in after.combatants.items() if c.side == side
                 and cid not in after.removed and not after.out_of_action(cid)]  # fmt: skip
         if team:
-            best = max(after.combatants[cid].value("dex_mod") for cid in team)
-            after = after.calling([(team[0], "side initiative", _d8(best), SIDE_WHY)])
+            after = after.calling([_side_roll(after, team)])
     after = replace(after, initiative=keys) if keys != after.initiative else after
     if rolling(after):
         return after
