@@ -30,6 +30,25 @@ def _ok(
     return list(answer.json()["entries"])
 
 
+def _by_call(table: Table, who: str, call: str, **extra: Any) -> httpx.Response:
+    """Answer ``call`` with its own roll, which the server makes (contract v1.4)."""
+    with table.client(who) as c:
+        body = {"event": {"kind": "answer", "call": call, **extra}, "roll": "call"}
+        return c.post(f"/api/rooms/{table.room}/fight", json=body)
+
+
+def _turn_to(table: Table, cid: str) -> None:
+    """The GM moves the turns on until it is ``cid``'s (contract v1.4: an attack is
+    made on its attacker's turn)."""
+    for _ in range(12):
+        now = table.fight("gm")
+        c = next(c for c in now["combatants"] if c["combatant"] == cid)
+        if now["current"] == cid and not c["values"].get("acted"):
+            return
+        _ok(table, "gm", {"kind": "next"})
+    raise AssertionError(f"{cid}'s turn never came")
+
+
 def _state(table: Table, who: str) -> dict[str, Any]:
     with table.client(who) as c:
         got = c.get(f"/api/rooms/{table.room}/fight")
@@ -84,9 +103,11 @@ def test_a_gurps_fight_from_the_sheets(table: Table) -> None:
     )
     other = _roll(table, "alice", "gurps check 12")
     wrong = _event(table, "alice", {"kind": "answer", "call": call["call"]}, int(other["seq"]))
-    assert wrong.status_code == 422 and "is answered by" in wrong.json()["error"]
-    mine = _roll(table, "alice", call["command"])
-    answered = _ok(table, "alice", {"kind": "answer", "call": call["call"]}, int(mine["seq"]))
+    assert wrong.status_code == 422 and "was not made for call" in wrong.json()["error"]
+    got = _by_call(table, "alice", call["call"])
+    assert got.status_code == 201, got.text
+    mine, answered = got.json()["roll"], got.json()["entries"]
+    assert mine["call"] == call["call"] and mine["visibility"] == "public"
     assert answered[0]["closed"] == [call["call"]]
     # B420: a failure stuns; by 5 or more (or a critical failure), unconscious instead.
     down = {"stunned", "unconscious"} & set(_state(table, "alice")["combatants"][0]["conditions"])
@@ -211,6 +232,7 @@ def test_a_players_attack_on_a_visible_npc_in_one_request(table: Table) -> None:
     assert missing.status_code == 422 and npc in missing.json()["error"]  # as for any id
     outcomes = set()
     for _ in range(12):  # enough exchanges to see a miss, a defense and a hit
+        _turn_to(table, "dai")
         got = _attack(table, "alice", body)
         assert got.status_code == 201, got.text
         rolls, entries = got.json()["rolls"], got.json()["entries"]
@@ -218,7 +240,7 @@ def test_a_players_attack_on_a_visible_npc_in_one_request(table: Table) -> None:
         assert attack["roller"] == table.ids["alice"] and attack["sheet"] == "dai"
         assert attack["visibility"] == "public"
         if not attack["result"]["success"]:
-            assert len(rolls) == 1 and not entries
+            assert len(rolls) == 1 and [e["event"]["kind"] for e in entries] == ["maneuver"]
             outcomes.add("miss")
             continue
         critical = attack["result"]["outcome"] == "critical success"  # no defense (B556)
@@ -266,9 +288,11 @@ def test_the_gm_may_roll_the_npcs_defense_by_hand(table: Table) -> None:
     _ok(table, "gm", {"kind": "add", "combatant": "dai", "sheet": "dai"})
     _ok(table, "gm", {"kind": "add", "sheet": "orc"})
     _ok(table, "gm", {"kind": "set", "combatant": "orc", "values": {"gm_defends": 1}})
+    _ok(table, "gm", {"kind": "start"})
     body = {"attacker": "dai", "target": "orc", "weapon": "Knife (Swung)"}
     seen = {"held": 0, "failed": 0}
     for _ in range(40):
+        _turn_to(table, "dai")
         got = _attack(table, "alice", body).json()
         calls = [c for e in got["entries"] for c in e.get("calls", [])]
         if not calls:  # a miss, or a critical hit (no defense, B556): no call

@@ -14,7 +14,7 @@ import httpx
 
 from referee.rooms.audit.fightcheck import check_fight
 from rooms_server import LOOPBACK_TLS, Server, Table, running
-from test_room_fight import _event, _ok, _setup, _state
+from test_room_fight import _by_call, _event, _ok, _setup, _state
 
 
 def test_a_player_learns_nothing_of_a_hidden_npcs_calls(table: Table) -> None:
@@ -171,8 +171,9 @@ def test_verify_finds_an_answer_whose_numbers_are_not_its_rolls(table: Table) ->
     _setup(table)
     _ok(table, "gm", {"kind": "damage", "combatant": "dai", "amount": 1, "location": "skull"})
     (call,) = [c for c in _state(table, "alice")["calls"] if c["combatant"] == "dai"]
-    mine = table.roll("alice", call["command"]).json()
-    _ok(table, "alice", {"kind": "answer", "call": call["call"]}, int(mine["seq"]))
+    got = _by_call(table, "alice", call["call"])
+    assert got.status_code == 201, got.text
+    mine = got.json()["roll"]
     log = table.export("gm")
     assert check_fight(log)[2] == []
     (at,) = [i for i, e in enumerate(log) if (e.get("event") or {}).get("kind") == "answer"]

@@ -10,7 +10,7 @@ from typing import Any
 
 from referee.rooms.audit.verify import verify
 from rooms_server import Server, Table
-from test_room_fight import _event, _ok, _state
+from test_room_fight import _by_call, _event, _ok, _state
 
 
 def _swn_table(server: Server) -> Table:
@@ -48,8 +48,9 @@ def test_an_swn_fight_in_the_room(server: Server) -> None:
     ]
     for call in calls:  # each combatant's own roll: Vex's is Alice's to make
         who = "alice" if call["combatant"] == "vex" else "gm"
-        rolled = _roll(table, who, call["command"])
-        _ok(table, who, {"kind": "answer", "call": call["call"]}, int(rolled["seq"]))
+        got = _by_call(table, who, call["call"])  # the call's own roll (contract v1.4)
+        assert got.status_code == 201, got.text
+        assert got.json()["roll"]["visibility"] == ("public" if who == "alice" else "gm")
     state = _state(table, "alice")
     assert sorted(state["order"]) == ["o1", "o2", "vex"] and state["round"] == 1
     # An attack that cannot do less than 10 (Shock 10 on a miss) drops o1 to 0 HP:
@@ -60,8 +61,8 @@ def test_an_swn_fight_in_the_room(server: Server) -> None:
     assert o1["values"]["hp"] == 0 and "mortally wounded" in o1["conditions"]
     (morale,) = [c for c in _state(table, "gm")["calls"] if c["kind"] == "morale"]
     assert morale["combatant"] == "o2" and morale["command"].startswith("swn morale 7")
-    checked = _roll(table, "gm", morale["command"])
-    _ok(table, "gm", {"kind": "answer", "call": morale["call"]}, int(checked["seq"]))
+    checked = _by_call(table, "gm", morale["call"]).json()["roll"]
+    assert checked["visibility"] == "gm"  # an NPC's morale: the GM's secret (v1.4)
     o2 = next(c for c in _state(table, "gm")["combatants"] if c["combatant"] == "o2")
     assert ("broken" in o2["conditions"]) == (not checked["result"]["success"])
     # A stabilize roll, applied as the result it is: a failure changes nothing, and
@@ -79,8 +80,9 @@ def test_an_swn_fight_in_the_room(server: Server) -> None:
         report = verify(table.export(who))
         assert report.ok, report.text()
         # The GM's checks every event; Alice's takes as logged what hangs on the orcs'
-        # morale scores, which are the GM's (rules 3: two adds' GM-only copies).
-        assert report.fight_checked >= (8 if who == "gm" else 4)
+        # morale scores, which are the GM's (rules 3: two adds' GM-only copies), and on
+        # their initiative and morale rolls, the GM's secret rolls (contract v1.4).
+        assert report.fight_checked >= (8 if who == "gm" else 3)
         assert (report.fight_adopted == 0) == (who == "gm")
 
 

@@ -23,7 +23,7 @@ from ..errors import RuleError
 
 __all__ = ["CALL", "EVENTS", "ID", "LIMIT", "RULES", "read_event"]
 
-RULES = 4
+RULES = 5
 """The fight's rules as this version applies them, which an event may name (``rules``,
 on any kind; :func:`referee.fight.step` takes the current ones by default):
 
@@ -41,6 +41,10 @@ on any kind; :func:`referee.fight.step` takes the current ones by default):
   unanswered acts after those who rolled; a side's roll passes to the next of its
   members when its roller is removed or falls; and no combatant is added while the
   rolls are open (:func:`.turns.settled`).
+- 5: the fight referees (contract v1.4): a call is answered only by its own roll, the
+  one the server made for it, which names it (``"call"``; ``referee verify`` checks
+  the binding); a maneuver is taken on its combatant's own turn (``maneuver``); the
+  tracker's state (shock, stun, posture, the maneuver) goes into the rolls it takes.
 
 A log keeps each event's number, so an old log replays by the rules it was written
 under."""
@@ -77,7 +81,21 @@ EVENTS: dict[str, tuple[tuple[str, str], ...]] = {
         ("divisor", "str?"),
     ),
     "defend": (("combatant", "id"), ("defense", "str"), ("success", "bool")),
-    "exchange": (("combatant", "id"), ("attacker", "id"), ("command", "str"), ("then", "str")),
+    "maneuver": (
+        ("combatant", "id"),
+        ("maneuver", "str"),
+        ("attack", "bool?"),
+        ("double", "bool?"),
+        ("posture", "str?"),
+        ("defense", "str?"),
+    ),
+    "exchange": (
+        ("combatant", "id"),
+        ("attacker", "id"),
+        ("command", "str"),
+        ("then", "str"),
+        ("choices", "choices?"),
+    ),
     "heal": (("combatant", "id"), ("amount", "int")),
     "fatigue": (("combatant", "id"), ("amount", "int")),
     "set": (("combatant", "id"), ("values", "ints?"), ("add", "strs?"), ("drop", "strs?")),
@@ -87,6 +105,7 @@ EVENTS: dict[str, tuple[tuple[str, str], ...]] = {
         ("margin", "int"),
         ("critical", "bool"),
         ("total", "int"),
+        ("choice", "int?"),
     ),
     "result": (("combatant", "id"), ("of", "str"), ("success", "bool")),
     "dismiss": (("call", "call"),),
@@ -157,6 +176,25 @@ def _id(v: Any) -> bool:
     return isinstance(v, str) and ID.fullmatch(v) is not None
 
 
+def _choices(v: Any) -> bool:
+    """A defense call's choices: at most 12, each a label and a command (texts of at
+    most 200 printable characters), a level (an integer) and odds (a fraction)."""
+
+    def one(c: Any) -> bool:
+        return (
+            isinstance(c, Mapping)
+            and set(c) == {"label", "command", "level", "odds"}
+            and all(_text(c[k]) for k in ("label", "command", "odds"))
+            and _int(c["level"])
+        )
+
+    return isinstance(v, list) and 0 < len(v) <= 12 and all(one(c) for c in v)
+
+
+def _text(v: Any) -> bool:
+    return isinstance(v, str) and 0 < len(v) <= 200 and v.isprintable()
+
+
 _CHECKS: dict[str, Callable[[Any], bool]] = {
     "id": _id,
     "call": lambda v: isinstance(v, str) and CALL.fullmatch(v) is not None,
@@ -166,6 +204,7 @@ _CHECKS: dict[str, Callable[[Any], bool]] = {
     "str": _str,
     "strs": lambda v: isinstance(v, list) and len(v) <= 10 and all(_str(x) for x in v),
     "bool": lambda v: isinstance(v, bool),
+    "choices": _choices,
 }
 _WHAT = {
     "id": "1-40 of A-Z a-z 0-9 _ -",
@@ -176,6 +215,7 @@ _WHAT = {
     "str": "text of 1-80 printable characters",
     "strs": "a list of texts",
     "bool": "true or false",
+    "choices": "a list of defenses, each a label, command, level and odds",
 }
 _WHAT.update({f"{k}?": v for k, v in list(_WHAT.items())})
 

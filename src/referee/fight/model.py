@@ -120,6 +120,23 @@ class Call:
     """A ``defense`` call's attacker (an exchange the GM defends by hand)."""
     then: str | None = None
     """A ``defense`` call's sequel: the attacker's damage roll, rolled when it fails."""
+    choices: tuple[Mapping[str, Any], ...] = ()
+    """A player's ``defense`` call (contract v1.4, "the defender chooses her defense"):
+    the defenses she may roll, each ``{"label", "command", "level", "odds"}``, the
+    best first (its ``command`` is the call's); the answer names its ``choice``."""
+
+    def command_of(self, choice: int | None) -> str:
+        """The command that ``choice`` (an index of :attr:`choices`) rolls: the call's
+        own when there is no choice to make.
+
+        Raises:
+            RuleError: a choice the call does not offer.
+        """
+        if choice is None or (not self.choices and choice == 0):
+            return self.command
+        if not 0 <= choice < len(self.choices):
+            raise RuleError(f"call {self.id} offers choices 0 to {len(self.choices) - 1}")
+        return str(self.choices[choice]["command"])
 
     def json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -131,6 +148,8 @@ class Call:
         }
         if self.attacker is not None:  # only a defense call's: older entries unchanged
             out["attacker"], out["then"] = self.attacker, self.then
+        if self.choices:  # only a player's defense call's (rules 5)
+            out["choices"] = [dict(c) for c in self.choices]
         return out
 
 

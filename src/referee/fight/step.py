@@ -19,7 +19,8 @@ from ..systems.swn import morale_triggers
 from . import gurps, npcs
 from . import swn as swn_rules
 from .events import RULES, read_event
-from .exchange import defended, exchange, through_dr
+from .exchange import TOXIC_RULES, defended, exchange, through_dr
+from .maneuvers import MANEUVER_RULES, maneuver
 from .model import Call, Combatant, Fight, Record, Step
 from .turns import (
     INITIATIVE,
@@ -104,6 +105,10 @@ def _event(fight: Fight, ev: Mapping[str, Any]) -> tuple[Fight, tuple[Record, ..
         return fight.put(shown), (Record("combatant", shown.json()),)
     if kind == "exchange":
         return exchange(fight, ev), ()
+    if kind == "maneuver":
+        if fight.rules < MANEUVER_RULES:
+            raise RuleError(f"maneuvers are the fight's from rules {MANEUVER_RULES}")
+        return fight.put(maneuver(fight, ev)), ()
     if kind in ("answer", "dismiss"):
         call = fight.call(ev["call"])
         rest = tuple(c for c in fight.calls if c.id != call.id)
@@ -168,7 +173,8 @@ def _apply(fight: Fight, c: Combatant, ev: Mapping[str, Any]) -> tuple[Combatant
     kind = ev["kind"]
     if kind == "damage":
         if fight.system == "gurps" and "basic" in ev:
-            return gurps.injure(c, through_dr(c, ev, fight.rules), ev.get("location"))
+            kind = ev.get("type", "cr") if fight.rules >= TOXIC_RULES else "cr"  # B399
+            return gurps.injure(c, through_dr(c, ev, fight.rules), ev.get("location"), kind)
         if "amount" not in ev:
             raise RuleError("a damage event needs 'amount' (an integer within ±1,000,000)")
         if ev["amount"] < 0:
@@ -229,7 +235,12 @@ def _answer(fight: Fight, call: Call, ev: Mapping[str, Any]) -> Fight:
         return initiative_answer(fight, call, ev["total"])
     c = fight.combatants[call.combatant]
     if call.kind == "defense":  # counted as a defend event counts it (B376)
-        return _put(fight, defended(fight, c, {"defense": call.command.split()[2]}))
+        made = call.command_of(ev.get("choice")).split()
+        after = _put(fight, defended(fight, c, {"defense": made[2]}))
+        if "--retreat" in made and fight.rules >= MANEUVER_RULES:  # one a turn (B377)
+            r = after.combatants[c.id]
+            after = _put(after, r.with_conditions(r.conditions | {"retreated"}))
+        return after
     new = _result(fight, c, call.kind, ev["success"], ev["margin"], ev["critical"])
     return _fallen(_put(fight, new), c.id)
 
@@ -376,7 +387,7 @@ def adopt(fight: Fight, kind: str, fields: Mapping[str, Any]) -> Fight:
     # and the count for each combatant's next call taken past them.
     new = [
         Call(x["call"], x["combatant"], x["kind"], x.get("command", ""), x["why"],
-             x.get("attacker"), x.get("then"))
+             x.get("attacker"), x.get("then"), tuple(x.get("choices", ())))
         for x in fields["calls"]
     ]  # fmt: skip
     counts = dict(fight.counts)

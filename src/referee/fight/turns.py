@@ -22,6 +22,7 @@ from typing import Any
 from ..errors import RuleError
 from . import gurps
 from . import swn as swn_rules
+from .maneuvers import MANEUVER_RULES, new_turn
 from .model import Call, Combatant, Fight
 
 __all__ = [
@@ -286,6 +287,9 @@ def _begin_turn(fight: Fight, cid: str) -> Fight:
     c = fight.combatants.get(cid)
     if fight.rules >= 2 and c is not None and (c.value("defended") or c.value("parried")):
         fight = fight.put(c.with_values(defended=0, parried=0))  # B376: a new turn
+    c = fight.combatants.get(cid)
+    if fight.rules >= MANEUVER_RULES and c is not None and fight.system == "gurps":
+        fight = fight.put(new_turn(c))  # last turn's maneuver and retreat end (B364, B377)
     return _turn_rule(fight, cid, gurps.start_turn)
 
 

@@ -34,14 +34,69 @@ def check_fight(entries: list[dict[str, Any]]) -> tuple[int, int, list[tuple[int
         return 0, 0, [(int(groups[0][1][0].get("seq", 0)), "a fight in a room with no system")]
     problems: list[tuple[int, str]] = []
     by_seq = {e.get("seq"): e for e in entries}
+    binding = _Binding(_opened(entries))
     seen = replay_seen(
         str(system),
         entries,
         problems,
-        roll_check=lambda ev, e: _checked(ev, e, by_seq),
+        roll_check=lambda ev, e: _either(binding.check(ev, e, by_seq), _checked(ev, e, by_seq)),
         fill=lambda ev, why: _filled(ev, why, by_seq),
     )
     return seen.checked, seen.adopted, problems
+
+
+CALL_RULES = 5
+"""The first rules (:data:`referee.fight.events.RULES`) under which a call is answered
+only by its own roll (contract v1.4)."""
+
+
+def _either(first: str | None, second: str | None) -> str | None:
+    """The first problem found, both checks having run (the binding keeps count)."""
+    return first or second
+
+
+def _opened(entries: list[dict[str, Any]]) -> dict[str, int]:
+    """Each call's id and the seq of the entry that opened it (as the exporter sees the
+    log: a call of a combatant hidden from it is not there)."""
+    out: dict[str, int] = {}
+    for e in entries:
+        if e.get("kind") == "change" and isinstance(e.get("calls"), list):
+            for c in e["calls"]:
+                if isinstance(c, dict) and isinstance(c.get("call"), str):
+                    out.setdefault(c["call"], int(e.get("seq", 0)))
+    return out
+
+
+class _Binding:
+    """Contract v1.4's check of each answer's roll: its call's own (the roll names the
+    call), made after the call opened, and answering no other call."""
+
+    def __init__(self, opened: dict[str, int]) -> None:
+        self.opened = opened
+        self.used: dict[int, str] = {}
+
+    def check(
+        self, event: Mapping[str, Any], e: Mapping[str, Any], by_seq: Mapping[Any, Any]
+    ) -> str | None:
+        if event.get("kind") != "answer" or int(event.get("rules", 1)) < CALL_RULES:
+            return None
+        why, call = e.get("why"), str(event.get("call"))
+        if not isinstance(why, int):
+            return None  # the GM's answer by hand (no roll): the GM's to make
+        roll = by_seq.get(why)
+        if roll is None or roll.get("kind") != "roll":
+            return f"its roll {why} is not in the log"
+        if why in self.used:
+            return f"roll {why} answered call {self.used[why]} already: a roll answers one call"
+        self.used[why] = call
+        if roll.get("redacted"):
+            return None  # the GM's export checks the roll's call
+        if roll.get("call") != call:
+            return f"roll {why} is not call {call}'s own roll (it names {roll.get('call')!r})"
+        opened = self.opened.get(call)
+        if opened is not None and why < opened:
+            return f"roll {why} was made before call {call} opened (at {opened})"
+        return None
 
 
 def _filled(

@@ -28,7 +28,7 @@ import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from ...errors import RefereeError
-from ...fight import Fight, begin, npcs, numbers, step
+from ...fight import Call, Fight, begin, npcs, numbers, step
 from ...fight.events import RULES
 from ...fight.step import adopt
 from ..fightlog import events_of, replay_seen
@@ -368,14 +368,41 @@ def _aimed(fight: Fight, ev: dict[str, Any], e: Mapping[str, Any]) -> None:
 
 
 def _same_roll(fight: Fight, ev: Mapping[str, Any], e: Mapping[str, Any]) -> None:
-    """An answer's roll must be the call's command, as the call gave it."""
+    """An answer's roll must be its call's own (contract v1.4, "a call is answered by
+    its own roll"): the roll the server made for that call, which names it
+    (``"call"``). So a roll a member made herself, one made before the call opened (its
+    id was not yet given) and one that answered another call are refused, each named;
+    and a call answered once is closed, so its roll answers no other. (Before rules
+    5, an answer's roll had only to be the call's command: :func:`_same_command`.)"""
     try:
         call = fight.call(str(ev.get("call")))
     except RefereeError as exc:
         raise Conflict(422, str(exc)) from None
+    made_for = e.get("call")
+    seq = e.get("seq")
+    if made_for is None:
+        raise Conflict(
+            422,
+            f"roll {seq} was not made for call {call.id}: a call is answered only by the "
+            'roll the server makes for it ("roll": "call"), not by one its roller made',
+        )
+    if made_for != call.id:
+        raise Conflict(
+            422, f"roll {seq} was made for call {made_for}: it answers that call, not {call.id}"
+        )
+    try:
+        wanted = call.command_of(ev.get("choice"))
+    except RefereeError as exc:
+        raise Conflict(422, str(exc)) from None
+    _same_command(call, wanted, fight, e)
+
+
+def _same_command(call: Call, wanted: str, fight: Fight, e: Mapping[str, Any]) -> None:
+    """An answer's roll must be the call's command (``wanted``: the one chosen), as the
+    call gave it."""
     made = " ".join(str(e.get("command", "")).split())
     c = fight.combatants.get(call.combatant)
     if c is not None and c.sheet and made.startswith(f"@{c.sheet} "):
         made = made[len(c.sheet) + 2 :]  # made as the call's combatant (contract v1.3)
-    if made != " ".join(call.command.split()):
-        raise Conflict(422, f"call {call.id} is answered by '{call.command}', not '{made}'")
+    if made != " ".join(wanted.split()):
+        raise Conflict(422, f"call {call.id} is answered by '{wanted}', not '{made}'")

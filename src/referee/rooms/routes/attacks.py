@@ -1,48 +1,56 @@
-"""A player's attack on a visible NPC, in one request (issue 49, §5; contract v1.3's
-"the fight in the usual flow"): ``POST /api/rooms/{room}/fight/attack``.
+"""An attack in the fight, in one request (issue 49, §5; contract v1.3's "the fight in
+the usual flow" and v1.4's "the fight referees"): ``POST /api/rooms/{room}/fight/attack``.
 
 GURPS's exchange (B369-B377, B398-B399) made of the room's own rolls, each logged
-and verifiable like any other, with the NPC's numbers kept the GM's:
+and verifiable like any other:
 
-1. the attacker's roll, public, made as the attacker's sheet (``@dai gurps attack
-   'Knife (Swung)' [--location L]``);
-2. on a hit that is not critical (B556: a critical hit allows no defense), the
-   target's best active defense (B374-B377; repeated parries at −4 each, B376), rolled
-   by the server as the GM's secret roll, made as the target's sheet (``gurps defend
-   parry --parried 1 --against -1``); the fight logs a public, sealed ``defend`` event:
-   the table sees that the NPC parried and whether it held, never its Parry or roll;
-3. if it does not hold, the attacker's damage roll, public (``gurps damage '1d-3
-   cut'``), applied to the target through the target's own DR at the location, by
-   the fight's rules (contract v1.3, "Damage applied from a roll").
+0. the attacker's maneuver, a fight event (``maneuver``, ``"attack": true``): taken on
+   its own turn only (out of turn: 409, naming whose turn it is, and nothing changes),
+   one a turn, not while stunned (B363, B420; :mod:`referee.fight.maneuvers`);
+1. the attacker's roll, made as the attacker's sheet, with every modifier the fight's
+   state puts on it named in its label and added as ``--mod`` (shock, posture, Move and
+   Attack; All-Out Attack (Determined) as ``--all-out``): public for a player's
+   character, the GM's secret roll for a combatant the GM plays (contract v1.4) unless
+   the GM asks otherwise (``visibility``); an aimed attack that misses by 1 hits the
+   torso instead (B399), and goes on as a hit there;
+2. on a hit that is not critical (B556: a critical hit allows no defense) and against a
+   target that may defend (All-Out Attack leaves none, B365), the target's defense:
+   - a player's character: a ``defense`` call for her player (an ``exchange`` event
+     with its ``choices``: each defense her sheet and state allow, its level after the
+     fight's modifiers and its exact odds; :func:`referee.fight.defenses.defense_choices`).
+     She rolls it herself, public, with ``POST .../fight`` ``{"event": {"kind":
+     "answer", "call": ID, "choice": N}, "roll": "call"}``; if it fails, the attacker's
+     damage follows (:mod:`.fights`). When the GM rolls that character's defenses
+     (``gm_defends`` on its card), the server rolls its best one, public;
+   - a GM's NPC: its best defense as the GM's secret roll (``gm_defends``: a ``defense``
+     call for the GM instead); the fight logs a public, sealed ``defend`` event;
+3. if it does not hold, the attacker's damage roll (as visible as the attack), applied
+   to the target through its DR at the location, by the fight's rules.
 
-When the GM rolls the target's defenses by hand (its ``gm_defends`` value, set on its
-card), step 2 is a ``defense`` call instead (an ``exchange`` event: the defense to roll,
-written with no number of the sheet, and the damage that follows): the GM's **Roll**
-makes it as the target's sheet, secret, and a failure brings step 3 (its route is
-``POST .../fight``'s answer, :mod:`.fights`).
+Body: ``{"attacker": id, "target": id, "weapon": text, "location": text or null,
+"maneuver": "attack" | "all-out attack" | "all-out attack (double)" | "move and attack",
+"visibility": null or the GM's choice}``. Who: the attacker's owner or the GM, against
+a combatant the caller can see. The answer is 201 ``{"rolls": [...], "entries": [...]}``.
 
-Body: ``{"attacker": id, "target": id, "weapon": text, "location": text or null}``.
-Who: the attacker's owner or the GM, against a combatant the caller can see. The
-answer is 201 ``{"rolls": [...], "entries": [...]}``: the roll entries and the fight's
-entries, as the caller may see them. The GM's own attacks, and an NPC's on a player,
-go through ``gurps attack ... --vs @SHEET`` as before (every step the GM's to see).
+Left out (documented in docs/rooms/fight.md): ranged attacks' own modifiers (range,
+Aim's Acc), and the critical hit table's damage effects (the damage roll is plain).
 """
 
 from __future__ import annotations
 
 import asyncio
 import shlex
-from dataclasses import replace
-from typing import Any
+from typing import Any, Literal
 
 from fastapi import FastAPI, Request
 from pydantic import BaseModel, ConfigDict, Field
 
 from ... import commands
-from ...commands.gurps_target import target_of
 from ...errors import RefereeError
-from ...systems.gurps.melee import DefenseOptions
-from ...systems.gurps.target import choose_defense
+from ...fight import Combatant, Fight
+from ...fight.defenses import defense_choices
+from ...fight.maneuvers import MANEUVERS as MANEUVER_NAMES
+from ...fight.maneuvers import attack_modifiers, attack_refusal, move_and_attack_cap
 from ..db.epochs import Conflict
 from ..db.fightstore import NOTHING
 from ..db.store import Member
@@ -55,12 +63,20 @@ from .models import ERRORS
 __all__ = ["install"]
 
 
+MANEUVERS = ("attack", "all-out attack", "all-out attack (double)", "move and attack")
+"""The maneuvers an attack may be made with (B365)."""
+
+
 class NewAttack(BaseModel):
     model_config = ConfigDict(extra="forbid")
     attacker: str = Field(max_length=40)
     target: str = Field(max_length=40)
     weapon: str = Field(min_length=1, max_length=80)
     location: str | None = Field(default=None, max_length=20)
+    maneuver: Literal["attack", "all-out attack", "all-out attack (double)", "move and attack"] = (
+        "attack"
+    )
+    visibility: Literal["public", "gm"] | None = None
 
 
 def _permit(fight: Any, ev: Any, roll: int | None) -> None:
@@ -83,43 +99,56 @@ def install(app: FastAPI) -> None:
             raise ApiError(403, "a player attacks with their own character")
         if hidden or target is None:  # a hidden NPC is not there for a player
             raise ApiError(422, f"no combatant {body.target!r} to attack in this fight")
+        if body.visibility is not None and not member.is_gm:
+            raise ApiError(422, "a player's attack is public (contract v1.4)")
         for c in (attacker, target):
-            if c.id in fight.removed or fight.out_of_action(c.id):
+            if c.id in fight.removed or fight.out_of_action(c.id) and c is attacker:
                 raise ApiError(422, f"{c.name} is out of the fight")
             if c.sheet is None:
                 raise ApiError(422, f"{c.name} has no sheet to read its numbers from")
-        dice = await _weapon_damage(st, room, attacker, body.weapon)  # before any die
-        where = f" --location {shlex.quote(body.location)}" if body.location else ""
-        made = f"@{attacker.sheet} gurps attack {shlex.quote(body.weapon)}{where}"
-        rolls = [await roll_entry(st, room, member, made)]
+        _on_turn(fight, attacker)  # contract v1.4: turns are the fight's (409)
+        level, dice = await _weapon(st, room, attacker, body.weapon)  # before any die
+        name = _maneuver_of(attacker, body.maneuver)
+        move = {"kind": "maneuver", "combatant": attacker.id, "maneuver": name, "attack": True}
+        if body.maneuver == "all-out attack (double)":
+            move["double"] = True
+        logged: list[dict[str, Any]] = list(
+            await conflicts(st.store.fight_event(room, member.id, move, None, None, _permit))
+        )
+        mods = attack_modifiers(attacker, name)
+        if name == "all-out attack":  # Determined's +4 is the roll's own --all-out
+            mods = [m for m in mods if m[0] != "all-out attack"]
+        if name == "move and attack":
+            mods += move_and_attack_cap(level, mods)
+        made = f"@{attacker.sheet} gurps attack {shlex.quote(body.weapon)}"
+        if body.location:
+            made += f" --location {shlex.quote(body.location)}"
+        if name == "all-out attack" and body.maneuver != "all-out attack (double)":
+            made += " --all-out"
+        made += "".join(f" --mod {m}" for _, m in mods)
+        if mods:
+            named = ", ".join(f"{n} {m:+d}" for n, m in mods)
+            made += " --label " + shlex.quote(f"{body.weapon} ({named})")
+        seen = body.visibility or ("gm" if attacker.owner == "gm" else "public")
+        rolls = [await roll_entry(st, room, member, made, seen)]
         st.published(room, rolls[0])
-        logged: list[dict[str, Any]] = []
         hit = rolls[0]["result"]
-        if hit.get("success") and not hit.get("refused"):
-            held = False
-            if hit.get("outcome") != "critical success" and target.value("gm_defends"):
-                # The GM rolls this NPC's defenses: a call for it, the damage to follow.
-                event = await _exchange(st, room, attacker, target, hit, dice, body.location)
-                logged.extend(
-                    await conflicts(
-                        st.store.fight_event(room, member.id, event, None, None, _permit)
-                    )
-                )
-                held = True  # for now: the GM's roll decides
-            elif hit.get("outcome") != "critical success":  # B556: none to a critical
-                gm = Member(room, "gm", "GM")
-                rolled, entries = await _defend(st, room, gm, target, hit)
-                rolls.append(rolled)
-                logged.extend(entries)
-                held = bool(rolled["result"].get("success"))
+        location = None if hit.get("torso_instead") else body.location  # B399
+        if (hit.get("success") or hit.get("torso_instead")) and not hit.get("refused"):
+            now = (await conflicts(st.store.fight(room))).combatants[target.id]
+            held, rolled, entries = await _defense(
+                st, room, member, attacker, now, hit, dice, location
+            )
+            rolls.extend(rolled)
+            logged.extend(entries)
             if not held:
                 hurt = f"@{attacker.sheet} gurps damage {shlex.quote(dice)}"
-                damage = await roll_entry(st, room, member, hurt)
+                damage = await roll_entry(st, room, member, hurt, seen)
                 st.published(room, damage)
                 rolls.append(damage)
                 ev: dict[str, Any] = {"kind": "damage", "combatant": target.id}
-                if body.location:
-                    ev["location"] = body.location
+                if location:
+                    ev["location"] = location
                 try:
                     logged.extend(
                         await st.store.fight_event(
@@ -138,80 +167,87 @@ def install(app: FastAPI) -> None:
         }
 
 
-async def _exchange(
+def _on_turn(fight: Fight, attacker: Combatant) -> None:
+    """Refuse (409) an attack out of its attacker's turn, naming whose turn it is (a
+    hidden combatant's as such), or by one who cannot attack now (stunned, B420; its
+    maneuver's attacks spent, B363-B366). Checked before anything is logged or rolled."""
+    if not fight.round or fight.current is None:
+        raise ApiError(409, "the fight has not started: an attack is made on its attacker's turn")
+    if fight.current != attacker.id:
+        who = fight.combatants.get(fight.current)
+        whose = who.name if who is not None and not who.hidden else "a hidden combatant"
+        raise ApiError(409, f"it is {whose}'s turn, not {attacker.name}'s (B363)")
+    refusal = attack_refusal(attacker)
+    if refusal is not None:
+        raise ApiError(409, refusal)
+
+
+def _maneuver_of(attacker: Combatant, asked: str) -> str:
+    """The maneuver an attack is made with: the one its attacker took this turn, if it
+    took one (the page's maneuver buttons), else the one asked."""
+    if attacker.value("acted"):
+        return next((m for m in MANEUVER_NAMES if m in attacker.conditions), "attack")
+    return "all-out attack" if asked == "all-out attack (double)" else asked
+
+
+async def _defense(
     st: Any,
     room: str,
-    attacker: Any,
-    target: Any,
+    member: Member,
+    attacker: Combatant,
+    target: Combatant,
     hit: dict[str, Any],
     dice: str,
     location: str | None,
-) -> dict[str, Any]:
-    """The ``exchange`` event that asks the GM for the target's defense: its best one,
-    chosen as the server would, written with no number of the target's sheet (the
-    call is public: the roll is made as the sheet when the GM answers it)."""
-    kind, extra = await _best(st, room, target, hit)
+) -> tuple[bool, list[dict[str, Any]], list[dict[str, Any]]]:
+    """The target's defense against ``hit``: ``(whether the damage waits or was kept
+    off, the rolls made, the fight's entries)``."""
+    if hit.get("outcome") == "critical success":  # B556: none against a critical hit
+        return False, [], []
+    sheet = await _sheet(st, room, target)
+    against = int(hit.get("defense_modifier") or 0)
+    choices = await asyncio.to_thread(defense_choices, sheet, target, against)
+    if not choices:  # All-Out Attack (B365), or a sheet with no defense: none
+        return False, [], []
     then = f"gurps damage {shlex.quote(dice)}"
     if location:
         then += f" --location {shlex.quote(location)}"
-    return {
-        "kind": "exchange",
-        "combatant": target.id,
-        "attacker": attacker.id,
-        "command": f"gurps defend {kind}{extra}",
-        "then": then,
-    }
-
-
-async def _best(st: Any, room: str, target: Any, hit: dict[str, Any]) -> tuple[str, str]:
-    """The target's best active defense against ``hit`` as the fight has it now, and
-    its options: repeated parries (B376), reeling and very tired (B419, B426), the
-    attack's effect (Deceptive, Telegraphic)."""
-    row = (await st.sheets.of(st, room)).get(target.sheet)
-    if row is None:
-        raise ApiError(422, f"{target.name}'s sheet is no longer in this room")
-    sheet = await st.sheets.sheet(st, room, row)
-    against = int(hit.get("defense_modifier") or 0)
-    parried = target.value("parried")
-    fp, fp_max = target.value("fp"), target.value("fp_max")
-    known = replace(
-        target_of(sheet),
-        hp=target.value("hp_max") or None,
-        current_hp=target.value("hp"),
-        very_tired=bool(fp_max) and 3 * fp < fp_max,
-    )
-    options = DefenseOptions(parried=parried)
-    chosen = await asyncio.to_thread(choose_defense, known, "best", options, against)
-    if chosen is None:  # pragma: no cover - "best" always names one or refuses
-        raise ApiError(422, f"{target.name} has no active defense")
-    kind = chosen[0]
-    extra = f" --parried {parried}" if kind == "parry" and parried else ""
-    extra += " --reeling" if kind == "dodge" and known.reeling else ""
-    extra += " --very-tired" if kind == "dodge" and known.very_tired else ""
-    extra += f" --against {against}" if against else ""
-    return kind, extra
-
-
-async def _defend(
-    st: Any, room: str, gm: Member, target: Any, hit: dict[str, Any]
-) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """The target's best defense, the GM's secret roll, and its ``defend`` event."""
-    kind, extra = await _best(st, room, target, hit)
-    command = f"@{target.sheet} gurps defend {kind}{extra}"
-    rolled: dict[str, Any] = await roll_entry(st, room, gm, command, "gm")
+    gm_rolls = bool(target.value("gm_defends"))
+    if target.owner != "gm" and not gm_rolls:  # her player chooses and rolls (v1.4)
+        event = {"kind": "exchange", "combatant": target.id, "attacker": attacker.id,
+                 "command": choices[0]["command"], "then": then, "choices": choices}  # fmt: skip
+        made = await conflicts(st.store.fight_event(room, member.id, event, None, None, _permit))
+        return True, [], list(made)
+    if target.owner == "gm" and gm_rolls:  # the GM rolls this NPC's defense by hand
+        event = {"kind": "exchange", "combatant": target.id, "attacker": attacker.id,
+                 "command": choices[0]["command"], "then": then}  # fmt: skip
+        made = await conflicts(st.store.fight_event(room, member.id, event, None, None, _permit))
+        return True, [], list(made)
+    # The server rolls the best one: the GM's secret roll for an NPC; a player's
+    # character's (her GM rolls her defenses, for speed) public, as her own would be.
+    gm = Member(room, "gm", "GM")
+    seen = "gm" if target.owner == "gm" else "public"
+    command = f"@{target.sheet} {choices[0]['command']}"
+    rolled: dict[str, Any] = await roll_entry(st, room, gm, command, seen)
     st.published(room, rolled)
+    kind = choices[0]["command"].split()[2]
     event = {"kind": "defend", "combatant": target.id, "defense": kind}
     entries = await conflicts(st.store.fight_event(room, "gm", event, rolled["seq"], None, _permit))
-    return rolled, entries
+    return bool(rolled["result"].get("success")), [rolled], list(entries)
 
 
-async def _weapon_damage(st: Any, room: str, attacker: Any, weapon: str) -> str:
-    """The damage ``weapon`` on the attacker's sheet does (``1d-3 cut``), as an
-    exchange reads it; 422 for a weapon the sheet lacks or one with no damage."""
-    row = (await st.sheets.of(st, room)).get(attacker.sheet)
+async def _sheet(st: Any, room: str, c: Combatant) -> Any:
+    row = (await st.sheets.of(st, room)).get(c.sheet)
     if row is None:
-        raise ApiError(422, f"{attacker.name}'s sheet is no longer in this room")
-    sheet = await st.sheets.sheet(st, room, row)
+        raise ApiError(422, f"{c.name}'s sheet is no longer in this room")
+    return await st.sheets.sheet(st, room, row)
+
+
+async def _weapon(st: Any, room: str, attacker: Combatant, weapon: str) -> tuple[int, str]:
+    """The skill with ``weapon`` on the attacker's sheet and the damage it does (``1d-3
+    cut``), as an exchange reads them; 422 for a weapon the sheet lacks or one with no
+    damage."""
+    sheet = await _sheet(st, room, attacker)
     line = f"gurps attack {shlex.quote(weapon)} --vs @self"
     try:
         resolved = await asyncio.to_thread(commands.resolve, line, sheet, others={"@self": sheet})
@@ -220,4 +256,5 @@ async def _weapon_damage(st: Any, room: str, attacker: Any, weapon: str) -> str:
     words = shlex.split(resolved)
     if "--damage" not in words:
         raise ApiError(422, f"{weapon} gives no damage to roll")
-    return words[words.index("--damage") + 1]
+    level = int(words[2]) if len(words) > 2 and words[2].lstrip("-").isdigit() else 10
+    return level, words[words.index("--damage") + 1]

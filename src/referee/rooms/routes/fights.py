@@ -26,6 +26,7 @@ from typing import Any, Literal
 from fastapi import FastAPI, Request
 from pydantic import BaseModel, ConfigDict
 
+from ...errors import RefereeError
 from ...fight import Fight, visible
 from ...fight.sheets import values_from
 from ..db.epochs import Conflict
@@ -117,7 +118,8 @@ async def _sequel(
     if attacker is None or attacker.sheet is None:
         return None, []
     owner = Member(room, attacker.owner, "")
-    damage = await roll_entry(st, room, owner, f"@{attacker.sheet} {call.then}")
+    seen = "gm" if attacker.owner == "gm" else "public"  # an NPC's: the GM's (v1.4)
+    damage = await roll_entry(st, room, owner, f"@{attacker.sheet} {call.then}", seen)
     st.published(room, damage)
     event = {"kind": "damage", "combatant": call.combatant}
     where = call.then.split("--location ")
@@ -139,12 +141,31 @@ async def _sequel(
 async def _call_roll(
     st: Any, room: str, member: Member, ev: Mapping[str, Any], asked: str | None
 ) -> dict[str, Any]:
-    """Roll the command of the call ``ev`` answers, as its combatant (contract v1.3):
-    its roller the member, its sheet the combatant's; a hidden combatant's roll is
-    secret, any other public unless the GM asks otherwise. Checked before any die is
-    drawn: a player gets the same 403 for a call not theirs and one that is not open."""
+    """Roll the command of the call ``ev`` answers, as its combatant (contract v1.3),
+    naming the call (contract v1.4: "a call is answered by its own roll"): its roller
+    the member, its sheet the combatant's. Its visibility (contract v1.4, "the GM's
+    NPCs roll in secret by default"): a combatant the GM plays rolls ``gm`` unless the
+    GM asks otherwise (a hidden one always ``gm``); a player's character rolls public
+    unless the GM asks otherwise.
+
+    Everything that could refuse the answer is checked before any die is drawn, so
+    that no roll is made that its answer would then leave unused (a player who could
+    make the server roll and then see her answer refused could roll again, and choose
+    among the rolls): the event is exactly ``{"kind": "answer", "call": ID}``, the
+    call is open, and it is the member's to answer; a player gets the same 403 for a
+    call not hers and one that is not open."""
     if ev.get("kind") != "answer" or not isinstance(ev.get("call"), str):
         raise ApiError(422, '"roll": "call" answers a call: {"kind": "answer", "call": ID}')
+    extra = sorted(set(ev) - {"kind", "call", "choice"})
+    if extra:
+        raise ApiError(
+            422,
+            f'an answer made with "roll": "call" takes its numbers from that roll: '
+            f"leave out {extra[0]!r}",
+        )
+    choice = ev.get("choice")
+    if choice is not None and (not isinstance(choice, int) or isinstance(choice, bool)):
+        raise ApiError(422, "an answer's 'choice' is the index of one of its call's choices")
     fight = await conflicts(st.store.fight(room))
     call = next((c for c in fight.calls if c.id == ev["call"]), None)
     who = None if call is None else fight.combatants.get(call.combatant)
@@ -152,15 +173,23 @@ async def _call_roll(
         raise ApiError(403, "a player may not make this answer event: it is the GM's")
     if call is None or who is None:
         raise ApiError(422, f"no call {ev['call']!r} is open in this fight")
-    visibility = "gm" if who.hidden else (asked or "public") if member.is_gm else "public"
-    if call.kind == "defense" and who.sheet:  # an NPC's defense, the GM's: as its sheet
-        visibility = "gm" if asked is None else asked  # secret unless the GM says so
-        secret = f"@{who.sheet} {call.command}"
-        made_as: dict[str, Any] = await roll_entry(st, room, member, secret, visibility)
+    try:
+        command = call.command_of(ev.get("choice")) if call is not None else ""
+    except RefereeError as exc:
+        raise ApiError(422, str(exc)) from None
+    if asked is not None and not member.is_gm:
+        raise ApiError(422, "a player's roll for her own call is public (contract v1.4)")
+    visibility = asked or ("gm" if who.owner == "gm" else "public")
+    if who.hidden:
+        visibility = "gm"  # nothing a player receives may name a hidden combatant
+    if call.kind == "defense" and who.sheet:  # a defense is rolled as the sheet
+        made_as: dict[str, Any] = await roll_entry(
+            st, room, member, f"@{who.sheet} {command}", visibility, call=call.id
+        )
         st.published(room, made_as)
         return made_as
-    rolled = await roll_entry(st, room, member, call.command, visibility,
-                              call_sheet=who.sheet or "")  # fmt: skip
+    rolled = await roll_entry(st, room, member, command, visibility,
+                              call_sheet=who.sheet or "", call=call.id)  # fmt: skip
     st.published(room, rolled)
     return rolled
 

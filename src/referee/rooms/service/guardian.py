@@ -60,7 +60,7 @@ class Guardian:
     def fight_event(self, fight: Fight, ev: Mapping[str, Any], roll: int | None) -> None:
         """Refuse (403) a fight event the member may not make, before anything else is
         looked at: a player answers her own combatant's call with her roll, ends her
-        own turn, counts her own defense with her roll, and spends her own Luck Point
+        own turn, takes her own combatant's maneuver (on its turn), counts her own defense with her roll, and spends her own Luck Point
         (002); all else is the GM's. A player gets the same 403 for a call that is not
         hers and one that does not exist, so no answer tells of a hidden NPC's calls.
 
@@ -80,6 +80,8 @@ class Guardian:
                 return
         elif kind == "next" and fight.current in mine:
             return
+        elif kind == "maneuver" and cid in mine:
+            return  # on her own turn: the fight's rules check that (contract v1.4)
         elif kind == "defend" and cid in mine:
             if roll is None:
                 raise Conflict(403, "a player counts a defense with their roll of it")

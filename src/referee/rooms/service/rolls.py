@@ -51,6 +51,7 @@ def roll_maker(
     read: tuple[str, Plan],
     visibility: str,
     as_sheet: tuple[str, str | None] | None = None,
+    call: str | None = None,
 ) -> Callable[[int, Epoch], dict[str, Any]]:
     """The function that rolls a command :func:`..rolling.reading.read_command` read,
     once its seq and epoch are known, on the epoch's stream for its visibility, and
@@ -61,6 +62,8 @@ def roll_maker(
 
     A roll made as a sheet gives ``as_sheet``: ``(the command as typed, the sheet's
     name)``; the plan is then its ``resolved`` command's, and the entry has both.
+    A roll the server makes to answer a fight's call names it (``call``, contract
+    v1.4: "a call is answered by its own roll").
     """
     shown, plan = read
     version = engine()
@@ -90,6 +93,8 @@ def roll_maker(
             fields["resolved"] = shown
             if as_sheet[1] is not None:
                 fields["sheet"] = as_sheet[1]
+        if call is not None:
+            fields["call"] = call
         return fields
 
     return make
@@ -103,12 +108,14 @@ async def roll_entry(
     visibility: str = "public",
     *,
     call_sheet: str | None = None,
+    call: str | None = None,
 ) -> dict[str, Any]:
     """Roll ``command`` in ``room`` as ``member`` and log it: the new entry, as the log
     holds it (every front end shows it through :func:`..log.view`).
 
     The sheet it is made as, and what that changes, are
-    :func:`..rolling.tracked.made_as_sheet`'s (``call_sheet``: a fight call's)."""
+    :func:`..rolling.tracked.made_as_sheet`'s (``call_sheet``: a fight call's; ``call``:
+    the id of the call this roll is made to answer, logged with it, contract v1.4)."""
     await writable(st, room)
     if visibility not in VISIBILITIES:
         raise ApiError(422, f"a roll is public, gm or blind, not {visibility[:20]!r}")
@@ -121,7 +128,7 @@ async def roll_entry(
         st, room, member, command, visibility, call_sheet, room_limits(st.limits.draws)
     )
     read = await st.plans.read(command, st.limits.draws, st.limits.read_seconds)
-    make = roll_maker(member, read, visibility, made_as)
+    make = roll_maker(member, read, visibility, made_as, call)
     entry = await st.append(room, "roll", make)
     st.charge(member, len(entry["draws"]) / st.limits.draws_per_request)
     return entry
