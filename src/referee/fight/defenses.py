@@ -77,18 +77,20 @@ def _bases(
     if "dodge" in allowed and target.dodge is not None:
         out.append(("dodge", halved_dodge(target.dodge, reeling=target.reeling,
                                           very_tired=target.very_tired), None, False))  # fmt: skip
-    seen: set[str] = set()
     for kind in ("parry", "block"):
         if kind not in allowed:
             continue
+        by_item: dict[str, list[tuple[int, str, bool]]] = {}
         for a in sheet.attacks:
             level = defense_level(getattr(a, kind))
-            if level is None or a.full_name in seen:
-                continue
-            seen.add(a.full_name)
-            fencing = kind == "parry" and (a.parry or "").strip().upper().endswith("F")
-            out.append((kind, level, a.full_name, fencing))
-        seen.clear()
+            if level is not None:
+                fencing = kind == "parry" and (a.parry or "").strip().upper().endswith("F")
+                by_item.setdefault(a.name, []).append((level, a.full_name, fencing))
+        for item, usages in by_item.items():
+            if len({(lv, f) for lv, _, f in usages}) == 1:  # one defense, whatever the grip
+                out.append((kind, usages[0][0], item, usages[0][2]))
+            else:
+                out.extend((kind, lv, name, f) for lv, name, f in usages)
     return out
 
 
