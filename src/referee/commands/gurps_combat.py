@@ -37,10 +37,14 @@ from ..systems.gurps.melee import (
 )
 from ..systems.gurps.success import skill_odds
 from .gurps_target import (
+    HptOpt,
+    LptOpt,
     dr_at_typed,
     read_parry,
     target_of,
     typed_target,
+    with_pain,
+    with_pain_odds,
 )
 from .registry import LabelOpt, Twin, twins
 from .result import Reply
@@ -219,6 +223,8 @@ def attack_cmd(
         int | None,
         typer.Option("--st", min=1, max=10000, help="The target's ST, for knockback (B378)."),
     ] = None,
+    hpt: HptOpt = False,
+    lpt: LptOpt = False,
     block_retreat: BlockRetreatOpt = 1,
     label: LabelOpt = None,
     damage_type: Annotated[
@@ -254,8 +260,9 @@ def attack_cmd(
     spec_text = damage or (found.damage if found else None)
     parry_level, fenced = read_parry(parry)
     target = typed_target(
-        ctx, vs, target_name, dodge, parry_level, block, dr, hp, hp_now, dr_at_typed(dr_at)
-    )
+        ctx, vs, target_name, dodge, parry_level, block, dr, hp, hp_now, dr_at_typed(dr_at),
+        hpt=hpt, lpt=lpt,
+    )  # fmt: skip
     fencing = fencing or fenced or (parry is None and target is not None and target.fencing)
     if target is not None and (very_tired or male or flexible or st is not None):
         target = replace(target, very_tired=very_tired, male=male, flexible=flexible, st=st)
@@ -319,9 +326,10 @@ def attack_cmd(
                          defense=defense, defense_options=defense_options, rng=rng)  # fmt: skip
         data = {**exchange_json(both[0]), "label": name}
         if len(both) == 1:
-            return Reply(data, both[0].text)
+            return with_pain(Reply(data, both[0].text), target)
         text = f"first: {both[0].text}\nsecond: {both[1].text}"  # All-Out Attack (Double)
-        return Reply({**data, "second": exchange_json(both[1]), "text": text}, text)
+        return with_pain(Reply({**data, "second": exchange_json(both[1]), "text": text}, text),
+                         target)  # fmt: skip
 
     def steps_odds() -> Reply:
         o = exchange_odds(level, spec, target, options, defense, defense_options,
@@ -332,6 +340,7 @@ def attack_cmd(
             text += f"\n  two attacks (All-Out Attack, Double): either injures {percent(either)}, "
             text += f"both {percent(both)}"
             data = {**data, "double": {"either": fraction(either), "both": fraction(both)}}
-        return Reply({**data, "text": text}, text)
+        return with_pain_odds(Reply({**data, "text": text}, text), target, level, spec, options,
+                              defense, defense_options)  # fmt: skip
 
     return exchange_go, steps_odds

@@ -9,30 +9,40 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from typing import Any
+from typing import Annotated, Any
 
 import typer
 
 from ..errors import RuleError
+from ..fmt import fraction
 from ..sheets import Attack, Kind, Sheet, find_attack, find_trait, require
+from ..systems.gurps.damage import DamageSpec
 from ..systems.gurps.exchange import Target
 from ..systems.gurps.locations import read_location
+from ..systems.gurps.melee import AttackOptions, DefenseOptions
+from ..systems.gurps.pain import pain_odds
 from .gurps_traits import best_defense, defense_level
-from .result import resources_of
+from .result import Reply, resources_of
 from .sheeted import resolved_as, sheet_for
 
 __all__ = [
+    "HptOpt",
+    "LptOpt",
     "defense_from_sheet",
     "dr_at_typed",
     "read_parry",
     "shared_defense",
     "target_of",
     "typed_target",
+    "with_pain",
+    "with_pain_odds",
 ]
 
 
 def target_of(sheet: Sheet) -> Target:
-    """What an exchange needs of a sheet: its Dodge, best Parry and Block, DR and HP."""
+    """What an exchange needs of a sheet: its Dodge, best Parry and Block, DR, HP, and
+    High or Low Pain Threshold (B59, B142; ``COMBAT.md``, "Shock, major wounds,
+    knockdown (B419–B420)")."""
     dodge = next((t.level for t in sheet.of_kind(Kind.DEFENSE) if t.name == "Dodge"), None)
     parry, block = best_defense(sheet.attacks, "parry"), best_defense(sheet.attacks, "block")
     torso = sheet.dr_at("torso") or 0
@@ -45,7 +55,69 @@ def target_of(sheet: Sheet) -> Target:
         hp=sheet.hp,
         dr_at=tuple((k, v) for k, v in sheet.dr if v != torso),
         fencing=parry is not None and _fenced(parry[1], "parry"),
+        hpt=sheet.hpt,
+        lpt=sheet.lpt,
     )
+
+
+HptOpt = Annotated[
+    bool,
+    typer.Option(
+        "--hpt", help="The target has High Pain Threshold: no shock, HT+3 to knockdown (B59)."
+    ),
+]
+LptOpt = Annotated[
+    bool,
+    typer.Option(
+        "--lpt", help="The target has Low Pain Threshold: shock doubled, HT-4 to knockdown (B142)."
+    ),
+]
+
+
+def _pain(target: Target) -> str | None:
+    """``high`` or ``low``: the target's pain threshold as the JSON names it; None."""
+    return "high" if target.hpt else "low" if target.lpt else None
+
+
+def with_pain(reply: Reply, target: Target) -> Reply:
+    """An exchange's reply with the target's pain threshold: ``pain_threshold`` in its
+    JSON (``high``, ``low`` or null) and, with one, what it does at the end of its text:
+    B59's High Pain Threshold (no shock, HT+3 against knockdown and stunning) or B142's
+    Low (shock doubled, at most −8; HT−4); 4th edition, as ``COMBAT.md``, "Shock, major
+    wounds, knockdown (B419–B420)" states them."""
+    text = reply.text
+    if target.hpt:
+        text += f" [{target.name} has High Pain Threshold (B59): no shock, HT+3 against knockdown]"
+    elif target.lpt:
+        text += (
+            f" [{target.name} has Low Pain Threshold (B142): shock doubled (at most -8), "
+            "HT-4 against knockdown]"
+        )
+    return Reply({**reply.data, "pain_threshold": _pain(target), "text": text}, text)
+
+
+def with_pain_odds(
+    reply: Reply,
+    target: Target,
+    skill: int,
+    damage: DamageSpec,
+    options: AttackOptions,
+    defense: str,
+    defense_options: DefenseOptions,
+) -> Reply:
+    """An exchange's odds with the target's pain threshold (``pain_threshold``) and,
+    with one, the exact odds of the shock (``odds.shock``) and of the knockdown roll's
+    modifier (``odds.knockdown_at``) it changes, a line of text
+    (:func:`referee.systems.gurps.pain.pain_odds`; B59, B142)."""
+    data = {**reply.data, "pain_threshold": _pain(target)}
+    if not (target.hpt or target.lpt):
+        return Reply(data, reply.text)
+    pain = pain_odds(skill, damage, target, options, defense, defense_options)
+    text = f"{reply.text}\n{pain.text}"
+    shock = [[n, fraction(p)] for n, p in pain.shock]
+    knockdown = [[m, fraction(p)] for m, p in pain.knockdown]
+    odds = {**data.get("odds", {}), "shock": shock, "knockdown_at": knockdown}
+    return Reply({**data, "odds": odds, "text": text}, text)
 
 
 def dr_at_typed(given: list[str] | None) -> tuple[tuple[str, int], ...]:
@@ -82,15 +154,23 @@ def typed_target(
     hp: int | None,
     hp_now: int | None,
     dr_at: tuple[tuple[str, int], ...] = (),
+    hpt: bool = False,
+    lpt: bool = False,
 ) -> Target | None:
-    """The target: from its sheet (``--vs``), each typed number over the sheet's; or
-    from typed numbers alone; None when nothing names one."""
+    """The target: from its sheet (``--vs``), each typed number over the sheet's, and
+    High or Low Pain Threshold (``--hpt``, ``--lpt``) typed or the sheet's; or from
+    typed values alone; None when nothing names one.
+
+    Raises:
+        RuleError: no such sheet, or both pain thresholds (B59 and B142 exclude each
+            other).
+    """
     typed: dict[str, Any] = {
         k: v
         for k, v in {"dodge": dodge, "parry": parry, "block": block, "dr": dr, "hp": hp}.items()
         if v is not None
     }
-    if vs is None and name is None and not typed and not dr_at:
+    if vs is None and name is None and not typed and not dr_at and not hpt and not lpt:
         return None
     base = Target(name or "the target")
     if vs is not None:
@@ -109,6 +189,18 @@ def typed_target(
             if value is not None and (key != "dr" or value):
                 fenced = key == "parry" and key not in typed and base.fencing
                 resolved_as(ctx, **{key: str(value) + ("F" if fenced else "")})
+    if hpt and lpt:
+        raise RuleError("--hpt and --lpt: High and Low Pain Threshold exclude each other "
+                        "(B59, B142); give one")  # fmt: skip
+    if (hpt and base.lpt) or (lpt and base.hpt):
+        sheet_has = "Low" if base.lpt else "High"
+        raise RuleError(
+            f"--{'hpt' if hpt else 'lpt'}: {base.name}'s sheet has {sheet_has} Pain Threshold, "
+            "and the two exclude each other (B59, B142)"
+        )
+    hpt, lpt = hpt or base.hpt, lpt or base.lpt
+    if vs is not None and (hpt or lpt):
+        resolved_as(ctx, hpt=hpt, lpt=lpt)
     values = {**{k: getattr(base, k) for k in ("dodge", "parry", "block", "dr", "hp")}, **typed}
     return Target(
         base.name,
@@ -120,6 +212,8 @@ def typed_target(
         hp_now,
         tuple((dict(base.dr_at) | dict(dr_at)).items()),
         fencing=base.fencing and "parry" not in typed,
+        hpt=hpt,
+        lpt=lpt,
     )
 
 

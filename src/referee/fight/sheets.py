@@ -12,11 +12,13 @@ __all__ = ["values_from"]
 def values_from(sheet: Sheet) -> dict[str, int]:
     """The tracked values ``sheet`` gives (a fight's ``add`` event fills the rest):
 
-    - GURPS: ST, DX, IQ, HT and Will from its attributes, HP from its HP (or ST),
-      FP from HT, Basic Speed from DX and HT (:func:`referee.fight.gurps.defaults`,
-      B16-B17), its DR (``dr`` over the torso, ``dr_<location>`` where it
-      differs), ``hpt`` when it has High Pain Threshold (B59) and ``lpt`` Low Pain
-      Threshold (B142);
+    - GURPS: ST, DX, IQ, HT and Will from its attributes; HP, FP and Basic Speed (in
+      hundredths) as the sheet gives them, else from ST, HT, and DX and HT
+      (:func:`referee.fight.gurps.defaults`, B16-B17); its DR (``dr`` over the torso,
+      ``dr_<location>`` where it differs); ``hpt`` 1 when it has High Pain Threshold
+      (B59: no shock, +3 against knockdown) and ``lpt`` 1 Low Pain Threshold (B142:
+      shock doubled, −4), as ``COMBAT.md``, "Shock, major wounds, knockdown
+      (B419–B420)" applies them;
     - SWN: its HP, the Dex modifier (``003``, "Initiative and Rounds") and the Con
       score as the system strain maximum;
     - Fudge: nothing (Luck Points are not on a sheet referee reads).
@@ -27,6 +29,10 @@ def values_from(sheet: Sheet) -> dict[str, int]:
         out = {k: attrs[k] for k in ("st", "dx", "iq", "ht", "will") if k in attrs}
         if sheet.hp is not None:
             out["hp_max"] = sheet.hp
+        if sheet.fp is not None:
+            out["fp_max"] = sheet.fp
+        if sheet.basic_speed is not None:
+            out["speed"] = round(sheet.basic_speed * 100)
         if sheet.dr:  # its DR, applied to damage rolls (contract v1.3): over the torso,
             # and at each location whose DR differs (``dr_skull``; a limb's is both sides')
             out["dr"] = sheet.dr_at("torso") or 0
@@ -34,10 +40,9 @@ def values_from(sheet: Sheet) -> dict[str, int]:
                 key = "dr_" + where.removeprefix("right ").removeprefix("left ").replace(" ", "_")
                 if dr != out["dr"] and key not in out and len(out) < 36:
                     out[key] = dr
-        names = {t.name.lower() for t in sheet.traits}
-        if "high pain threshold" in names:
+        if sheet.hpt:
             out["hpt"] = 1
-        if "low pain threshold" in names:
+        if sheet.lpt:
             out["lpt"] = 1
     elif sheet.system == "swn":
         if sheet.hp is not None:

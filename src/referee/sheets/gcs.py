@@ -9,7 +9,12 @@ Levels are the ones GCS computed and saved, never recomputed here:
   decimals (Basic Speed), Basic Move, references (``integer_ref``) and separators
   are left out, as no success roll is made against them;
 * weapons, on any item: ``calc.level``, ``calc.damage``, ``calc.parry``, ``calc.block``;
-* the top-level ``calc``: swing, thrust and dodge (unencumbered).
+* the top-level ``calc``: swing, thrust and dodge (unencumbered);
+* for the combat rules: the HP and FP pools' and Basic Speed's ``calc.value`` (named
+  in any case by ``attr_id`` or the settings' name), DR by body location, and, of the
+  enabled traits (``traits``; ``advantages`` before version 4), High and Low Pain
+  Threshold and Injury Tolerance's enabled Diffuse, Homogenous or Unliving modifier
+  (:mod:`.advantages`).
 
 Version 5 marks an item's kind by its id's first letter (``s`` skill, ``q``
 technique, ``p`` and ``r`` spell, ``t`` trait, ``e`` equipment, ``n`` note;
@@ -20,10 +25,13 @@ upper case for a container); versions 2-4 by a ``type`` field, and call traits
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
+from fractions import Fraction
 from typing import Any
 
 from ..errors import SheetError
+from .advantages import combat_traits, folded
 from .formats import kind_of, load_json, whole_number
 from .model import Attack, Kind, Sheet, Trait
 
@@ -185,6 +193,13 @@ def gcs_sheet(doc: Any) -> Sheet:
         traits.append(Trait("Dodge", None, dodge_level, Kind.DEFENSE))
     attacks: list[Attack] = []
     notes: list[str] = []
+    combat = combat_traits(_trait_names(doc))
+    both = combat.hpt and combat.lpt
+    if both:
+        notes.append(
+            "the sheet has both High and Low Pain Threshold, which exclude each other "
+            "(B59, B142): referee reads neither"
+        )
     lists = ("skills", "spells", "traits", "advantages", "equipment", "other_equipment")
     for key in lists:
         for item in _walk(doc.get(key)):
@@ -208,18 +223,71 @@ def gcs_sheet(doc: Any) -> Sheet:
         attacks=tuple(attacks),
         swing=_str(calc.get("swing")),
         thrust=_str(calc.get("thrust")),
-        hp=_hit_points(doc),
+        hp=whole_number(_pool(doc, _HP)),
         dr=_dr(doc),
+        fp=whole_number(_pool(doc, _FP)),
+        basic_speed=_speed(_pool(doc, _SPEED)),
+        hpt=combat.hpt and not both,
+        lpt=combat.lpt and not both,
+        injury_tolerance=combat.injury_tolerance,
         notes=tuple(notes),
     )
 
 
-def _hit_points(doc: dict[str, Any]) -> int | None:
-    """The HP pool's full value (``attributes``, ``attr_id`` ``hp``, ``calc.value``)."""
+_HP = {"hp", "hit points"}
+_FP = {"fp", "fatigue points"}
+_SPEED = {"basic speed"}
+
+
+def _pool(doc: dict[str, Any], names: set[str]) -> Any:
+    """The ``calc.value`` of the attribute whose ``attr_id``, or name in the sheet's
+    settings, is one of ``names`` in any case (``hp``, ``HP``, ``Hit Points``)."""
+    settings = _dict(doc.get("settings"))
+    named = {
+        d.get("id"): _str(d.get("name")) or ""
+        for d in (settings.get("attributes") or [])
+        if isinstance(d, dict) and isinstance(d.get("id"), str)
+    }
     for entry in doc.get("attributes") or []:
-        if isinstance(entry, dict) and entry.get("attr_id") == "hp":
-            return whole_number(_dict(entry.get("calc")).get("value"))
+        if not isinstance(entry, dict) or not isinstance(entry.get("attr_id"), str):
+            continue
+        if {folded(entry["attr_id"]), folded(named.get(entry["attr_id"], ""))} & names:
+            return _dict(entry.get("calc")).get("value")
     return None
+
+
+def _speed(value: Any) -> Fraction | None:
+    """Basic Speed in hundredths (GCS saves ``6.75``); None unless a number 0-1000."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    if not math.isfinite(value) or not 0 <= value <= 1000:
+        return None
+    return Fraction(round(value * 100), 100)
+
+
+def _enabled(items: Any) -> Iterator[dict[str, Any]]:
+    """Every item not disabled (``"disabled": true``), depth first through ``children``;
+    a disabled container's children are left out with it."""
+    stack = [iter(items if isinstance(items, list) else [])]
+    while stack:
+        item = next(stack[-1], None)
+        if item is None:
+            stack.pop()
+        elif isinstance(item, dict) and item.get("disabled") is not True:
+            yield item
+            stack.append(iter(item.get("children") or []))
+
+
+def _trait_names(doc: dict[str, Any]) -> Iterator[str]:
+    """The names of the enabled traits (advantages), with Injury Tolerance's enabled
+    modifiers as its form: ``Injury Tolerance (Unliving)``."""
+    for key in ("traits", "advantages"):
+        for item in _enabled(doc.get(key)):
+            name = _str(item.get("name")) or ""
+            yield name
+            if folded(name) == "injury tolerance":
+                for mod in _enabled(item.get("modifiers")):
+                    yield f"{name} ({_str(mod.get('name')) or ''})"
 
 
 def _dr(doc: dict[str, Any]) -> tuple[tuple[str, int], ...]:

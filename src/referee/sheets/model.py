@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
+from fractions import Fraction
 
 __all__ = ["Attack", "Kind", "Sheet", "Trait"]
 
@@ -127,6 +128,22 @@ class Sheet:
     """GURPS: the armor's DR by hit location (``("torso", 2)``; a GCS file's body
     locations less the body's own DR, such as the skull's 2; a TOML sheet's ``dr``);
     empty when not given."""
+    fp: int | None = None
+    """GURPS: fatigue points at full strength (a GCS file's FP pool, a TOML sheet's
+    ``fp``); None when not given (the rules then take HT, B16)."""
+    basic_speed: Fraction | None = None
+    """GURPS: Basic Speed as the sheet computed it (``27/4`` for 6.75, B17); None when
+    not given (the rules then take (DX + HT) / 4)."""
+    hpt: bool = False
+    """GURPS: the character has High Pain Threshold (B59): no shock, +3 to HT against
+    knockdown and stunning."""
+    lpt: bool = False
+    """GURPS: the character has Low Pain Threshold (B142): shock doubled, at most −8,
+    and −4 to HT against knockdown and stunning."""
+    injury_tolerance: tuple[str, ...] = ()
+    """GURPS: the forms of Injury Tolerance the character has, of ``diffuse``,
+    ``homogenous`` and ``unliving`` (B60; their wounding, B380), recorded only: no rule
+    here applies them."""
     ladder: str | None = None
     """Fudge: the built-in ladder the traits are written on (``psi-punk``)."""
     notes: tuple[str, ...] = field(default=())

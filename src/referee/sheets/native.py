@@ -4,7 +4,11 @@
   ``Per = 12``...), ``[skills]``, ``[techniques]`` and ``[spells]`` with their
   levels, ``swing``/``thrust``/``dodge``, and ``[[attacks]]`` (``name``,
   ``usage``, ``level``, ``damage`` such as ``"2d+1 cut"``, ``parry``, ``block``),
-  ``hp``, and ``dr`` (a number, or a ``[dr]`` table by hit location).
+  and for the combat rules ``hp``, ``fp``, ``basic_speed`` (each also under
+  ``[attributes]``), ``dr`` (a number, or a ``[dr]`` table by hit location), and
+  ``advantages``/``disadvantages`` (names: High or Low Pain Threshold, Injury
+  Tolerance (Unliving), ...; :mod:`.advantages`). A GURPS sheet's keys are read in
+  any case, a space as an underscore (``HP``, ``Hp``, ``Basic Speed``).
 * ``system = "swn"``: ``level``, ``[attributes]`` (scores 3-18), ``[skills]``
   (levels 0-4, or ``{ level = 1, attribute = "dex" }`` to name the skill's usual
   attribute; a skill not listed is untrained), ``[combat]`` (``attack_bonus``,
@@ -21,9 +25,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from fractions import Fraction
 from typing import Any
 
 from ..errors import RefereeError, SheetError
+from .advantages import CombatTraits, combat_traits, folded
 from .formats import load_toml
 from .model import Attack, Kind, Sheet, Trait
 
@@ -109,14 +115,33 @@ def _named(name: str) -> tuple[str, str | None]:
     return name.strip(), None
 
 
+_GURPS_KEYS = {"system", "name", "attributes", "skills", "techniques", "spells", "attacks"} | {
+    "swing", "thrust", "dodge", "dr", "advantages", "disadvantages", *("hp", "fp", "basic_speed")
+}  # fmt: skip
+"""A GURPS sheet's top-level keys, as :func:`_key` writes them."""
+_POOLS = {"hp": "hp", "hit_points": "hp", "fp": "fp", "fatigue_points": "fp",
+          "basic_speed": "basic_speed"}  # fmt: skip
+"""The values the combat rules read that a sheet may also write under ``[attributes]``."""
+
+
+def _key(key: str) -> str:
+    """A key as read: any case, spaces as underscores (``Basic Speed``: ``basic_speed``;
+    ``Hit Points``: ``hp``)."""
+    canon = folded(key).replace(" ", "_")
+    return _POOLS.get(canon, canon)
+
+
 def _gurps(r: _Reader, name: str) -> Sheet:
-    doc = r.doc
-    r.keys(
-        doc,
-        {"system", "name", "attributes", "skills", "techniques", "spells", "attacks"}
-        | {"swing", "thrust", "dodge", "hp", "dr"},
-        "",
-    )
+    doc: dict[str, Any] = {}
+    said: dict[str, str] = {}  # each key as read, as the sheet writes it
+    for key, value in r.doc.items():
+        canon = _key(key)
+        if canon not in _GURPS_KEYS:
+            known = ", ".join(sorted(_GURPS_KEYS))
+            raise r.fail(key, f"unknown key (a sheet has: {known})")
+        if canon in doc:
+            raise r.fail(key, f"is given twice (as {said[canon]!r} too)")
+        doc[canon], said[canon] = value, key
     traits: list[Trait] = []
     for key, kind in (
         ("attributes", Kind.ATTRIBUTE),
@@ -124,13 +149,22 @@ def _gurps(r: _Reader, name: str) -> Sheet:
         ("techniques", Kind.TECHNIQUE),
         ("spells", Kind.SPELL),
     ):
-        for trait, level in r.table(key).items():
+        for trait, level in r.table(key, doc).items():
+            if kind is Kind.ATTRIBUTE and _key(trait) in _POOLS:  # [attributes] HP = 14
+                canon = _POOLS[_key(trait)]
+                if canon in doc:
+                    raise r.fail(
+                        f"[attributes] {trait}", f"is given twice (as {said[canon]!r} too)"
+                    )
+                doc[canon], said[canon] = level, f"[attributes] {trait}"
+                continue
             base, spec = _named(r.string(f"[{key}] {trait}", trait, 100))
             traits.append(Trait(base, spec, r.integer(f"[{key}] {trait}", level), kind))
     if "dodge" in doc:
-        traits.append(Trait("Dodge", None, r.integer("dodge", doc["dodge"]), Kind.DEFENSE))
+        traits.append(Trait("Dodge", None, r.integer(said["dodge"], doc["dodge"]), Kind.DEFENSE))
+    combat = _combat(r, doc, said)
     attacks = []
-    for i, a in enumerate(r.list_of_tables("attacks"), 1):
+    for i, a in enumerate(r.list_of_tables(said.get("attacks", "attacks")), 1):
         where = f"[[attacks]] {i}: "
         r.keys(a, {"name", "usage", "level", "damage", "parry", "block"}, where)
         if "name" not in a or "damage" not in a:
@@ -153,9 +187,51 @@ def _gurps(r: _Reader, name: str) -> Sheet:
         attacks=tuple(attacks),
         swing=r.optional("swing", doc),
         thrust=r.optional("thrust", doc),
-        hp=None if "hp" not in doc else r.integer("hp", doc["hp"], 1, 10000),
+        hp=None if "hp" not in doc else r.integer(said["hp"], doc["hp"], 1, 10000),
         dr=_dr_table(r, doc.get("dr")),
+        fp=None if "fp" not in doc else r.integer(said["fp"], doc["fp"], 1, 10000),
+        basic_speed=None if "basic_speed" not in doc else _speed(r, said["basic_speed"], doc),
+        hpt=combat.hpt,
+        lpt=combat.lpt,
+        injury_tolerance=combat.injury_tolerance,
     )
+
+
+def _speed(r: _Reader, key: str, doc: dict[str, Any]) -> Fraction:
+    """``basic_speed = 5.75``: Basic Speed (B17), to the hundredth."""
+    value = doc["basic_speed"]
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1000:
+        raise r.fail(key, f"should be a number from 0 to 1000, like 5.75, not {value!r}")
+    hundredths = round(value * 100)
+    if abs(value * 100 - hundredths) > 1e-6:
+        raise r.fail(key, f"{value!r}: write Basic Speed to the hundredth at most, like 5.75")
+    return Fraction(hundredths, 100)
+
+
+def _combat(r: _Reader, doc: dict[str, Any], said: dict[str, str]) -> CombatTraits:
+    """``advantages`` and ``disadvantages``: lists of names (``["High Pain Threshold"]``),
+    or tables of a name and whether the character has it (``"High Pain Threshold" =
+    true``); the names the rules read (:mod:`.advantages`) in any case. B59, B142:
+    High and Low Pain Threshold exclude each other."""
+    names: list[str] = []
+    for key in ("advantages", "disadvantages"):
+        given = doc.get(key, [])
+        where = said.get(key, key)
+        if isinstance(given, Mapping):
+            for item, has in given.items():
+                if not isinstance(has, bool):
+                    raise r.fail(f"[{where}] {item}", f"should be true or false, not {has!r}")
+                if has:
+                    names.append(r.string(f"[{where}] {item}", item, 200))
+        elif isinstance(given, list):
+            names += [r.string(f"{where} {i}", n, 200) for i, n in enumerate(given, 1)]
+        else:
+            raise r.fail(where, 'should be a list of names, like ["High Pain Threshold"]')
+    combat = combat_traits(names)
+    if combat.hpt and combat.lpt:
+        where = said.get("disadvantages", said.get("advantages", "advantages"))
+        raise r.fail(where, "High and Low Pain Threshold exclude each other (B59, B142)")
+    return combat
 
 
 def _dr_table(r: _Reader, given: Any) -> tuple[tuple[str, int], ...]:
