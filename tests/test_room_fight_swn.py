@@ -67,8 +67,15 @@ def test_an_swn_fight_in_the_room(server: Server) -> None:
     assert ("broken" in o2["conditions"]) == (not checked["result"]["success"])
     # A stabilize roll, applied as the result it is: a failure changes nothing, and
     # the fight says so (nothing is logged).
-    heal = _roll(table, "alice", "swn stabilize")
     event = {"kind": "result", "combatant": "o1", "of": "stabilize"}
+    # Issue 65 §7: its rounds are the tracker's (003, "Mortal Wounds": 8 + the rounds
+    # down), not what was typed: a roll at an easier or harder count is refused.
+    for typed in ("--rounds 3", "--rounds 1"):
+        off = _roll(table, "alice", f"swn stabilize {typed}")
+        refused = _event(table, "gm", event, int(off["seq"]))
+        assert refused.status_code == 422
+        assert "roll 'swn stabilize --rounds 0'" in refused.json()["error"], refused.text
+    heal = _roll(table, "alice", "swn stabilize")
     got = _event(table, "gm", event, int(heal["seq"]))
     o1 = next(c for c in _state(table, "gm")["combatants"] if c["combatant"] == "o1")
     if heal["result"]["success"]:

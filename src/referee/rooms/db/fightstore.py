@@ -240,6 +240,8 @@ class FightWrites(StoreParts):
                 _aimed(fight, ev, e)
             if ev.get("kind") == "answer":
                 _same_roll(fight, ev, e)
+            if ev.get("kind") == "result" and ev.get("of") == "stabilize":
+                _stabilized_at(fight, ev, e)
         try:
             done = step(fight, ev)
         except RefereeError as exc:
@@ -365,6 +367,30 @@ def _aimed(fight: Fight, ev: dict[str, Any], e: Mapping[str, Any]) -> None:
     if ev.setdefault("combatant", aimed) != aimed:
         name = fight.combatants[aimed].name
         raise Conflict(422, f"roll {e.get('seq')} is aimed at {name}: its damage goes there")
+
+
+_ROUNDS = re.compile(r"(?:^|\s)--rounds[ =]([0-9]{1,7})(?=\s|$)")
+
+
+def _stabilized_at(fight: Fight, ev: Mapping[str, Any], e: Mapping[str, Any]) -> None:
+    """A stabilize roll applied to a combatant must have been made at the rounds it has
+    been down, as the tracker counts them (``003``, "Mortal Wounds": the difficulty is
+    8 plus the rounds since the fall; contract v1.4, "the fight's state goes into every
+    roll it takes"): a roll typed at fewer rounds, or more, is refused, naming the
+    rounds to roll at."""
+    c = fight.combatants.get(str(ev.get("combatant")))
+    if c is None or fight.system != "swn":
+        return
+    typed = _ROUNDS.search(str(e.get("resolved") or e.get("command") or ""))
+    made = int(typed.group(1)) if typed else 0
+    down = c.value("rounds_down")
+    if made != down:
+        raise Conflict(
+            422,
+            f"roll {e.get('seq')} was made at --rounds {made}, but {c.name} has been down "
+            f"{down} round{'s' if down != 1 else ''}: roll 'swn stabilize --rounds {down}' "
+            "(003, Mortal Wounds)",
+        )
 
 
 def _same_roll(fight: Fight, ev: Mapping[str, Any], e: Mapping[str, Any]) -> None:

@@ -59,8 +59,9 @@ class Guardian:
 
     def fight_event(self, fight: Fight, ev: Mapping[str, Any], roll: int | None) -> None:
         """Refuse (403) a fight event the member may not make, before anything else is
-        looked at: a player answers her own combatant's call with her roll, ends her
-        own turn, takes her own combatant's maneuver (on its turn), counts her own defense with her roll, and spends her own Luck Point
+        looked at: a player answers her own combatant's call with its own roll, ends
+        her own turn, takes her own combatant's maneuver (on its turn: the fight's rules
+        check that), counts her own defense with her roll, and spends her own Luck Point
         (002); all else is the GM's. A player gets the same 403 for a call that is not
         hers and one that does not exist, so no answer tells of a hidden NPC's calls.
 

@@ -53,8 +53,10 @@
   }
   // A call answered in one request: the server rolls its command as the call's
   // combatant (contract v1.3; secret when that combatant is hidden) and answers it.
-  async function answer(call) {
-    await send({ kind: "answer", call: call.call }, "call");
+  async function answer(call, choice) {
+    const event = { kind: "answer", call: call.call };
+    if (choice !== undefined) event.choice = choice;  // a defense the player chose (v1.4)
+    await send(event, "call");
   }
 
   function button(text, onClick, cls) {
@@ -135,7 +137,8 @@
       gmConditionTools(c, tools);
       li.append(tools);
     }
-    if (!c.out && c.owner === member && !isGm) {
+    // A player attacks with her own character; the GM with her NPCs (secret, v1.4).
+    if (!c.out && (isGm ? c.owner === "gm" : c.owner === member)) {
       const row = attackRow(c);
       if (row) li.append(row);
     }
@@ -158,8 +161,12 @@
   const aiming = {};  // combatant -> {weapon, target}: kept across redraws
   function attackRow(c) {
     const row = el("div", "attack-row write");
-    const foes = fight.combatants.filter((x) => x.combatant !== c.combatant && !x.out && !x.down);
+    // Contract v1.4: an attack is made on its attacker's own turn, by one still in the
+    // fight; a downed foe may still be hit (finished off), a dead one no more.
+    const foes = fight.combatants.filter((x) => x.combatant !== c.combatant && !x.out
+      && !(x.conditions || []).includes("dead"));
     if (!foes.length || fight.system !== "gurps" || !c.sheet) return null;
+    if (fight.current !== c.combatant || c.down || c.out) return null;
     const pick = aiming[c.combatant] || (aiming[c.combatant] = { weapon: "", target: "" });
     const weapon = el("select");
     weapon.setAttribute("aria-label", `${c.name}'s weapon`);
@@ -176,22 +183,31 @@
     if (foes.some((x) => x.combatant === pick.target)) foe.value = pick.target;
     pick.target = foe.value;
     foe.addEventListener("change", () => { pick.target = foe.value; });
+    const how = el("select");  // the maneuver (B365): Attack unless chosen
+    how.setAttribute("aria-label", `${c.name}'s maneuver`);
+    for (const m of ["attack", "all-out attack", "all-out attack (double)", "move and attack"]) {
+      const o = el("option", "", m[0].toUpperCase() + m.slice(1)); o.value = m; how.append(o);
+    }
     const go = button("Attack", async () => {
       go.disabled = true;
       note.textContent = "";
-      const answer = await R.post("fight/attack", { attacker: c.combatant, target: foe.value, weapon: weapon.value }, "attack");
+      const asked = { attacker: c.combatant, target: foe.value, weapon: weapon.value, maneuver: how.value };
+      const answer = await R.post("fight/attack", asked, "attack");
       go.disabled = false;
       if (!answer) { note.textContent = document.getElementById("error").textContent; note.className = "error"; return; }
       const hit = answer.rolls[0];
       const held = answer.entries.find((e) => e.event && e.event.kind === "defend" && e.event.success);
       const name = nameOf(foe.value);
-      const how = { dodge: "dodges", parry: "parries", block: "blocks" };
+      const verbs = { dodge: "dodges", parry: "parries", block: "blocks" };
+      const waits = answer.entries.some((e) => (e.calls || []).some((x) => x.kind === "defense"));
       note.className = "";
-      note.textContent = !hit.result || !hit.result.success ? `${c.name} misses ${name}.`
-        : held ? `${name} ${how[held.event.defense] || "defends"}.` : `${c.name} hits ${name}.`;
+      note.textContent = hit.redacted ? `${c.name} attacks ${name}.`
+        : !hit.result || !(hit.result.success || hit.result.torso_instead) ? `${c.name} misses ${name}.`
+        : waits ? `${name} must defend.`
+        : held ? `${name} ${verbs[held.event.defense] || "defends"}.` : `${c.name} hits ${name}.`;
     }, "attack");
     go.disabled = true;  // until the weapons are read
-    row.append(weapon, " ▸ ", foe, " ", go);
+    row.append(how, " ", weapon, " ▸ ", foe, " ", go);
     return row;
   }
 
@@ -203,14 +219,15 @@
     drop("prone", "Stand up");
     drop("unconscious", "Wakes up");
     drop("stunned", "No longer stunned");
-    if (fight.system === "gurps" && !c.pc && c.sheet) {
-      // The server rolls an NPC's defense against a player's attack, or the GM does.
+    if (fight.system === "gurps" && c.sheet) {
+      // An NPC's defense: the server's secret roll, or the GM's by hand. A player's
+      // character's: her own (contract v1.4), or the GM's, for speed.
       const mine = el("input");
       mine.type = "checkbox";
       mine.checked = !!c.values.gm_defends;
       mine.disabled = R.readOnly();
       mine.addEventListener("change", () => send({ kind: "set", combatant: c.combatant, values: { gm_defends: mine.checked ? 1 : 0 } }));
-      const label = el("label", "inline", " I roll its defenses");
+      const label = el("label", "inline", c.pc ? " I roll her defenses" : " I roll its defenses");
       label.prepend(mine);
       tools.append(label);
     }
@@ -235,8 +252,21 @@
     const li = el("li", "call");
     li.dataset.call = call.call;
     li.append(el("strong", "", nameOf(call.combatant) + ": "), call.why);
-    if (call.command) li.append(" ", el("code", "", call.command)); // an NPC's: the GM's
-    if (isGm || (c && c.owner === member)) li.append(" ", button("Roll", () => answer(call), "answer"));
+    const mine = isGm || (c && c.owner === member);
+    if (call.choices && call.choices.length && mine) {
+      // Contract v1.4: the defender chooses her defense: one click a choice, each with
+      // its level after the fight's modifiers and its exact odds to hold.
+      const list = el("div", "choices");
+      call.choices.forEach((choice, i) => {
+        const b = button(choice.label, () => answer(call, i), "answer");
+        b.dataset.choice = String(i);
+        list.append(b);
+      });
+      li.append(list);
+    } else {
+      if (call.command) li.append(" ", el("code", "", call.command)); // an NPC's: the GM's
+      if (mine) li.append(" ", button("Roll", () => answer(call), "answer"));
+    }
     if (isGm) li.append(" ", button("Dismiss", () => send({ kind: "dismiss", call: call.call })));
     return li;
   }
