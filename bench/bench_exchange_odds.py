@@ -26,11 +26,12 @@ def clear() -> None:
     from referee.odds import _odds_or_refusal
     from referee.pools import _die_cached
     from referee.systems.gurps.damage import _dice_adds
-    from referee.systems.gurps.exchange_odds import _odds, _table_odds, _ways
+    from referee.systems.gurps.allout import feint_odds
+    from referee.systems.gurps.exchange_odds import _odds, _split, _table_odds, _ways
     from referee.systems.gurps.locations import cripples, location_odds, location_wounding
 
-    for cache in (_odds, _table_odds, _ways, location_odds, location_wounding, cripples,
-                  _dice_adds, _odds_or_refusal, _die_cached):  # fmt: skip
+    for cache in (_odds, _split, _table_odds, _ways, location_odds, location_wounding, cripples,
+                  _dice_adds, _odds_or_refusal, _die_cached, feint_odds):  # fmt: skip
         cache.cache_clear()
 
 

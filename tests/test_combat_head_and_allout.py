@@ -120,22 +120,26 @@ def test_large_area_injury_averages_the_torso_and_the_least_protected_dr_b400() 
 
 def test_all_out_attack_long_feint_and_double_b365() -> None:
     """B365 (``COMBAT.md``: "Double: two attacks; Feint: a feint, then an attack; Long:
-    +1 yard of reach, at a cost in damage"): Long's cost is −2 damage or −1 a die when
-    more (referee's reading, stated); a feint won by 5 takes 5 off the defense; Double
-    rolls two exchanges, the second against the HP the first left; one option only."""
+    +1 yard of reach, at a cost in damage"): Long's cost to a swing is −2 damage or −1 a
+    die when worse (Martial Arts p. 97); a feint that succeeds by 3 against a foe who
+    fails takes its margin of success, 3, off the defense (B365: "If you succeed and
+    your foe fails"; issue 66 §1: it took the margin of victory, 5); Double rolls two
+    exchanges, the second against the HP the first left; one option only."""
     assert [long_damage(d) for d in ("1d", "2d+1", "3d", "5d-1")] == [
         "1d-2",
         "2d-1",
         "3d-3",
         "5d-6",
     ]
-    # The feint: 11 (success by 3) against 12's 14 (failure by 2): won by 5; then the
-    # attack 10, and the parry 10-5 = 5 fails on 12.
+    # The feint: 11 (success by 3) against 12's 14 (failure by 2): won by 5, but the foe
+    # failed, so the penalty is the margin of success, 3; then the attack 10, and the
+    # parry 10-3 = 7 fails on 12.
     x = exchange(14, read_damage("2d cut"), Target("Orc", parry=10, hp=12),
                  options=AttackOptions(feint=12), defense="parry",
                  rng=_replay(4, 1, 6, 4, 4, 6, 2, 6, 2, 4, 5, 3, 1, 5))  # fmt: skip
     assert x.feint is not None and x.feint.margin_of_victory == 5
-    assert x.defense is not None and x.defense.check.effective_skill == 5 and not x.defense.defended
+    assert x.feinted == 3
+    assert x.defense is not None and x.defense.check.effective_skill == 7 and not x.defense.defended
     both = exchanges(14, read_damage("2d cut"), Target("Orc", parry=10, hp=12),
                      options=AttackOptions(double=True), defense="parry",
                      rng=_replay(4, 1, 6, 4, 4, 6, 2, 6, 2, 4, 5, 1, 6, 6, 6, 6))  # fmt: skip
@@ -164,7 +168,12 @@ def test_a_feints_odds_equal_enumeration() -> None:
             x = exchange(13, spec, foe, options=opts, defense="parry",
                          rng=_replay(*script, *rest))  # fmt: skip
             assert x.feint is not None
-            m = x.feint.margin_of_victory if x.feint.winner == 1 else 0
+            mine, foes = x.feint.rounds[0]  # B365: success against failure, the margin
+            assert mine is not None and foes is not None  # of success; both, of victory
+            m = 0
+            if mine.success:
+                m = mine.margin if not foes.success else max(mine.margin - foes.margin, 0)
+            assert x.feinted == m
             margins[m or 0] = margins.get(m or 0, Fraction(0)) + Fraction(wa * wb, 216 * 216)
             prefix.setdefault(m or 0, script)
     assert tuple(sorted(margins.items())) == feint_odds(13, 11)
@@ -207,7 +216,8 @@ def test_a_doubles_odds_follow_the_first_exchange() -> None:
 def test_the_command_rolls_a_double_as_two_attacks_and_a_feint_before_its_attack() -> None:
     """``gurps attack 14 --double``: two attack rolls, the second in ``"second"``;
     ``--feint 12``: the Quick Contest first, its margin of victory taken off the foe's
-    defense as the text says, each roll the engine's own on the same dice."""
+    defense as the text says (B365: the margin of success, 3, when the foe fails), each
+    roll the engine's own on the same dice."""
     two = commands.run("gurps attack 14 --double", _replay(2, 4, 5, 6, 6, 4))
     assert (two.data["roll"], two.data["outcome"]) == (11, "success")
     assert (two.data["second"]["roll"], two.data["second"]["outcome"]) == (16, "failure")
@@ -217,9 +227,9 @@ def test_the_command_rolls_a_double_as_two_attacks_and_a_feint_before_its_attack
     contest = quick_contest(14, 12, resistance=True, rng=_replay(4, 1, 6, 4, 4, 6),
                             names=("the feint", "the foe"))  # fmt: skip
     assert won.data["feint"]["margin_of_victory"] == contest.margin_of_victory == 5
-    assert won.text.startswith(f"feint: {contest.text} (the foe's defense -5); 14: rolled 10")
+    assert won.text.startswith(f"feint: {contest.text} (the foe's defense -3, B365); 14: rolled 10")
     lost = commands.run("gurps attack 14 --feint 12", _replay(6, 6, 4, 1, 1, 1, 3, 3, 3))
-    assert lost.data["feint"]["winner"] == 2 and "(the foe's defense -0)" in lost.text
+    assert lost.data["feint"]["winner"] == 2 and "(the foe's defense -0, B365)" in lost.text
 
 
 def test_a_double_exchange_and_its_odds_from_the_command_line() -> None:

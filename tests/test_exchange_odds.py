@@ -40,6 +40,7 @@ def _runs(
     options: AttackOptions,
     defense: str,
     start: list[int] | None = None,
+    defense_options: DefenseOptions | None = None,
 ) -> Iterator[tuple[Fraction, Exchange]]:
     """Every way the exchange can go, with its chance: the draws in the order the
     exchange makes them (after ``start``, taken as given), each 3d6 by its total and
@@ -51,6 +52,7 @@ def _runs(
         """The exchange on these draws, or how many it asked for past them."""
         try:
             return exchange(skill, damage, target, options=options, defense=defense,
+                            defense_options=defense_options,
                             rng=ReplaySource([(6, v) for v in script]))  # fmt: skip
         except Exception as exc:  # a draw past the script: walk on
             if "was not recorded" in str(exc):

@@ -24,7 +24,9 @@ from ..render.combat import attack_json, exchange_json, exchange_odds_json
 from ..render.gurps import contest_json, skill_odds_json
 from ..rng import RandomSource
 from ..sheets import Attack, find_attack
+from ..systems.gurps.allout import feint_penalty
 from ..systems.gurps.contest import quick_contest
+from ..systems.gurps.criticals import EyeRow, unarmed_name
 from ..systems.gurps.damage import read_damage
 from ..systems.gurps.exchange import exchanges
 from ..systems.gurps.exchange_odds import double_odds, exchange_odds
@@ -32,6 +34,8 @@ from ..systems.gurps.locations import require_targetable
 from ..systems.gurps.melee import (
     AttackOptions,
     DefenseOptions,
+    RangedKind,
+    TorsoMiss,
     attack,
     effective_attack,
 )
@@ -123,11 +127,62 @@ def attack_cmd(
     ] = None,
     long: Annotated[
         bool,
-        typer.Option("--long", help="All-Out Attack (Long): +1 yard reach, -2 damage (B365)."),
+        typer.Option(
+            "--long",
+            help="All-Out Attack (Long): +1 yard reach; a swing -2 damage or -1 a die, a "
+            "thrust nothing (Martial Arts p. 97).",
+        ),
     ] = False,
+    thrust: Annotated[
+        bool | None,
+        typer.Option(
+            "--thrust/--swing",
+            help="The attack is a thrust or a swing, for --long (MA97); by default a sheet's "
+            "usage 'Thrust', else a swing.",
+        ),
+    ] = None,
     ranged: Annotated[
-        bool, typer.Option("--ranged", help="A ranged attack (All-Out Attack is +1).")
+        bool,
+        typer.Option(
+            "--ranged",
+            help="A ranged attack (All-Out Attack is +1); a missile, which cannot be parried "
+            "(B376).",
+        ),
     ] = False,
+    thrown: Annotated[
+        bool, typer.Option("--thrown", help="A thrown weapon: ranged, parried at -1 (B376).")
+    ] = False,
+    thrown_small: Annotated[
+        bool,
+        typer.Option(
+            "--thrown-small",
+            help="A small thrown weapon (1 lb or less): ranged, parried at -2 (B376).",
+        ),
+    ] = False,
+    unarmed: Annotated[
+        bool | None,
+        typer.Option(
+            "--unarmed/--armed",
+            help="A critical miss reads the Unarmed Critical Miss Table (B557); by default "
+            "when the sheet's weapon is a punch, kick, bite...",
+        ),
+    ] = None,
+    torso_miss: Annotated[
+        TorsoMiss,
+        typer.Option(
+            "--torso-miss",
+            help="Which aimed misses hit the torso (B399): margin (a failure by 1 as shown, "
+            "a 17 at 17+ too) or roll (only skill+1).",
+        ),
+    ] = TorsoMiss.MARGIN,
+    eye_row: Annotated[
+        EyeRow,
+        typer.Option(
+            "--eye-row",
+            help="The Critical Head Blow Table's rows 6-7 on an attack at the eye (B556): "
+            "as-aimed (an eye hit) or as-4 (as row 4).",
+        ),
+    ] = EyeRow.AS_AIMED,
     telegraphic: Annotated[
         bool, typer.Option("--telegraphic", help="Telegraphic Attack: +4, the defense +2.")
     ] = False,
@@ -237,6 +292,13 @@ def attack_cmd(
     numbers), the whole exchange: the defense, the hit location, damage through DR,
     injury, and what the GM must call for next, with each step's exact odds."""
     level, found = _weapon(ctx, weapon, sheet)
+    if thrown and thrown_small:
+        raise RuleError("a thrown weapon is small or not: --thrown or --thrown-small (B376)")
+    kind = RangedKind.SMALL_THROWN if thrown_small else RangedKind.THROWN
+    if unarmed is None:  # by the sheet's name for the attack (B557): a punch, kick, bite...
+        unarmed = found is not None and unarmed_name(found.full_name)
+    if thrust is None:  # by the sheet's usage (MA97): 'Thrust', else a swing
+        thrust = found is not None and "thrust" in (found.usage or "").lower()
     options = AttackOptions(
         deceptive,
         all_out,
@@ -246,17 +308,24 @@ def attack_cmd(
         random_location,
         criticals,
         tight_beam=tight_beam,
-        ranged=ranged,
+        ranged=ranged or thrown or thrown_small,
+        ranged_kind=kind if thrown or thrown_small else RangedKind.MISSILE,
         strong=strong,
         large_area=large_area,
         head_blow_table=head_blow_table,
         double=double,
         feint=feint,
         long=long,
+        thrust=thrust,
+        unarmed=unarmed,
+        torso_miss=torso_miss,
+        eye_row=eye_row,
     )
     name = label or (found.full_name if found else None)
     if found is not None:
         resolved_as(ctx, weapon=str(level), label=labelled(found.full_name, label))
+        if unarmed or thrust:  # what the sheet's names said, so the roll replays without it
+            resolved_as(ctx, unarmed=unarmed or None, thrust=thrust or None)
     spec_text = damage or (found.damage if found else None)
     parry_level, fenced = read_parry(parry)
     target = typed_target(
@@ -284,8 +353,8 @@ def attack_cmd(
                 data["second"] = attack_json(rolls[1])
             if feinted is not None:
                 data["feint"] = contest_json(feinted)
-                won = feinted.margin_of_victory if feinted.winner == 1 else 0
-                text = f"feint: {feinted.text} (the foe's defense -{won or 0}); {text}"
+                off = feint_penalty(feinted)  # B365: margin of success, or of victory
+                text = f"feint: {feinted.text} (the foe's defense -{off}, B365); {text}"
             return Reply({**data, "text": text}, text)
 
         def attack_odds() -> Reply:

@@ -1,8 +1,8 @@
 """``gurps defend``: an active defense roll (B374-B377), with its options.
 
 Sources: *GURPS Basic Set*, 4th edition: B374-B377, "Active Defense" (retreat, All-Out
-Defense, shields, repeated parries, fencing weapons); B419 and B426 (reeling and very
-tired halve Dodge).
+Defense, shields, repeated parries, fencing weapons; a thrown weapon parried at −1, a
+small one at −2, B376); B419 and B426 (reeling and very tired halve Dodge).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from ..fmt import readable
 from ..render.combat import defense_json
 from ..render.gurps import skill_odds_json
 from ..rng import RandomSource
-from ..systems.gurps.melee import DefenseOptions, defend, defense_modifiers, halved_dodge
+from ..systems.gurps.defense import DefenseOptions, defend, defense_modifiers, halved_dodge
 from ..systems.gurps.success import skill_odds
 from .gurps_combat import BlockRetreatOpt
 from .gurps_target import defense_from_sheet
@@ -69,6 +69,15 @@ def defend_cmd(
         bool, typer.Option("--very-tired", help="Under 1/3 FP: Dodge halved, rounded up (B426).")
     ] = False,
     block_retreat: BlockRetreatOpt = 1,
+    thrown: Annotated[
+        bool, typer.Option("--thrown", help="Parrying a thrown weapon: -1 (B376).")
+    ] = False,
+    thrown_small: Annotated[
+        bool,
+        typer.Option(
+            "--thrown-small", help="Parrying a small thrown weapon (1 lb or less): -2 (B376)."
+        ),
+    ] = False,
     label: LabelOpt = None,
     sheet: SheetOpt = None,
 ) -> Twin:
@@ -94,13 +103,18 @@ def defend_cmd(
     elif reeling or very_tired:
         raise RuleError("--reeling and --very-tired halve Dodge only (B419, B426)")
     options = DefenseOptions(retreat, aod, shield, parried, fencing, block_retreat)
+    if (thrown or thrown_small) and kind != "parry":
+        raise RuleError("--thrown and --thrown-small change a parry only (B376)")
+    if thrown and thrown_small:
+        raise RuleError("a thrown weapon is small or not: --thrown or --thrown-small (B376)")
+    parry = -2 if thrown_small else -1 if thrown else 0  # B376: a missile is not parried
 
     def go(rng: RandomSource) -> Reply:
-        d = defend(kind, value, options, against=against, label=name, rng=rng)
+        d = defend(kind, value, options, against=against, parry=parry, label=name, rng=rng)
         return Reply(defense_json(d), d.text)
 
     def defense_odds() -> Reply:
-        eff = value + sum(m for _, m in defense_modifiers(kind, options, against))
+        eff = value + sum(m for _, m in defense_modifiers(kind, options, against, parry))
         o = skill_odds(eff)
         text = f"{name or kind.title()} {eff}: defends {readable(o.success)}"
         data = {"system": "gurps", "kind": "odds", "label": name, "effective_skill": eff,

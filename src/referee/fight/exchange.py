@@ -13,13 +13,19 @@ from typing import Any
 from ..errors import RuleError
 from ..systems.gurps.damage import armor_divisor, armor_dr
 from ..systems.gurps.locations import location_injury, read_location
+from ..systems.gurps.wounds import extra_dr
 from .model import Call, Combatant, Fight
 
-__all__ = ["defended", "exchange", "through_dr"]
+__all__ = ["TOXIC_RULES", "defended", "exchange", "through_dr"]
 
 PLAIN_RULES = 4
 """The first rules (:data:`.events.RULES`) by which :func:`through_dr` reads a divisor only
 when plain and within B378's range."""
+
+TOXIC_RULES = 5
+"""The first rules by which toxic damage at the skull or eye meets no skull DR and calls
+no −10 knockdown (B399: "none of these effects apply to toxic damage"; :func:`through_dr`
+and :func:`.gurps.injure`), and DR 0 is DR 1 against a divisor under 1 (B110)."""
 
 _DIVISOR = re.compile(r"[0-9]{1,3}(?:\.[0-9]{1,3})?(?:/[0-9]{1,3})?")
 """An armor divisor as a damage roll's JSON writes it (``3``, ``1/2``) or a GM types
@@ -78,7 +84,10 @@ def through_dr(c: Combatant, ev: Mapping[str, Any], rules: int = PLAIN_RULES) ->
     From ``rules`` 4, the divisor is read only when written plainly and within B378's
     0.1 to 100, and the DR must be 0 to 1000, as a damage roll's ``--dr``; before, as
     then (any number ``Fraction`` reads, but never one with an exponent that would take
-    it minutes to build).
+    it minutes to build). From rules 5 (:data:`TOXIC_RULES`), toxic damage meets no
+    skull DR (B399, :func:`referee.systems.gurps.wounds.extra_dr`), and DR 0 is DR 1
+    against a divisor under 1 (B110, :func:`referee.systems.gurps.damage.armor_dr`);
+    before, the skull's 2 and DR 0, as then.
     """
 
     basic, kind = ev["basic"], ev.get("type", "cr")
@@ -86,7 +95,8 @@ def through_dr(c: Combatant, ev: Mapping[str, Any], rules: int = PLAIN_RULES) ->
         raise RuleError("basic damage is 0 or more")
     where = read_location(ev.get("location") or "torso")
     key = "dr_" + where.key.removeprefix("right ").removeprefix("left ").replace(" ", "_")
-    dr = c.values.get(key, c.value("dr")) + where.extra_dr
+    own = extra_dr(where, kind) if rules >= TOXIC_RULES else where.extra_dr  # B399
+    dr = c.values.get(key, c.value("dr")) + own
     if rules >= PLAIN_RULES and not 0 <= dr <= 1000:
         raise RuleError(f"{c.name}'s DR at the {where.key} is {dr}: DR is 0 to 1000")
     text = ev.get("divisor")
@@ -108,5 +118,5 @@ def through_dr(c: Combatant, ev: Mapping[str, Any], rules: int = PLAIN_RULES) ->
         raise RuleError(
             f"an armor divisor is a fraction from 0.1 to 100 such as 3/1, not {text!r}"
         ) from None
-    through = max(0, basic - armor_dr(dr, divisor))
+    through = max(0, basic - armor_dr(dr, divisor, bare_dr_one=rules >= TOXIC_RULES))
     return location_injury(through, kind, where.key, c.value("hp_max"))

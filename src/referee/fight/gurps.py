@@ -82,7 +82,7 @@ def _check(level: int, mod: int, label: str) -> str:
 
 
 def injure(
-    c: Combatant, injury: int, location: str | None = None
+    c: Combatant, injury: int, location: str | None = None, damage_type: str = "cr"
 ) -> tuple[Combatant, list[CallSpec]]:
     """``injury`` HP lost in one blow (after DR and wounding), hit at ``location`` (read
     as the commands read it: any case, ``head`` for the skull; an unknown one is
@@ -105,8 +105,11 @@ def injure(
     −3×HP and −4×HP crossed, an HT roll to live; at −5×HP, dead at once; at −10×HP,
     the body is destroyed too (``destroyed``). (At 0 HP or
     below, the roll each turn to stay conscious is called when the victim's turn
-    begins: :func:`start_turn`.) The damage event carries no damage type, so a
-    toxic skull hit or a male's crushing groin hit is the GM's to adjust.
+    begins: :func:`start_turn`.) ``damage_type`` is the blow's (a damage event's
+    ``type`` from rules 5, :data:`.exchange.TOXIC_RULES`): toxic damage at the skull or
+    eye calls no −10 knockdown (B399: "none of these effects apply to toxic damage");
+    an ``amount`` event carries none (crushing), so there it is the GM's to adjust, as
+    is a male's crushing groin hit's doubled shock.
 
     Raises:
         RuleError: an unknown location.
@@ -123,6 +126,7 @@ def injure(
         injury,
         loc,
         most,
+        damage_type=damage_type,
         hpt=bool(c.value("hpt")),
         lpt=bool(c.value("lpt")),
         male=bool(c.value("male")),

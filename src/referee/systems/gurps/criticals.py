@@ -1,13 +1,16 @@
 """GURPS critical hits and critical misses: the tables rolled on 3d6 when they apply.
 
-Source: *GURPS Basic Set*, 4th edition, B556, "Critical Hit Table" and "Critical
-Miss Table" (the rules texts referee works from name criticals but give no tables;
-see docs/reference/sources.md): hit row 8's funny-bone crippling lasts (16 − HT)
+Source: *GURPS Basic Set*, 4th edition, B556, "Critical Hit Table", "Critical Head
+Blow Table" and "Critical Miss Table", and B557, "Unarmed Critical Miss Table" (the
+rules texts referee works from name criticals but give no tables; see
+docs/reference/sources.md): hit row 8's funny-bone crippling lasts (16 − HT)
 seconds, at least 2; miss row 5's second "hit yourself" is used as rolled, full or
 half damage. A critical hit to the head (skull, face, eye) reads the Critical Head
 Blow Table (B556; ``COMBAT.md``, "Critical tables") with the same 3d6, unless the
 attacker turns that off (:attr:`.melee.AttackOptions.head_blow_table`) or the damage
 is toxic at the skull (B399: none of the skull's special effects apply to toxic).
+An unarmed attack's critical miss (a punch, kick, bite...) reads the Unarmed Critical
+Miss Table (B557; :attr:`.melee.AttackOptions.unarmed`, :func:`unarmed_name`).
 
 >>> CRITICAL_HIT[3].effect, CRITICAL_HIT[10].effect, CRITICAL_MISS[18].text[:18]
 ('triple', 'normal', 'Your weapon breaks')
@@ -17,7 +20,9 @@ is toxic at the skull (B399: none of the skull's special effects apply to toxic)
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from enum import StrEnum
 
 from ...fmt import rolled
 from ...rng import RandomSource
@@ -28,11 +33,14 @@ __all__ = [
     "CRITICAL_HIT",
     "HEAD",
     "CRITICAL_MISS",
+    "CRITICAL_MISS_UNARMED",
     "CriticalRoll",
     "Entry",
+    "EyeRow",
     "critical_hit",
     "critical_miss",
     "head_blow",
+    "unarmed_name",
 ]
 
 
@@ -102,8 +110,9 @@ _HEAD = {
     ),
     "eye": Entry(
         "eye",
-        "Treat the hit as an eye hit, even if the attack could not target the eye (no "
-        "extra DR; injury over HP/10 blinds it).",
+        "A face or skull hit is treated as an eye hit, even if the attack could not target "
+        "the eye (no extra DR; injury over HP/10 blinds it); where an eye hit is impossible "
+        "(from behind), as 4.",
     ),
     "off_balance": Entry(
         "off_balance",
@@ -145,6 +154,39 @@ face or eye (the skull's row 6-7 "eye" applies to the face as well)."""
 
 HEAD = frozenset({"skull", "face", "eye"})
 """The locations whose critical hits read :data:`CRITICAL_HEAD_BLOW`."""
+
+
+class EyeRow(StrEnum):
+    """What the Critical Head Blow Table's rows 6-7 do to an attack aimed at the eye.
+
+    B556, rows 6-7: "If the attack targeted the face or skull, treat it as an eye hit
+    instead ... If an eye hit is impossible (e.g., from behind), treat as 4." An attack
+    aimed at the eye is neither case as written: it targeted the eye, and it is an eye
+    hit already.
+    """
+
+    AS_AIMED = "as-aimed"
+    """The default, the row's words: it turns a face or skull hit into an eye hit, and
+    names nothing else, so an attack at the eye stays the eye hit it was, with normal
+    head-blow damage (×4, blinding over HP/10), as rows 9-11 give."""
+    AS_4 = "as-4"
+    """The row's other case: the eye hit it grants cannot be made (it is one already),
+    so it is read as row 4: DR at half value (rounded up), and a major wound if any
+    damage penetrates."""
+
+    def effect(self, effect: str, aimed: str | None) -> str:
+        """A head-blow row's ``effect`` for an attack aimed at ``aimed`` (a location's
+        key): ``eye`` becomes row 4's ``half_dr_up_major`` at the eye under
+        :attr:`AS_4`; anything else is unchanged.
+
+        >>> EyeRow.AS_4.effect("eye", "eye"), EyeRow.AS_4.effect("eye", "skull")
+        ('half_dr_up_major', 'eye')
+        >>> EyeRow.AS_AIMED.effect("eye", "eye")
+        'eye'
+        """
+        if effect == "eye" and aimed == "eye" and self is EyeRow.AS_4:
+            return CRITICAL_HEAD_BLOW[4].effect
+        return effect
 
 
 def head_blow(roll: CriticalRoll) -> CriticalRoll:
@@ -196,13 +238,98 @@ CRITICAL_MISS: dict[int, Entry] = {
 }
 """B556's Critical Miss Table, by the 3d6 roll."""
 
+_KNOCKED_OUT = Entry(
+    "knocks self out",
+    "You knock yourself out (the GM says how: a fall on your head, a walk into the foe's "
+    "fist or shield); roll HT every 30 minutes to recover.",
+)
+_STRAIN = Entry(
+    "strains limb",
+    "A limb you attacked or parried with is strained: 1 HP of injury, and it is crippled "
+    "(useless to attack or defend) for 30 minutes; biting or butting, you pull a muscle "
+    "instead: moderate pain for (20 - HT) minutes, at least 1.",
+)
+_OBJECT = Entry(
+    "hits object",
+    "You strike a solid object (a wall, the floor) instead: crushing damage equal to your "
+    "thrust, to the part you struck with, DR protecting; against a foe with a ready "
+    "impaling weapon, you fall on it and take its damage, at your own ST.",
+)
+_STUMBLE = Entry(
+    "stumbles",
+    "You stumble: attacking, you go a yard past the foe and end your turn facing away "
+    "(he is behind you); parrying, you fall down.",
+)
+
+CRITICAL_MISS_UNARMED: dict[int, Entry] = {
+    3: _KNOCKED_OUT,
+    4: _STRAIN,
+    5: _OBJECT,
+    6: Entry(
+        "hits object (half)",
+        "As 5, but half damage; a natural weapon (claws, teeth) is broken: -1 damage with "
+        "it until healed.",
+    ),
+    7: _STUMBLE,
+    8: Entry("falls", "You fall down."),
+    9: _BALANCE,
+    10: _BALANCE,
+    11: _BALANCE,
+    12: Entry(
+        "trips",
+        "You trip: roll DX not to fall down (DX-4 when kicking; a technique that needs a DX "
+        "roll against mishap, at twice its usual penalty).",
+    ),
+    13: Entry(
+        "drops guard",
+        "You drop your guard: your active defenses are at -2 next turn, and any Evaluate "
+        "bonus or Feint penalty against you counts double until your next turn (the foes "
+        "near you see it).",
+    ),
+    14: _STUMBLE,
+    15: Entry(
+        "tears muscle",
+        "You tear a muscle: 1d-3 injury to the limb you used (the neck, biting or butting); "
+        "-1 to attacks and defenses next turn, and -3 to anything with that limb (with the "
+        "neck, to anything) until it heals (-1 with High Pain Threshold).",
+    ),
+    16: _OBJECT,
+    17: Entry(
+        "strains limb",
+        "As 4 (a strained limb or pulled muscle); an animal of IQ 3-5 loses its nerve and "
+        "flees on its next turn, or cowers if it cannot.",
+    ),
+    18: _KNOCKED_OUT,
+}
+"""B557's Unarmed Critical Miss Table, by the 3d6 roll: for a critical miss with a
+punch, kick, bite, claw, slam, head butt or any other unarmed attack."""
+
+_UNARMED = re.compile(
+    r"\b(natural attacks?|punch|kick|bite|claws?|slam|head ?butt|butt|knee|elbow|stomp|"
+    r"stamp|grapple|shove|talons?|teeth|unarmed)\b",
+    re.IGNORECASE,
+)
+
+
+def unarmed_name(name: str) -> bool:
+    """Whether a sheet's attack name is an unarmed attack (B557: "bites, claws, ...
+    punches, kicks"): GCS's ``Natural Attacks (Punch)``, or a name with punch, kick,
+    bite, claw, slam, head butt, knee, elbow, stomp, grapple, shove, talons or teeth.
+    This is referee's reading of the name; ``--unarmed`` and ``--armed`` overrule it.
+
+    >>> unarmed_name("Natural Attacks (Punch)"), unarmed_name("Kick"), unarmed_name("Broadsword")
+    (True, True, False)
+    """
+    return _UNARMED.search(name) is not None
+
 
 @dataclass(frozen=True, slots=True)
 class CriticalRoll:
     """A roll on a critical table."""
 
     table: str
-    """``critical hit`` or ``critical miss``."""
+    """``critical hit``, ``critical head blow``, ``critical miss`` or ``unarmed critical
+    miss``."""
     dice: tuple[int, int, int]
     total: int
     entry: Entry
@@ -223,6 +350,9 @@ def critical_hit(rng: RandomSource | None = None) -> CriticalRoll:
     return _roll("critical hit", CRITICAL_HIT, rng)
 
 
-def critical_miss(rng: RandomSource | None = None) -> CriticalRoll:
-    """Roll on the Critical Miss Table (Basic Set, B556; 4th edition), 3d6."""
+def critical_miss(rng: RandomSource | None = None, *, unarmed: bool = False) -> CriticalRoll:
+    """Roll on the Critical Miss Table (Basic Set, B556; 4th edition), 3d6; with
+    ``unarmed``, on the Unarmed Critical Miss Table (B557) for an unarmed attack."""
+    if unarmed:
+        return _roll("unarmed critical miss", CRITICAL_MISS_UNARMED, rng)
     return _roll("critical miss", CRITICAL_MISS, rng)

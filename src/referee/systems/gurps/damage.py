@@ -181,6 +181,8 @@ class DamageRoll:
         vs = f"DR {self.dr}"
         if self.divisor is not None:
             vs += f" ÷ {self.divisor} = {self.effective_dr}"
+            if self.dr == 0 and self.effective_dr:
+                vs += " (DR 0 is DR 1 against a divisor under 1, B110)"
         head = (
             f"{self.expression}{div} {self.damage_type} vs {vs}: "
             f"{rolled(sum(self.dice), self.dice)}, basic damage {self.basic_damage}"
@@ -197,19 +199,28 @@ def _apply(total: int, dr: int, damage_type: str) -> tuple[int, int]:
     return basic, max(basic - dr, 0)
 
 
-def armor_dr(dr: int, divisor: Fraction | int | None) -> int:
+def armor_dr(dr: int, divisor: Fraction | int | None, *, bare_dr_one: bool = True) -> int:
     """The DR an attack with an armor divisor meets: DR divided by the divisor, rounded
-    down (a divisor under 1, such as (0.5), multiplies DR).
+    down (a divisor under 1, such as (0.5), multiplies DR); against a divisor under 1,
+    DR 0 counts as DR 1 (``bare_dr_one``; off, it stays 0, as the fight's logs before
+    rules 5 read it).
 
-    Source: *GURPS Basic Set*, p. B378, "Armor Divisors" (the seed texts leave armor
-    divisors out; GCS writes them after the dice, ``4d(3) burn``). 4th edition.
+    Source: *GURPS Basic Set*, p. B378, "Armor Divisors and Penetration Modifiers",
+    and p. B102 and B110, "Armor Divisor": with a fractional divisor, "targets that
+    have DR 0 (e.g., bare flesh) get DR 1 against your attack" (the seed texts leave
+    armor divisors out; GCS writes them after the dice, ``4d(3) burn``). 4th edition.
+    DR 1 is the DR met: it is not multiplied again (the words: DR 1 "against your
+    attack").
 
     >>> armor_dr(10, 3), armor_dr(10, None), armor_dr(3, Fraction(1, 2)), armor_dr(1, 5)
     (3, 10, 6, 0)
+    >>> armor_dr(0, Fraction(1, 2)), armor_dr(0, Fraction(1, 10)), armor_dr(0, 2)
+    (1, 1, 0)
     """
     if divisor is None:
         return dr
-    return int(Fraction(dr) / Fraction(divisor))
+    met = int(Fraction(dr) / Fraction(divisor))
+    return 1 if bare_dr_one and dr == 0 and divisor < 1 else met
 
 
 def damage(

@@ -4,8 +4,11 @@ damage through DR, injury, and what the GM must call for next.
 Sources: *GURPS Basic Set*, 4th edition (the rules texts referee works from have no
 combat chapter; see docs/reference/sources.md and the rules notes' ``COMBAT.md``):
 B369-B381, "Melee Attack Options" and "Active Defense" (a critical hit allows no
-defense, B381); B398-B400, "Hit Location" (an aimed attack that misses by 1 hits
-the torso); B378-B379, damage, DR and wounding; B556, "Critical Hit Table";
+defense, B381; a missile cannot be parried and a thrown weapon is parried at −1 or
+−2, B376); B365, All-Out Attack (:mod:`.allout`: a feint's penalty, Double's second
+parry at −4); B398-B400, "Hit Location" (an aimed attack that misses by 1 hits the
+torso, :class:`.melee.TorsoMiss`); B378-B379, damage, DR and wounding; B556,
+"Critical Hit Table" and "Critical Head Blow Table" (:class:`.criticals.EyeRow`);
 B419-B421, "Shock", "Major Wounds", "Knockdown and Stunning" and "Crippling
 Injuries" (through :func:`.wounds.wound_effects`, as the fight engine does);
 B419, "General Injury: Lost Hit Points" (at 0 HP or less an HT roll each turn to
@@ -27,7 +30,7 @@ from ...fmt import percent, rolled
 from ...results import Chances
 from ...rng import RandomSource
 from ...roller import draw_faces
-from .allout import long_damage
+from .allout import feint_penalty, long_damage
 from .blows import blow, on_head, penetrates
 from .contest import ContestResult, quick_contest
 from .criticals import CriticalRoll, head_blow
@@ -46,6 +49,7 @@ from .melee import (
     DefenseRoll,
     attack,
     defend,
+    parry_modifier,
     strong_damage,
 )
 from .target import Target, choose_defense
@@ -95,6 +99,13 @@ class Exchange:
     feint: ContestResult | None = None
     """All-Out Attack (Feint): the feint's Quick Contest, before the attack (B365)."""
 
+    @property
+    def feinted(self) -> int:
+        """What the feint took off the foe's defense (:func:`.allout.feint_penalty`,
+        B365): its margin of success when the foe failed, of victory when both
+        succeeded; 0 without a feint, or when it failed."""
+        return 0 if self.feint is None else feint_penalty(self.feint)
+
     system = "gurps"
     kind = "exchange"
 
@@ -125,9 +136,8 @@ class Exchange:
     def text(self) -> str:
         parts = [self.attack.text]
         if self.feint is not None:
-            won = self.feint.winner == 1 and self.feint.margin_of_victory
-            off = f" ({self.target.name}'s defense -{self.feint.margin_of_victory})"
-            parts.insert(0, f"feint: {self.feint.text}" + (off if won else ""))
+            off = f" ({self.target.name}'s defense -{self.feinted}, B365)"
+            parts.insert(0, f"feint: {self.feint.text}" + (off if self.feinted else ""))
         if self.defense is not None:
             word = "defends" if self.defense.defended else "fails to defend"
             parts.append(f"{self.target.name} {word}: {self.defense.text}")
@@ -143,6 +153,9 @@ class Exchange:
             times = "" if h.effect in ("normal", "drop") else f", {h.effect.replace('_', ' ')}"
             if h.head_blow is not None:
                 times = f", a head hit: {h.head_blow.text}"
+            crit = self.attack.critical
+            if crit is not None and crit.entry.effect == "eye" and h.effect != "eye":
+                times = ", aimed at the eye: rows 6-7 read as row 4 (B556; EyeRow.AS_4)"
             line = f"hits the {where}; {dmg}: {rolled(sum(h.dice), h.dice)}{times}, basic {h.basic}"
             if h.penetrating:
                 line += f", {h.penetrating} penetrates: injury {h.injury}"
@@ -191,12 +204,13 @@ def exchange(
     if options.strong:
         damage = replace(damage, expression=strong_damage(damage.expression))
     elif options.long:
-        damage = replace(damage, expression=long_damage(damage.expression))
+        damage = replace(damage, expression=long_damage(damage.expression, options.thrust))
     feint = None  # All-Out Attack (Feint): the feint's Quick Contest first (B365)
     if options.feint is not None:
         feint = quick_contest(skill, options.feint, resistance=True, rng=rng,
                               names=(f"{attacker}'s feint", target.name))  # fmt: skip
-    feinted = (feint.margin_of_victory or 0) if feint is not None and feint.winner == 1 else 0
+    feinted = 0 if feint is None else feint_penalty(feint)
+    parry = parry_modifier(options)  # a thrown weapon's −1 or −2; a missile: no parry (B376)
     aimed = None if options.location is None else read_location(options.location).key
     if aimed == "skull" and not on_head(aimed, damage.damage_type):  # toxic (B399)
         options = replace(options, head_blow_table=False)
@@ -206,13 +220,14 @@ def exchange(
     defense_roll = None
     if hit and not crit:
         against = rolled_attack.defense_modifier - feinted
-        chosen = choose_defense(target, defense, defense_options, against)
+        chosen = choose_defense(target, defense, defense_options, against, parry)
         if chosen is not None:
             defense_roll = defend(
                 chosen[0],
                 chosen[1],
                 defense_options,
                 against=against,
+                parry=parry or 0,
                 label=f"{target.name}'s {chosen[0].title()}{_halved(target, chosen[0])}",
                 rng=rng,
             )
@@ -220,8 +235,8 @@ def exchange(
         return Exchange(attacker, target, rolled_attack, damage, defense_roll, None, chance, (),
                         steps, feint)  # fmt: skip
     effect = "normal"
-    if rolled_attack.critical is not None and crit:
-        effect = rolled_attack.critical.entry.effect
+    if rolled_attack.critical is not None and crit:  # B556; an eye row at the eye: EyeRow
+        effect = options.eye_row.effect(rolled_attack.critical.entry.effect, aimed)
     if rolled_attack.torso_instead:
         options = replace(options, location=None, random_location=False)
     critical = rolled_attack.critical if crit else None
@@ -243,15 +258,26 @@ def exchanges(
     rng: RandomSource | None = None,
 ) -> tuple[Exchange, ...]:
     """The exchanges of one attack maneuver: one, or with All-Out Attack (Double) two
-    on the same foe, the second against the foe as the first left it (its HP now,
-    B365; :mod:`.allout`). Draws: the first exchange's, then the second's."""
+    on the same foe, the second against the foe as the first left it: its HP now
+    (B365; :mod:`.allout`), and a parry the first drew counts against the second
+    (B376: −4 for each parry after the first with the same weapon, −2 fencing; the
+    target's Parry is one weapon's). Draws: the first exchange's, then the second's.
+
+    Raises:
+        RuleError: as :func:`exchange`; a second parry past 20 (before any die).
+    """
+    defense_options = defense_options or DefenseOptions()
+    again = None
+    if options is not None and options.double:  # checked before any die is drawn
+        again = replace(defense_options, parried=defense_options.parried + 1)
     first = exchange(skill, damage, target, attacker=attacker, options=options,
                      defense=defense, defense_options=defense_options, rng=rng)  # fmt: skip
-    if options is None or not options.double:
+    if again is None:
         return (first,)
     after = replace(target, current_hp=first.hp_after)
-    second = exchange(skill, damage, after, attacker=attacker, options=options,
-                      defense=defense, defense_options=defense_options, rng=rng)  # fmt: skip
+    parried = first.defense is not None and first.defense.defense == "parry"
+    second = exchange(skill, damage, after, attacker=attacker, options=options, defense=defense,
+                      defense_options=again if parried else defense_options, rng=rng)  # fmt: skip
     return first, second
 
 

@@ -26,7 +26,7 @@ from ...fmt import percent
 from ...odds import odds
 from .allout import feint_odds, long_damage
 from .blows import BLOWS, blow, on_head
-from .criticals import CRITICAL_HEAD_BLOW, CRITICAL_HIT
+from .criticals import CRITICAL_HEAD_BLOW, CRITICAL_HIT, EyeRow
 from .damage import DamageSpec, _dice_adds
 from .locations import location_odds, read_location, require_targetable
 from .melee import (
@@ -35,9 +35,11 @@ from .melee import (
     DefenseOptions,
     defense_modifiers,
     effective_attack,
+    misses_by_one,
+    parry_modifier,
     strong_damage,
 )
-from .success import Outcome, outcome, skill_odds
+from .success import skill_odds
 from .target import Target, choose_defense
 
 __all__ = ["ExchangeOdds", "double_odds", "exchange_odds"]
@@ -150,59 +152,80 @@ def exchange_odds(
                  defense_options or DefenseOptions(), attacker)  # fmt: skip
 
 
+@dataclass(frozen=True, slots=True)
+class _Split:
+    """One exchange's landings before the damage dice, kept apart by whether a defense
+    was rolled (a hit that was not critical) or not (a critical hit, B381)."""
+
+    eff: int
+    hit: Fraction
+    critical: Fraction
+    defense: str | None
+    level: int | None
+    defended: Fraction
+    rolled: dict[tuple[str, str], Fraction]
+    """(location, effect): P(a blow lands so after a defense roll failed, or with none)."""
+    free: dict[tuple[str, str], Fraction]
+    """(location, effect): P(a critical hit lands so: no defense, B381)."""
+
+
 @functools.lru_cache(maxsize=512)
-def _odds(
+def _split(
     skill: int,
     damage: DamageSpec,
     target: Target,
     options: AttackOptions,
     defense: str,
     defense_options: DefenseOptions,
-    attacker: str,
-) -> ExchangeOdds:
-    if target.fencing and not defense_options.fencing:
-        defense_options = replace(defense_options, fencing=True)
-    if options.location is not None:
-        require_targetable(options.location, damage.damage_type, options.tight_beam)
-    if options.strong:
-        damage = replace(damage, expression=strong_damage(damage.expression))
-    elif options.long:
-        damage = replace(damage, expression=long_damage(damage.expression))
+) -> _Split:
     eff = effective_attack(skill, options)
     o = skill_odds(eff)
     crit, normal = o.critical_success, o.success - o.critical_success
-    aimed = options.location is not None and read_location(options.location).key in AIMED
-    torso = Fraction(0)  # an aimed attack that misses by exactly 1 hits the torso (B399)
-    if aimed and outcome(eff + 1, eff) is Outcome.FAILURE:
-        torso = odds("3d6").distribution.get(eff + 1, Fraction(0))
+    aimed = None if options.location is None else read_location(options.location).key
+    torso = Fraction(0)  # an aimed attack that misses by 1 hits the torso (B399, TorsoMiss)
+    if aimed in AIMED:
+        torso = sum((p for t, p in odds("3d6").distribution.items()
+                     if misses_by_one(t, eff, options.torso_miss)), Fraction(0))  # fmt: skip
     against = -options.deceptive + (2 if options.telegraphic else 0)
-    chosen = choose_defense(target, defense, defense_options, against)
+    parry = parry_modifier(options)  # a thrown weapon's −1 or −2; a missile: no parry (B376)
+    chosen = choose_defense(target, defense, defense_options, against, parry)
     level, fails = None, Fraction(1)
     feints = ((0, Fraction(1)),) if options.feint is None else feint_odds(skill, options.feint)
-    if chosen is not None:  # a won feint takes its margin off the defense (B365)
-        mods = defense_modifiers(chosen[0], defense_options, against)
+    if chosen is not None:  # a feint takes its penalty off the defense (B365)
+        mods = defense_modifiers(chosen[0], defense_options, against, parry or 0)
         level = chosen[1] + sum(m for _, m in mods)
         fails = sum((p * (1 - skill_odds(level - m).success) for m, p in feints), Fraction(0))
     if options.random_location:
         where = list(location_odds().items())
     else:
-        where = [(read_location(options.location or "torso").key, Fraction(1))]
-    lands: dict[tuple[str, str], Fraction] = {}  # (location, effect): P(a blow lands so)
+        where = [(aimed or "torso", Fraction(1))]
+    rolled: dict[tuple[str, str], Fraction] = {}
+    free: dict[tuple[str, str], Fraction] = {}
     for key, p in where:
-        _add(lands, (key, "normal"), p * normal * fails)
+        _add(rolled, (key, "normal"), p * normal * fails)
         head = options.head_blow_table and on_head(key, damage.damage_type)
-        table = _table_odds(head) if options.criticals else {"normal": Fraction(1)}
+        as_4 = head and key == "eye" and options.eye_row is EyeRow.AS_4  # B556 rows 6-7
+        table = _table_odds(head, as_4) if options.criticals else {"normal": Fraction(1)}
         for effect, q in table.items():
-            _add(lands, (key, effect), p * crit * q)
+            _add(free, (key, effect), p * crit * q)
     if torso:
-        _add(lands, ("torso", "normal"), torso * fails)
-    landed = sum(lands.values(), Fraction(0))
-    placed: dict[str, Fraction] = {}
-    for (key, _), p in lands.items():
-        _add(placed, key, p / landed if landed else Fraction(0))
+        _add(rolled, ("torso", "normal"), torso * fails)
+    defended = (normal + torso) * (1 - fails)
+    return _Split(eff, o.success + torso, crit, None if chosen is None else chosen[0], level,
+                  defended, rolled, free)  # fmt: skip
+
+
+def _injuries(
+    lands: dict[tuple[str, str], Fraction],
+    damage: DamageSpec,
+    target: Target,
+    options: AttackOptions,
+) -> tuple[dict[int, Fraction], Fraction, Fraction, Fraction]:
+    """P(each injury), a major wound, a knockdown roll and a crippled limb, over the
+    damage dice, from the blows that land (``lands``; the rest count nowhere)."""
     count, adds = _dice_adds(damage.expression)
     dice, whole = _ways(count), 6**count  # each total's ways in 6**count: whole numbers
-    injury: dict[int, Fraction] = {0: 1 - landed}
+    injury: dict[int, Fraction] = {}
     major = knock = crippled = Fraction(0)
     done: dict[tuple[str, str], tuple[dict[int, int], list[int]]] = {}
     # One limb does as the other unless the target's DR tells them apart.
@@ -227,10 +250,49 @@ def _odds(
             knock + scale * flags[1],
             crippled + scale * flags[2],
         )
+    return injury, major, knock, crippled
+
+
+def _prepared(
+    damage: DamageSpec, target: Target, options: AttackOptions, defense_options: DefenseOptions
+) -> tuple[DamageSpec, DefenseOptions]:
+    """The damage and the defense options as the options change them: a fencing
+    Parry (B376); Strong's +2 or +1 a die (B365); Long's cost to a swing (MA97)."""
+    if target.fencing and not defense_options.fencing:
+        defense_options = replace(defense_options, fencing=True)
+    if options.location is not None:
+        require_targetable(options.location, damage.damage_type, options.tight_beam)
+    if options.strong:
+        damage = replace(damage, expression=strong_damage(damage.expression))
+    elif options.long:
+        damage = replace(damage, expression=long_damage(damage.expression, options.thrust))
+    return damage, defense_options
+
+
+@functools.lru_cache(maxsize=512)
+def _odds(
+    skill: int,
+    damage: DamageSpec,
+    target: Target,
+    options: AttackOptions,
+    defense: str,
+    defense_options: DefenseOptions,
+    attacker: str,
+) -> ExchangeOdds:
+    damage, defense_options = _prepared(damage, target, options, defense_options)
+    sp = _split(skill, damage, target, options, defense, defense_options)
+    lands = dict(sp.rolled)
+    for k, p in sp.free.items():
+        _add(lands, k, p)
+    landed = sum(lands.values(), Fraction(0))
+    placed: dict[str, Fraction] = {}
+    for (key, _), p in lands.items():
+        _add(placed, key, p / landed if landed else Fraction(0))
+    injury, major, knock, crippled = _injuries(lands, damage, target, options)
+    _add(injury, 0, 1 - landed)
     reeling, zero, crossed = _hp_odds(target, injury)
     return ExchangeOdds(
-        attacker, target.name, eff, o.success + torso, crit,
-        None if chosen is None else chosen[0], level, (o.success - crit + torso) * (1 - fails),
+        attacker, target.name, sp.eff, sp.hit, sp.critical, sp.defense, sp.level, sp.defended,
         tuple(sorted(placed.items(), key=lambda kv: -kv[1])), 1 - injury.get(0, Fraction(0)),
         tuple(sorted(injury.items())), major, knock, crippled, reeling, zero, crossed,
     )  # fmt: skip
@@ -246,24 +308,44 @@ def double_odds(
     defense_options: DefenseOptions | None = None,
 ) -> tuple[Fraction, Fraction]:
     """All-Out Attack (Double, B365; :mod:`.allout`): P(either attack injures), P(both
-    do). ``first`` is one attack's odds. A first that does not injure leaves the foe
-    as it was; one that does may leave it reeling (its Dodge halved, B419), so the
-    second's odds are taken at the HP the first left. Only whether it left the foe
-    reeling changes them (the crippling caps follow its full HP), so the second's odds
-    are worked out once for each of the two."""
-    miss = 1 - first.injures
+    do), as :func:`.exchange.exchanges` rolls them. ``first`` is one attack's odds
+    (:func:`exchange_odds` with these arguments).
+
+    The second attack meets the foe as the first left it: a first that injures may
+    leave it reeling (its Dodge halved, B419), and a first that drew a parry (a hit
+    that was not critical, against a Parry) leaves the second's parry at −4 more, −2
+    with a fencing weapon (B376, "Parrying": each parry after the first with the same
+    weapon). Only those two change the second's chance to injure (the crippling caps
+    follow the full HP), so it is worked out once for each pair of them."""
+    defense_options = defense_options or DefenseOptions()
+    prepared, fenced = _prepared(damage, target, options, defense_options)
+    sp = _split(skill, prepared, target, options, defense, fenced)
+    parried = sp.defense == "parry"  # as first.defense: the defense a hit draws
+    again = replace(defense_options, parried=defense_options.parried + 1)
     now = target.current_hp if target.current_hp is not None else target.hp
-    seconds: dict[bool, Fraction] = {}
+    seconds: dict[tuple[bool, bool], Fraction] = {}
+
+    def second(n: int, drew: bool) -> Fraction:
+        """P(the second injures) after a first of injury ``n`` that drew a parry or not."""
+        after = target if not n else replace(target, current_hp=None if now is None else now - n)
+        key = (after.reeling, drew)
+        if key not in seconds:
+            seconds[key] = exchange_odds(skill, damage, after, options, defense,
+                                         again if drew else defense_options).injures  # fmt: skip
+        return seconds[key]
+
+    after_roll = _injuries(sp.rolled, prepared, target, options)[0]
+    after_crit = _injuries(sp.free, prepared, target, options)[0]
+    missed = 1 - sp.hit  # no defense drawn
+    either = 1 - missed * (1 - second(0, False)) - sp.defended * (1 - second(0, parried))
     both = Fraction(0)
-    for n, p in first.injury:
-        if n and p:
-            after = replace(target, current_hp=None if now is None else now - n)
-            if after.reeling not in seconds:
-                seconds[after.reeling] = exchange_odds(
-                    skill, damage, after, options, defense, defense_options
-                ).injures
-            both += p * seconds[after.reeling]
-    return 1 - miss * miss, both
+    for group, drew in ((after_roll, parried), (after_crit, False)):
+        for n, p in group.items():
+            if n:
+                both += p * second(n, drew)
+            else:
+                either -= p * (1 - second(0, drew))
+    return either, both
 
 
 def _hp_odds(
@@ -302,14 +384,16 @@ def _add(into: dict[K, Fraction], key: K, p: Fraction) -> None:
 
 
 @functools.cache
-def _table_odds(head: bool = False) -> dict[str, Fraction]:
+def _table_odds(head: bool = False, as_4: bool = False) -> dict[str, Fraction]:
     """P(each effect) of a critical hit: B556's rows over 3d6 (the Critical Head Blow
-    Table's with ``head``)."""
+    Table's with ``head``; its rows 6-7 read as row 4 with ``as_4``, an attack aimed
+    at the eye under :attr:`.criticals.EyeRow.AS_4`)."""
 
     rows = CRITICAL_HEAD_BLOW if head else CRITICAL_HIT
+    reading = EyeRow.AS_4 if as_4 else EyeRow.AS_AIMED
     out: dict[str, Fraction] = {}
     for roll_total, p in odds("3d6").distribution.items():
-        effect = rows[roll_total].effect
+        effect = reading.effect(rows[roll_total].effect, "eye")
         effect = effect if effect in BLOWS else "normal"  # the rest do a normal blow
         out[effect] = out.get(effect, Fraction(0)) + p
     return out

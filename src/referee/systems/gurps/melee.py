@@ -1,13 +1,12 @@
-"""GURPS attack rolls and active defenses, with the options that change them.
+"""GURPS attack rolls, with the options that change them; the active defenses are in
+:mod:`.defense` (re-exported here).
 
 Sources: *GURPS Basic Set*, 4th edition (the rules texts referee works from have no
 combat chapter; see docs/reference/sources.md): B369, "Deceptive Attack"; B365,
-"All-Out Attack" (Determined); B370, "Rapid Strike"; B398, "Hit Location" (the
-penalty to aim); B374-B377, "Active Defense" (Dodge, Parry, Block, retreating);
-B366, "All-Out Defense" (Increased Defense); B376, parrying more than once; B374,
-a shield's Defense Bonus; *GURPS Martial Arts*, MA113, "Telegraphic Attack". A
-defense roll is made at any effective skill, even 2 or less (``000``, "Base Skill
-vs Effective Skill": "unless you are attempting a defense roll").
+"All-Out Attack" (Determined); B370, "Rapid Strike"; B398-B399, "Hit Location" (the
+penalty to aim; a miss by 1 hits the torso); B376, "Parrying" (what a ranged attack
+leaves a parry); B556-B557, the critical tables; *GURPS Martial Arts*, MA113,
+"Telegraphic Attack", and p. 97, All-Out Attack (Long).
 
 >>> from referee import seeded
 >>> a = attack(14, label="Broadsword", options=AttackOptions(deceptive=1), rng=seeded(2))
@@ -21,14 +20,24 @@ vs Effective Skill": "unless you are attempting a defense roll").
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 
 from ...errors import RuleError
-from ...results import Chances
 from ...rng import RandomSource
-from .criticals import HEAD, CriticalRoll, critical_hit, critical_miss, head_blow
+from .criticals import HEAD, CriticalRoll, EyeRow, critical_hit, critical_miss, head_blow
 from .damage import _dice_adds, with_adds
+from .defense import (
+    DEFENSES,
+    DefenseOptions,
+    DefenseRoll,
+    RangedKind,
+    _Checked,
+    defend,
+    defense_modifiers,
+    halved_dodge,
+)
 from .locations import read_location
-from .success import Outcome, SuccessRoll, check
+from .success import Outcome, SuccessRoll, check, margin, outcome
 
 __all__ = [
     "AIMED",
@@ -37,21 +46,59 @@ __all__ = [
     "AttackRoll",
     "DefenseOptions",
     "DefenseRoll",
+    "EyeRow",
+    "RangedKind",
+    "TorsoMiss",
     "attack",
     "attack_modifiers",
     "defend",
     "effective_attack",
     "halved_dodge",
+    "misses_by_one",
+    "parry_modifier",
     "strong_damage",
     "defense_modifiers",
 ]
 
-DEFENSES = ("dodge", "parry", "block")
-"""The active defenses (B374)."""
-
 AIMED = frozenset({"eye", "skull", "face", "neck", "groin", "vitals"})
 """The locations where an aimed attack that misses by exactly 1 hits the torso
 instead (B398-B399)."""
+
+
+class TorsoMiss(StrEnum):
+    """Which misses of an aimed attack are "a miss by 1" that hits the torso (B399).
+
+    B399: an attack aimed at the eye, skull, face, neck, groin or vitals that misses
+    by 1 hits the torso instead. A roll of 17 always fails (``000``, "Success Rolls"),
+    so at effective skill 17 or more it misses though it is at or under the skill;
+    referee shows that miss as a failure by 1 (its margin is clamped,
+    :func:`.success.margin`). The texts do not say whether it is "a miss by 1".
+    A critical miss never is.
+    """
+
+    MARGIN = "margin"
+    """The default: a miss whose margin, as referee shows it, is 1: the roll one over
+    the skill, or a 17 at effective skill 17 or more, which the text calls "failure
+    by 1". What the roll says and where the blow lands agree."""
+    ROLL = "roll"
+    """Only a roll of exactly one over the effective skill (referee's earlier reading):
+    a 17 at effective skill 17 or more misses outright."""
+
+
+def misses_by_one(roll_total: int, effective: int, reading: TorsoMiss = TorsoMiss.MARGIN) -> bool:
+    """Whether a roll is an aimed attack's miss by 1, which hits the torso (B399), by
+    ``reading`` (:class:`TorsoMiss`); never a success nor a critical miss.
+
+    >>> misses_by_one(13, 12), misses_by_one(17, 18), misses_by_one(17, 18, TorsoMiss.ROLL)
+    (True, True, False)
+    >>> misses_by_one(18, 17), misses_by_one(17, 15)  # critical misses
+    (False, False)
+    """
+    if outcome(roll_total, effective) is not Outcome.FAILURE:
+        return False
+    if reading is TorsoMiss.ROLL:
+        return roll_total == effective + 1
+    return margin(roll_total, effective) == -1
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,7 +125,11 @@ class AttackOptions:
     """A tight-beam burning attack (a laser): it may target the vitals and eye, and is
     ×2 to the vitals (B399)."""
     ranged: bool = False
-    """A ranged attack: All-Out Attack (Determined) is +1, not +4 (B365)."""
+    """A ranged attack: All-Out Attack (Determined) is +1, not +4 (B365); a parry
+    against it follows :attr:`ranged_kind` (B376)."""
+    ranged_kind: RangedKind = RangedKind.MISSILE
+    """With :attr:`ranged`: a missile (the default), which cannot be parried; a thrown
+    weapon, parried at −1; a small thrown one, at −2 (B376, :class:`.defense.RangedKind`)."""
     strong: bool = False
     """All-Out Attack (Strong), melee only: +2 damage, or +1 per die if that is more
     (B365; :func:`strong_damage`)."""
@@ -90,8 +141,20 @@ class AttackOptions:
     foe's best melee skill, Cloak, Shield or DX), then the attack (B365;
     :mod:`.allout`)."""
     long: bool = False
-    """All-Out Attack (Long), melee only: a yard more reach, −2 damage or −1 a die when
-    that is more (B365; :func:`.allout.long_damage`)."""
+    """All-Out Attack (Long), melee only: a yard more reach; a swing at −2 damage or −1
+    a die when that is worse, a thrust at no cost (*GURPS Martial Arts*, p. 97; the
+    Basic Set's B365 has no Long; :func:`.allout.long_damage`)."""
+    thrust: bool = False
+    """The attack is a thrust, not a swing: All-Out Attack (Long) costs it no damage
+    (MA97). Off: a swing."""
+    unarmed: bool = False
+    """An unarmed attack (a punch, kick, bite, slam, head butt...): a critical miss reads
+    B557's Unarmed Critical Miss Table, not B556's Critical Miss Table."""
+    torso_miss: TorsoMiss = TorsoMiss.MARGIN
+    """Which misses of an aimed attack hit the torso instead (B399; :class:`TorsoMiss`)."""
+    eye_row: EyeRow = EyeRow.AS_AIMED
+    """What the Critical Head Blow Table's rows 6-7 do to an attack aimed at the eye
+    (B556; :class:`.criticals.EyeRow`)."""
     large_area: bool = False
     """Large-area injury (B400: an explosion, fire, a breath): the DR is the average of
     the torso's and the least-protected location's (rounded down, referee's reading),
@@ -119,6 +182,8 @@ class AttackOptions:
             )
         if chosen and chosen[0] != "Determined" and self.ranged:
             raise RuleError(f"All-Out Attack ({chosen[0]}) is for a melee attack only (B365)")
+        if self.ranged_kind is not RangedKind.MISSILE and not self.ranged:
+            raise RuleError(f"a {self.ranged_kind.value} weapon is a ranged attack (B376)")
         if self.feint is not None and not -10 <= self.feint <= 40:
             raise RuleError(f"a feint's resisting level {self.feint} is out of range (-10 to 40)")
 
@@ -182,24 +247,17 @@ def attack_modifiers(options: AttackOptions) -> list[tuple[str, int]]:
     return mods
 
 
-class _Checked:
-    """What an attack and a defense answer from their success roll (``check``)."""
+def parry_modifier(options: AttackOptions) -> int | None:
+    """What the attack does to a parry against it: 0 in melee; a ranged attack's
+    :attr:`AttackOptions.ranged_kind` (B376: a thrown weapon −1, a small one −2; None,
+    a missile, which cannot be parried).
 
-    __slots__ = ()
-    check: SuccessRoll
-
-    @property
-    def success(self) -> bool:
-        return self.check.success
-
-    @property
-    def outcome(self) -> str:
-        """``critical success``, ``success``, ``failure`` or ``critical failure``."""
-        return self.check.outcome.value
-
-    @property
-    def chances(self) -> Chances:
-        return self.check.chances
+    >>> parry_modifier(AttackOptions()), parry_modifier(AttackOptions(ranged=True))
+    (0, None)
+    >>> parry_modifier(AttackOptions(ranged=True, ranged_kind=RangedKind.SMALL_THROWN))
+    -2
+    """
+    return options.ranged_kind.parry if options.ranged else 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,8 +268,10 @@ class AttackRoll(_Checked):
     check: SuccessRoll
     options: AttackOptions
     critical: CriticalRoll | None
-    """B556's Critical Hit Table on a critical success, its Critical Miss Table on a
-    critical failure (with :attr:`AttackOptions.criticals`)."""
+    """B556's Critical Hit Table on a critical success (its Critical Head Blow Table
+    when aimed at the head), its Critical Miss Table on a critical failure, or B557's
+    Unarmed Critical Miss Table when :attr:`AttackOptions.unarmed` (with
+    :attr:`AttackOptions.criticals`)."""
 
     system = "gurps"
     kind = "attack"
@@ -224,14 +284,15 @@ class AttackRoll(_Checked):
 
     @property
     def torso_instead(self) -> bool:
-        """Aimed at the eye, skull, face, neck, groin or vitals, it missed by exactly 1
-        (not a critical miss): it hits the torso instead (B398-B399, 4th edition)."""
+        """Aimed at the eye, skull, face, neck, groin or vitals, it missed by 1 (not a
+        critical miss; which misses, :attr:`AttackOptions.torso_miss`): it hits the
+        torso instead (B398-B399, 4th edition; :func:`misses_by_one`)."""
         return (
             self.options.location is not None
             and read_location(self.options.location).key in AIMED
-            and self.check.outcome is Outcome.FAILURE
-            and self.check.roll == self.check.effective_skill + 1
-        )
+            and misses_by_one(self.check.roll, self.check.effective_skill,
+                              self.options.torso_miss)
+        )  # fmt: skip
 
     @property
     def critical_hit(self) -> bool:
@@ -274,7 +335,7 @@ def attack(
     modifiers, then the critical table it calls for. Draws: the attack's 3d6, then
     3d6 on a critical table if one applies.
 
-    Source: the module's (B365, B369, B370, B398, B556, MA113); the success roll is
+    Source: the module's (B365, B369, B370, B398, B556, B557, MA113); the success roll is
     :func:`.success.check`. An aimed attack that misses by 1 hits the torso
     (:attr:`AttackRoll.torso_instead`).
 
@@ -291,111 +352,5 @@ def attack(
             if read_location(options.location).key in HEAD:  # aimed at the head (B556)
                 table = head_blow(table)
     elif options.criticals and rolled.outcome is Outcome.CRITICAL_FAILURE:
-        table = critical_miss(rng)
+        table = critical_miss(rng, unarmed=options.unarmed)  # B557's table when unarmed
     return AttackRoll(rolled, options, table)
-
-
-@dataclass(frozen=True, slots=True)
-class DefenseOptions:
-    """What the defender chose."""
-
-    retreat: bool = False
-    """Retreat: +3 to Dodge; +1 to Parry or Block, but +3 to a parry with Boxing,
-    Judo, Karate or a fencing weapon (B377)."""
-    all_out: bool = False
-    """All-Out Defense (Increased Defense): +2 to one defense (B366)."""
-    shield: int = 0
-    """A ready shield's Defense Bonus, added to every defense (B374)."""
-    parried: int = 0
-    """Parries already made with this weapon this turn: −4 each (B376), −2 with a
-    fencing weapon."""
-    fencing: bool = False
-    """The parry is with Boxing, Judo, Karate or a fencing weapon (B377, B404)."""
-    block_retreat: int = 1
-    """A retreat's bonus to Block: +1 by the Basic Set (B377); 3 for a table that
-    reads it as Dodge's (the reading the combat issue states)."""
-
-    def __post_init__(self) -> None:
-        if not 0 <= self.shield <= 10:
-            raise RuleError(f"a shield's DB of {self.shield} is out of range (0 to 10)")
-        if not 0 <= self.parried <= 20:
-            raise RuleError(f"{self.parried} earlier parries is out of range (0 to 20)")
-        if self.block_retreat not in (1, 3):
-            raise RuleError("a retreat gives Block +1 (B377) or +3, nothing else")
-
-
-def defense_modifiers(
-    kind: str, options: DefenseOptions, against: int = 0
-) -> list[tuple[str, int]]:
-    """A defense's modifiers, named: retreat, All-Out Defense, shield, repeated parries,
-    and what the attack does to it (``against``: deceptive, telegraphic)."""
-    if kind not in DEFENSES:
-        raise RuleError(f"unknown defense {kind!r}; use dodge, parry or block")
-    mods: list[tuple[str, int]] = []
-    if options.retreat:
-        bonus = {"dodge": 3, "block": options.block_retreat}.get(kind, 3 if options.fencing else 1)
-        mods.append(("retreat", bonus))
-    if options.all_out:
-        mods.append(("all-out defense", 2))
-    if options.shield:
-        mods.append(("shield", options.shield))
-    if kind == "parry" and options.parried:
-        mods.append(("parried before", -(2 if options.fencing else 4) * options.parried))
-    if against:
-        mods.append(("the attack", against))
-    return mods
-
-
-def halved_dodge(dodge: int, *, reeling: bool = False, very_tired: bool = False) -> int:
-    """Dodge when hurt or tired: halved, rounding up, when reeling (under 1/3 HP, B419)
-    and again when very tired (under 1/3 FP, B426). This reading lets the two stack,
-    as each rule halves Dodge on its own: both together leave a quarter, rounded up.
-
-    >>> halved_dodge(10, reeling=True), halved_dodge(9, very_tired=True)
-    (5, 5)
-    >>> halved_dodge(9, reeling=True, very_tired=True), halved_dodge(9)
-    (3, 9)
-    """
-    for halves in (reeling, very_tired):
-        if halves:
-            dodge = -(-dodge // 2)
-    return dodge
-
-
-@dataclass(frozen=True, slots=True)
-class DefenseRoll(_Checked):
-    """An active defense roll."""
-
-    defense: str
-    """``dodge``, ``parry`` or ``block``."""
-    check: SuccessRoll
-
-    system = "gurps"
-    kind = "defense"
-
-    @property
-    def defended(self) -> bool:
-        return self.check.success
-
-    @property
-    def text(self) -> str:
-        return self.check.text
-
-
-def defend(
-    kind: str,
-    level: int,
-    options: DefenseOptions = DefenseOptions(),
-    *,
-    against: int = 0,
-    label: str | None = None,
-    rng: RandomSource | None = None,
-) -> DefenseRoll:
-    """Roll an active defense (Dodge, Parry or Block at ``level``, as the sheet
-    computed it) with its modifiers; rolled even at effective 2 or less (B344's
-    exception for defense rolls; ``000``). Draws 3d6.
-
-    Source: the module's (B366, B374-B377, B404)."""
-    mods = tuple(m for _, m in defense_modifiers(kind, options, against))
-    name = label or kind.title()
-    return DefenseRoll(kind, check(level, modifiers=mods, label=name, defense=True, rng=rng))

@@ -4,7 +4,8 @@ and the active defense it rolls.
 Sources: *GURPS Basic Set*, 4th edition: B374-B377, "Active Defense" (the best
 defense, a fencing parry); B419, "General Injury: Lost Hit Points" (reeling: under
 1/3 HP, Dodge halved); B426, "Lost Fatigue Points" (very tired: the same); B399,
-"Groin" (a male humanoid); B59 and B142, High and Low Pain Threshold.
+"Groin" (a male humanoid); B59 and B142, High and Low Pain Threshold; B376,
+"Parrying" (a missile cannot be parried).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...errors import RuleError
-from .melee import DEFENSES, DefenseOptions, defense_modifiers, halved_dodge
+from .defense import DEFENSES, DefenseOptions, defense_modifiers, halved_dodge
 
 __all__ = ["Target", "choose_defense"]
 
@@ -66,7 +67,7 @@ class Target:
 
     def level(self, defense: str) -> int | None:
         """The defense's level; Dodge halved when reeling or very tired
-        (:func:`.melee.halved_dodge`, B419, B426)."""
+        (:func:`.defense.halved_dodge`, B419, B426)."""
         dodge = self.dodge
         if dodge is not None:
             dodge = halved_dodge(dodge, reeling=self.reeling, very_tired=self.very_tired)
@@ -74,23 +75,35 @@ class Target:
 
 
 def choose_defense(
-    target: Target, choice: str, options: DefenseOptions, against: int
+    target: Target, choice: str, options: DefenseOptions, against: int, parry: int | None = 0
 ) -> tuple[str, int] | None:
     """The defense rolled: the one named, or with ``best`` the highest effective one the
-    target has (Dodge first on a tie); None for ``none``.
+    target has (Dodge first on a tie); None for ``none``. ``parry`` is what the attack
+    does to a parry (:func:`.melee.parry_modifier`): a thrown weapon's −1 or −2, or
+    None for a missile, which cannot be parried (B376), so ``best`` passes over the
+    Parry.
 
     Raises:
-        RuleError: a defense the target does not have, or an unknown choice.
+        RuleError: a defense the target does not have, a parry against a missile, or
+            an unknown choice.
     """
     if choice == "none":
         return None
+    if choice == "parry" and parry is None:
+        raise RuleError("a missile cannot be parried (B376): dodge or block it")
     if choice == "best":
-        known = [(d, target.level(d)) for d in DEFENSES if target.level(d) is not None]
+        known = [(d, target.level(d)) for d in DEFENSES if target.level(d) is not None
+                 and not (d == "parry" and parry is None)]  # fmt: skip
         if not known:
+            if parry is None and target.parry is not None:
+                raise RuleError(
+                    f"{target.name} has only a Parry given, and a missile cannot be parried "
+                    "(B376): it needs a Dodge or a Block"
+                )
             raise RuleError(f"{target.name} has no active defense given (dodge, parry or block)")
 
         def effective(item: tuple[str, int | None]) -> int:
-            mods = defense_modifiers(item[0], options, against)
+            mods = defense_modifiers(item[0], options, against, parry or 0)
             return (item[1] or 0) + sum(m for _, m in mods)
 
         best = max(known, key=effective)

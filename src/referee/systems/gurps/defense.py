@@ -1,0 +1,196 @@
+"""GURPS active defenses: Dodge, Parry and Block with the options that change them,
+and what a ranged attack leaves a parry.
+
+Sources: *GURPS Basic Set*, 4th edition (the rules texts referee works from have no
+combat chapter; see docs/reference/sources.md): B374-B377, "Active Defense" (Dodge,
+Parry, Block, retreating); B366, "All-Out Defense" (Increased Defense); B376,
+"Parrying" (parrying more than once: −4 a parry after the first with the same
+weapon, −2 with a fencing weapon; thrown weapons at −1, small ones at −2; missiles
+not at all); B374, a shield's Defense Bonus; B419 and B426 (reeling and very tired
+halve Dodge). A defense roll is made at any effective skill, even 2 or less
+(``000``, "Base Skill vs Effective Skill": "unless you are attempting a defense
+roll").
+
+>>> [m for _, m in defense_modifiers("parry", DefenseOptions(retreat=True), -1, -1)]
+[1, -1, -1]
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from ...errors import RuleError
+from ...results import Chances
+from ...rng import RandomSource
+from .success import SuccessRoll, check
+
+__all__ = [
+    "DEFENSES",
+    "DefenseOptions",
+    "DefenseRoll",
+    "RangedKind",
+    "defend",
+    "defense_modifiers",
+    "halved_dodge",
+]
+
+DEFENSES = ("dodge", "parry", "block")
+"""The active defenses (B374)."""
+
+
+class RangedKind(StrEnum):
+    """What a ranged attack is, for the parry against it.
+
+    Source: *GURPS Basic Set*, 4th edition, B376, "Parrying": thrown weapons may be
+    parried at −1, or −2 for small ones (a knife, a shuriken: 1 lb or less); missile
+    weapons (arrows, bolts, bullets, beams) may not be parried at all. Dodge and
+    Block are not changed by it (a missile may be blocked).
+    """
+
+    MISSILE = "missile"
+    """The default for a ranged attack: a missile, which no parry can stop."""
+    THROWN = "thrown"
+    """A thrown weapon (an axe, a spear): parried at −1."""
+    SMALL_THROWN = "small thrown"
+    """A small thrown weapon (a knife, a shuriken, 1 lb or less): parried at −2."""
+
+    @property
+    def parry(self) -> int | None:
+        """The modifier to a parry against it; None: it cannot be parried (B376).
+
+        >>> RangedKind.MISSILE.parry, RangedKind.THROWN.parry, RangedKind.SMALL_THROWN.parry
+        (None, -1, -2)
+        """
+        return {RangedKind.MISSILE: None, RangedKind.THROWN: -1}.get(self, -2)
+
+
+class _Checked:
+    """What an attack and a defense answer from their success roll (``check``)."""
+
+    __slots__ = ()
+    check: SuccessRoll
+
+    @property
+    def success(self) -> bool:
+        return self.check.success
+
+    @property
+    def outcome(self) -> str:
+        """``critical success``, ``success``, ``failure`` or ``critical failure``."""
+        return self.check.outcome.value
+
+    @property
+    def chances(self) -> Chances:
+        return self.check.chances
+
+
+@dataclass(frozen=True, slots=True)
+class DefenseOptions:
+    """What the defender chose."""
+
+    retreat: bool = False
+    """Retreat: +3 to Dodge; +1 to Parry or Block, but +3 to a parry with Boxing,
+    Judo, Karate or a fencing weapon (B377)."""
+    all_out: bool = False
+    """All-Out Defense (Increased Defense): +2 to one defense (B366)."""
+    shield: int = 0
+    """A ready shield's Defense Bonus, added to every defense (B374)."""
+    parried: int = 0
+    """Parries already made with this weapon this turn: −4 each (B376), −2 with a
+    fencing weapon."""
+    fencing: bool = False
+    """The parry is with Boxing, Judo, Karate or a fencing weapon (B377, B404)."""
+    block_retreat: int = 1
+    """A retreat's bonus to Block: +1 by the Basic Set (B377); 3 for a table that
+    reads it as Dodge's (the reading the combat issue states)."""
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.shield <= 10:
+            raise RuleError(f"a shield's DB of {self.shield} is out of range (0 to 10)")
+        if not 0 <= self.parried <= 20:
+            raise RuleError(f"{self.parried} earlier parries is out of range (0 to 20)")
+        if self.block_retreat not in (1, 3):
+            raise RuleError("a retreat gives Block +1 (B377) or +3, nothing else")
+
+
+def defense_modifiers(
+    kind: str, options: DefenseOptions, against: int = 0, parry: int = 0
+) -> list[tuple[str, int]]:
+    """A defense's modifiers, named: retreat, All-Out Defense, shield, repeated parries,
+    what the attack does to it (``against``: deceptive, telegraphic) and, to a parry
+    only, what a thrown weapon does (``parry``: −1, −2 for a small one; B376)."""
+    if kind not in DEFENSES:
+        raise RuleError(f"unknown defense {kind!r}; use dodge, parry or block")
+    mods: list[tuple[str, int]] = []
+    if options.retreat:
+        bonus = {"dodge": 3, "block": options.block_retreat}.get(kind, 3 if options.fencing else 1)
+        mods.append(("retreat", bonus))
+    if options.all_out:
+        mods.append(("all-out defense", 2))
+    if options.shield:
+        mods.append(("shield", options.shield))
+    if kind == "parry" and options.parried:
+        mods.append(("parried before", -(2 if options.fencing else 4) * options.parried))
+    if against:
+        mods.append(("the attack", against))
+    if kind == "parry" and parry:
+        mods.append(("thrown", parry))
+    return mods
+
+
+def halved_dodge(dodge: int, *, reeling: bool = False, very_tired: bool = False) -> int:
+    """Dodge when hurt or tired: halved, rounding up, when reeling (under 1/3 HP, B419)
+    and again when very tired (under 1/3 FP, B426). This reading lets the two stack,
+    as each rule halves Dodge on its own: both together leave a quarter, rounded up.
+
+    >>> halved_dodge(10, reeling=True), halved_dodge(9, very_tired=True)
+    (5, 5)
+    >>> halved_dodge(9, reeling=True, very_tired=True), halved_dodge(9)
+    (3, 9)
+    """
+    for halves in (reeling, very_tired):
+        if halves:
+            dodge = -(-dodge // 2)
+    return dodge
+
+
+@dataclass(frozen=True, slots=True)
+class DefenseRoll(_Checked):
+    """An active defense roll."""
+
+    defense: str
+    """``dodge``, ``parry`` or ``block``."""
+    check: SuccessRoll
+
+    system = "gurps"
+    kind = "defense"
+
+    @property
+    def defended(self) -> bool:
+        return self.check.success
+
+    @property
+    def text(self) -> str:
+        return self.check.text
+
+
+def defend(
+    kind: str,
+    level: int,
+    options: DefenseOptions = DefenseOptions(),
+    *,
+    against: int = 0,
+    parry: int = 0,
+    label: str | None = None,
+    rng: RandomSource | None = None,
+) -> DefenseRoll:
+    """Roll an active defense (Dodge, Parry or Block at ``level``, as the sheet
+    computed it) with its modifiers (``parry``: a thrown weapon's to a parry, B376);
+    rolled even at effective 2 or less (B344's exception for defense rolls; ``000``).
+    Draws 3d6.
+
+    Source: the module's (B366, B374-B377, B404)."""
+    mods = tuple(m for _, m in defense_modifiers(kind, options, against, parry))
+    name = label or kind.title()
+    return DefenseRoll(kind, check(level, modifiers=mods, label=name, defense=True, rng=rng))
