@@ -93,7 +93,8 @@ doctest: $(STAMP)
 	$(BIN)/pytest -p no:cacheprovider --doctest-glob='*.md' --doctest-modules README.md docs src/referee --ignore=src/referee/rooms/db/migrations
 
 # The documentation site (MkDocs, Material theme) into site/; --strict: a broken link,
-# anchor or API reference fails the build. `make test` runs it.
+# anchor or API reference fails the build, --quiet or not (MkDocs alone counts no warning
+# under --quiet: scripts/mkdocs_strict.py, tests/test_docs_site.py). `make test` runs it.
 docs: $(STAMP)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
 

@@ -71,6 +71,10 @@ class State:
         self._removal: dict[tuple[str, str], set[Callable[[], None]]] = {}
         """What to call when a member is removed, by (room, member): each of their live
         sockets on this server registers one (:meth:`on_removal`)."""
+        self.rotated: list[Callable[[str], None]] = []
+        """What to call with a room's id when its GM's token changes (a ``token`` entry
+        this server writes or reads): a front end that caches what the old token proved
+        (Discord's links) forgets it."""
         self.here: dict[str, set[str]] = {}
         """The members with a live socket open, by room (``GET .../present``)."""
         # Caches: a room's row (its name, system, invite and whether it is archived; read
@@ -351,10 +355,13 @@ class State:
                 self.sheets.seen(entry)
             if entry["seq"] == f.through + 1 and f.ready.is_set():
                 f.through += 1  # seen in order: its notice needs no read
-        if entry["kind"] == "leave":  # that member's tokens stop working at once
+        if entry["kind"] in ("leave", "token"):  # that member's tokens stop working at once
             self._drop_tokens(room, entry["member"])
             for call in list(self._removal.get((room, entry["member"]), ())):
                 call()  # and their sockets close, whatever they were sent
+            if entry["kind"] == "token":
+                for forget in list(self.rotated):
+                    forget(room)
         elif entry["kind"] in ("invite", "archive"):
             self._rooms.pop(room, None)  # read afresh: its invite, or that it is archived
         self.broker.publish(room, entry)

@@ -1,5 +1,6 @@
 """Room administration in the database (contract v1.1): removing a member, a new
-invite, archiving. Each writes its entry in the transaction that makes the change.
+invite, archiving, a new GM token. Each writes its entry in the transaction that makes
+the change.
 
 Mixed into :class:`.store.Store` (see :class:`.epochs.StoreParts`).
 """
@@ -12,7 +13,7 @@ import sqlalchemy as sa
 
 from ..log import hash_token, new_token
 from .epochs import Conflict, StoreParts
-from .schema import logins, members, rooms, tokens
+from .schema import discord_channels, discord_members, logins, members, rooms, tokens
 
 __all__ = ["AdminWrites"]
 
@@ -62,6 +63,54 @@ class AdminWrites(StoreParts):
                 sa.update(rooms).where(rooms.c.id == room).values(invite_hash=hash_token(invite))
             )
         return invite, entry
+
+    async def new_gm_token(
+        self, room: str, expires: float, keep: str | None = None
+    ) -> tuple[str, str, dict[str, Any]]:
+        """A new GM token, the old one stopping everywhere: ``(token, a one-time page
+        link's code good until expires, the token entry)``.
+
+        In one transaction: the ``token`` entry (``"member": "gm"``, never the token);
+        every token and unused one-time page link of the GM deleted, but for the page
+        session ``keep`` (the page that asked keeps working); the new token's hash and
+        the new link's stored; every Discord channel linked to the room unlinked (a
+        link was proved with the old token), and no Discord account stays the room's
+        GM (each proved it with the old token; linking again with the new one proves
+        it anew)."""
+        token, code = new_token(), new_token()
+        kept = [] if keep is None else [hash_token(keep)]
+        async with self._writing(), self.engine.begin() as conn:
+            await self._take(conn, room)
+            entry = await self._one(conn, room, "token", {"member": "gm"})
+            await conn.execute(
+                sa.delete(tokens).where(
+                    tokens.c.room_id == room,
+                    tokens.c.member_id == "gm",
+                    tokens.c.token_hash.not_in(kept),
+                )
+            )
+            await conn.execute(
+                sa.delete(logins).where(logins.c.room_id == room, logins.c.member_id == "gm")
+            )
+            await conn.execute(
+                sa.insert(tokens).values(token_hash=hash_token(token), room_id=room, member_id="gm")
+            )
+            await conn.execute(
+                sa.insert(logins).values(
+                    code_hash=hash_token(code), room_id=room, member_id="gm", expires=expires
+                )
+            )
+            await conn.execute(
+                sa.update(discord_channels)
+                .where(discord_channels.c.room_id == room)
+                .values(room_id=None)
+            )
+            await conn.execute(
+                sa.delete(discord_members).where(
+                    discord_members.c.room_id == room, discord_members.c.member_id == "gm"
+                )
+            )
+        return token, code, entry
 
     async def archive(self, room: str) -> dict[str, Any]:
         """Archive ``room``: its ``archive`` entry is its last; every write after gets 409."""

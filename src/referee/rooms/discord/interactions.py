@@ -61,6 +61,7 @@ class Discord:
             attachment_seconds=config.attachment_seconds,
         )
         self.store = DiscordStore(st.store)
+        st.rotated.append(self.store.forget)  # a new GM token: the old one's links go
         self.odds = Plans(readers=int(st.limits.readers), reader=read_odds)
         self.sheets = Lru(256)
         """Sheets read, by sha256."""

@@ -65,6 +65,15 @@ class DiscordStore:
             self._kept.clear()
         self._kept[key] = (time.monotonic(), value)
 
+    def forget(self, room: str) -> None:
+        """Read ``room``'s channels and members afresh: its GM's token changed, and the
+        links and GM standing the old one proved are gone from the database."""
+        for key, (_, value) in list(self._kept.items()):
+            if (key[0] == "member" and key[1] == room) or (
+                key[0] == "channel" and value.room == room
+            ):
+                del self._kept[key]
+
     async def _get(self, query: sa.Select[Any]) -> sa.Row[Any] | None:
         async with self.store.engine.connect() as conn:
             row: sa.Row[Any] | None = (await conn.execute(query)).first()

@@ -10,6 +10,12 @@ member, rotate the invite, archive the room.
   answers the new one; the old one gets 403 from then on.
 * ``POST /api/rooms/{room}/archive`` logs ``archive``; every write after it gets 409
   (:data:`.epochs.ARCHIVED`), while the log, the export and the page stay readable.
+* ``POST /api/rooms/{room}/token`` (beyond the contract) logs ``token`` (never the
+  token) and answers a new GM token; every other token and page session of the GM
+  stops working, as a removed member's does, and the Discord links made with the old
+  one go. Called from the room page (its cookie, no ``Authorization``), that page's
+  session goes on; a Bearer caller's own token never does. The answer carries a
+  one-time page link too, as the creation's does.
 """
 
 from __future__ import annotations
@@ -21,8 +27,8 @@ from pydantic import BaseModel
 
 from ..log import view
 from ..service.admin import archive as archive_room
-from ..service.admin import new_invite, remove_member
-from .api import Caller, state
+from ..service.admin import new_gm_token, new_invite, remove_member
+from .api import Caller, cookie_name, state
 from .models import Entry
 
 __all__ = ["install"]
@@ -30,6 +36,13 @@ __all__ = ["install"]
 
 class NewInvite(BaseModel):
     invite: str
+
+
+class NewToken(BaseModel):
+    token: str
+    """The GM's new token; the old one no longer works anywhere."""
+    url: str
+    """A one-time link (10 minutes) that opens the room page as the GM."""
 
 
 def install(app: FastAPI) -> None:
@@ -40,6 +53,15 @@ def install(app: FastAPI) -> None:
     @app.post("/api/rooms/{room}/invite", status_code=201, response_model=NewInvite)
     async def invite(room: str, member: Caller, request: Request) -> dict[str, str]:
         return {"invite": await new_invite(state(request), room, member)}
+
+    @app.post("/api/rooms/{room}/token", status_code=201, response_model=NewToken)
+    async def token(room: str, member: Caller, request: Request) -> dict[str, str]:
+        # The page's own session (the cookie :func:`.api.caller` read) goes on.
+        bearer = request.headers.get("authorization")
+        page = None if bearer else request.cookies.get(cookie_name(room))
+        token, code = await new_gm_token(state(request), room, member, page)
+        url = request.url_for("enter", room=room).include_query_params(code=code)
+        return {"token": token, "url": str(url)}
 
     @app.post("/api/rooms/{room}/archive", status_code=201, response_model=Entry)
     async def archive(room: str, member: Caller, request: Request) -> Any:

@@ -169,9 +169,12 @@ async def _follow(
     ws: WebSocket, st: State, member: Member, token: str, room: str, after: int
 ) -> None:
     """Send the log after ``after``, then each new entry, until the client goes, or
-    until its member is removed: then it closes with 4401 at once, whatever its
-    ``after`` (a ``leave`` entry at or below it is never sent, but ends it all the
-    same), on every server (:meth:`.state.State.published` hears every leave)."""
+    until its member is removed or its token rotated: then it closes with 4401 at once,
+    whatever its ``after`` (a ``leave`` entry at or below it is never sent, but ends it
+    all the same), on every server (:meth:`.state.State.published` hears every leave
+    and rotation). A socket whose token still works when another of its member's
+    tokens is rotated (the page that asked for a new GM token) closes normally, and
+    its page reconnects."""
     sub = st.broker.subscribe(room)
     removed = False
 
@@ -192,7 +195,9 @@ async def _follow(
         while True:
             news = await sub.wait()
             if removed:
-                raise _Removed
+                if await st.member(token) is None:  # removed, or this token rotated
+                    raise _Removed
+                break  # another of the member's tokens went (a rotation): this one reconnects
             if sub.closed:
                 break
             for entry in news:
@@ -205,8 +210,9 @@ async def _follow(
                 last = await _send_after(ws, st, member, room, last, watch)
     except (WebSocketDisconnect, RuntimeError):
         pass  # it went, or the server closed it (a keepalive ping unanswered)
-    except _Removed:  # the GM removed this member: their token no longer works
-        await _close(ws, BAD_TOKEN, "removed from the room")
+    except _Removed:  # the GM removed this member, or rotated this token: it no longer works
+        gone = await st.member_by_id(room, member.id) is None
+        await _close(ws, BAD_TOKEN, "removed from the room" if gone else "token changed")
     except asyncio.CancelledError:
         if not watch.late:
             raise

@@ -124,6 +124,7 @@ class Entry(BaseModel):
         "leave",
         "invite",
         "archive",
+        "token",
         "combatant",
         "change",
         "turn",

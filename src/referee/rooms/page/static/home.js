@@ -14,5 +14,12 @@ form.addEventListener("submit", async (event) => {
   document.getElementById("invite").value = invite.href;
   const open = document.getElementById("open");
   open.href = answer.url + "#invite=" + encodeURIComponent(invite.href);
+  document.getElementById("gm-token-value").value = answer.token;
   document.getElementById("made").hidden = false;
+});
+// The GM's token stays folded away until asked for; Copy puts it on the clipboard.
+document.getElementById("copy-token").addEventListener("click", async () => {
+  const input = document.getElementById("gm-token-value");
+  try { await navigator.clipboard.writeText(input.value); } catch { input.select(); document.execCommand("copy"); }
+  document.getElementById("token-note").textContent = "Copied.";
 });

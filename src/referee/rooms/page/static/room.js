@@ -222,6 +222,8 @@ function render(entry) {
     if (window.refereeAdmin) window.refereeAdmin.changed();
   } else if (entry.kind === "invite") {
     li.append(el("span", "meta", "The GM made a new invite link (the old one no longer works)"));
+  } else if (entry.kind === "token") {
+    li.append(el("span", "meta", "The GM made a new GM token (the old one no longer works)"));
   } else if (entry.kind === "archive") {
     li.append(el("span", "meta", "The GM archived the room"));
     archived();
