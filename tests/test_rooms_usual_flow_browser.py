@@ -189,10 +189,12 @@ async def test_the_usual_flow(server: Server, second: Server, chromium: Any) -> 
                     body = {"event": {"kind": "set", "combatant": "aldo", "drop": drop}}
                     assert c.post(f"/api/rooms/{room}/fight", json=body).status_code == 201
         row = player.locator("#fight li.combatant:has-text('Sir Aldo') .attack-row")
-        await expect(row.locator("button.attack")).to_be_enabled()
-        await row.locator("select").nth(1).select_option(label="Orc Raider")
         n = 0
         for n in range(1, 31):
+            _aldos_turn(table)  # contract v1.4: she attacks on her own turn only
+            await expect(row.locator("button.attack")).to_be_enabled()
+            if n == 1:  # the maneuver, the weapon, the target: the target once
+                await row.locator("select").nth(2).select_option(label="Orc Raider")
             before = len(table.log("gm"))
             await row.locator("button.attack").click()
             clicks["player"].append(2 if n == 1 else 1)  # the target once, then Attack
@@ -245,6 +247,20 @@ async def test_the_usual_flow(server: Server, second: Server, chromium: Any) -> 
         report = verify(table.export(who))
         assert report.ok, (who, report.problems)
     assert verify(table.export("gm")).fight_adopted == 0  # the GM's export checks every event
+
+
+def _aldos_turn(table: Table) -> None:
+    """The GM moves the turns on (by the API, not counted as the exchange's clicks)
+    until it is Sir Aldo's, with no maneuver taken yet."""
+    for _ in range(8):
+        fight = table.fight("gm")
+        aldo = next(c for c in fight["combatants"] if c["combatant"] == "aldo")
+        if fight["current"] == "aldo" and not aldo["values"].get("acted"):
+            return
+        with table.client("gm") as c:
+            body = {"event": {"kind": "next"}}
+            assert c.post(f"/api/rooms/{table.room}/fight", json=body).status_code == 201
+    raise AssertionError("Sir Aldo's turn never came")
 
 
 VEX = (Path(__file__).parent.parent / "src/referee/examples/sheets/vex.toml").read_bytes()

@@ -33,6 +33,7 @@ from .sheeted import SheetOpt, labelled, resolved_as
         "gurps defend dodge 8 --retreat",
         "gurps defend parry 11 --parried 1 --fencing",
         "gurps defend block 10 --aod --shield 2 --against -1",
+        "gurps defend dodge 9 --mod -3 --label 'Dodge (prone -3)'",
     ],
 )
 def defend_cmd(
@@ -78,6 +79,15 @@ def defend_cmd(
             "--thrown-small", help="Parrying a small thrown weapon (1 lb or less): -2 (B376)."
         ),
     ] = False,
+    mod: Annotated[
+        list[int] | None,
+        typer.Option(
+            "--mod",
+            min=-20,
+            max=20,
+            help="A modifier to the defense (posture, stun: B551, B420); repeat for several.",
+        ),
+    ] = None,
     label: LabelOpt = None,
     sheet: SheetOpt = None,
 ) -> Twin:
@@ -102,6 +112,8 @@ def defend_cmd(
         name = f"{name or 'Dodge'} (halved: {why})"
     elif reeling or very_tired:
         raise RuleError("--reeling and --very-tired halve Dodge only (B419, B426)")
+    if mod:  # named by the label (a fight's: "Parry (prone -3)"), summed into the level
+        value += sum(mod)
     options = DefenseOptions(retreat, aod, shield, parried, fencing, block_retreat)
     if (thrown or thrown_small) and kind != "parry":
         raise RuleError("--thrown and --thrown-small change a parry only (B376)")

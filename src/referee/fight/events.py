@@ -44,7 +44,9 @@ on any kind; :func:`referee.fight.step` takes the current ones by default):
 - 5: the fight referees (contract v1.4): a call is answered only by its own roll, the
   one the server made for it, which names it (``"call"``; ``referee verify`` checks
   the binding); a maneuver is taken on its combatant's own turn (``maneuver``); the
-  tracker's state (shock, stun, posture, the maneuver) goes into the rolls it takes.
+  tracker's state (shock, stun, posture, the maneuver) goes into the rolls it takes;
+  toxic damage at the skull or eye meets no skull DR and no −10 to knockdown (B399),
+  and DR 0 is DR 1 against an armor divisor under 1 (B110; ``.exchange.TOXIC_RULES``).
 
 A log keeps each event's number, so an old log replays by the rules it was written
 under."""

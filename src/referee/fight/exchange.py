@@ -50,8 +50,21 @@ def exchange(fight: Fight, ev: Mapping[str, Any]) -> Fight:
             raise RuleError(f"{c.name} is out of the fight")
     n = fight.counts.get(target.id, 0) + 1
     why = f"defend against {attacker.name}'s attack (B374-B377)"
+    choices = tuple(dict(c) for c in ev.get("choices", ()))
+    if choices and choices[0]["command"] != ev["command"]:
+        raise RuleError("an exchange's first choice is its command (the best defense)")
+    for choice in choices:
+        if not str(choice["command"]).startswith("gurps defend "):
+            raise RuleError("a defense call's choices are 'gurps defend' rolls")
     call = Call(
-        f"{target.id}/{n}", target.id, "defense", ev["command"], why, attacker.id, ev["then"]
+        f"{target.id}/{n}",
+        target.id,
+        "defense",
+        ev["command"],
+        why,
+        attacker.id,
+        ev["then"],
+        choices,
     )
     return replace(fight, calls=(*fight.calls, call), counts={**fight.counts, target.id: n})
 
