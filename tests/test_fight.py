@@ -776,7 +776,7 @@ def test_a_removed_combatant_who_is_not_acting_leaves_the_order_and_the_turn_sta
                 "command": "gurps check 12",
                 "then": "gurps damage 1d",
             },
-            "a 'gurps defend' roll, then a 'gurps damage' one",
+            "a 'gurps defend' roll, then a 'gurps blow' (or 'gurps damage') one",
         ),
         ("gurps", {"kind": "damage", "combatant": "a", "basic": -1}, "basic damage is 0 or more"),
         ("gurps", {"kind": "damage", "combatant": "n", "basic": 4}, "n's DR at the torso is -5"),

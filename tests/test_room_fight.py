@@ -5,6 +5,7 @@ NPCs redacted for players on every path, and the export's fight replayed by veri
 from __future__ import annotations
 
 import re
+import time
 from typing import Any
 
 import httpx
@@ -19,7 +20,12 @@ def _event(
     table: Table, who: str, event: dict[str, Any], roll: int | None = None
 ) -> httpx.Response:
     with table.client(who) as c:
-        return c.post(f"/api/rooms/{table.room}/fight", json={"event": event, "roll": roll})
+        for _ in range(40):  # wait out the member's rate (429), as a page does
+            answer = c.post(f"/api/rooms/{table.room}/fight", json={"event": event, "roll": roll})
+            if answer.status_code != 429:
+                break
+            time.sleep(0.1)
+        return answer
 
 
 def _ok(

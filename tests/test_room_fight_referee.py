@@ -177,8 +177,9 @@ def test_the_player_rolls_her_own_defense(table: Table) -> None:
         assert got.status_code == 201, got.text
         attack = got.json()["rolls"][0]
         assert attack["visibility"] == "gm"  # §4: the GM's NPC attacks in secret
-        calls = [c for e in got.json()["entries"] for c in e.get("calls", [])]
-        if not calls:
+        calls = [c for e in got.json()["entries"] for c in e.get("calls", [])
+                 if c["kind"] == "defense"]  # fmt: skip
+        if not calls:  # a miss, or a critical hit (no defense, B556)
             continue
         (call,) = calls
         assert call["kind"] == "defense" and call["combatant"] == "dai"
@@ -212,7 +213,9 @@ def test_the_player_rolls_her_own_defense(table: Table) -> None:
             damage = done.json()["damage"]
             assert damage["visibility"] == "gm" and damage["redacted"] is True  # to Alice
             whole = table.log("gm")[damage["seq"]]
-            assert whole["sheet"] == "orc" and whole["command"].startswith("@orc gurps damage")
+            # the GM's NPC's damage: the exchange's own damage step against Dai's sheet
+            assert whole["sheet"] == "orc" and whole["command"].startswith("@orc gurps blow")
+            assert "--vs @dai" in whole["command"] and whole["result"]["kind"] == "blow"
         dai = next(c for c in _state(table, "gm")["combatants"] if c["combatant"] == "dai")
         if seen["held"] and seen["failed"] or dai["down"]:
             break
@@ -241,4 +244,4 @@ def test_all_out_attack_leaves_no_defense(table: Table) -> None:
     assert not [c for c in calls if c["kind"] == "defense"]
     rolls = hit.json()["rolls"]
     if rolls[0]["result"]["success"]:  # a hit goes straight to damage: no defense roll
-        assert [r["command"].split()[2] for r in rolls[1:]] == ["damage"]
+        assert [r["command"].split()[2] for r in rolls[1:]] == ["blow"]

@@ -81,6 +81,8 @@ EVENTS: dict[str, tuple[tuple[str, str], ...]] = {
         ("basic", "int?"),
         ("type", "str?"),
         ("divisor", "str?"),
+        ("effect", "str?"),
+        ("expression", "str?"),
     ),
     "defend": (("combatant", "id"), ("defense", "str"), ("success", "bool")),
     "maneuver": (

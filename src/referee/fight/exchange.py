@@ -11,12 +11,18 @@ from fractions import Fraction
 from typing import Any
 
 from ..errors import RuleError
-from ..systems.gurps.damage import armor_divisor, armor_dr
+from ..systems.gurps.blows import BLOWS, blow
+from ..systems.gurps.damage import DamageSpec, armor_divisor, armor_dr
 from ..systems.gurps.locations import location_injury, read_location
+from ..systems.gurps.target import Target
 from ..systems.gurps.wounds import extra_dr
 from .model import Call, Combatant, Fight
 
-__all__ = ["TOXIC_RULES", "defended", "exchange", "through_dr"]
+__all__ = ["BLOW_RULES", "TOXIC_RULES", "defended", "exchange", "struck", "through_dr"]
+
+BLOW_RULES = 5
+"""The first rules by which a damage event may carry a critical hit's ``effect`` (B556),
+applied by the exchange's own blow (:func:`struck`)."""
 
 PLAIN_RULES = 4
 """The first rules (:data:`.events.RULES`) by which :func:`through_dr` reads a divisor only
@@ -43,8 +49,14 @@ def exchange(fight: Fight, ev: Mapping[str, Any]) -> Fight:
     if fight.system != "gurps":
         raise RuleError("an exchange is GURPS's (B369-B377)")
     target, attacker = fight.combatant(ev["combatant"]), fight.combatant(ev["attacker"])
-    if not ev["command"].startswith("gurps defend ") or not ev["then"].startswith("gurps damage "):
-        raise RuleError("an exchange's command is a 'gurps defend' roll, then a 'gurps damage' one")
+    then = ev["then"]
+    if not ev["command"].startswith("gurps defend ") or not (
+        then.startswith("gurps damage ") or then.startswith("gurps blow ")
+    ):
+        raise RuleError(
+            "an exchange's command is a 'gurps defend' roll, then a 'gurps blow' (or 'gurps "
+            "damage') one"
+        )
     for c in (target, attacker):
         if c.id in fight.removed:
             raise RuleError(f"{c.name} is out of the fight")
@@ -133,3 +145,46 @@ def through_dr(c: Combatant, ev: Mapping[str, Any], rules: int = PLAIN_RULES) ->
         ) from None
     through = max(0, basic - armor_dr(dr, divisor, bare_dr_one=rules >= TOXIC_RULES))
     return location_injury(through, kind, where.key, c.value("hp_max"))
+
+
+_DICE = re.compile(r"[0-9]{1,3}d(?:[+-][0-9]{1,4})?")
+"""A damage roll's dice and adds as its JSON writes them (``2d+1``)."""
+
+
+def struck(c: Combatant, ev: Mapping[str, Any]) -> int:
+    """The injury of a damage event that carries a critical hit's ``effect`` (B556; a
+    damage roll's ``basic`` damage, its ``type``, ``divisor`` and ``expression``), from
+    rules 5: the exchange's own blow (:func:`referee.systems.gurps.blows.blow`: the
+    effect on the basic damage and the DR, the location's DR and wounding) against the
+    combatant's DR from its values, so that a room's exchange made of separate rolls
+    does what ``gurps attack``'s exchange does on the same dice (issue 65 §6).
+
+    Raises:
+        RuleError: an unknown effect, a maximum-damage effect with no dice to read, an
+            unreadable divisor.
+    """
+    effect = ev.get("effect", "normal")
+    if effect not in BLOWS:
+        raise RuleError(f"a blow's effect is one of {', '.join(sorted(BLOWS))}, not {effect!r}")
+    expression = ev.get("expression") or f"0d+{ev['basic']}"
+    if not _DICE.fullmatch(expression):
+        raise RuleError(f"a damage roll's dice are written like 2d+1, not {expression!r}")
+    if effect in ("max", "max_no_dr") and expression.startswith("0d"):
+        raise RuleError("a maximum-damage blow needs its roll's dice ('expression')")
+    text = ev.get("divisor")
+    if text is not None and not _DIVISOR.fullmatch(text):
+        raise RuleError(f"an armor divisor is a fraction from 0.1 to 100 such as 3/1, not {text!r}")
+    divisor = None if text is None else armor_divisor(Fraction(text))
+    table = tuple((k[3:].replace("_", " "), v) for k, v in c.values.items() if k.startswith("dr_"))
+    target = Target(
+        c.name,
+        dr=c.value("dr"),
+        hp=c.value("hp_max") or None,
+        dr_at=table,
+        hpt=bool(c.value("hpt")),
+        lpt=bool(c.value("lpt")),
+        male=bool(c.value("male")),
+    )
+    spec = DamageSpec(expression, ev.get("type", "cr"), divisor)
+    where = read_location(ev.get("location") or "torso")
+    return blow(ev["basic"], spec, target, where, effect).injury

@@ -82,7 +82,11 @@ def _check(level: int, mod: int, label: str) -> str:
 
 
 def injure(
-    c: Combatant, injury: int, location: str | None = None, damage_type: str = "cr"
+    c: Combatant,
+    injury: int,
+    location: str | None = None,
+    damage_type: str = "cr",
+    effect: str = "normal",
 ) -> tuple[Combatant, list[CallSpec]]:
     """``injury`` HP lost in one blow (after DR and wounding), hit at ``location`` (read
     as the commands read it: any case, ``head`` for the skull; an unknown one is
@@ -130,11 +134,15 @@ def injure(
         hpt=bool(c.value("hpt")),
         lpt=bool(c.value("lpt")),
         male=bool(c.value("male")),
+        major_effect=effect in ("major", "half_dr_up_major") and injury > 0,
+        double_shock=effect == "double_shock" and injury > 0,
     )
     after = hp - w.injury
     out = c.with_values(hp=after)
     if not c.value("hpt"):
-        taken = shock(w.injury, most, lpt=bool(c.value("lpt")), before=c.value("shock"))
+        doubled = effect == "double_shock" and injury > 0  # B556 row 8
+        taken = shock(w.injury, most, lpt=bool(c.value("lpt")), doubled=doubled,
+                      before=c.value("shock"))  # fmt: skip
         out = out.with_values(shock=taken, shock_new=1)
     marks = {f"crippled {w.crippled}"} if w.crippled else set()
     if w.blinded:

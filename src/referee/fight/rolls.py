@@ -51,12 +51,17 @@ def numbers(kind: str, result: Mapping[str, Any], rules: int = 2) -> dict[str, A
             out = {"basic": _int(result.get("basic_damage")), "type": str(result["damage_type"])}
             if result.get("armor_divisor") is not None:
                 out["divisor"] = str(result["armor_divisor"])
+            if rules >= 5 and isinstance(result.get("expression"), str):  # a critical's max
+                out["expression"] = result["expression"]
             return out
-        if what == "exchange":
+        if what in ("exchange", "blow"):  # a blow: the exchange's damage step alone
             hurt = result.get("damage")
             if not isinstance(hurt, Mapping):
                 return {"amount": 0}
-            return {"amount": _int(hurt.get("injury")), "location": str(hurt.get("location"))}
+            where = str(hurt.get("location"))
+            if rules >= 5 and hurt.get("effect") == "eye":  # B556 rows 6-7: an eye hit
+                where = "eye"
+            return {"amount": _int(hurt.get("injury")), "location": where}
         if what == "attack" and result.get("system") == "swn":
             return {"amount": _int(result.get("damage"))}
         if "total" in result and "expression" in result:

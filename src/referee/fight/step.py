@@ -19,7 +19,7 @@ from ..systems.swn import morale_triggers
 from . import gurps, npcs
 from . import swn as swn_rules
 from .events import RULES, read_event
-from .exchange import TOXIC_RULES, defended, exchange, through_dr
+from .exchange import BLOW_RULES, TOXIC_RULES, defended, exchange, struck, through_dr
 from .maneuvers import MANEUVER_RULES, maneuver
 from .model import Call, Combatant, Fight, Record, Step
 from .turns import (
@@ -174,6 +174,9 @@ def _apply(fight: Fight, c: Combatant, ev: Mapping[str, Any]) -> tuple[Combatant
     if kind == "damage":
         if fight.system == "gurps" and "basic" in ev:
             kind = ev.get("type", "cr") if fight.rules >= TOXIC_RULES else "cr"  # B399
+            if fight.rules >= BLOW_RULES and "effect" in ev:  # a critical hit's (B556)
+                where = "eye" if ev["effect"] == "eye" else ev.get("location")
+                return gurps.injure(c, struck(c, ev), where, kind, ev["effect"])
             return gurps.injure(c, through_dr(c, ev, fight.rules), ev.get("location"), kind)
         if "amount" not in ev:
             raise RuleError("a damage event needs 'amount' (an integer within ±1,000,000)")

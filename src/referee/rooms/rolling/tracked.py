@@ -44,6 +44,9 @@ async def with_tracked_hp(store: Store, room: str, typed: str, resolved: str) ->
     for cid, c in fight.combatants.items():
         if c.sheet == found.group(1) and cid not in fight.removed and "hp" in c.values:
             out = f"{resolved} {option} {c.value('hp')}"
+            if words[0] == "gurps" and words[1:2] == ["blow"]:  # the exchange's damage
+                if "--hp" not in words and c.value("hp_max"):
+                    out += f" --hp {c.value('hp_max')}"
             if words[0] == "gurps" and "gurps attack" in resolved:
                 given = typed.split()
                 if "--hp" not in words and c.value("hp_max"):  # the sheet gave none

@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import asyncio
 import shlex
+from collections.abc import Mapping
 from typing import Any, Literal
 
 from fastapi import FastAPI, Request
@@ -51,6 +52,7 @@ from ...fight import Combatant, Fight
 from ...fight.defenses import defense_choices
 from ...fight.maneuvers import MANEUVERS as MANEUVER_NAMES
 from ...fight.maneuvers import attack_modifiers, attack_refusal, move_and_attack_cap
+from ...systems.gurps.blows import BLOWS
 from ..db.epochs import Conflict
 from ..db.fightstore import NOTHING
 from ..db.store import Member
@@ -136,19 +138,15 @@ def install(app: FastAPI) -> None:
         location = None if hit.get("torso_instead") else body.location  # B399
         if (hit.get("success") or hit.get("torso_instead")) and not hit.get("refused"):
             now = (await conflicts(st.store.fight(room))).combatants[target.id]
-            held, rolled, entries = await _defense(
-                st, room, member, attacker, now, hit, dice, location
-            )
+            then, extra = damage_step(dice, target, location, hit, attacker.owner == "gm")
+            held, rolled, entries = await _defense(st, room, member, attacker, now, hit, then)
             rolls.extend(rolled)
             logged.extend(entries)
             if not held:
-                hurt = f"@{attacker.sheet} gurps damage {shlex.quote(dice)}"
-                damage = await roll_entry(st, room, member, hurt, seen)
+                damage = await roll_entry(st, room, member, f"@{attacker.sheet} {then}", seen)
                 st.published(room, damage)
                 rolls.append(damage)
-                ev: dict[str, Any] = {"kind": "damage", "combatant": target.id}
-                if location:
-                    ev["location"] = location
+                ev: dict[str, Any] = {"kind": "damage", "combatant": target.id, **extra}
                 try:
                     logged.extend(
                         await st.store.fight_event(
@@ -165,6 +163,43 @@ def install(app: FastAPI) -> None:
             "rolls": [view(e, member.id, revealed) for e in rolls],
             "entries": [view(e, member.id, revealed) for e in logged],
         }
+
+
+def damage_step(
+    dice: str, target: Combatant, location: str | None, hit: Mapping[str, Any], by_gm: bool
+) -> tuple[str, dict[str, Any]]:
+    """The damage step of an exchange made of separate rolls (issue 65 §6): the command
+    to roll as the attacker's sheet, and what the fight's ``damage`` event adds to it.
+    Both take the exchange's own blow (:func:`referee.systems.gurps.blows.blow`), so the
+    result is what ``gurps attack``'s exchange gives on the same dice: at the location
+    the attack landed (the torso after an aimed miss by 1, B399), with the critical
+    table's row when the attack was a critical hit (B556).
+
+    - Rolled by the GM (an NPC's attack, the GM's secret roll): ``gurps blow --vs
+      @TARGET``, the whole damage step against the target's sheet.
+    - Rolled by a player: her ``gurps damage`` roll, public, which shows no number of the
+      target's sheet (a GM's NPC's are the GM's, rules 3); the fight takes it through
+      the target's DR with the critical's ``effect`` (:func:`referee.fight.exchange.struck`).
+    """
+    table = hit.get("critical_table")
+    crit = hit.get("outcome") == "critical success" and isinstance(table, Mapping)
+    event: dict[str, Any] = {}
+    if by_gm:
+        words = ["gurps", "blow", shlex.quote(dice), f"--vs @{target.sheet}"]
+        if location:
+            words.append(f"--location {shlex.quote(location)}")
+        if crit and isinstance(table, Mapping) and table.get("table") in HIT_TABLES:
+            words.append(f"--critical {int(table['total'])}")
+        return " ".join(words), event
+    if location:
+        event["location"] = location
+    if crit and isinstance(table, Mapping) and table.get("effect") in BLOWS:
+        event["effect"] = table["effect"]
+    return f"gurps damage {shlex.quote(dice)}", event
+
+
+HIT_TABLES = ("critical hit", "critical head blow")
+"""The critical tables a hit reads (B556)."""
 
 
 def _on_turn(fight: Fight, attacker: Combatant) -> None:
@@ -197,8 +232,7 @@ async def _defense(
     attacker: Combatant,
     target: Combatant,
     hit: dict[str, Any],
-    dice: str,
-    location: str | None,
+    then: str,
 ) -> tuple[bool, list[dict[str, Any]], list[dict[str, Any]]]:
     """The target's defense against ``hit``: ``(whether the damage waits or was kept
     off, the rolls made, the fight's entries)``."""
@@ -209,9 +243,6 @@ async def _defense(
     choices = await asyncio.to_thread(defense_choices, sheet, target, against)
     if not choices:  # All-Out Attack (B365), or a sheet with no defense: none
         return False, [], []
-    then = f"gurps damage {shlex.quote(dice)}"
-    if location:
-        then += f" --location {shlex.quote(location)}"
     gm_rolls = bool(target.value("gm_defends"))
     if target.owner != "gm" and not gm_rolls:  # her player chooses and rolls (v1.4)
         event = {"kind": "exchange", "combatant": target.id, "attacker": attacker.id,

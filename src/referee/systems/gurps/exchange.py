@@ -55,7 +55,19 @@ from .melee import (
 from .target import Target, choose_defense
 from .wounds import Wound, blunt_trauma, knockback
 
-__all__ = ["Exchange", "Target", "choose_defense", "exchange", "exchanges", "injury_chance"]
+__all__ = [
+    "Exchange",
+    "Hurt",
+    "Target",
+    "choose_defense",
+    "exchange",
+    "exchanges",
+    "injury_chance",
+    "aimed_options",
+    "critical_effect",
+    "next_calls",
+    "strike",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -211,9 +223,7 @@ def exchange(
                               names=(f"{attacker}'s feint", target.name))  # fmt: skip
     feinted = 0 if feint is None else feint_penalty(feint)
     parry = parry_modifier(options)  # a thrown weapon's −1 or −2; a missile: no parry (B376)
-    aimed = None if options.location is None else read_location(options.location).key
-    if aimed == "skull" and not on_head(aimed, damage.damage_type):  # toxic (B399)
-        options = replace(options, head_blow_table=False)
+    options = aimed_options(options, damage)
     on = f"{attacker} on {target.name}"
     rolled_attack = attack(skill, label=on, options=options, rng=rng)
     hit, crit = rolled_attack.hit, rolled_attack.critical_hit
@@ -234,14 +244,12 @@ def exchange(
     if not hit or (defense_roll is not None and defense_roll.defended):
         return Exchange(attacker, target, rolled_attack, damage, defense_roll, None, chance, (),
                         steps, feint)  # fmt: skip
-    effect = "normal"
-    if rolled_attack.critical is not None and crit:  # B556; an eye row at the eye: EyeRow
-        effect = options.eye_row.effect(rolled_attack.critical.entry.effect, aimed)
+    effect = critical_effect(rolled_attack.critical if crit else None, options)
     if rolled_attack.torso_instead:
         options = replace(options, location=None, random_location=False)
     critical = rolled_attack.critical if crit else None
-    hurt = _hurt(damage, target, options, effect, rng, critical)
-    calls = _calls(target, hurt, damage)
+    hurt = strike(damage, target, options, effect, rng, critical)
+    calls = next_calls(target, hurt, damage)
     return Exchange(attacker, target, rolled_attack, damage, defense_roll, hurt, chance, calls,
                     steps, feint)  # fmt: skip
 
@@ -287,7 +295,26 @@ def _halved(target: Target, defense: str) -> str:
     return f" (halved: {' and '.join(why)})" if defense == "dodge" and why else ""
 
 
-def _hurt(
+def aimed_options(options: AttackOptions, damage: DamageSpec) -> AttackOptions:
+    """The attack's options as its aim leaves them: toxic damage aimed at the skull reads
+    no Critical Head Blow Table (B399: none of the skull's effects apply to toxic)."""
+    aimed = None if options.location is None else read_location(options.location).key
+    if aimed == "skull" and not on_head(aimed, damage.damage_type):
+        return replace(options, head_blow_table=False)
+    return options
+
+
+def critical_effect(critical: CriticalRoll | None, options: AttackOptions) -> str:
+    """What a critical hit's row does to the blow (B556), ``normal`` for none: the row of
+    the table the attack read (the Critical Head Blow Table when aimed at the head,
+    :func:`.melee.attack`), with rows 6-7 at the eye as :class:`.criticals.EyeRow` says."""
+    if critical is None:
+        return "normal"
+    aimed = None if options.location is None else read_location(options.location).key
+    return options.eye_row.effect(critical.entry.effect, aimed)
+
+
+def strike(
     damage: DamageSpec,
     target: Target,
     options: AttackOptions,
@@ -295,6 +322,12 @@ def _hurt(
     rng: RandomSource | None,
     critical: CriticalRoll | None = None,
 ) -> Hurt:
+    """The exchange's damage step (B398-B400, B378-B379, B556): the location (B398's
+    3d6 when random), the Critical Head Blow Table for a critical hit landing on the
+    head (the same 3d6), the damage dice, and the blow through DR with the critical
+    table's ``effect``. Draws: 3d6 for a random location, then the damage dice. The
+    exchange and ``gurps blow`` (a room's exchange made of separate rolls) both take
+    their damage from it, so they agree on the same dice."""
     where_roll = None
     if options.random_location:
         a, b, c = draw_faces(rng, 3, 6)
@@ -316,7 +349,7 @@ def _hurt(
                 effect, chance, hit.wound, head)  # fmt: skip
 
 
-def _calls(target: Target, hurt: Hurt, damage: DamageSpec) -> tuple[str, ...]:
+def next_calls(target: Target, hurt: Hurt, damage: DamageSpec) -> tuple[str, ...]:
     """What the rules now call for: B420's knockdown roll (:func:`.wounds.wound_effects`),
     B378's knockback (:func:`.wounds.knockback`, when ST or HP is known), and B419's
     rolls at 0 HP and below."""

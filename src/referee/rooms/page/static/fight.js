@@ -431,7 +431,7 @@
 
   // A damage roll in the log, one click from its target: an exchange's own target
   // when it is in the fight, or the target chosen above.
-  const DAMAGE = new Set(["damage", "exchange"]);
+  const DAMAGE = new Set(["damage", "exchange", "blow"]);
   function markApplied(seq) {
     applied.add(seq);
     const b = document.querySelector(`#entry-${seq} button.apply`);
@@ -469,7 +469,7 @@
     if (!r || r.refused || Array.isArray(r)) return null;
     if (r.system === "swn" && r.kind === "stabilize") return stabilizeButton(entry);
     const damaging = DAMAGE.has(r.kind) || (r.system === "swn" && r.kind === "attack");
-    if (!damaging || (r.kind === "exchange" && !(r.damage && r.damage.injury))) return null;
+    if (!damaging || ((r.kind === "exchange" || r.kind === "blow") && !(r.damage && r.damage.injury))) return null;
     const named = () => fight && fight.combatants.find((c) => !c.out && (c.name === r.target || c.combatant === r.target));
     // A roll aimed --vs @SHEET goes to that sheet's combatant: the server sends it there
     // (contract v1.3), so the event names none.
