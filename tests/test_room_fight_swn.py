@@ -68,7 +68,7 @@ def test_an_swn_fight_in_the_room(server: Server) -> None:
     # A stabilize roll, applied as the result it is: a failure changes nothing, and
     # the fight says so (nothing is logged).
     event = {"kind": "result", "combatant": "o1", "of": "stabilize"}
-    # Issue 65 §7: its rounds are the tracker's (003, "Mortal Wounds": 8 + the rounds
+    # Issue 65 §7: its rounds are the tracker's (003, "Mortal Wounds": 10 + the rounds
     # down), not what was typed: a roll at an easier or harder count is refused.
     for typed in ("--rounds 3", "--rounds 1"):
         off = _roll(table, "alice", f"swn stabilize {typed}")

@@ -19,7 +19,7 @@ from ..systems import swn
 from . import swn_sheet as on
 from .registry import LabelOpt, NamesOpt, Twin, command, label_reply, read_names, twins
 from .result import Plan, Reply, Resources, resources_of
-from .sheeted import SheetOpt, maybe_sheet, sheet_for
+from .sheeted import SheetOpt, maybe_sheet, resolved_as, sheet_for
 
 if TYPE_CHECKING:
     from ..sheets import Sheet
@@ -172,7 +172,8 @@ def check(
 
 
 @_twins("stabilize", ["swn stabilize --rounds 2 --tools medkit --skill 1 --int 12",
-                      f"swn stabilize --rounds 1 {VEX}"])  # fmt: skip
+                      f"swn stabilize --rounds 1 {VEX}",
+                      "swn stabilize --rounds 1 --skill 1 --target-name Juno"])  # fmt: skip
 def stabilize(
     ctx: typer.Context,
     attrs: on.Given,
@@ -180,14 +181,33 @@ def stabilize(
     tools: Annotated[str, typer.Option("--tools", help="none, medkit or lazarus.")] = "none",
     skill: SkillOpt = None,
     untrained: UntrainedOpt = False,
+    vs: Annotated[
+        str | None,
+        typer.Option(
+            "--vs",
+            metavar="SHEET",
+            help="The one stabilized: a sheet (a file; @NAME in a room, whose fight then "
+            "gives the rounds it has been down).",
+        ),
+    ] = None,
+    target_name: Annotated[str | None, typer.Option(help="The one stabilized.")] = None,
     label: LabelOpt = None,
     sheet: SheetOpt = None,
 ) -> Twin:
     """Stabilize a mortally wounded ally: Int/Heal or Dex/Heal vs 10/8/6 + rounds.
 
     A sheet (--sheet, or $REFEREE_SHEET) gives Heal, Int and Dex; options override it.
+    --vs names the one stabilized (in a room, the fight's tracker gives its rounds).
     """
+    if vs is not None:
+        found = resources_of(ctx).sheet(vs)
+        if found is None:
+            raise CommandError(f"no sheet {vs!r} to stabilize")
+        target_name = target_name or found.name
+        resolved_as(ctx, vs=None, target_name=target_name)
     level, skill_assumed, use, read = on.for_stabilize(ctx, sheet, skill, untrained, attrs)
+    if target_name and label is None:
+        label = f"{read.label} on {target_name}" if read.label else f"Stabilize {target_name}"
     assumed = _known(skill_assumed, *_attr_assumed(use))
     kw: dict[str, Any] = dict(
         rounds=rounds, tool=tools, skill=level,

@@ -278,8 +278,8 @@ def shown(c: Combatant) -> list[str]:
     """Its conditions with those its values give (B419: under 1/3 HP, reeling, half
     Move and Dodge; B426: under 1/3 FP, very tired; shock −N), for display."""
     out = sorted(c.conditions)
-    if "dead" in c.conditions:
-        return out
+    if "dead" in c.conditions:  # dead is all there is to say (issue 65 §8)
+        return [x for x in out if x in ("dead", "destroyed")]
     if 3 * c.value("hp") < c.value("hp_max"):
         out.append("reeling")
     if 3 * c.value("fp") < c.value("fp_max"):

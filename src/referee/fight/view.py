@@ -23,6 +23,8 @@ def shown(fight: Fight, c: Combatant) -> list[str]:
     if fight.system == "gurps":
         return gurps.shown(c)
     out = sorted(c.conditions)
+    if "dead" in c.conditions:  # dead is all there is to say (issue 65 §8)
+        return ["dead"]
     if "mortally wounded" in c.conditions:
         out.append(f"down {c.value('rounds_down')} of 6 rounds")
     return out

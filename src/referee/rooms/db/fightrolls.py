@@ -38,7 +38,8 @@ def aimed(fight: Fight, ev: dict[str, Any], e: Mapping[str, Any]) -> None:
         return
     if ev.setdefault("combatant", aimed) != aimed:
         name = fight.combatants[aimed].name
-        raise Conflict(422, f"roll {e.get('seq')} is aimed at {name}: its damage goes there")
+        what = "its damage goes" if ev.get("kind") == "damage" else "it applies"
+        raise Conflict(422, f"roll {e.get('seq')} is aimed at {name}: {what} there")
 
 
 _ROUNDS = re.compile(r"(?:^|\s)--rounds[ =]([0-9]{1,7})(?=\s|$)")
@@ -47,7 +48,7 @@ _ROUNDS = re.compile(r"(?:^|\s)--rounds[ =]([0-9]{1,7})(?=\s|$)")
 def stabilized_at(fight: Fight, ev: Mapping[str, Any], e: Mapping[str, Any]) -> None:
     """A stabilize roll applied to a combatant must have been made at the rounds it has
     been down, as the tracker counts them (``003``, "Mortal Wounds": the difficulty is
-    8 plus the rounds since the fall; contract v1.4, "the fight's state goes into every
+    10 (8 medkit, 6 Lazarus patch) plus the rounds since the fall; contract v1.4, "the fight's state goes into every
     roll it takes"): a roll typed at fewer rounds, or more, is refused, naming the
     rounds to roll at."""
     c = fight.combatants.get(str(ev.get("combatant")))

@@ -236,7 +236,9 @@ class FightWrites(StoreParts):
             except RefereeError as exc:
                 raise Conflict(422, f"roll {roll}: {exc}") from None
             ev.update(taken)
-            if ev.get("kind") == "damage":
+            if ev.get("kind") == "damage" or (
+                ev.get("kind") == "result" and ev.get("of") == "stabilize"
+            ):  # a roll aimed at a combatant goes to it (a stabilize too, issue 65 §7)
                 aimed(fight, ev, e)
             if ev.get("kind") == "answer":
                 same_roll(fight, ev, e)

@@ -34,6 +34,8 @@ async def with_tracked_hp(store: Store, room: str, typed: str, resolved: str) ->
     words = resolved.split()
     if found is None or not words or words[0] not in _NOW:
         return resolved
+    if words[:2] == ["swn", "stabilize"]:
+        return await _down_rounds(store, room, found.group(1), resolved)
     option = _NOW[words[0]]
     if option in typed.split():
         return resolved  # the roller's own figure stands
@@ -57,6 +59,23 @@ async def with_tracked_hp(store: Store, room: str, typed: str, resolved: str) ->
                 if fp_max and 3 * c.value("fp") < fp_max and "--very-tired" not in given:
                     out += " --very-tired"  # B426
             return out
+    return resolved
+
+
+_ROUNDS = re.compile(r"\s--rounds[ =][0-9]+")
+
+
+async def _down_rounds(store: Store, room: str, sheet: str, resolved: str) -> str:
+    """A stabilize roll aimed at a combatant of the fight (issue 65 §7): its rounds are
+    the ones the tracker counts it down (``003``, "Mortal Wounds": the difficulty is
+    10, 8 with a medkit or 6 with a Lazarus patch, + those rounds), whatever was typed."""
+    try:
+        fight = await store.fight(room)
+    except Conflict:
+        return resolved
+    for cid, c in fight.combatants.items():
+        if c.sheet == sheet and cid not in fight.removed:
+            return _ROUNDS.sub("", resolved) + f" --rounds {c.value('rounds_down')}"
     return resolved
 
 

@@ -61,6 +61,7 @@ from ..log import view
 from ..service import conflicts, roll_entry, writable
 from .api import Caller, state
 from .models import ERRORS
+from .swnattack import swn_attack
 
 __all__ = ["install"]
 
@@ -92,8 +93,8 @@ def install(app: FastAPI) -> None:
         st = state(request)
         await writable(st, room)
         fight = await conflicts(st.store.fight(room))
-        if fight.system != "gurps":
-            raise ApiError(422, "an exchange in the fight is GURPS's: roll 'swn attack' instead")
+        if fight.system not in ("gurps", "swn"):
+            raise ApiError(422, "an attack in the fight is GURPS's or SWN's")
         attacker = fight.combatants.get(body.attacker)
         target = fight.combatants.get(body.target)
         hidden = target is None or (target.hidden and not member.is_gm)
@@ -109,6 +110,9 @@ def install(app: FastAPI) -> None:
             if c.sheet is None:
                 raise ApiError(422, f"{c.name} has no sheet to read its numbers from")
         _on_turn(fight, attacker)  # contract v1.4: turns are the fight's (409)
+        if fight.system == "swn":
+            return await swn_attack(st, room, member, attacker, target, body.weapon,
+                                    body.visibility)  # fmt: skip
         level, dice = await _weapon(st, room, attacker, body.weapon)  # before any die
         name = _maneuver_of(attacker, body.maneuver)
         move = {"kind": "maneuver", "combatant": attacker.id, "maneuver": name, "attack": True}
@@ -212,7 +216,7 @@ def _on_turn(fight: Fight, attacker: Combatant) -> None:
         who = fight.combatants.get(fight.current)
         whose = who.name if who is not None and not who.hidden else "a hidden combatant"
         raise ApiError(409, f"it is {whose}'s turn, not {attacker.name}'s (B363)")
-    refusal = attack_refusal(attacker)
+    refusal = attack_refusal(attacker) if fight.system == "gurps" else None
     if refusal is not None:
         raise ApiError(409, refusal)
 

@@ -90,6 +90,9 @@
 
   function turnLine() {
     if (!fight.round) return `Not started: ${fight.combatants.length} in the fight.`;
+    const able = fight.combatants.filter((c) => fight.order.includes(c.combatant) && !c.down && !c.out);
+    const hiddenLeft = fight.order.some((id) => !fight.combatants.some((c) => c.combatant === id));
+    if (!able.length && !hiddenLeft) return `Round ${fight.round} · no one left in the fight can act`;
     const current = fight.current ? nameOf(fight.current) : "nobody";
     return current === "a hidden combatant" ? `Round ${fight.round} · a hidden combatant acts` : `Round ${fight.round} · ${current}'s turn`;
   }
@@ -137,6 +140,13 @@
       gmConditionTools(c, tools);
       li.append(tools);
     }
+    // Issue 65 §7: a Stabilize roll aimed at a mortally wounded combatant (SWN), made as
+    // the clicker's own sheet; the fight's tracker gives its rounds down.
+    const dying = fight.system === "swn" && (c.conditions || []).includes("mortally wounded")
+      && !(c.conditions || []).includes("dead") && !(c.conditions || []).includes("stabilized");
+    if (dying && c.sheet && !c.out) {
+      li.append(button(`Stabilize ${c.name}`, () => R.post("rolls", { command: `swn stabilize --vs @${c.sheet}`, visibility: "public" }, "stabilize"), "stabilize"));
+    }
     // A player attacks with her own character; the GM with her NPCs (secret, v1.4).
     if (!c.out && (isGm ? c.owner === "gm" : c.owner === member)) {
       const row = attackRow(c);
@@ -165,7 +175,7 @@
     // fight; a downed foe may still be hit (finished off), a dead one no more.
     const foes = fight.combatants.filter((x) => x.combatant !== c.combatant && !x.out
       && !(x.conditions || []).includes("dead"));
-    if (!foes.length || fight.system !== "gurps" || !c.sheet) return null;
+    if (!foes.length || !["gurps", "swn"].includes(fight.system) || !c.sheet) return null;
     if (fight.current !== c.combatant || c.down || c.out) return null;
     const pick = aiming[c.combatant] || (aiming[c.combatant] = { weapon: "", target: "" });
     const weapon = el("select");
@@ -191,7 +201,8 @@
     const go = button("Attack", async () => {
       go.disabled = true;
       note.textContent = "";
-      const asked = { attacker: c.combatant, target: foe.value, weapon: weapon.value, maneuver: how.value };
+      const asked = { attacker: c.combatant, target: foe.value, weapon: weapon.value };
+      if (fight.system === "gurps") asked.maneuver = how.value;  // SWN: a Main Action
       const answer = await R.post("fight/attack", asked, "attack");
       go.disabled = false;
       if (!answer) { note.textContent = document.getElementById("error").textContent; note.className = "error"; return; }
@@ -207,12 +218,14 @@
         : held ? `${name} ${verbs[held.event.defense] || "defends"}.` : `${c.name} hits ${name}.`;
     }, "attack");
     go.disabled = true;  // until the weapons are read
-    row.append(how, " ", weapon, " ▸ ", foe, " ", go);
+    if (fight.system === "gurps") row.append(how, " ");
+    row.append(weapon, " ▸ ", foe, " ", go);
     return row;
   }
 
   // The GM's hand on a combatant's conditions and SWN morale (issue 49 §6).
   function gmConditionTools(c, tools) {
+    if ((c.conditions || []).includes("dead")) return;  // the dead neither stand nor wake
     const drop = (cond, label) => {
       if ((c.conditions || []).includes(cond)) tools.append(button(label, () => send({ kind: "set", combatant: c.combatant, drop: [cond] })));
     };
@@ -330,7 +343,18 @@
     items.push(turn);
     const controls = el("p", "controls");
     if (isGm && fight.combatants.length) {
-      if (!fight.round) controls.append(button("Start the fight", () => send({ kind: "start" })));
+      if (!fight.round) {
+        let sides = null;
+        controls.append(button("Start the fight", () => send(sides && sides.checked ? { kind: "start", group: true } : { kind: "start" })));
+        if (fight.system === "swn") {  // one initiative roll a side (an option, 003 gives none)
+          sides = el("input");
+          sides.type = "checkbox";
+          sides.id = "fight-sides";
+          const label = el("label", "inline", " one roll a side");
+          label.htmlFor = "fight-sides";
+          controls.append(" ", sides, label);
+        }
+      }
       else controls.append(button("Previous", () => send({ kind: "previous" })), " ", button("Next turn", () => send({ kind: "next" })));
     } else if (fight.round && fight.combatants.some((c) => c.combatant === fight.current && c.owner === member)) {
       controls.append(button("End my turn", () => send({ kind: "next" })));
@@ -339,6 +363,9 @@
     if (isGm && fight.combatants.length) {
       const pick = el("select");
       pick.id = "fight-target";
+      const none = el("option", "", "(the roll's own target)");  // issue 65 §8: no guess
+      none.value = "";
+      pick.append(none);
       for (const c of fight.combatants.filter((x) => !x.out)) {
         const o = el("option", "", c.name);
         o.value = c.combatant;
@@ -387,6 +414,8 @@
   }
 
   // A log entry of the fight, as one line.
+  const BOOKKEEPING = new Set(["shock_new", "acted", "attacks", "defended"]);
+  const hiddenIds = new Set();  // combatants added hidden (their entries are the GM's)
   const LABELS = { hp: "HP", fp: "FP", shock: "shock", strain: "strain", luck: "Luck", rounds_down: "rounds down", morale: "Morale" };
   function line(entry) {
     if (entry.redacted) return [el("span", "redacted", "a hidden change to the fight")];
@@ -400,14 +429,19 @@
       if (entry.sheet && !(entry.sheet in R.sheetNames)) R.sheetNames[entry.sheet] = entry.name;
       const v = entry.values || {};
       const hp = "hp_max" in v ? ` (HP ${v.hp}/${v.hp_max})` : "";
-      out.push(el("span", "text", `${entry.name} is in the fight${hp}` + (entry.hidden ? ", hidden from players" : "")));
+      if (entry.hidden) hiddenIds.add(entry.combatant);
+      if (entry.visibility === "gm" && !entry.hidden) {  // the GM's copy of a visible NPC's
+        out.push(el("span", "meta", `${entry.name}'s sheet numbers, the GM's${hp}`));
+      } else {
+        out.push(el("span", "text", `${entry.name} is in the fight${hp}` + (entry.hidden ? ", hidden from players" : "")));
+      }
     } else if (entry.kind === "turn") {
       out.push(el("span", "text", entry.round ? `Round ${entry.round}: ${nameOf(entry.current)}'s turn` : "The fight's order is set"));
     } else {
       const parts = [];
       for (const [k, [a, b]] of Object.entries(entry.values || {})) {
         if (k === "shock") parts.push(`shock ${a ? -a : 0} → ${b ? -b : 0}`);  // a penalty
-        else if (k === "shock_new") continue;  // bookkeeping: when the shock ends
+        else if (BOOKKEEPING.has(k)) continue;  // when shock ends, a turn's maneuver...
         else parts.push(`${LABELS[k] || k.replace(/_/g, " ")} ${a} → ${b}`);
       }
       if (entry.conditions) {
@@ -419,7 +453,11 @@
       for (const call of entry.calls || []) parts.push(`${call.command ? "must roll " + call.command : "has a roll for the GM to make"}: ${call.why}`);
       if ((entry.closed || []).length) parts.push("answered " + entry.closed.join(", "));
       if (entry.initiative !== undefined && entry.initiative !== null) parts.push("takes its place in the order");
-      out.push(el("span", "text", `${nameOf(entry.combatant)}: ${parts.join("; ") || "no change to the numbers"}`));
+      const ev = entry.event || {};
+      if (ev.kind === "maneuver" && ev.combatant === entry.combatant) parts.unshift(`takes ${ev.maneuver}`);
+      const copy = entry.visibility === "gm" && !hiddenIds.has(entry.combatant);
+      const none = copy ? "its sheet's numbers, the GM's" : "its numbers are the GM's";
+      out.push(el("span", copy ? "meta" : "text", `${nameOf(entry.combatant)}: ${parts.join("; ") || none}`));
     }
     if (typeof entry.why === "number") {
       const link = el("a", "", "roll #" + entry.why);
@@ -443,11 +481,15 @@
   function stabilizeButton(entry) {
     const r = entry.result;
     if (!r.success) return null;
-    const b = button("Apply: stabilized", async () => {
+    // Issue 65 §7: a roll aimed --vs @SHEET is for that sheet's combatant, and only it.
+    const vs = /(?:^|\s)--vs[ =]@([A-Za-z0-9_-]+)/.exec(entry.command || "");
+    const b = button(vs ? `Apply: @${vs[1]} stabilized` : "Apply: stabilized", async () => {
       const down = fight ? fight.combatants.filter((c) => !c.out && (c.conditions || []).includes("mortally wounded")) : [];
-      const chosen = down.find((c) => c.combatant === target) || (down.length === 1 ? down[0] : null);
+      const chosen = vs ? down.find((c) => c.sheet === vs[1])
+        : down.find((c) => c.combatant === target) || (down.length === 1 ? down[0] : null);
       if (!chosen) {
-        note.textContent = down.length ? "Choose the fallen combatant in “Rolls from the log go to” first." : "Nobody in the fight is mortally wounded.";
+        note.textContent = vs ? `@${vs[1]} is not mortally wounded in the fight.`
+          : down.length ? "Choose the fallen combatant in “Rolls from the log go to” first." : "Nobody in the fight is mortally wounded.";
         note.className = "error";
         return;
       }

@@ -1,0 +1,74 @@
+"""An SWN attack in the fight, in one request (issue 65 §7): ``POST
+/api/rooms/{room}/fight/attack`` in an SWN room. The player picks her target from the
+fight; the server reads its Armor Class and HP from its sheet and the tracker (she no
+longer types them), rolls her attack as her sheet, and applies its damage (with Shock)
+to the target.
+
+Source: ``003``, "Combat": 1d20 + attack bonus + skill + attribute modifier against
+the target's AC, damage on a hit and Shock on a miss within its AC; a Main Action, on
+one's own turn (the route checks the turn, :func:`.attacks._on_turn`). An NPC's AC is
+not among the numbers the GM keeps (:data:`referee.fight.npcs.SHEET_NUMBERS`): the roll
+names it, as a player's own ``swn attack --vs`` would.
+"""
+
+from __future__ import annotations
+
+import shlex
+from typing import Any
+
+from ...fight import Combatant
+from ..db.epochs import Conflict
+from ..db.fightstore import NOTHING
+from ..db.store import Member
+from ..errors import ApiError
+from ..log import view
+from ..service import roll_entry
+
+__all__ = ["swn_attack"]
+
+
+def _permit(fight: Any, ev: Any, roll: int | None) -> None:
+    """The route decided who may attack before any die was drawn."""
+
+
+async def swn_attack(
+    st: Any,
+    room: str,
+    member: Member,
+    attacker: Combatant,
+    target: Combatant,
+    weapon: str,
+    visibility: str | None,
+) -> dict[str, Any]:
+    """The attack roll, as the attacker's sheet against the target's AC and HP now, and
+    its damage applied: ``{"rolls": [...], "entries": [...]}``."""
+    row = (await st.sheets.of(st, room)).get(target.sheet)
+    if row is None:
+        raise ApiError(422, f"{target.name}'s sheet is no longer in this room")
+    sheet = await st.sheets.sheet(st, room, row)
+    ac = sheet.ac if sheet.ac is not None else 10
+    words = [
+        f"@{attacker.sheet}", "swn", "attack", shlex.quote(weapon), f"--ac {ac}",
+        "--target-name", shlex.quote(target.name), f"--target-hp {max(0, target.value('hp'))}",
+    ]  # fmt: skip
+    seen = visibility or ("gm" if attacker.owner == "gm" else "public")
+    rolled = await roll_entry(st, room, member, " ".join(words), seen)
+    st.published(room, rolled)
+    logged: list[dict[str, Any]] = []
+    result = rolled["result"]
+    if not result.get("refused") and result.get("damage"):
+        event = {"kind": "damage", "combatant": target.id}
+        try:
+            logged = list(
+                await st.store.fight_event(room, member.id, event, rolled["seq"], None, _permit)
+            )
+        except Conflict as exc:
+            if NOTHING not in str(exc):
+                raise
+    for e in logged:
+        st.published(room, e)
+    revealed = await st.revealed(room)
+    return {
+        "rolls": [view(rolled, member.id, revealed)],
+        "entries": [view(e, member.id, revealed) for e in logged],
+    }
