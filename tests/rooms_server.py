@@ -170,10 +170,10 @@ class Table:
 
     def _read(self, who: str, path: str, params: dict[str, Any] | None = None) -> httpx.Response:
         """A read that waits out the member's rate (429), as a page does: a test that
-        reads the fight after each of its events meets it on a fast machine. At most 40
+        reads the fight after each of its events meets it on a fast machine. At most 100
         waits of 0.1 s, then the 429 is the answer."""
         with self.client(who) as c:
-            for _ in range(40):
+            for _ in range(100):
                 r = c.get(f"/api/rooms/{self.room}/{path}", params=params)
                 if r.status_code != 429:
                     break
@@ -190,11 +190,9 @@ class Table:
         return self._read(who, "fight").json()  # type: ignore[no-any-return]
 
     def export(self, who: str) -> list[dict[str, Any]]:
-        with self.client(who) as c:
-            r = c.get(f"/api/rooms/{self.room}/export")
-            r.raise_for_status()
-            assert r.headers["content-type"].startswith("application/x-ndjson")
-            return [json.loads(line) for line in r.text.splitlines()]
+        r = self._read(who, "export")
+        assert r.headers["content-type"].startswith("application/x-ndjson")
+        return [json.loads(line) for line in r.text.splitlines()]
 
 
 def make_table(server: Server, name: str = "Friday") -> Table:

@@ -156,6 +156,15 @@ def test_shock_and_posture_go_into_the_attack_and_the_defense(table: Table) -> N
     attack = got.json()["rolls"][0]
     assert "--mod -3 --mod -4" in attack["command"]
     assert "shock -3, prone -4" in attack["text"] and attack["result"]["effective"] == 17 - 7
+    # The roll names each modifier the tracker added, and verify recomputes them from
+    # the fight as the log stood before the roll (contract v1.4).
+    assert attack["tracker"] == ["shock -3", "prone -4"]
+    log = table.export("gm")
+    assert check_fight(log)[2] == []
+    forged = [dict(e) for e in log]
+    forged[attack["seq"]] = {**forged[attack["seq"]], "tracker": ["prone -4"]}
+    wrong = [w for _s, w in check_fight(forged)[2]]
+    assert any("modifiers are not the fight's" in w for w in wrong), wrong
     _ok(table, "alice", {"kind": "next"})
     _turn_to(table, "dai")  # her next turn: the shock is over (B419)
     _ok(table, "gm", {"kind": "set", "combatant": "dai", "add": ["stunned"]})

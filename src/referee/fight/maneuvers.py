@@ -34,6 +34,7 @@ __all__ = [
     "maneuver",
     "move_and_attack_cap",
     "new_turn",
+    "tracker_modifiers",
 ]
 
 MANEUVER_RULES = 5
@@ -67,7 +68,8 @@ POSTURES: dict[str, tuple[int, int]] = {
 """Each posture's modifier to a melee attack and to active defenses (B551)."""
 
 _KEPT = frozenset(MANEUVERS) | {"all-out defense (dodge)", "all-out defense (parry)",
-                                "all-out defense (block)", "retreated"}  # fmt: skip
+                                "all-out defense (block)", "all-out attack (double)",
+                                "retreated"}  # fmt: skip
 """The conditions a maneuver leaves, until the combatant's next turn begins."""
 
 
@@ -112,6 +114,8 @@ def maneuver(fight: Fight, ev: Mapping[str, Any]) -> Combatant:
     if attack and not allowed:
         raise RuleError(f"{name} allows no attack (B364-B366)")
     conditions = set(c.conditions - _KEPT) | {name}
+    if name == "all-out attack" and ev.get("double"):
+        conditions.add("all-out attack (double)")  # two attacks, neither at +4 (B365)
     if name == "all-out defense":
         raised = str(ev.get("defense") or "dodge").lower()
         if raised not in ("dodge", "parry", "block"):
@@ -211,3 +215,17 @@ def move_and_attack_cap(level: int, mods: list[tuple[str, int]]) -> list[tuple[s
     modifier that brings ``level`` with ``mods`` down to 9, named, or none."""
     over = level + sum(m for _, m in mods) - 9
     return [("move and attack: at most 9", -over)] if over > 0 else []
+
+
+def tracker_modifiers(c: Combatant, level: int) -> list[tuple[str, int]]:
+    """The modifiers the fight's tracker puts on ``c``'s attack at skill ``level``, once
+    its maneuver is taken (the one in its conditions, else Attack): those of
+    :func:`attack_modifiers` less All-Out Attack (Determined)'s +4, which the roll takes
+    as its own option (``--all-out``), and Move and Attack's cap of 9 (B365). A room's
+    attack roll adds these, names each in its ``tracker`` field, and ``referee verify``
+    recomputes them from the fight as the log stands before the roll."""
+    taken = next((m for m in MANEUVERS if m in c.conditions), "attack")
+    mods = [m for m in attack_modifiers(c, taken) if m[0] != "all-out attack"]
+    if taken == "move and attack":
+        mods += move_and_attack_cap(level, mods)
+    return mods

@@ -19,7 +19,8 @@ from typing import Any
 
 from ...errors import RefereeError
 from ...fight import numbers
-from ..fightlog import events_of, replay_seen
+from ...fight.maneuvers import tracker_modifiers
+from ..fightlog import Seen, events_of, replay_seen
 
 __all__ = ["check_fight"]
 
@@ -35,14 +36,64 @@ def check_fight(entries: list[dict[str, Any]]) -> tuple[int, int, list[tuple[int
     problems: list[tuple[int, str]] = []
     by_seq = {e.get("seq"): e for e in entries}
     binding = _Binding(_opened(entries))
-    seen = replay_seen(
-        str(system),
-        entries,
-        problems,
-        roll_check=lambda ev, e: _either(binding.check(ev, e, by_seq), _checked(ev, e, by_seq)),
-        fill=lambda ev, why: _filled(ev, why, by_seq),
-    )
+
+    def replayed(part: list[dict[str, Any]], start: Seen | None) -> Seen:
+        return replay_seen(
+            str(system),
+            part,
+            problems,
+            start=start,
+            roll_check=lambda ev, e: _either(binding.check(ev, e, by_seq), _checked(ev, e, by_seq)),
+            fill=lambda ev, why: _filled(ev, why, by_seq),
+        )
+
+    # The fight replayed up to each roll the tracker put modifiers on (contract v1.4),
+    # and those modifiers recomputed from it; then the rest.
+    seen: Seen | None = None
+    at = 0
+    for roll in entries:
+        if roll.get("kind") != "roll" or not isinstance(roll.get("tracker"), list):
+            continue
+        seq = int(roll.get("seq", 0))
+        part = []
+        while at < len(entries) and int(entries[at].get("seq", 0)) < seq:
+            part.append(entries[at])
+            at += 1
+        seen = replayed(part, seen)
+        wrong = _tracked(seen, roll)
+        if wrong:
+            problems.append((seq, wrong))
+    seen = replayed(entries[at:], seen)
     return seen.checked, seen.adopted, problems
+
+
+def _tracked(seen: Seen, roll: Mapping[str, Any]) -> str | None:
+    """What is wrong with the modifiers a roll says the tracker put on it (``tracker``),
+    recomputed from the fight as the log stood before it
+    (:func:`referee.fight.maneuvers.tracker_modifiers`); None when they hold, or when
+    the exporter cannot know (the attacker hidden from it, or an event hidden before)."""
+    if seen.unseen:
+        return None  # a hidden event may have changed the attacker: not this reader's
+    fight = seen.fight
+    sheet = roll.get("sheet")
+    c = next(
+        (x for cid, x in fight.combatants.items() if x.sheet == sheet and cid not in fight.removed),
+        None,
+    )
+    words = str(roll.get("resolved") or "").split()
+    if c is None or words[:2] != ["gurps", "attack"] or len(words) < 3:
+        return f"roll {roll.get('seq')} names modifiers of the fight, but is no attack of it"
+    try:
+        level = int(words[2])
+    except ValueError:
+        return f"roll {roll.get('seq')} names modifiers of the fight, but no skill level"
+    want = [f"{n} {m:+d}" for n, m in tracker_modifiers(c, level)]
+    if roll.get("tracker") != want:
+        return (
+            f"roll {roll.get('seq')}'s modifiers are not the fight's: it names "
+            f"{roll.get('tracker')}, the fight gives {want}"
+        )
+    return None
 
 
 CALL_RULES = 5

@@ -51,7 +51,7 @@ from ...errors import RefereeError
 from ...fight import Combatant, Fight
 from ...fight.defenses import defense_choices
 from ...fight.maneuvers import MANEUVERS as MANEUVER_NAMES
-from ...fight.maneuvers import attack_modifiers, attack_refusal, move_and_attack_cap
+from ...fight.maneuvers import attack_refusal, tracker_modifiers
 from ...systems.gurps.blows import BLOWS
 from ..db.epochs import Conflict
 from ..db.fightstore import NOTHING
@@ -121,22 +121,20 @@ def install(app: FastAPI) -> None:
         logged: list[dict[str, Any]] = list(
             await conflicts(st.store.fight_event(room, member.id, move, None, None, _permit))
         )
-        mods = attack_modifiers(attacker, name)
-        if name == "all-out attack":  # Determined's +4 is the roll's own --all-out
-            mods = [m for m in mods if m[0] != "all-out attack"]
-        if name == "move and attack":
-            mods += move_and_attack_cap(level, mods)
+        moved = (await conflicts(st.store.fight(room))).combatants[attacker.id]
+        mods = tracker_modifiers(moved, level)  # as referee verify recomputes them
         made = f"@{attacker.sheet} gurps attack {shlex.quote(body.weapon)}"
         if body.location:
             made += f" --location {shlex.quote(body.location)}"
-        if name == "all-out attack" and body.maneuver != "all-out attack (double)":
-            made += " --all-out"
+        if name == "all-out attack" and "all-out attack (double)" not in moved.conditions:
+            made += " --all-out"  # Determined: +4 (B365)
         made += "".join(f" --mod {m}" for _, m in mods)
         if mods:
             named = ", ".join(f"{n} {m:+d}" for n, m in mods)
             made += " --label " + shlex.quote(f"{body.weapon} ({named})")
         seen = body.visibility or ("gm" if attacker.owner == "gm" else "public")
-        rolls = [await roll_entry(st, room, member, made, seen)]
+        tracked = [f"{n} {m:+d}" for n, m in mods]
+        rolls = [await roll_entry(st, room, member, made, seen, tracker=tracked)]
         st.published(room, rolls[0])
         hit = rolls[0]["result"]
         location = None if hit.get("torso_instead") else body.location  # B399

@@ -52,6 +52,7 @@ def roll_maker(
     visibility: str,
     as_sheet: tuple[str, str | None] | None = None,
     call: str | None = None,
+    tracker: list[str] | None = None,
 ) -> Callable[[int, Epoch], dict[str, Any]]:
     """The function that rolls a command :func:`..rolling.reading.read_command` read,
     once its seq and epoch are known, on the epoch's stream for its visibility, and
@@ -95,6 +96,8 @@ def roll_maker(
                 fields["sheet"] = as_sheet[1]
         if call is not None:
             fields["call"] = call
+        if tracker is not None:  # the fight's modifiers on it, named (contract v1.4)
+            fields["tracker"] = tracker
         return fields
 
     return make
@@ -109,13 +112,15 @@ async def roll_entry(
     *,
     call_sheet: str | None = None,
     call: str | None = None,
+    tracker: list[str] | None = None,
 ) -> dict[str, Any]:
     """Roll ``command`` in ``room`` as ``member`` and log it: the new entry, as the log
     holds it (every front end shows it through :func:`..log.view`).
 
     The sheet it is made as, and what that changes, are
     :func:`..rolling.tracked.made_as_sheet`'s (``call_sheet``: a fight call's; ``call``:
-    the id of the call this roll is made to answer, logged with it, contract v1.4)."""
+    the id of the call this roll is made to answer, logged with it, contract v1.4;
+    ``tracker``: the modifiers the fight's state put on it, named: ``["shock -3"]``)."""
     await writable(st, room)
     if visibility not in VISIBILITIES:
         raise ApiError(422, f"a roll is public, gm or blind, not {visibility[:20]!r}")
@@ -128,7 +133,7 @@ async def roll_entry(
         st, room, member, command, visibility, call_sheet, room_limits(st.limits.draws)
     )
     read = await st.plans.read(command, st.limits.draws, st.limits.read_seconds)
-    make = roll_maker(member, read, visibility, made_as, call)
+    make = roll_maker(member, read, visibility, made_as, call, tracker)
     entry = await st.append(room, "roll", make)
     st.charge(member, len(entry["draws"]) / st.limits.draws_per_request)
     return entry
