@@ -29,15 +29,27 @@ from rooms_server import LOOPBACK_TLS, Loopback, running
 APPLICATION = "1100000000000000001"
 TOKEN = base64.b64encode(APPLICATION.encode()).decode().rstrip("=") + ".GtEsT0.not-a-real-token"
 
-PATIENT = {"REFEREE_DISCORD_DEFER_AFTER": "30"}
-"""The tests' servers' default: an answer is deferred only after 30 seconds. The
+PATIENT = {"REFEREE_DISCORD_DEFER_AFTER": "30", "REFEREE_DISCORD_ANSWER_WINDOW": "120"}
+"""The tests' servers' default: an answer is deferred only after 30 seconds, and an
+interaction is answered through the gateway up to 120 seconds after it was made. The
 stand-in has no 3-second deadline, and on a loaded machine an answer that the tests
 expect at once took over the 2 s default and came deferred (issue 53: a link test
-failed so). The tests of deferral set ``REFEREE_DISCORD_DEFER_AFTER`` themselves."""
+failed so). The tests of deferral, and of the answer window (issue 67), set
+``REFEREE_DISCORD_DEFER_AFTER`` and ``REFEREE_DISCORD_ANSWER_WINDOW`` themselves."""
 """A bot token in Discord's shape (its bot's id in base64, then two parts), as hikari
 reads one."""
 GUILD = "1200000000000000002"
-_ids = count(1_300_000_000_000_000_000)
+_ids = count(1)
+DISCORD_EPOCH_MS = 1_420_070_400_000
+
+
+def snowflake(at: float | None = None) -> str:
+    """A Discord id made at ``at`` (seconds since 1970; now by default), as Discord
+    makes them: its milliseconds since 2015 in the top 42 bits, a count below."""
+    ms = int((time.time() if at is None else at) * 1000) - DISCORD_EPOCH_MS
+    return str((ms << 22) | (next(_ids) & 0x3FFFFF))
+
+
 CALLBACK = re.compile(r"/interactions/\d+/[^/]+/callback")
 
 
@@ -60,7 +72,8 @@ class StandIn:
     token: str = TOKEN
     """The bot's token: ``GET /gateway/bot`` with any other is refused (401)."""
     callbacks: dict[str, dict[str, Any]] = field(default_factory=dict)
-    """Answers to interactions through the callback endpoint (the gateway's), by path."""
+    """Answers to interactions through the callback endpoint (the gateway's), by path;
+    not those refused (a path in :attr:`answers` is refused with its error)."""
     answered: list[str] = field(default_factory=list)
     """Every callback's path, in order (an interaction answered twice shows twice)."""
     arrived: threading.Condition = field(default_factory=threading.Condition)
@@ -110,6 +123,13 @@ def _rest() -> Iterator[StandIn]:
             if self.command == "POST" and CALLBACK.fullmatch(self.path):
                 # An answer through the gateway: kept apart from the calls, which are
                 # then the same on both transports (over HTTP, the answer is the response).
+                refused = state.answers.get(self.path)
+                if refused is not None:  # (Discord's 404, code 10062: too late)
+                    with state.arrived:
+                        state.answered.append(self.path)
+                        state.arrived.notify_all()
+                    self._json(*refused)
+                    return
                 with state.arrived:
                     state.callbacks[self.path] = json.loads(body)
                     state.answered.append(self.path)
@@ -215,15 +235,17 @@ def interaction(
     kind: int = 2,
     permissions: str = "0",
     resolved: dict[str, Any] | None = None,
+    at: float | None = None,
 ) -> dict[str, Any]:
-    """An interaction in a guild's channel, as Discord's documentation shapes it."""
-    data: dict[str, Any] = {"id": str(next(_ids)), "name": name, "type": 1}
+    """An interaction in a guild's channel, as Discord's documentation shapes it, made
+    by Discord at ``at`` (now by default: its id says when)."""
+    data: dict[str, Any] = {"id": snowflake(at), "name": name, "type": 1}
     if options is not None:
         data["options"] = options
     if resolved is not None:
         data["resolved"] = resolved
     return {
-        "id": str(next(_ids)),
+        "id": snowflake(at),
         "application_id": APPLICATION,
         "type": kind,
         "data": data,
@@ -308,6 +330,8 @@ class GatewayBot(Bot):
     session: str = ""
     pid: int = 0
     """The ``referee discord run`` process's."""
+    process: Any = None
+    """The ``referee discord run`` process, its first line read from ``stdout``."""
     transport = "gateway"
 
     def send(self, payload: dict[str, Any] | bytes, **headers: str) -> Any:
@@ -388,6 +412,7 @@ def gateway_server(
         base = found[1] if found else ""
         new = set(gateway.sessions) - before
         assert len(new) == 1, (new, gateway)
-        yield GatewayBot(base, Signer(), rest, gateway=gateway, session=new.pop(), pid=process.pid)
+        yield GatewayBot(base, Signer(), rest, gateway=gateway, session=new.pop(), pid=process.pid,
+                         process=process)  # fmt: skip
     finally:
         end(process, 20)

@@ -58,6 +58,9 @@ class Gateway:
     heartbeats: int = 0
     refused: int = 0
     """Connections closed with 4004 (a token that is not the bot's)."""
+    turned_away: int = 0
+    """Connections closed at once, while :meth:`refuse` holds."""
+    _refuse_until: float = 0.0
     sessions: dict[str, Session] = field(default_factory=dict)
     _live: dict[str, ServerConnection] = field(default_factory=dict)
     _zlib: dict[ServerConnection, Any] = field(default_factory=dict)
@@ -78,6 +81,26 @@ class Gateway:
         """Close ``session``'s connection from the server's side with ``code`` (4000,
         "unknown error": the client should RESUME); the session stays."""
         self._run(self._drop(session, code))
+
+    def refuse(self, seconds: float) -> None:
+        """Close every new connection at once (4000, before HELLO) for ``seconds``:
+        Discord out of reach, while the client tries again."""
+        self._refuse_until = time.monotonic() + seconds
+
+    def send_raw(self, session: str, frame: str) -> None:
+        """Send ``frame`` as it is on ``session``'s connection (compressed, when the
+        connection is): a frame Discord would not send."""
+        self._run(self._send_raw(session, frame))
+
+    def send_text(self, session: str, frame: str) -> None:
+        """Send ``frame`` as a text message, never compressed, on ``session``'s
+        connection."""
+        self._run(self._send_text(session, frame))
+
+    def dispatch_raw(self, session: str, name: str, data: Any) -> None:
+        """A dispatch ``name`` with ``data`` as it is (``None``, a list...), numbered
+        in ``session`` and sent again on a RESUME like any other."""
+        self._run(self._dispatch_named(session, name, data))
 
     def wait_for(self, check: Any, timeout: float = 60) -> None:
         """Until ``check()`` holds (it is tried again whenever a client identifies,
@@ -102,6 +125,23 @@ class Gateway:
         if ws is not None:
             await self._send(ws, payload)
 
+    async def _dispatch_named(self, session: str, name: str, data: Any) -> None:
+        payload = self.sessions[session].next(name, data)
+        ws = self._live.get(session)
+        if ws is not None:
+            await self._send(ws, payload)
+
+    async def _send_raw(self, session: str, frame: str) -> None:
+        ws = self._live[session]
+        stream = self._zlib.get(ws)
+        if stream is not None:
+            await ws.send(stream.compress(frame.encode()) + stream.flush(zlib.Z_SYNC_FLUSH))
+        else:
+            await ws.send(frame)
+
+    async def _send_text(self, session: str, frame: str) -> None:
+        await self._live[session].send(frame)
+
     async def _drop(self, session: str, code: int) -> None:
         ws = self._live.pop(session, None)
         if ws is not None:
@@ -119,6 +159,10 @@ class Gateway:
             await ws.send(data.decode())
 
     async def serve(self, ws: ServerConnection) -> None:
+        if time.monotonic() < self._refuse_until:
+            self.turned_away += 1
+            await ws.close(4000, "the stand-in is out of reach")
+            return
         query = parse_qs(urlparse(ws.request.path if ws.request else "/").query)
         if query.get("compress") == ["zlib-stream"]:
             self._zlib[ws] = zlib.compressobj()

@@ -89,35 +89,52 @@ def _told(bot: Bot, rest: StandIn, capfd: pytest.CaptureFixture[str]) -> None:
                                                          "code": 50013})  # fmt: skip
     try:
         before = len(rest.calls)
+        # One answer, and a true one (issue 67): never "the result went to the GM" first.
         blind = bot.ask("roll", opts(exprs="1d20", visibility="blind"), user=ALICE,
                         channel=channel)  # fmt: skip
-        assert said(blind).startswith("Rolled blind (#"), blind
-        rest.wait_for(before + 2)  # the post that failed, then the roller is told
-        told = rest.calls[before + 1]
-        assert told["method"] == "POST" and told["path"].startswith("/webhooks/"), told
-        assert told["json"]["flags"] == 64, told
-        assert "The GM did not get your blind roll #" in told["json"]["content"], told
-        assert "403, code 50013: Missing Permissions" in told["json"]["content"], told
-        time.sleep(0.2)  # the server logs the failure, with Discord's code and words
-        logged = capfd.readouterr().err
+        assert blind["data"]["flags"] == 64 and "embeds" not in blind["data"], blind
+        first = re.search(r"The GM did not get your blind roll (#\d+): ", said(blind))
+        assert first, blind
+        assert "403, code 50013: Missing Permissions" in said(blind), blind
+        assert "went to the GM" not in said(blind), blind
+        time.sleep(0.3)
+        assert [c["path"] for c in rest.calls[before:]] == [f"/channels/{NOTES}/messages"]
+        logged = capfd.readouterr().err  # the server logs Discord's code and words
         assert "Discord answered 403, code 50013: Missing Permissions" in logged, logged
-        status = bot.ask("referee", sub("status"), user=GM, channel=channel)
-        assert "1 player's roll did not reach your GM channel" in said(status), status
-        assert "Missing Permissions" in said(status), status
-        again = bot.ask("referee", sub("status"), user=GM, channel=channel)  # told once
-        assert "Every roll reached your GM channel" in said(again), again
-        # Missed again: the GM hears of it after their next roll, ephemeral.
-        before = len(rest.calls)
-        bot.ask("roll", opts(exprs="1d20", visibility="secret"), user=ALICE, channel=channel)
-        rest.wait_for(before + 2)
-        time.sleep(0.2)  # the record of the miss is written before the roller is told
+        # /referee status names the roll, every time, until the GM acts.
+        for _ in range(2):
+            status = bot.ask("referee", sub("status"), user=GM, channel=channel)
+            assert "1 player's roll did not reach your GM channel" in said(status), status
+            assert f"{first[1]} (Dai, blind)" in said(status), status
+            assert "Missing Permissions" in said(status), status
+        secret = bot.ask("roll", opts(exprs="1d20", visibility="secret"), user=ALICE,
+                         channel=channel)  # fmt: skip
+        second = re.search(r"The GM did not get your secret roll (#\d+)", said(secret))
+        assert second and secret["data"]["embeds"], secret  # she sees her own roll
+        # The GM hears of them after their next roll (ephemeral), once.
         before = len(rest.calls)
         bot.ask("roll", opts(exprs="1d20"), user=GM, channel=channel)
         rest.wait_for(before + 1)
         note = rest.calls[before]["json"]
-        assert note["flags"] == 64 and "did not reach your GM channel" in note["content"], note
+        assert note["flags"] == 64 and "2 players' rolls did not reach" in note["content"], note
+        assert f"{first[1]} (Dai, blind), {second[1]} (Dai, secret)" in note["content"], note
+        before = len(rest.calls)
+        bot.ask("roll", opts(exprs="1d20"), user=GM, channel=channel)
+        time.sleep(0.3)
+        assert len(rest.calls) == before, rest.calls[before:]  # told once after a roll
+        status = bot.ask("referee", sub("status"), user=GM, channel=channel)
+        assert "2 players' rolls did not reach your GM channel" in said(status), status
     finally:
         del rest.answers[f"/channels/{NOTES}/messages"]
+    # The GM acts: the bot posts in their GM channel again, and the rolls are named once
+    # more; then every roll reached it.
+    fixed = bot.ask("referee", sub("gm-channel", channel=NOTES), user=GM, channel=channel)
+    assert "You are this channel's GM" in said(fixed), fixed
+    assert f"Before this, 2 players' rolls did not reach your GM channel, {first[1]}" in said(
+        fixed
+    ), fixed
+    status = bot.ask("referee", sub("status"), user=GM, channel=channel)
+    assert "Every roll reached your GM channel" in said(status), status
 
 
 def test_discords_error_details_are_printed(rest: StandIn, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -171,7 +171,8 @@ def test_a_token_revoked_in_the_middle_of_a_session_stops_the_command_clearly(
             process.kill()
             process.communicate()
     assert process.returncode == 2, (out, err)
-    assert "referee discord run: Discord ended the connection" in err, err
+    assert "referee discord run: Discord refused the bot's token (4004 " in err, err
+    assert "copy it again from the application's Bot page" in err, err
     assert "Traceback" not in err, err
 
 

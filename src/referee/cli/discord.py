@@ -77,7 +77,8 @@ def register(
     try:
         asyncio.run(put())
     except RestError as exc:
-        _fail(str(exc))
+        hint = "" if exc.status else ": check this computer's connection, or --api"
+        _fail(f"{exc}{hint}")
     where = f"guild {guild}" if guild else "every server the bot is in"
     typer.echo(f"registered {len(commands)} commands in {where}")
 
@@ -128,6 +129,13 @@ def run(
     ] = None,
 ) -> None:
     """Run referee's Discord bot from this computer, through Discord's gateway."""
+    from ..rooms.discord.token import token_problem
+
+    # Before the heavy imports (1-2 s, far more on a busy machine): no token, or
+    # something else in its place, is said at once (issue 67).
+    problem = token_problem(os.environ.get("REFEREE_DISCORD_TOKEN"))
+    if problem is not None:
+        _fail(problem, "run")
     # here, not at the top: each import costs 36-2157 ms of start-up otherwise (issue 53)
     import asyncio
 

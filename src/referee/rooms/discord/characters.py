@@ -7,7 +7,9 @@ import hashlib
 import re
 from typing import TYPE_CHECKING, Any
 
-from ..service import store_sheet, writable
+from ..db.store import Member
+from ..errors import ApiError
+from ..service import Guardian, readable_sheet, store_sheet, writable
 from .calls import Call, Done, Refusal
 from .members import member_of
 from .replies import note
@@ -17,10 +19,18 @@ from .store import Channel
 
 if TYPE_CHECKING:
     from ...sheets import Sheet
-    from ..db.store import Member
     from .interactions import Discord
 
-__all__ = ["MAX_SHEET", "carried", "complete", "sheet", "sheet_of", "to_room"]
+__all__ = [
+    "MAX_SHEET",
+    "carried",
+    "complete",
+    "named_sheet",
+    "sheet",
+    "sheet_name",
+    "sheet_of",
+    "to_room",
+]
 
 
 MAX_SHEET = 1024 * 1024
@@ -65,9 +75,50 @@ async def sheet(bot: Discord, call: Call) -> Done:
     return Done(note(f"Loaded {read.name} ({read.system}) {where}: your rolls use its numbers."))
 
 
+def sheet_name(read: Sheet) -> str:
+    """The name a character goes by in a room (``@Dai-Blackthorn``)."""
+    return re.sub(r"[^A-Za-z0-9_-]+", "-", read.name).strip("-")[:40] or "sheet"
+
+
+async def named_sheet(bot: Discord, call: Call, channel: Channel, name: str) -> Sheet:
+    """The sheet ``@name`` that the caller rolls as, if they may: in a linked channel,
+    as the room's service decides (a player her own sheets, the GM any); in a channel
+    with no room, by the same rule (:class:`..service.Guardian`), among the sheets
+    loaded there, the channel's GM standing for the room's.
+
+    Raises:
+        Refusal: no such sheet here, or another player's.
+        ApiError: the room's refusal, in a linked channel.
+    """
+    if channel.room:
+        member = await member_of(bot, channel.room, call)
+        assert member is not None
+        read: Sheet = await readable_sheet(bot.st, channel.room, member, name)
+        return read
+    found: dict[str, tuple[str, Sheet]] = {}
+    for user, sha, body in await bot.store.sheets(call.channel):
+        read = await bot.sheet(sha, body)
+        found.setdefault(sheet_name(read), (user, read))
+
+    def as_member(user: str) -> str:
+        return "gm" if user == channel.gm_user else f"p:{user}"
+
+    owner, mine = found.get(name, (None, None))
+    try:
+        Guardian(Member("", as_member(call.user), call.name)).ensure_reads_sheet(
+            None if owner is None else as_member(owner), name
+        )
+    except ApiError as exc:
+        if exc.status == 403:
+            raise Refusal(f"@{name} is another player's character: you roll as your own") from None
+        raise Refusal(f"no character @{name} in this channel (/sheet loads yours)") from None
+    assert mine is not None
+    return mine
+
+
 async def to_room(bot: Discord, room: str, member: Member, body: bytes, read: Sheet) -> str:
     """Put a sheet in ``room`` as ``member``'s character: its name there."""
-    name = re.sub(r"[^A-Za-z0-9_-]+", "-", read.name).strip("-")[:40] or "sheet"
+    name = sheet_name(read)
     rows = await bot.st.sheets.of(bot.st, room)
     taken = rows.get(name)
     if taken is not None and taken.owner != member.id:

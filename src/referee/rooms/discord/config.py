@@ -9,10 +9,13 @@ from dataclasses import dataclass
 from .rest import API, ATTACHMENT_HOSTS, ATTACHMENT_SECONDS
 from .signature import MAX_AGE
 
-__all__ = ["DEFER_AFTER", "DiscordConfig"]
+__all__ = ["ANSWER_WINDOW", "DEFER_AFTER", "DiscordConfig"]
 
 DEFER_AFTER = 2.0
 """Seconds an answer may take before it is deferred (Discord waits 3 at most)."""
+ANSWER_WINDOW = 3.0
+"""Seconds Discord waits for an interaction's answer, from when it made the
+interaction: through the gateway, one that arrives later is not rolled."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +38,9 @@ class DiscordConfig:
     """Seconds a signed interaction stays good."""
     defer_after: float = DEFER_AFTER
     """``REFEREE_DISCORD_DEFER_AFTER``: seconds before a slow answer is deferred."""
+    answer_window: float = ANSWER_WINDOW
+    """``REFEREE_DISCORD_ANSWER_WINDOW``: seconds Discord waits for an answer (3, its
+    own limit; a stand-in's tests, which have none, set more)."""
     public_url: str | None = None
     """``REFEREE_PUBLIC_URL``: the server's address as players reach it, for links to
     a room's log (else the address the request came to, which ``--proxy-headers``
@@ -72,6 +78,7 @@ class DiscordConfig:
             else ATTACHMENT_HOSTS,
             public_url=env.get("REFEREE_PUBLIC_URL") or None,
             defer_after=float(env.get("REFEREE_DISCORD_DEFER_AFTER") or DEFER_AFTER),
+            answer_window=float(env.get("REFEREE_DISCORD_ANSWER_WINDOW") or ANSWER_WINDOW),
             attachment_seconds=float(
                 env.get("REFEREE_DISCORD_ATTACHMENT_SECONDS") or ATTACHMENT_SECONDS
             ),

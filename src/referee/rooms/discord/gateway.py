@@ -13,6 +13,13 @@ by webhook, as over HTTP. An interaction that arrives twice (a RESUME replays wh
 the bot may not have seen) is answered once: its id goes into the database's record
 of interactions seen, beside the HTTP endpoint's signatures, for every server and
 restart.
+
+An interaction that reaches the bot after Discord's answer window (3 seconds from when
+Discord made it, which its id tells: :func:`made_at`) is not rolled or logged: its
+answer would be refused (404, code 10062), and the player has been told it failed.
+This happens after a RESUME, when the connection was down longer than the window;
+the bot's log says so. One that arrives within the window is deferred in time for
+its answer to be taken. A frame the bot cannot read is skipped (:mod:`.frames`).
 """
 
 from __future__ import annotations
@@ -21,14 +28,17 @@ import asyncio
 import logging
 import re
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import hikari
 
+from .frames import Frames
+
 if TYPE_CHECKING:
     from .interactions import Discord
 
-__all__ = ["Gateway", "GatewayRefused", "TOKEN_SECONDS"]
+__all__ = ["Gateway", "GatewayRefused", "TOKEN_SECONDS", "ended", "made_at"]
 
 log = logging.getLogger(__name__)
 
@@ -39,15 +49,57 @@ TOKEN_SECONDS = 15 * 60
 """How long an interaction's token is good: its id is remembered as long."""
 
 
+DISCORD_EPOCH_MS = 1_420_070_400_000
+"""The first millisecond of 2015 (UTC), from which Discord's ids count time."""
+TRIP = 0.5
+"""Seconds left for an answer's own way to Discord: an interaction that arrives with
+less than its window and this left is deferred at once."""
+REFUSED = (
+    "Discord refused the bot's token ({why}): copy it again from the application's Bot "
+    "page into REFEREE_DISCORD_TOKEN"
+)
+
+
+def made_at(snowflake: str) -> float:
+    """When Discord made the thing with id ``snowflake``, in seconds since 1970 (an id's
+    top 42 bits are its milliseconds since :data:`DISCORD_EPOCH_MS`).
+
+    >>> made_at("175928847299117063")  # Discord's own example: 2016-04-30 11:18:25.796
+    1462015105.796
+    """
+    return ((int(snowflake) >> 22) + DISCORD_EPOCH_MS) / 1000
+
+
 class GatewayRefused(Exception):
     """Discord refused the bot's token, or the gateway could not be reached."""
+
+
+def ended(exc: BaseException) -> str:
+    """Why the connection ended for good, in the words ``referee discord run`` ends with."""
+    if isinstance(exc, hikari.GatewayServerClosedConnectionError):
+        if exc.code == 4004:
+            return REFUSED.format(why=f"4004 {exc.reason or 'Authentication failed'}")
+        return f"Discord closed the connection for good (code {exc.code}: {exc.reason})"
+    return f"the connection to Discord's gateway failed ({type(exc).__name__}: {exc})"
 
 
 class Gateway:
     """One gateway connection for the Discord front end ``bot``."""
 
-    def __init__(self, bot: Discord, token: str, base_url: str) -> None:
+    def __init__(
+        self,
+        bot: Discord,
+        token: str,
+        base_url: str,
+        *,
+        clock: Callable[[], float] = time.time,
+        window: float | None = None,
+    ) -> None:
         self.bot = bot
+        self.clock = clock
+        """Seconds since 1970, now (an interaction's age is read against it)."""
+        self.window = bot.config.answer_window if window is None else window
+        """Seconds Discord waits for an interaction's answer (:data:`.config.ANSWER_WINDOW`)."""
         self.token = token
         self.base_url = base_url
         """Where the room pages are, for links in answers (``REFEREE_PUBLIC_URL`` first)."""
@@ -57,6 +109,9 @@ class Gateway:
         """Interactions answered through this connection (not counting repeats)."""
         self.repeats = 0
         """Interactions that arrived again and were not answered again."""
+        self.late = 0
+        """Interactions that arrived past their answer window, not rolled."""
+        self.frames: Frames | None = None
 
     async def start(self) -> None:
         """Connect, identify and wait for READY.
@@ -80,16 +135,19 @@ class Gateway:
             )
         except ValueError as exc:
             raise GatewayRefused(f"REFEREE_DISCORD_TOKEN is not a bot token ({exc})") from None
+        # The shard reads its frames with this decoder (hikari's REST client keeps the
+        # one it was made with): a frame it cannot read is skipped, never fatal.
+        self.frames = client._loads = Frames(client._loads)
         client.subscribe(hikari.ShardPayloadEvent, self._payload)
         self.client = client
         try:
             await client.start()
         except hikari.UnauthorizedError:
             await self._stop_quietly()
-            raise GatewayRefused(
-                "Discord refused the bot's token (401 Unauthorized): copy it again from "
-                "the application's Bot page into REFEREE_DISCORD_TOKEN"
-            ) from None
+            raise GatewayRefused(REFUSED.format(why="401 Unauthorized")) from None
+        except hikari.GatewayServerClosedConnectionError as exc:
+            await self._stop_quietly()
+            raise GatewayRefused(ended(exc)) from None
         except (hikari.HikariError, OSError) as exc:
             await self._stop_quietly()
             raise GatewayRefused(f"could not reach Discord's gateway: {exc}") from None
@@ -132,11 +190,23 @@ class Gateway:
         ):  # (both go into the callback's path)
             log.warning("referee discord: an interaction with no good id or token, ignored")
             return
+        left = self.window - (self.clock() - made_at(key))
+        if left < 0:
+            self.late += 1
+            log.warning(
+                "referee discord: interaction %s (%s) came %.2f s after Discord made it, "
+                "past the %g s Discord waits for an answer: not rolled, not logged "
+                "(Discord has told them it failed; they may send it again). If every "
+                "interaction comes late, set this computer's clock right.",
+                key, _what(interaction), self.window - left, self.window,
+            )  # fmt: skip
+            return
         now = time.time()
         if await self.bot.store.seen(f"gateway:{key}", now + TOKEN_SECONDS, now):
             self.repeats += 1
             return
-        status, answer = await self.bot.respond(interaction, self.base_url)
+        defer = min(self.bot.config.defer_after, max(0.0, left - TRIP))
+        status, answer = await self.bot.respond(interaction, self.base_url, defer_after=defer)
         if status != 200:  # a shape Discord does not send: nothing to answer it with
             log.warning("referee discord: interaction %s refused: %s", key, answer)
             return
@@ -146,3 +216,20 @@ class Gateway:
             log.warning("referee discord: the answer to %s was not taken: %s", key, exc)
             return
         self.answered += 1
+
+
+def _what(interaction: dict[str, Any]) -> str:
+    """``/roll by dai``: which command an interaction was, and whose, for the log.
+
+    >>> _what({"data": {"name": "roll"}, "member": {"user": {"username": "dai"}}})
+    '/roll by dai'
+    >>> _what({"data": None})
+    'an interaction'
+    """
+    data, member = interaction.get("data"), interaction.get("member")
+    name = data.get("name") if isinstance(data, dict) else None
+    user = member.get("user") if isinstance(member, dict) else interaction.get("user")
+    who = user.get("username") if isinstance(user, dict) else None
+    if not isinstance(name, str):
+        return "an interaction"
+    return f"/{name[:32]}" + (f" by {str(who)[:40]}" if who else "")

@@ -72,6 +72,10 @@ class Discord:
         self.joining: dict[tuple[str, str], tuple[asyncio.Lock, int]] = {}
         """A lock per (room, Discord user) while they are joined (one member each), and
         how many interactions use it."""
+        self.local_pages = False
+        """The room pages are on this computer only (``referee discord run`` on a
+        loopback address, with no ``REFEREE_PUBLIC_URL``): what players see carries no
+        link to them, which none of them could open."""
 
     async def close(self) -> None:
         for task in list(self._later):
@@ -113,11 +117,17 @@ class Discord:
         return await self.respond(interaction, base_url, address)
 
     async def respond(
-        self, interaction: dict[str, Any], base_url: str, address: str = ""
+        self,
+        interaction: dict[str, Any],
+        base_url: str,
+        address: str = "",
+        *,
+        defer_after: float | None = None,
     ) -> tuple[int, dict[str, Any]]:
         """``(status, JSON)``: the answer to one interaction, however it came (the HTTP
         endpoint, once its signature is checked, or the gateway, :mod:`.gateway`); 400
-        for a shape Discord does not send."""
+        for a shape Discord does not send. A reply not ready within ``defer_after``
+        seconds (:attr:`.DiscordConfig.defer_after` by default) is deferred."""
         kind = interaction.get("type")
         if kind == PING:
             return 200, {"type": PONG}
@@ -134,11 +144,12 @@ class Discord:
                 _why(exc)  # logged if unexpected
                 choices = []
             return 200, {"type": CHOICES, "data": {"choices": choices}}
-        return 200, await self._answer(call)
+        wait = self.config.defer_after if defer_after is None else defer_after
+        return 200, await self._answer(call, wait)
 
-    async def _answer(self, call: Call) -> dict[str, Any]:
-        """The reply within :attr:`.DiscordConfig.defer_after` seconds of the request,
-        or a deferral (ephemeral if the reply will be) and the reply by webhook later."""
+    async def _answer(self, call: Call, defer_after: float) -> dict[str, Any]:
+        """The reply within ``defer_after`` seconds of the request, or a deferral
+        (ephemeral if the reply will be) and the reply by webhook later."""
         name = call.data["name"]
         try:  # whether the reply is ephemeral: from the options alone, before any work
             found = setup.HANDLERS.get(name)
@@ -147,7 +158,11 @@ class Discord:
         except Exception as exc:  # noqa: BLE001 - every refusal is an ephemeral answer
             return {"type": REPLY, "data": note(_why(exc))}
         task = asyncio.ensure_future(_guarded(handler(self, call)))
-        finished, _ = await asyncio.wait((task,), timeout=self.config.defer_after)
+        finished: set[asyncio.Future[Done]] = (
+            set()
+        )  # no time left to wait (through the gateway, late): deferred now
+        if defer_after > 0:
+            finished, _ = await asyncio.wait((task,), timeout=defer_after)
         if not finished:  # the work goes on (asyncio.wait cancels nothing)
             self._spawn(self._finish(call, task, ephemeral))
             return {"type": DEFERRED, "data": {"flags": 64} if ephemeral else {}}
@@ -191,10 +206,11 @@ class Discord:
             self.sheets.keep(sha, found)
         return found
 
-    def room_url(self, call: Call, room: str) -> str:
+    def room_url(self, call: Call, room: str, public: bool = False) -> str:
         """The room's page, or its id alone where no pages are served (the gateway
-        with ``--no-serve`` and no ``REFEREE_PUBLIC_URL``)."""
-        if not call.base_url:
+        with ``--no-serve`` and no ``REFEREE_PUBLIC_URL``), or where they are on this
+        computer only and ``public`` (what players see, :attr:`local_pages`)."""
+        if not call.base_url or (public and self.local_pages):
             return f"room {room}"
         return f"{call.base_url.rstrip('/')}/rooms/{room}"
 

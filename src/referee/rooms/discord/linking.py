@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import ApiError
 from ..service import gm_by_token, link_channel
 from .calls import Call, Done, Refusal
+from .members import missed_text
 from .replies import message, note
 from .rest import RestError
 from .store import Channel
@@ -36,6 +37,11 @@ if TYPE_CHECKING:
 __all__ = ["ADMINISTRATOR", "MANAGE_CHANNELS", "gm_channel", "link", "unlink"]
 
 MANAGE_CHANNELS, ADMINISTRATOR = 1 << 4, 1 << 3
+LOCAL = (
+    " That page is on your computer only, so the players' replies carry no link to "
+    "it: to give them one, set REFEREE_PUBLIC_URL to an address they can reach (see "
+    "'The room pages' in referee's Discord guide)."
+)
 
 
 def is_admin(call: Call) -> bool:
@@ -90,6 +96,8 @@ async def link(bot: Discord, call: Call, channel: Channel, options: Mapping[str,
     await bot.store.set_channel(made)
     told = await _tell(bot, call, channel, made)
     then = "" if kept else " Now choose your GM channel: /referee gm-channel."
+    if bot.local_pages:
+        then += LOCAL
     return Done(
         note(
             f"This channel now rolls into room {room}, and you are its GM here: every roll "
@@ -125,6 +133,11 @@ async def gm_channel(
     made = Channel(call.channel, call.user, target, channel.room)
     await bot.store.set_channel(made)
     told = await _tell(bot, call, channel, made)
+    # The bot posts there: the rolls that missed the GM channel are told one last time.
+    cleared = await bot.store.clear_missed(call.channel, call.user)
+    if cleared is not None:
+        where = f" (room {channel.room}'s log has them)" if channel.room else ""
+        told += f" Before this, {missed_text(cleared)[2:]}{where}."
     return Done(
         note(
             f"You are this channel's GM: blind and secret rolls go to <#{target}>. Keep "
@@ -164,7 +177,7 @@ async def _tell(bot: Discord, call: Call, was: Channel, now: Channel) -> str:
     changes = []
     if was.room != now.room:
         changes.append(
-            f"rolls here now go to room {now.room} ({bot.room_url(call, now.room)})"
+            f"rolls here now go to room {now.room} ({bot.room_url(call, now.room, True)})"
             if now.room
             else "rolls here are no longer logged to a room"
         )

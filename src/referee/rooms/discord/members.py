@@ -9,12 +9,13 @@ from typing import TYPE_CHECKING
 
 from ..service import join as join_room
 from .calls import Call, Refusal
+from .store import Missed
 
 if TYPE_CHECKING:
     from ..db.store import Member
     from .interactions import Discord
 
-__all__ = ["member_of", "missed_note"]
+__all__ = ["member_of", "missed_note", "missed_text"]
 
 
 async def member_of(bot: Discord, room: str, call: Call, join: bool = True) -> Member | None:
@@ -53,15 +54,30 @@ async def member_of(bot: Discord, room: str, call: Call, join: bool = True) -> M
     return member
 
 
-async def missed_note(bot: Discord, call: Call) -> str | None:
-    """What the channel's GM is told, once, of players' rolls that did not reach their
-    GM channel (the bot could not post there)."""
-    found = await bot.store.take_missed(call.channel, call.user)
+async def missed_note(bot: Discord, call: Call, untold: bool = False) -> str | None:
+    """What the channel's GM is told of players' rolls that did not reach their GM
+    channel (the bot could not post there), naming them: every time they ask, until
+    they set a GM channel the bot can post in; with ``untold``, only those they were
+    not told of yet (after a roll of theirs)."""
+    found = await bot.store.missed_rolls(call.channel, call.user, untold)
     if found is None:
         return None
-    count, why = found
-    rolls = "1 player's roll" if count == 1 else f"{count} players' rolls"
-    return (
-        f"⚠ {rolls} did not reach your GM channel ({why}): let the bot post there, or "
-        "choose another with /referee gm-channel."
+    return missed_text(found) + (
+        ": let the bot view that channel, send messages and embed links there, then run "
+        "/referee gm-channel again (or choose another). Until then /referee status names "
+        "them."
     )
+
+
+def missed_text(found: Missed) -> str:
+    """``⚠ 2 players' rolls did not reach your GM channel (#3 (Ayla, blind), ...)``.
+
+    >>> missed_text(Missed(("#3 (Ayla, blind)",), "Discord answered 403", 0, 1))
+    "⚠ 1 player's roll did not reach your GM channel, #3 (Ayla, blind) (Discord answered 403)"
+    """
+    rolls = "1 player's roll" if found.count == 1 else f"{found.count} players' rolls"
+    named = ", ".join(found.rolls)
+    more = found.count - len(found.rolls)
+    if named and more > 0:
+        named += f" and {more} before them"
+    return f"⚠ {rolls} did not reach your GM channel{', ' + named if named else ''} ({found.why})"

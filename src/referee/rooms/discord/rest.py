@@ -82,7 +82,11 @@ class Rest:
                 method, self.api + path, json=payload, headers=headers
             )
         except httpx.HTTPError as exc:
-            raise RestError(f"{method} {_shown(path)}: {type(exc).__name__}") from None
+            said = " ".join(str(exc).split())[:200]
+            raise RestError(
+                f"{method} {_shown(path)}: could not reach Discord's API at {self.api} "
+                f"({type(exc).__name__}{': ' + said if said else ''})"
+            ) from None
         if response.status_code >= 300:
             code, why = discord_error(response.content)
             raise RestError(
@@ -232,7 +236,15 @@ def _errors(tree: Any, where: str) -> Iterator[str]:
 
 
 def _shown(path: str) -> str:
-    """``path`` as logged: an interaction's webhook token is not."""
+    """``path`` as logged: an interaction's token (good for 15 minutes, for its
+    webhook and its callback) is not.
+
+    >>> _shown("/interactions/1300000000000000001/tok-abc.DEF/callback")
+    '/interactions/1300000000000000001/…/callback'
+    >>> _shown("/webhooks/1100000000000000001/tok-abc/messages/@original")
+    '/webhooks/1100000000000000001/…/messages/@original'
+    """
+    path = re.sub(r"^(/interactions/\d+/)[^/]+", r"\1…", path)
     return re.sub(r"^(/webhooks/\d+/)[^/]+", r"\1…", path)
 
 

@@ -19,6 +19,7 @@ off the event loop, under the shared table's caps.
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Collection
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -30,7 +31,7 @@ from ..rolling.reading import room_limits
 from ..rolling.rollas import resolve_as
 from ..service import roll_entry
 from .calls import Call, Done, Refusal
-from .characters import carried, sheet_of
+from .characters import carried, named_sheet, sheet_of
 from .members import member_of, missed_note
 from .replies import blind_note, embed, message, note
 from .rest import RestError
@@ -41,6 +42,8 @@ if TYPE_CHECKING:
     from .interactions import Discord
 
 __all__ = ["roll"]
+
+log = logging.getLogger(__name__)
 
 ROOM_VISIBILITY: dict[str, Literal["public", "gm", "blind"]] = {
     "public": "public",
@@ -74,7 +77,8 @@ async def _roll(bot: Discord, call: Call) -> Done:
     # of GM shows at once); a public roll may use this server's read of 2 seconds ago.
     channel = await bot.store.channel(call.channel, now=visibility != "public")
     if asked.odds:
-        line = await _with_sheet(bot, call, channel, asked.line.replace(" odds ", " ", 1))
+        line = asked.line.replace(" odds ", " ", 1)
+        line = await _with_sheet(bot, call, channel, line, asked.sheet)
         system, rest = line.split(" ", 1)
         return await _odds(bot, f"{system} odds {rest}", visibility != "public")
     is_gm = channel.gm_user == call.user
@@ -92,7 +96,9 @@ async def _roll(bot: Discord, call: Call) -> Done:
                 f"a {visibility} roll cannot reach the GM"
             )
     work = _in_room if channel.room else _unlogged
-    done = await work(bot, call, channel, asked.line, visibility, is_gm)
+    # Made as a sheet (@NAME first), as a room's command is: the room's rules decide.
+    line = f"@{asked.sheet} {asked.line}" if asked.sheet else asked.line
+    done = await work(bot, call, channel, line, visibility, is_gm)
     if is_gm:  # told once, after the reply: players' rolls that missed the GM channel
         done.after.append(lambda: _tell_missed(bot, call))
     return done
@@ -109,17 +115,22 @@ def _no_sheet(why: str) -> Refusal | None:
 
 
 async def _tell_missed(bot: Discord, call: Call) -> None:
-    told = await missed_note(bot, call)
+    told = await missed_note(bot, call, untold=True)
     if told:
         await bot.rest.follow_up(call.application, call.token, note(told))
 
 
-async def _with_sheet(bot: Discord, call: Call, channel: Channel, line: str) -> str:
+async def _with_sheet(
+    bot: Discord, call: Call, channel: Channel, line: str, named: str | None = None
+) -> str:
     """``line`` as the caller's character here rolls it (their sheet, loaded in this
-    channel or in its room); ``line`` itself without one."""
+    channel or in its room, or the sheet ``named``); ``line`` itself without one."""
     if not channel.room:
-        return await _resolved(bot, call, line)
-
+        return await _resolved(bot, call, line, channel, named)
+    if named is not None:
+        sheet = await named_sheet(bot, call, channel, named)
+        limits = room_limits(bot.st.limits.draws)
+        return (await asyncio.to_thread(resolve_as, line, sheet, limits, {}))[1]
     sheet = await sheet_of(bot, call, channel)
     if sheet is None:
         member = await member_of(bot, channel.room, call, join=False)
@@ -138,8 +149,15 @@ async def _odds(bot: Discord, line: str, ephemeral: bool) -> Done:
     return Done(message(embeds=[embed(shown, reply.text, reply.data)], ephemeral=ephemeral))
 
 
-async def _resolved(bot: Discord, call: Call, line: str) -> str:
-    """``line`` as the caller's character rolls it, in a channel with no room."""
+async def _resolved(
+    bot: Discord, call: Call, line: str, channel: Channel, named: str | None = None
+) -> str:
+    """``line`` as the caller's character rolls it (or the sheet ``named``, if they
+    may roll as it), in a channel with no room."""
+    limits = room_limits(bot.st.limits.draws)
+    if named is not None:
+        sheet = await named_sheet(bot, call, channel, named)
+        return (await asyncio.to_thread(resolve_as, line, sheet, limits, {}))[1]
     found = await bot.store.sheet(call.channel, call.user)
     if found is None:
         return line
@@ -148,7 +166,6 @@ async def _resolved(bot: Discord, call: Call, line: str) -> str:
     done: str | None = bot.resolved.get(key)
     if done is None:
         sheet = await bot.sheet(sha, body)
-        limits = room_limits(bot.st.limits.draws)
         done = (await asyncio.to_thread(resolve_as, line, sheet, limits, {}))[1]
         bot.resolved.keep(key, done)
     return done
@@ -159,7 +176,10 @@ async def _unlogged(
 ) -> Done:
 
     limits = bot.st.limits
-    resolved = await _resolved(bot, call, line)
+    named = None
+    if line.startswith("@"):  # made as a sheet: @NAME, then the roll
+        named, _, bare = line[1:].partition(" ")
+    resolved = await _resolved(bot, call, bare if named else line, channel, named)
     _shown, plan = await bot.st.plans.read(resolved, limits.draws, limits.read_seconds)
     recorder = RecordingSource(default_source())
     result, text, _refused = outcome(plan, recorder)
@@ -172,10 +192,10 @@ async def _unlogged(
     number = await bot.store.keep_secret(
         call.channel, gm, message(f"Revealed: {call.name}'s secret roll", [whole])
     )
-    return _secret(bot, call, channel, whole, f"#{number}", visibility, is_gm)
+    return await _secret(bot, call, channel, whole, f"#{number}", visibility, is_gm)
 
 
-def _secret(
+async def _secret(
     bot: Discord,
     call: Call,
     channel: Channel,
@@ -186,7 +206,9 @@ def _secret(
     mine: dict[str, Any] | None = None,
 ) -> Done:
     """The replies of a secret or blind roll: to its roller ``mine`` (the roll as they
-    may see it; ``whole`` by default), and ``whole`` to the GM's channel."""
+    may see it; ``whole`` by default), and ``whole`` to the GM's channel. A player's is
+    posted to the GM's channel before the player is answered, so that the one answer
+    says whether the GM got it (the same words whatever the dice)."""
     mine = whole if mine is None else mine
     if is_gm:
         return Done(
@@ -197,31 +219,26 @@ def _secret(
                 ephemeral=True,
             )
         )
-    gm_channel = channel.gm_channel
-    assert gm_channel is not None
+    gm_channel, gm = channel.gm_channel, channel.gm_user
+    assert gm_channel is not None and gm is not None
     kind = "blind" if visibility == "blind" else "secret"
     to_gm = message(f"{call.name}'s {kind} roll {number} in <#{call.channel}>", [whole])
-
-    async def send() -> None:
-        try:
-            await bot.rest.post(gm_channel, to_gm)
-        except RestError as exc:  # the roller is told, and the GM when next they ask
-            assert channel.gm_user is not None
-            await bot.store.missed(call.channel, channel.gm_user, str(exc))
-            told = note(
-                f"⚠ The GM did not get your {kind} roll {number}: the bot could not post "
-                f"in their GM channel ({exc}). Tell your GM."
-            )
-            try:
-                await bot.rest.follow_up(call.application, call.token, told)
-            except RestError:  # the first answer may not have reached Discord yet
-                await asyncio.sleep(1)
-                await bot.rest.follow_up(call.application, call.token, told)
-            raise
-
+    try:
+        await bot.rest.post(gm_channel, to_gm)
+    except RestError as exc:  # the roller is told now, the GM until they fix it
+        log.warning("referee discord: %s", exc)
+        await bot.store.missed(call.channel, gm, f"{number} ({call.name}, {kind})", str(exc))
+        missed = (
+            f"⚠ The GM did not get your {kind} roll {number}: the bot could not post in "
+            f"their GM channel ({exc}). Tell your GM; their /referee status names it "
+            "until they fix it."
+        )
+        if visibility == "blind":
+            return Done(note(missed))
+        return Done(message(missed, [mine], True))
     if visibility == "blind":
-        return Done(blind_note(number), [send])
-    return Done(message(f"Secret roll {number}: you and the GM see it.", [mine], True), [send])
+        return Done(blind_note(number))
+    return Done(message(f"Secret roll {number}: you and the GM see it.", [mine], True))
 
 
 async def _in_room(
@@ -239,7 +256,8 @@ async def _in_room(
             raise
         entry = await roll_entry(bot.st, room, member, line, asked)
     # Every reply shows the entry as :func:`.log.view` lets its reader see it.
-    mine = room_embed(bot, call, entry, member.id)
+    # (a player's own copy is a player's too: no link to a page on the GM's computer)
+    mine = room_embed(bot, call, entry, member.id, public=visibility == "public" or not is_gm)
     if visibility == "public":
         assert mine is not None
         return Done(message(embeds=[mine]))
@@ -247,20 +265,25 @@ async def _in_room(
     assert gms is not None
     if visibility == "blind":
         assert mine is None  # the roller sees it redacted: "rolled blind"
-    return _secret(bot, call, channel, gms, f"#{entry['seq']}", visibility, is_gm, mine)
+    return await _secret(bot, call, channel, gms, f"#{entry['seq']}", visibility, is_gm, mine)
 
 
 def room_embed(
-    bot: Discord, call: Call, entry: dict[str, Any], reader: str, revealed: Collection[int] = ()
+    bot: Discord,
+    call: Call,
+    entry: dict[str, Any],
+    reader: str,
+    revealed: Collection[int] = (),
+    public: bool = False,
 ) -> dict[str, Any] | None:
     """A room's roll entry as ``reader`` may see it (:func:`.log.view`), with where its
-    log is; None when they see it redacted."""
+    log is (a link, unless ``public`` and the pages are this computer's only); None
+    when they see it redacted."""
     seen = view(entry, reader, revealed)
     if seen.get("redacted"):
         return None
     room, seq = seen["room"], seen["seq"]
-    footer = (
-        f"Room {room}, entry {seq}, logged: {bot.room_url(call, room)} "
-        "(check it with referee verify)"
-    )
+    url = bot.room_url(call, room, public)
+    where = f": {url}" if url.startswith("http") else ""
+    footer = f"Room {room}, entry {seq}, logged{where} (check it with referee verify)"
     return embed(seen["command"], seen["text"], seen.get("result"), seen["draws"], footer)

@@ -72,8 +72,9 @@ async def referee(bot: Discord, call: Call) -> Done:
 
 
 async def _status(bot: Discord, call: Call, channel: Channel) -> str:
+    public = channel.gm_user != call.user  # a player's answer: no link to this computer
     lines = [
-        f"Room: {channel.room} ({bot.room_url(call, channel.room)})"
+        f"Room: {channel.room} ({bot.room_url(call, channel.room, public)})"
         if channel.room
         else "Room: none, rolls here are not logged (/referee link)",
         f"GM: <@{channel.gm_user}>" if channel.gm_user else "GM: none yet (/referee gm-channel)",
@@ -101,9 +102,15 @@ async def _page(bot: Discord, call: Call, channel: Channel) -> str:
     assert member is not None
     code = await bot.st.store.add_login(channel.room, member.id, time.time() + LOGIN_SECONDS)
     url = f"{call.base_url.rstrip('/')}/rooms/{channel.room}/enter?code={code}"
+    where = ""
+    if bot.local_pages and channel.gm_user != call.user:
+        where = (
+            ". The pages are served on the GM's own computer only, so it opens there "
+            "alone (the GM can give them an address others reach: REFEREE_PUBLIC_URL)"
+        )
     return (
         f"Your link to room {channel.room}'s page, as {member.name} (it works once, for "
-        f"{LOGIN_SECONDS // 60} minutes; keep it to yourself): {url}"
+        f"{LOGIN_SECONDS // 60} minutes; keep it to yourself){where}: {url}"
     )
 
 
@@ -112,7 +119,7 @@ async def _reveal(bot: Discord, call: Call, channel: Channel, number: int) -> Do
         member = await member_of(bot, channel.room, call)
         assert member is not None
         _entry, target = await reveal_roll(bot.st, channel.room, member, number)
-        shown = room_embed(bot, call, target, "", revealed={number})  # as anyone sees it now
+        shown = room_embed(bot, call, target, "", {number}, public=True)  # as anyone sees it
         assert shown is not None
         return Done(message(f"Revealed: roll #{number}", [shown]))
     found = await bot.store.take_secret(call.channel, number, call.user)

@@ -80,6 +80,9 @@ class Asked:
     """``public``, ``secret`` or ``blind``."""
     odds: bool
     """Only the exact odds: nothing is rolled."""
+    sheet: str | None = None
+    """The sheet the roll is made as, typed first (``words:@Dai-Blackthorn Stealth``:
+    ``Dai-Blackthorn``); :attr:`line` is then what follows it."""
 
 
 @functools.cache
@@ -244,7 +247,13 @@ def command_line(data: Mapping[str, Any]) -> Asked:
     >>> command_line({"name": "gurps", "options": [{"type": 1, "name": "check",
     ...     "options": [{"type": 3, "name": "words", "value": "Stealth -2"},
     ...                 {"type": 3, "name": "visibility", "value": "blind"}]}]})
-    Asked(line='gurps check Stealth -2', visibility='blind', odds=False)
+    Asked(line='gurps check Stealth -2', visibility='blind', odds=False, sheet=None)
+
+    A sheet typed first (``@NAME``, as a room's command begins) is the sheet rolled as:
+
+    >>> command_line({"name": "roll", "options": [{"type": 3, "name": "exprs",
+    ...     "value": "@Dai-Blackthorn 3d6"}]})
+    Asked(line='roll 3d6', visibility='public', odds=False, sheet='Dai-Blackthorn')
 
     Raises:
         ValueError: options that no slash command has (the message says which).
@@ -313,11 +322,15 @@ def command_line(data: Mapping[str, Any]) -> Asked:
         flag = word.strip("'\"").split("=", 1)[0]
         if flag in _NOT_HERE:
             raise ValueError(f"{flag} is not for Discord{_NOT_HERE[flag]}")
+    sheet = None
+    first = line[len(words)] if len(line) > len(words) else ""
+    if first.startswith("@") and words != ["fudge", "oppose"]:  # (which opposes @A to @B)
+        sheet, _, line[len(words)] = first[1:].partition(" ")  # @NAME, then the roll
     if odds:
         if (words[0], "odds", *words[1:]) not in commands:
             raise ValueError(f"/{' '.join(words)} has no odds option")
         line.insert(1, "odds")
-    return Asked(" ".join(str(w) for w in line + flags), visibility, odds)
+    return Asked(" ".join(w for w in line + flags if w), visibility, odds, sheet)
 
 
 _KINDS = {STRING: "text", INTEGER: "a whole number", NUMBER: "a number", BOOLEAN: "True or False"}

@@ -26,7 +26,7 @@ from ..db.schema import (
 if TYPE_CHECKING:
     from ..db.store import Store
 
-__all__ = ["Channel", "DiscordStore"]
+__all__ = ["Channel", "DiscordStore", "Missed"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,6 +165,15 @@ class DiscordStore:
         self._keep(("sheet", channel, user), made)
         return made
 
+    async def sheets(self, channel: str) -> list[tuple[str, str, bytes]]:
+        """``(user, sha256, body)`` of every sheet loaded in a channel with no room."""
+        t = discord_sheets
+        async with self.store.engine.connect() as conn:
+            rows = await conn.execute(
+                sa.select(t.c.user_id, t.c.sha256, t.c.body).where(t.c.channel_id == channel)
+            )
+            return [(str(r.user_id), str(r.sha256), bytes(r.body)) for r in rows]
+
     async def set_sheet(self, channel: str, user: str, sha: str, body: bytes) -> None:
         t = discord_sheets
         await self._write(
@@ -210,37 +219,94 @@ class DiscordStore:
             return True
         return False
 
-    async def missed(self, channel: str, gm_user: str, why: str) -> None:
-        """A player's roll did not reach ``gm_user``'s GM channel (``why``)."""
-        t = discord_missed
-        async with self.store._writing(), self.store.engine.begin() as conn:
-            row = (
-                await conn.execute(
-                    sa.select(t.c.count).where(t.c.channel_id == channel, t.c.gm_user == gm_user)
-                )
-            ).first()
-            if row is None:
-                await conn.execute(
-                    sa.insert(t).values(channel_id=channel, gm_user=gm_user, count=1, why=why)
-                )
-            else:
-                await conn.execute(
-                    sa.update(t)
-                    .where(t.c.channel_id == channel, t.c.gm_user == gm_user)
-                    .values(count=t.c.count + 1, why=why)
-                )
-
-    async def take_missed(self, channel: str, gm_user: str) -> tuple[int, str] | None:
-        """How many players' rolls missed ``gm_user``'s GM channel, and the last reason;
-        forgotten once told."""
+    async def missed(self, channel: str, gm_user: str, roll: str, why: str) -> None:
+        """A player's roll (``roll``: "#381 (Ayla, blind)") did not reach ``gm_user``'s
+        GM channel (``why``: Discord's answer)."""
         t = discord_missed
         mine = (t.c.channel_id == channel, t.c.gm_user == gm_user)
-        if await self._get(sa.select(t.c.count).where(*mine)) is None:
+        async with self.store._writing(), self.store.engine.begin() as conn:
+            row = (await conn.execute(sa.select(t.c.count, t.c.why).where(*mine))).first()
+            if row is None:
+                made = Missed((roll,), why, 0, 1)
+                await conn.execute(sa.insert(t).values(channel_id=channel, gm_user=gm_user,
+                                                       count=1, why=made.kept()))  # fmt: skip
+            else:
+                was = Missed.of(int(row[0]), str(row[1]))
+                made = Missed((*was.rolls, roll)[-MOST_MISSED:], why, was.told, was.count + 1)
+                await conn.execute(
+                    sa.update(t).where(*mine).values(count=made.count, why=made.kept())
+                )
+
+    async def missed_rolls(self, channel: str, gm_user: str, untold: bool = False) -> Missed | None:
+        """The players' rolls that missed ``gm_user``'s GM channel, kept until the GM
+        sets a GM channel the bot can post in (:meth:`clear_missed`); with ``untold``,
+        only those not told yet, which are told from then on."""
+        t = discord_missed
+        mine = (t.c.channel_id == channel, t.c.gm_user == gm_user)
+        row = await self._get(sa.select(t.c.count, t.c.why).where(*mine))
+        if row is None:
             return None  # (a read: most commands have nothing to tell)
+        count, kept = tuple(row)
+        found = Missed.of(int(count), str(kept))
+        if not untold:
+            return found
+        if found.told >= found.count:
+            return None
+        told = Missed(found.rolls, found.why, found.count, found.count)
+        await self._write(sa.update(t).where(*mine).values(why=told.kept()))
+        new = found.count - found.told
+        return Missed(found.rolls[-new:], found.why, 0, new)
+
+    async def clear_missed(self, channel: str, gm_user: str) -> Missed | None:
+        """Forget the rolls that missed ``gm_user``'s GM channel (the GM set one that
+        the bot posted in): those that were kept."""
+        t = discord_missed
         result = await self._write(
             sa.delete(t)
             .where(t.c.channel_id == channel, t.c.gm_user == gm_user)
             .returning(t.c.count, t.c.why)
         )
         row = result.first()
-        return None if row is None else (int(row.count), str(row.why))
+        return None if row is None else Missed.of(int(row.count), str(row.why))
+
+
+MOST_MISSED = 50
+"""The rolls that missed a GM channel named at most (the latest): the count goes on."""
+
+
+@dataclass(frozen=True, slots=True)
+class Missed:
+    """Players' rolls that did not reach a GM's channel."""
+
+    rolls: tuple[str, ...]
+    """Each roll, as its GM is told of it: ``#381 (Ayla, blind)``."""
+    why: str
+    """Discord's answer to the last post that failed."""
+    told: int
+    """How many of them the GM was told of after a roll of theirs."""
+    count: int
+    """How many (the rolls named are the latest :data:`MOST_MISSED`)."""
+
+    def kept(self) -> str:
+        """As the table's ``why`` column keeps it (JSON)."""
+        return json.dumps({"rolls": list(self.rolls), "why": self.why, "told": self.told})
+
+    @classmethod
+    def of(cls, count: int, kept: str) -> Missed:
+        """From the table's row; a row of an older version (its ``why`` plain text)
+        names no rolls and was never told.
+
+        >>> Missed.of(2, "Discord answered 403")
+        Missed(rolls=(), why='Discord answered 403', told=0, count=2)
+        >>> Missed.of(1, Missed(("#3 (Ayla, blind)",), "403", 0, 1).kept()).rolls
+        ('#3 (Ayla, blind)',)
+        """
+        try:
+            found = json.loads(kept)
+        except ValueError:
+            found = None
+        if not isinstance(found, dict):
+            return cls((), kept, 0, count)
+        rolls = tuple(str(r) for r in found.get("rolls") or () if isinstance(r, str))
+        told = found.get("told")
+        return cls(rolls, str(found.get("why", "")), told if isinstance(told, int) else 0, count)

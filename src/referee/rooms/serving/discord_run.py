@@ -12,6 +12,7 @@ log are the database's, so ``referee verify`` checks their exports.
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import logging
 import os
 import signal
@@ -27,10 +28,34 @@ from fastapi import FastAPI
 from ..app import create_app
 from ..db.store import chosen_db
 from ..discord.config import DiscordConfig
-from ..discord.gateway import Gateway, GatewayRefused
+from ..discord.gateway import Gateway, GatewayRefused, ended
+from ..discord.token import MISSING, token_problem
 from ..limits import limits_from
 
-__all__ = ["pages_url", "run"]
+__all__ = ["LOCAL_PAGES", "is_loopback", "pages_url", "run"]
+
+LOCAL_PAGES = (
+    "referee discord: the room pages are on this computer only, so the replies in "
+    "Discord carry no link to them; to give the players one, serve them where they can "
+    "reach (--host 0.0.0.0 on your network, or a forwarded port or a tunnel) and set "
+    "REFEREE_PUBLIC_URL to that address"
+)
+
+
+def is_loopback(host: str) -> bool:
+    """Whether pages that listen on ``host`` can be reached from this computer only.
+
+    >>> is_loopback("127.0.0.1"), is_loopback("::1"), is_loopback("localhost")
+    (True, True, True)
+    >>> is_loopback("0.0.0.0"), is_loopback("192.168.1.20"), is_loopback("gm-laptop")
+    (False, False, False)
+    """
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def pages_url(host: str, port: int) -> str:
@@ -69,27 +94,31 @@ async def run(
     env = os.environ if env is None else env
     _one_line_logs("hikari")
     asyncio.get_running_loop().set_exception_handler(_one_line_exception)
+    problem = token_problem(env.get("REFEREE_DISCORD_TOKEN"))
     config = DiscordConfig.for_gateway(env)
-    if config is None:
-        raise GatewayRefused(
-            "set REFEREE_DISCORD_TOKEN to the bot's token (the application's Bot page)"
-        )
+    if problem is not None or config is None:
+        raise GatewayRefused(problem or MISSING)
     chosen = limits_from(env, limits or [])
     url = chosen_db(db, env)
     app = create_app(url, chosen, discord=config)
     async with _serving(app, host, port, serve) as (pages, stopped):
         assert config.token is not None
-        gateway = Gateway(app.state.discord, config.token, config.public_url or pages or "")
+        bot = app.state.discord
+        bot.local_pages = bool(pages) and not config.public_url and is_loopback(host)
+        gateway = Gateway(bot, config.token, config.public_url or pages or "")
         await gateway.start()
         where = f"room pages at {pages}/" if pages else "no room pages (--no-serve)"
         say(f"referee discord: connected to Discord's gateway; {where}")
-        ended = asyncio.ensure_future(gateway.join())
+        if bot.local_pages:
+            say(LOCAL_PAGES)
+        joined = asyncio.ensure_future(gateway.join())
         try:
-            await asyncio.wait((ended, stopped), return_when=asyncio.FIRST_COMPLETED)
+            await asyncio.wait((joined, stopped), return_when=asyncio.FIRST_COMPLETED)
         finally:
             await gateway.close()
-        if ended.done() and not ended.cancelled() and ended.exception() is not None:
-            raise GatewayRefused(f"Discord ended the connection: {ended.exception()}")
+        failed = joined.exception() if joined.done() and not joined.cancelled() else None
+        if failed is not None:
+            raise GatewayRefused(ended(failed))
 
 
 class _OneLine(logging.Formatter):
