@@ -611,6 +611,7 @@ EXAMPLES: dict[tuple[str, str], list[dict[str, Any]]] = {
     ("fudge", "roll"): sub("roll", trait="Good"),
     ("fudge", "oppose"): sub("oppose", first="Great", second="Good"),
     ("gurps", "attack"): sub("attack", weapon="14", deceptive=1),
+    ("gurps", "blow"): sub("blow", damage="2d+1 cut", target_name="Orc", dr=2),
     ("gurps", "check"): sub("check", words="14 -4"),
     ("gurps", "contest"): sub("contest", first="14", second="12"),
     ("gurps", "damage"): sub("damage", words="3d-3", dr=2),
