@@ -19,19 +19,29 @@ CASES: tuple[tuple[str, str, str, list[str]], ...] = (
     ("C31R07.gcs", "Talons (Slash)", "Master Ninja.gcs", []),
     ("C31R07.gcs", "Hooves (Trample)", "Janos Telkozep.gcs", ["--random-location"]),
     ("Master Ninja.gcs", "Natural Attacks (Punch)", "Sora.gcs", ["--location", "skull"]),
+    (
+        "Master Ninja.gcs",
+        "Star Shuriken (Thrown)",
+        "Sora.gcs",
+        ["--thrown-small", "--rof", "10", "--recoil", "2", "--random-location"],
+    ),
 )
 
 
 def clear() -> None:
     from referee.odds import _odds_or_refusal
     from referee.pools import _die_cached
-    from referee.systems.gurps.damage import _dice_adds
     from referee.systems.gurps.allout import feint_odds
-    from referee.systems.gurps.exchange_odds import _odds, _split, _table_odds, _ways
+    from referee.systems.gurps.damage import _dice_adds
+    from referee.systems.gurps.exchange_odds import _odds, _split
     from referee.systems.gurps.locations import cripples, location_odds, location_wounding
+    from referee.systems.gurps.odds_steps import table_odds as _table_odds
+    from referee.systems.gurps.odds_steps import ways as _ways
+    from referee.systems.gurps.rapid import _volley, _ways3
 
     for cache in (_odds, _split, _table_odds, _ways, location_odds, location_wounding, cripples,
-                  _dice_adds, _odds_or_refusal, _die_cached, feint_odds):  # fmt: skip
+                  _dice_adds, _odds_or_refusal, _die_cached, feint_odds, _volley,
+                  _ways3):  # fmt: skip
         cache.cache_clear()
 
 

@@ -260,9 +260,11 @@ def test_a_double_exchange_and_its_odds_from_the_command_line() -> None:
     ("line", "message"),
     [
         ("gurps attack 14 --dodge 9 --hp 12", "an exchange needs the weapon's damage"),
-        ("gurps attack 14 --damage 1d --dodge 9 --mod -2", "--mod is for a lone attack"),
+        ("gurps attack 14 --damage 1d --dodge 9 --range 10", "--range is for a ranged attack"),
     ],
 )
-def test_an_exchange_without_damage_or_with_mod_is_refused_by_name(line: str, message: str) -> None:
+def test_an_exchange_without_damage_or_a_bad_option_is_refused_by_name(
+    line: str, message: str
+) -> None:
     with pytest.raises(RuleError, match=message):
         commands.run(line, _replay(3, 3, 3))

@@ -19,39 +19,15 @@ from typing import Annotated
 import typer
 
 from ..errors import RuleError
-from ..fmt import fraction, percent
-from ..render.combat import attack_json, exchange_json, exchange_odds_json
-from ..render.gurps import contest_json, skill_odds_json
-from ..rng import RandomSource
 from ..sheets import Attack, find_attack
-from ..systems.gurps.allout import feint_penalty
-from ..systems.gurps.contest import quick_contest
 from ..systems.gurps.criticals import EyeRow, unarmed_name
 from ..systems.gurps.damage import read_damage
-from ..systems.gurps.exchange import exchanges
-from ..systems.gurps.exchange_odds import double_odds, exchange_odds
 from ..systems.gurps.locations import require_targetable
-from ..systems.gurps.melee import (
-    AttackOptions,
-    DefenseOptions,
-    RangedKind,
-    TorsoMiss,
-    attack,
-    effective_attack,
-)
-from ..systems.gurps.success import skill_odds
-from .gurps_target import (
-    HptOpt,
-    LptOpt,
-    dr_at_typed,
-    read_parry,
-    target_of,
-    typed_target,
-    with_pain,
-    with_pain_odds,
-)
+from ..systems.gurps.melee import AttackOptions, DefenseOptions, RangedKind, TorsoMiss
+from .gurps_exchange import exchange_twin, lone_twin
+from .gurps_maneuvers import Situation, gather_situation, situation_params
+from .gurps_target import HptOpt, LptOpt, dr_at_typed, read_parry, target_of, typed_target
 from .registry import LabelOpt, Twin, twins
-from .result import Reply
 from .sheeted import SheetOpt, labelled, resolved_as, sheet_for
 
 __all__ = ["target_of"]  # re-exported from .gurps_target
@@ -89,7 +65,15 @@ def _weapon(ctx: typer.Context, text: str, path: str | None) -> tuple[int, Attac
         "gurps attack 13 --damage '2d+1 cut' --target-name Orc --parry 10 --dodge 8 --dr 2 --hp 12",
         "gurps attack 15 --damage '1d+2 imp' --random-location --target-name Orc --dodge 9 "
         "--defense dodge --retreat --hp 11",
+        "gurps attack 13 --ranged --range 20 --aim 2 --acc 4 --damage '2d pi' --target-name Orc "
+        "--dodge 8 --hp 12",
+        "gurps attack 12 --ranged --rof 10 --recoil 2 --damage '2d+2 pi' --target-name Orc "
+        "--dodge 9 --dr 2 --hp 12",
+        "gurps attack 14 --move-and-attack --posture kneeling --damage '2d cut' --target-name Orc "
+        "--parry 10 --hp 12",
     ],
+    extra=situation_params(),
+    prepare=gather_situation,
 )
 def attack_cmd(
     ctx: typer.Context,
@@ -287,10 +271,13 @@ def attack_cmd(
         typer.Option("--type", help="The damage type, when --damage gives none (cr, cut...)."),
     ] = None,
     sheet: SheetOpt = None,
+    *,
+    attrs: Situation,
 ) -> Twin:
     """An attack by weapon, with its options and criticals; with a target (--vs, or its
     numbers), the whole exchange: the defense, the hit location, damage through DR,
-    injury, and what the GM must call for next, with each step's exact odds."""
+    injury, and what the GM must call for next, with each step's exact odds. ``attrs``
+    gathers the situation's and the maneuvers' options (:mod:`.gurps_maneuvers`)."""
     level, found = _weapon(ctx, weapon, sheet)
     if thrown and thrown_small:
         raise RuleError("a thrown weapon is small or not: --thrown or --thrown-small (B376)")
@@ -299,6 +286,14 @@ def attack_cmd(
         unarmed = found is not None and unarmed_name(found.full_name)
     if thrust is None:  # by the sheet's usage (MA97): 'Thrust', else a swing
         thrust = found is not None and "thrust" in (found.usage or "").lower()
+    sit = attrs
+    acc, bulk = sit.acc, sit.bulk
+    if found is not None and sit.aim and acc is None and found.acc is not None:
+        acc = found.acc  # the sheet's Acc (B364), written out so the roll replays without it
+        resolved_as(ctx, acc=str(acc))
+    if found is not None and sit.move_and_attack and bulk is None and found.bulk is not None:
+        bulk = found.bulk  # the sheet's Bulk (B365)
+        resolved_as(ctx, bulk=str(bulk))
     options = AttackOptions(
         deceptive,
         all_out,
@@ -320,6 +315,18 @@ def attack_cmd(
         unarmed=unarmed,
         torso_miss=torso_miss,
         eye_row=eye_row,
+        modifiers=tuple(mod or ()),
+        range_yards=sit.range_yards,
+        aim=sit.aim,
+        acc=acc,
+        posture=sit.posture,
+        shock=sit.shock,
+        move_and_attack=sit.move_and_attack,
+        bulk=bulk,
+        rof=sit.rof,
+        recoil=sit.recoil,
+        dual_weapon=sit.dual_weapon,
+        off_hand=sit.off_hand,
     )
     name = label or (found.full_name if found else None)
     if found is not None:
@@ -330,7 +337,7 @@ def attack_cmd(
     parry_level, fenced = read_parry(parry)
     target = typed_target(
         ctx, vs, target_name, dodge, parry_level, block, dr, hp, hp_now, dr_at_typed(dr_at),
-        hpt=hpt, lpt=lpt,
+        hpt=hpt, lpt=lpt, tolerance=sit.tolerance,
     )  # fmt: skip
     fencing = fencing or fenced or (parry is None and target is not None and target.fencing)
     if target is not None and (very_tired or male or flexible or st is not None):
@@ -338,36 +345,12 @@ def attack_cmd(
     if target is None:
         if location is not None and spec_text is not None:  # only some damage reaches it
             require_targetable(location, read_damage(spec_text).damage_type, tight_beam)
-        mods = tuple(mod or ())
-        eff = effective_attack(level, options, mods)  # refuses a Deceptive Attack below 10
-
-        def go(rng: RandomSource) -> Reply:
-            feinted = None  # All-Out Attack (Feint): its Quick Contest first (B365)
-            if options.feint is not None:
-                feinted = quick_contest(level, options.feint, resistance=True, rng=rng,
-                                        names=("the feint", "the foe"))  # fmt: skip
-            rolls = [attack(level, label=name, options=options, modifiers=mods, rng=rng)
-                     for _ in range(2 if options.double else 1)]  # fmt: skip
-            data, text = attack_json(rolls[0]), "; then ".join(r.text for r in rolls)
-            if options.double:
-                data["second"] = attack_json(rolls[1])
-            if feinted is not None:
-                data["feint"] = contest_json(feinted)
-                off = feint_penalty(feinted)  # B365: margin of success, or of victory
-                text = f"feint: {feinted.text} (the foe's defense -{off}, B365); {text}"
-            return Reply({**data, "text": text}, text)
-
-        def attack_odds() -> Reply:
-            o = skill_odds(eff)
-            text = (
-                f"{name or 'Attack'} {eff}: hits {percent(o.success)}, critical hit "
-                f"{percent(o.critical_success)}, critical miss {percent(o.critical_failure)}"
-            )
-            data = {"system": "gurps", "kind": "odds", "label": name, "effective_skill": eff,
-                    "odds": skill_odds_json(o), "text": text}  # fmt: skip
-            return Reply(data, text)
-
-        return go, attack_odds
+        told = [f for f, on in (("--aod-double", sit.aod_double), ("--dodge-and-drop",
+                sit.dodge_and_drop), ("--heavy", sit.heavy)) if on]  # fmt: skip
+        if told:
+            raise RuleError(f"{told[0]} is the target's defense: give a target (--vs or "
+                            "--target-name and its numbers)")  # fmt: skip
+        return lone_twin(level, options, name)
     if spec_text is None:
         raise RuleError("an exchange needs the weapon's damage: name a weapon, or give --damage")
     if damage_type is not None and damage is not None:
@@ -377,8 +360,6 @@ def attack_cmd(
     spec = read_damage(spec_text)
     if found is not None and damage is None:
         resolved_as(ctx, damage=spec_text)
-    if mod:
-        raise RuleError("--mod is for a lone attack; in an exchange use the options")
     defense_options = DefenseOptions(
         retreat=retreat,
         all_out=aod,
@@ -386,30 +367,9 @@ def attack_cmd(
         parried=parried,
         fencing=fencing,
         block_retreat=block_retreat,
+        aod_double=sit.aod_double,
+        drop=sit.dodge_and_drop,
+        heavy=sit.heavy,
+        break_on=sit.break_on,
     )
-    # checks the choice; computed once, for the odds and the roll alike (cached)
-    exchange_odds(level, spec, target, options, defense, defense_options, attacker=name or "Attack")
-
-    def exchange_go(rng: RandomSource) -> Reply:
-        both = exchanges(level, spec, target, attacker=name or "Attack", options=options,
-                         defense=defense, defense_options=defense_options, rng=rng)  # fmt: skip
-        data = {**exchange_json(both[0]), "label": name}
-        if len(both) == 1:
-            return with_pain(Reply(data, both[0].text), target)
-        text = f"first: {both[0].text}\nsecond: {both[1].text}"  # All-Out Attack (Double)
-        return with_pain(Reply({**data, "second": exchange_json(both[1]), "text": text}, text),
-                         target)  # fmt: skip
-
-    def steps_odds() -> Reply:
-        o = exchange_odds(level, spec, target, options, defense, defense_options,
-                          attacker=name or "Attack")  # fmt: skip
-        data, text = {**exchange_odds_json(o), "label": name}, o.text
-        if options.double:
-            either, both = double_odds(o, level, spec, target, options, defense, defense_options)
-            text += f"\n  two attacks (All-Out Attack, Double): either injures {percent(either)}, "
-            text += f"both {percent(both)}"
-            data = {**data, "double": {"either": fraction(either), "both": fraction(both)}}
-        return with_pain_odds(Reply({**data, "text": text}, text), target, level, spec, options,
-                              defense, defense_options)  # fmt: skip
-
-    return exchange_go, steps_odds
+    return exchange_twin(level, spec, target, options, defense, defense_options, name)

@@ -21,6 +21,7 @@ from ..systems.gurps.exchange import Target
 from ..systems.gurps.locations import read_location
 from ..systems.gurps.melee import AttackOptions, DefenseOptions
 from ..systems.gurps.pain import pain_odds
+from ..systems.gurps.tolerance import Tolerance, tolerance_of
 from .gurps_traits import best_defense, defense_level
 from .result import Reply, resources_of
 from .sheeted import resolved_as, sheet_for
@@ -36,13 +37,14 @@ __all__ = [
     "typed_target",
     "with_pain",
     "with_pain_odds",
+    "with_tolerance",
 ]
 
 
 def target_of(sheet: Sheet) -> Target:
-    """What an exchange needs of a sheet: its Dodge, best Parry and Block, DR, HP, and
-    High or Low Pain Threshold (B59, B142; ``COMBAT.md``, "Shock, major wounds,
-    knockdown (B419–B420)")."""
+    """What an exchange needs of a sheet: its Dodge, best Parry and Block, DR, HP, High
+    or Low Pain Threshold (B59, B142; ``COMBAT.md``, "Shock, major wounds, knockdown
+    (B419–B420)") and Injury Tolerance (B60, B380)."""
     dodge = next((t.level for t in sheet.of_kind(Kind.DEFENSE) if t.name == "Dodge"), None)
     parry, block = best_defense(sheet.attacks, "parry"), best_defense(sheet.attacks, "block")
     torso = sheet.dr_at("torso") or 0
@@ -57,6 +59,7 @@ def target_of(sheet: Sheet) -> Target:
         fencing=parry is not None and _fenced(parry[1], "parry"),
         hpt=sheet.hpt,
         lpt=sheet.lpt,
+        tolerance=tolerance_of(sheet.injury_tolerance),
     )
 
 
@@ -112,12 +115,38 @@ def with_pain_odds(
     data = {**reply.data, "pain_threshold": _pain(target)}
     if not (target.hpt or target.lpt):
         return Reply(data, reply.text)
+    if options.rof > 1:  # pain_odds reads one blow; a volley's shock is its blows' own
+        text = f"{reply.text}\n  (the shock and knockdown odds of a volley are not given)"
+        return Reply({**data, "text": text}, text)
     pain = pain_odds(skill, damage, target, options, defense, defense_options)
     text = f"{reply.text}\n{pain.text}"
     shock = [[n, fraction(p)] for n, p in pain.shock]
     knockdown = [[m, fraction(p)] for m, p in pain.knockdown]
     odds = {**data.get("odds", {}), "shock": shock, "knockdown_at": knockdown}
     return Reply({**data, "odds": odds, "text": text}, text)
+
+
+_TOLERANCE = {
+    Tolerance.UNLIVING: "impaling and huge piercing x1, large piercing x1/2, piercing x1/3, "
+    "small piercing x1/5",
+    Tolerance.HOMOGENOUS: "impaling and huge piercing x1/2, large piercing x1/3, piercing "
+    "x1/5, small piercing x1/10; no brain, no vitals (B60)",
+    Tolerance.DIFFUSE: "impaling and piercing at most 1 injury, anything else at most 2; no "
+    "brain, no vitals, no crippling (B60)",
+}
+
+
+def with_tolerance(reply: Reply, target: Target) -> Reply:
+    """An exchange's reply, or its odds', with the target's Injury Tolerance:
+    ``injury_tolerance`` in its JSON (``unliving``, ``homogenous``, ``diffuse`` or null)
+    and, with one, what it does at the end of the text (B380, B60; the rules and
+    readings of :mod:`referee.systems.gurps.tolerance`)."""
+    t = target.tolerance
+    text = reply.text
+    if t is not None:
+        text += f" [{target.name} has Injury Tolerance ({t.title()}) (B380): {_TOLERANCE[t]}]"
+    value = None if t is None else t.value
+    return Reply({**reply.data, "injury_tolerance": value, "text": text}, text)
 
 
 def dr_at_typed(given: list[str] | None) -> tuple[tuple[str, int], ...]:
@@ -156,14 +185,16 @@ def typed_target(
     dr_at: tuple[tuple[str, int], ...] = (),
     hpt: bool = False,
     lpt: bool = False,
+    tolerance: Tolerance | None = None,
 ) -> Target | None:
     """The target: from its sheet (``--vs``), each typed number over the sheet's, and
-    High or Low Pain Threshold (``--hpt``, ``--lpt``) typed or the sheet's; or from
-    typed values alone; None when nothing names one.
+    High or Low Pain Threshold (``--hpt``, ``--lpt``) and Injury Tolerance
+    (``--unliving``...) typed or the sheet's; or from typed values alone; None when
+    nothing names one.
 
     Raises:
-        RuleError: no such sheet, or both pain thresholds (B59 and B142 exclude each
-            other).
+        RuleError: no such sheet, both pain thresholds (B59 and B142 exclude each
+            other), or an Injury Tolerance other than the sheet's (B60).
     """
     typed: dict[str, Any] = {
         k: v
@@ -171,7 +202,7 @@ def typed_target(
         if v is not None
     }
     if vs is None and name is None and not typed and not dr_at and not hpt and not lpt:
-        return None
+        return None if tolerance is None else Target(tolerance=tolerance)
     base = Target(name or "the target")
     if vs is not None:
         found = resources_of(ctx).sheet(vs)
@@ -201,6 +232,14 @@ def typed_target(
     hpt, lpt = hpt or base.hpt, lpt or base.lpt
     if vs is not None and (hpt or lpt):
         resolved_as(ctx, hpt=hpt, lpt=lpt)
+    if tolerance is not None and base.tolerance not in (None, tolerance):
+        raise RuleError(
+            f"--{tolerance.value}: {base.name}'s sheet has Injury Tolerance "
+            f"({base.tolerance.title()}), and the two exclude each other (B60)"
+        )
+    tolerance = tolerance or base.tolerance
+    if vs is not None and tolerance is not None:
+        resolved_as(ctx, **{tolerance.value: True})
     values = {**{k: getattr(base, k) for k in ("dodge", "parry", "block", "dr", "hp")}, **typed}
     return Target(
         base.name,
@@ -214,6 +253,7 @@ def typed_target(
         fencing=base.fencing and "parry" not in typed,
         hpt=hpt,
         lpt=lpt,
+        tolerance=tolerance,
     )
 
 

@@ -8,9 +8,10 @@ from typing import Any
 
 from ..fmt import fraction
 from ..systems.gurps.criticals import CriticalRoll
-from ..systems.gurps.exchange import Exchange
+from ..systems.gurps.exchange import Exchange, Hurt
 from ..systems.gurps.exchange_odds import ExchangeOdds
-from ..systems.gurps.melee import AttackRoll, DefenseRoll
+from ..systems.gurps.melee import AttackRoll, DefenseRoll, attack_modifiers, capped
+from ..systems.gurps.rapid import scored_hits
 from .gurps import contest_json, skill_odds_json
 
 __all__ = ["attack_json", "critical_json", "defense_json", "exchange_json", "exchange_odds_json"]
@@ -45,6 +46,7 @@ def attack_json(r: AttackRoll) -> dict[str, Any]:
         "success": r.success,
         "margin": s.margin,
         "defense_modifier": r.defense_modifier,
+        "named_modifiers": [[n, m] for n, m in named_modifiers(r)],
         "torso_instead": r.torso_instead,
         "critical_table": critical_json(r.critical),
         "odds": skill_odds_json(s.odds),
@@ -73,30 +75,44 @@ def defense_json(r: DefenseRoll) -> dict[str, Any]:
     }
 
 
+def named_modifiers(r: AttackRoll) -> list[tuple[str, int]]:
+    """An attack's modifiers by name (the GM's own as ``modifier``), with Move and
+    Attack's cap of 9 when it applied (B365)."""
+    named, mods = attack_modifiers(r.options), r.check.modifiers
+    cap = capped(r.check.base_skill + sum(mods[:-1]), r.options) if mods else []
+    return named + cap if cap and cap[0][1] == mods[-1] else named
+
+
+def _hurt_json(x: Exchange, h: Hurt) -> dict[str, Any]:
+    """One blow that landed: where, its dice, DR, injury and what it does."""
+    return {
+        "expression": x.damage.expression,
+        "type": x.damage.damage_type,
+        "location": h.location.key,
+        "location_roll": None if h.location_roll is None else list(h.location_roll),
+        "dice": list(h.dice),
+        "basic": h.basic,
+        "dr": h.dr,
+        "penetrating": h.penetrating,
+        "injury": h.injury,
+        "effect": h.effect,
+        "odds": {"penetrates": fraction(h.chance_through)},
+        "shock": 0 if h.wound is None else h.wound.shock,
+        "major_wound": h.wound is not None and h.wound.major,
+        "crippled": None if h.wound is None else h.wound.crippled,
+        "blinded": h.wound is not None and h.wound.blinded,
+        "head_blow": critical_json(h.head_blow),
+    }
+
+
 def exchange_json(x: Exchange) -> dict[str, Any]:
     """The whole exchange: each step with its dice and odds, then the injury, the HP
-    after (when known) and what the GM must call for next."""
-    h = x.hurt
-    damage = None
-    if h is not None:
-        damage = {
-            "expression": x.damage.expression,
-            "type": x.damage.damage_type,
-            "location": h.location.key,
-            "location_roll": None if h.location_roll is None else list(h.location_roll),
-            "dice": list(h.dice),
-            "basic": h.basic,
-            "dr": h.dr,
-            "penetrating": h.penetrating,
-            "injury": h.injury,
-            "effect": h.effect,
-            "odds": {"penetrates": fraction(h.chance_through)},
-            "shock": 0 if h.wound is None else h.wound.shock,
-            "major_wound": h.wound is not None and h.wound.major,
-            "crippled": None if h.wound is None else h.wound.crippled,
-            "blinded": h.wound is not None and h.wound.blinded,
-            "head_blow": critical_json(h.head_blow),
-        }
+    after (when known) and what the GM must call for next; All-Out Defense (Double)'s
+    second defense, a heavy weapon's breakage roll, and Rapid Fire's hits (``hits``:
+    scored and landed; ``more``: each blow after the first)."""
+    step = x.step
+    broke = None if step is None or step.breakage is None else step.breakage
+    second = None if step is None or step.second is None else defense_json(step.second)
     return {
         "system": "gurps",
         "kind": "exchange",
@@ -104,7 +120,13 @@ def exchange_json(x: Exchange) -> dict[str, Any]:
         "target": x.target.name,
         "attack": attack_json(x.attack),
         "defense": None if x.defense is None else defense_json(x.defense),
-        "damage": damage,
+        "damage": None if x.hurt is None else _hurt_json(x, x.hurt),
+        "second_defense": second,
+        "breakage": None
+        if broke is None
+        else {"roll": broke.roll, "break_on": broke.break_on, "broke": broke.broke},
+        "hits": {"scored": scored_hits(x.attack), "landed": len(x.hurts)},
+        "more": [_hurt_json(x, h) for h in x.more],
         "hp_after": x.hp_after,
         "outcome": x.outcome,
         "success": x.success,
@@ -149,6 +171,10 @@ def exchange_odds_json(o: ExchangeOdds) -> dict[str, Any]:
             "knockdown": fraction(o.knockdown),
             "crippled": fraction(o.crippled),
             "hp": hp,
+            "second_defense": o.second_defense,
+            "second_level": o.second_level,
+            "breaks": None if o.breaks is None else fraction(o.breaks),
+            "hits": [[n, fraction(p)] for n, p in o.hits],
         },
         "text": o.text,
     }

@@ -26,6 +26,7 @@ upper case for a container); versions 2-4 by a ``type`` field, and call traits
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterator
 from fractions import Fraction
 from typing import Any
@@ -148,7 +149,17 @@ def _weapons(item: dict[str, Any], name: str) -> Iterator[Attack]:
             level=whole_number(calc.get("level")),
             parry=_str(calc.get("parry")),
             block=_str(calc.get("block")),
+            acc=_leading(w.get("accuracy", calc.get("accuracy"))),
+            bulk=_leading(w.get("bulk", calc.get("bulk"))),
         )
+
+
+def _leading(value: Any) -> int | None:
+    """A weapon table's number as GCS writes it: ``3``, ``3+2`` (a scope's bonus, left
+    out), ``-4``; None when absent or not a number."""
+    text = _str(value)
+    found = None if text is None else re.match(r"\s*([+-]?\d{1,3})", text)
+    return None if found is None else int(found.group(1))
 
 
 def read_gcs(data: bytes) -> Sheet:

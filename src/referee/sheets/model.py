@@ -89,6 +89,11 @@ class Attack:
     """SWN: Shock as ``AMOUNT/AC`` (``2/15``), if the weapon has it."""
     attack_bonus: int = 0
     """SWN: the weapon's own attack bonus, added to the character's (a +1 weapon)."""
+    acc: int | None = None
+    """GURPS: a ranged weapon's Accuracy, added after an Aim (B364; a GCS weapon's
+    ``accuracy``, its first number: a scope's ``+2`` is left to the GM)."""
+    bulk: int | None = None
+    """GURPS: a ranged weapon's Bulk (−4), for Move and Attack (B365)."""
 
     @property
     def full_name(self) -> str:

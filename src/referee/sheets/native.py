@@ -166,7 +166,7 @@ def _gurps(r: _Reader, name: str) -> Sheet:
     attacks = []
     for i, a in enumerate(r.list_of_tables(said.get("attacks", "attacks")), 1):
         where = f"[[attacks]] {i}: "
-        r.keys(a, {"name", "usage", "level", "damage", "parry", "block"}, where)
+        r.keys(a, {"name", "usage", "level", "damage", "parry", "block", "acc", "bulk"}, where)
         if "name" not in a or "damage" not in a:
             raise r.fail("attacks", f"attack {i} needs a name and a damage")
         attacks.append(
@@ -177,6 +177,8 @@ def _gurps(r: _Reader, name: str) -> Sheet:
                 level=None if "level" not in a else r.integer(f"{where}level", a["level"]),
                 parry=None if "parry" not in a else str(a["parry"]),
                 block=None if "block" not in a else str(a["block"]),
+                acc=None if "acc" not in a else r.integer(f"{where}acc", a["acc"], 0, 30),
+                bulk=None if "bulk" not in a else r.integer(f"{where}bulk", a["bulk"], -20, 0),
             )
         )
     return Sheet(

@@ -28,7 +28,21 @@ from fractions import Fraction
 from .contest import ContestResult, Floor, Side, _contestant, _result, _sides
 from .damage import _dice_adds, with_adds
 
-__all__ = ["feint_odds", "feint_penalty", "long_damage"]
+__all__ = ["feint_odds", "feint_penalty", "long_damage", "strong_damage"]
+
+
+def strong_damage(expression: str) -> str:
+    """Damage dice+adds under All-Out Attack (Strong): +2, or +1 per die when that is more.
+
+    Source: B365, "All-Out Attack": "Strong: Make a single attack ... at +2 to damage or
+    +1 damage per die, whichever is better" (melee only; 4th edition).
+
+    >>> strong_damage("1d-2"), strong_damage("2d+1"), strong_damage("3d"), strong_damage("4d-1")
+    ('1d', '2d+3', '3d+3', '4d+3')
+    """
+
+    count, _ = _dice_adds(expression)
+    return with_adds(expression, max(2, count))
 
 
 def long_damage(expression: str, thrust: bool = False) -> str:

@@ -5,12 +5,13 @@ penetrates, the injury and what the injury does; the one function both the roll
 Sources: *GURPS Basic Set*, 4th edition: B378-B379 (crushing does at least 0, any
 other type at least 1; DR and armor divisors), B399 (a location's own DR), B398-B400
 (wounding by location, crippling caps, large-area injury), B556 (the critical
-tables' effects on a blow) and B419-B421 (:func:`.wounds.wound_effects`).
+tables' effects on a blow), B380 and B60 (Injury Tolerance, :mod:`.tolerance`) and
+B419-B421 (:func:`.wounds.wound_effects`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 
 from ...odds import odds
@@ -18,6 +19,7 @@ from .criticals import HEAD
 from .damage import DamageSpec, _dice_adds, armor_dr
 from .locations import LOCATIONS, Location, location_injury, read_location
 from .target import Target
+from .tolerance import struck_as, tolerant_injury
 from .wounds import Wound, extra_dr, wound_effects
 
 __all__ = ["BLOWS", "Blow", "blow", "on_head", "penetrates"]
@@ -70,6 +72,7 @@ def blow(
     count, adds = _dice_adds(damage.expression)
     if effect == "eye":  # the Critical Head Blow Table's 6-7: an eye hit (B556)
         location = read_location("eye")
+    struck = struck_as(location, target.tolerance)  # No Brain, No Vitals (B60)
     least = 0 if damage.damage_type == "cr" else 1
     basic = max(total, least)
     if effect in ("max", "max_no_dr"):
@@ -79,7 +82,7 @@ def blow(
     dr = (
         _large_area_dr(target, damage)
         if large_area
-        else (target.dr_over(location.key) + extra_dr(location, damage.damage_type))
+        else (target.dr_over(location.key) + extra_dr(struck, damage.damage_type))
     )
     dr = armor_dr(dr, damage.divisor)  # fmt: skip
     if effect == "half_dr":
@@ -89,10 +92,14 @@ def blow(
     elif effect == "max_no_dr":
         dr = 0
     through = max(basic - dr, 0)
-    injury = location_injury(through, damage.damage_type, location.key, target.hp, tight_beam)
+    if target.tolerance is None:
+        injury = location_injury(through, damage.damage_type, location.key, target.hp, tight_beam)
+    else:  # Injury Tolerance (B380)
+        injury = tolerant_injury(through, damage.damage_type, struck, target.hp,
+                                 target.tolerance, tight_beam, large_area)  # fmt: skip
     wound = wound_effects(
         injury,
-        location,
+        struck,
         target.hp,
         damage_type=damage.damage_type,
         hpt=target.hpt,
@@ -101,6 +108,8 @@ def blow(
         major_effect=effect in ("major", "half_dr_up_major") and through > 0,
         double_shock=effect == "double_shock" and through > 0,
     )
+    if struck is not location and location.key == "eye" and target.hp is not None:
+        wound = replace(wound, blinded=10 * injury > target.hp)  # No Brain's eye (B60)
     return Blow(basic, dr, through, injury, wound)
 
 

@@ -6,7 +6,8 @@ combat chapter; see docs/reference/sources.md): B374-B377, "Active Defense" (Dod
 Parry, Block, retreating); B366, "All-Out Defense" (Increased Defense); B376,
 "Parrying" (parrying more than once: −4 a parry after the first with the same
 weapon, −2 with a fencing weapon; thrown weapons at −1, small ones at −2; missiles
-not at all); B374, a shield's Defense Bonus; B419 and B426 (reeling and very tired
+not at all); B377, "Dodge and Drop" (+3 to Dodge against a ranged attack, then
+prone); B374, a shield's Defense Bonus; B419 and B426 (reeling and very tired
 halve Dodge). A defense roll is made at any effective skill, even 2 or less
 (``000``, "Base Skill vs Effective Skill": "unless you are attempting a defense
 roll").
@@ -104,6 +105,18 @@ class DefenseOptions:
     block_retreat: int = 1
     """A retreat's bonus to Block: +1 by the Basic Set (B377); 3 for a table that
     reads it as Dodge's (the reading the combat issue states)."""
+    aod_double: bool = False
+    """All-Out Defense (Double): when the first defense fails, a second, different one
+    (B366; :mod:`.defenses`)."""
+    drop: bool = False
+    """Dodge and Drop, against a ranged attack: Dodge +3, and the defender ends prone
+    (B377)."""
+    heavy: bool = False
+    """The attacking weapon is three or more times the parrying weapon's weight: a parry
+    that holds rolls 1d, and the parrying weapon breaks at :attr:`break_on` or less
+    (B376, "Parrying Heavy Weapons"; :mod:`.defenses`)."""
+    break_on: int = 2
+    """With :attr:`heavy`: the 1d roll at or under which the parrying weapon breaks."""
 
     def __post_init__(self) -> None:
         if not 0 <= self.shield <= 10:
@@ -112,6 +125,14 @@ class DefenseOptions:
             raise RuleError(f"{self.parried} earlier parries is out of range (0 to 20)")
         if self.block_retreat not in (1, 3):
             raise RuleError("a retreat gives Block +1 (B377) or +3, nothing else")
+        if not 1 <= self.break_on <= 6:
+            raise RuleError(f"--break-on {self.break_on}: a 1d roll is 1 to 6")
+        if self.drop and self.retreat:
+            raise RuleError("--dodge-and-drop or --retreat, not both: Dodge and Drop is a "
+                            "drop in place (B377, referee's reading)")  # fmt: skip
+        if self.aod_double and self.all_out:
+            raise RuleError("All-Out Defense is Increased Defense (--aod) or Double "
+                            "(--aod-double), not both (B366)")  # fmt: skip
 
 
 def defense_modifiers(
@@ -128,6 +149,8 @@ def defense_modifiers(
         mods.append(("retreat", bonus))
     if options.all_out:
         mods.append(("all-out defense", 2))
+    if kind == "dodge" and options.drop:
+        mods.append(("dodge and drop", 3))
     if options.shield:
         mods.append(("shield", options.shield))
     if kind == "parry" and options.parried:

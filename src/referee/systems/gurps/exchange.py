@@ -35,7 +35,8 @@ from .blows import blow, on_head, penetrates
 from .contest import ContestResult, quick_contest
 from .criticals import CriticalRoll, head_blow
 from .damage import DamageSpec, _dice_adds
-from .exchange_odds import ExchangeOdds, exchange_odds
+from .defenses import DefenseStep, defense_step, settle_defense, step_calls
+from .exchange_odds import ExchangeOdds, exchange_odds, injury_chance
 from .locations import (
     RANDOM_TABLE,
     Location,
@@ -48,10 +49,10 @@ from .melee import (
     DefenseOptions,
     DefenseRoll,
     attack,
-    defend,
     parry_modifier,
     strong_damage,
 )
+from .rapid import hit_text, landed_hits, step_parts
 from .target import Target, choose_defense
 from .wounds import Wound, blunt_trauma, knockback
 
@@ -110,6 +111,11 @@ class Exchange:
     """Before any die: each step's odds (:func:`.exchange_odds.exchange_odds`)."""
     feint: ContestResult | None = None
     """All-Out Attack (Feint): the feint's Quick Contest, before the attack (B365)."""
+    step: DefenseStep | None = None
+    """The defense step whole (:mod:`.defenses`): All-Out Defense (Double)'s second
+    defense (B366), a heavy weapon's breakage (B376)."""
+    more: tuple[Hurt, ...] = ()
+    """Rapid Fire: the hits that landed after the first, each its own blow (B373)."""
 
     @property
     def feinted(self) -> int:
@@ -122,15 +128,20 @@ class Exchange:
     kind = "exchange"
 
     @property
+    def hurts(self) -> tuple[Hurt, ...]:
+        """Every blow that landed: :attr:`hurt`, then :attr:`more`."""
+        return () if self.hurt is None else (self.hurt, *self.more)
+
+    @property
     def success(self) -> bool:
         """Whether the exchange injured the target."""
-        return bool(self.hurt and self.hurt.injury)
+        return any(h.injury for h in self.hurts)
 
     @property
     def outcome(self) -> str:
         """``injures``, ``no injury`` (DR stopped it), ``defended`` or ``misses``."""
         if self.hurt is not None:
-            return "injures" if self.hurt.injury else "no injury"
+            return "injures" if self.success else "no injury"
         return "defended" if self.attack.hit else "misses"
 
     @property
@@ -142,7 +153,7 @@ class Exchange:
         now = self.target.current_hp if self.target.current_hp is not None else self.target.hp
         if now is None:
             return None
-        return now - (self.hurt.injury if self.hurt else 0)
+        return now - sum(h.injury for h in self.hurts)
 
     @property
     def text(self) -> str:
@@ -153,6 +164,7 @@ class Exchange:
         if self.defense is not None:
             word = "defends" if self.defense.defended else "fails to defend"
             parts.append(f"{self.target.name} {word}: {self.defense.text}")
+        parts += step_parts(self.target.name, self.step, self.attack, len(self.hurts))
         h = self.hurt
         if h is not None:
             where = h.location.key
@@ -177,9 +189,15 @@ class Exchange:
                     line += "; the eye is blinded (B399)"
             else:
                 line += ", stopped by DR: no injury"
-            if self.hp_after is not None and h.injury:
-                line += f" ({self.target.name} {self.hp_after + h.injury} → {self.hp_after} HP)"
+            start = self.hp_after
+            start = None if start is None else start + sum(x.injury for x in self.hurts)
+            if start is not None and h.injury:
+                line += f" ({self.target.name} {start} → {start - h.injury} HP)"
             parts.append(line)
+            for n, more in enumerate(self.more, 2):  # Rapid Fire's further hits (B373)
+                start = None if start is None else start - self.hurts[n - 2].injury
+                parts.append(hit_text(n, more.location.key, more.basic, more.dr, more.injury,
+                                      start, self.target.name))  # fmt: skip
         out = "; ".join(parts) + f" — {percent(self.chance_to_injure)} to injure"
         if self.calls:
             out += ". Next: " + "; ".join(self.calls)
@@ -205,9 +223,8 @@ def exchange(
             damage may not target (B399), a Deceptive Attack below 10 (B369).
     """
     options = options or AttackOptions()
-    defense_options = defense_options or DefenseOptions()
-    if target.fencing and not defense_options.fencing:
-        defense_options = replace(defense_options, fencing=True)
+    defense, defense_options = settle_defense(options.ranged, target, defense,
+                                              defense_options or DefenseOptions())  # fmt: skip
     if options.location is not None:
         require_targetable(options.location, damage.damage_type, options.tight_beam)
     steps = exchange_odds(skill, damage, target, options, defense, defense_options,
@@ -227,31 +244,28 @@ def exchange(
     on = f"{attacker} on {target.name}"
     rolled_attack = attack(skill, label=on, options=options, rng=rng)
     hit, crit = rolled_attack.hit, rolled_attack.critical_hit
-    defense_roll = None
+    step = DefenseStep(None)  # B366's second defense, B376's breakage: .defenses
     if hit and not crit:
-        against = rolled_attack.defense_modifier - feinted
-        chosen = choose_defense(target, defense, defense_options, against, parry)
-        if chosen is not None:
-            defense_roll = defend(
-                chosen[0],
-                chosen[1],
-                defense_options,
-                against=against,
-                parry=parry or 0,
-                label=f"{target.name}'s {chosen[0].title()}{_halved(target, chosen[0])}",
-                rng=rng,
-            )
-    if not hit or (defense_roll is not None and defense_roll.defended):
-        return Exchange(attacker, target, rolled_attack, damage, defense_roll, None, chance, (),
-                        steps, feint)  # fmt: skip
+        step = defense_step(target, defense, defense_options,
+                            rolled_attack.defense_modifier - feinted, parry, rng)  # fmt: skip
+    defense_roll, landing = step.first, landed_hits(rolled_attack, step)  # B373, B375
+    if not landing:
+        return Exchange(attacker, target, rolled_attack, damage, defense_roll, None, chance,
+                        step_calls(target.name, step, defense_options), steps, feint,
+                        step)  # fmt: skip
     effect = critical_effect(rolled_attack.critical if crit else None, options)
     if rolled_attack.torso_instead:
         options = replace(options, location=None, random_location=False)
     critical = rolled_attack.critical if crit else None
     hurt = strike(damage, target, options, effect, rng, critical)
-    calls = next_calls(target, hurt, damage)
-    return Exchange(attacker, target, rolled_attack, damage, defense_roll, hurt, chance, calls,
-                    steps, feint)  # fmt: skip
+    more = tuple(strike(damage, target, options, "normal", rng) for _ in range(landing - 1))
+    calls, now = list(step_calls(target.name, step, defense_options)), target
+    for h in (hurt, *more):  # each blow's calls, at the HP the blows before left (B419)
+        calls += [c for c in next_calls(now, h, damage) if c not in calls]
+        base = now.current_hp if now.current_hp is not None else now.hp
+        now = now if base is None else replace(now, current_hp=base - h.injury)
+    return Exchange(attacker, target, rolled_attack, damage, defense_roll, hurt, chance,
+                    tuple(calls), steps, feint, step, more)  # fmt: skip
 
 
 def exchanges(
@@ -265,20 +279,23 @@ def exchanges(
     defense_options: DefenseOptions | None = None,
     rng: RandomSource | None = None,
 ) -> tuple[Exchange, ...]:
-    """The exchanges of one attack maneuver: one, or with All-Out Attack (Double) two
-    on the same foe, the second against the foe as the first left it: its HP now
-    (B365; :mod:`.allout`), and a parry the first drew counts against the second
-    (B376: −4 for each parry after the first with the same weapon, −2 fencing; the
-    target's Parry is one weapon's). Draws: the first exchange's, then the second's.
+    """The exchanges of one attack maneuver: one, or with All-Out Attack (Double) or a
+    Dual-Weapon Attack two on the same foe, the second against the foe as the first left
+    it: its HP now (B365; :mod:`.allout`), and a parry the first drew counts against the
+    second (B376: −4 for each parry after the first with the same weapon, −2 fencing;
+    the target's Parry is one weapon's). A Dual-Weapon Attack's two are each at −4, and
+    the off hand's, the second, −4 more (B417). Draws: the first exchange's, then the
+    second's.
 
     Raises:
         RuleError: as :func:`exchange`; a second parry past 20 (before any die).
     """
     defense_options = defense_options or DefenseOptions()
-    again = None
-    if options is not None and options.double:  # checked before any die is drawn
+    again, leading = None, options
+    if options is not None and (options.double or options.dual_weapon):  # before any die
         again = replace(defense_options, parried=defense_options.parried + 1)
-    first = exchange(skill, damage, target, attacker=attacker, options=options,
+        leading = replace(options, off_hand=False)  # a Dual-Weapon Attack's off hand: 2nd
+    first = exchange(skill, damage, target, attacker=attacker, options=leading,
                      defense=defense, defense_options=defense_options, rng=rng)  # fmt: skip
     if again is None:
         return (first,)
@@ -287,12 +304,6 @@ def exchanges(
     second = exchange(skill, damage, after, attacker=attacker, options=options, defense=defense,
                       defense_options=again if parried else defense_options, rng=rng)  # fmt: skip
     return first, second
-
-
-def _halved(target: Target, defense: str) -> str:
-    """`` (halved: reeling)`` when the Dodge rolled was halved (B419, B426)."""
-    why = [w for w, on in (("reeling", target.reeling), ("very tired", target.very_tired)) if on]
-    return f" (halved: {' and '.join(why)})" if defense == "dodge" and why else ""
 
 
 def aimed_options(options: AttackOptions, damage: DamageSpec) -> AttackOptions:
@@ -392,22 +403,3 @@ def next_calls(target: Target, hurt: Hurt, damage: DamageSpec) -> tuple[str, ...
         if after <= -k * hp < before:
             calls.append(f"{target.name} rolls HT to survive at -{k}×HP (B419)")
     return tuple(calls)
-
-
-def injury_chance(
-    skill: int,
-    damage: DamageSpec,
-    target: Target,
-    options: AttackOptions | None = None,
-    defense: str = "best",
-    defense_options: DefenseOptions | None = None,
-) -> Fraction:
-    """P(the exchange injures the target), exactly: :attr:`.exchange_odds.ExchangeOdds.injures`
-    (the attack's odds, the defense's, none after a critical hit; the location's, B398's
-    table when random, the torso after an aimed miss by 1, B399; the damage dice; each
-    row of B556's Critical Hit Table).
-
-    Raises:
-        RuleError: a defense the target lacks, a Deceptive Attack below 10 (B369).
-    """
-    return exchange_odds(skill, damage, target, options, defense, defense_options).injures

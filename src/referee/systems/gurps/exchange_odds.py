@@ -22,114 +22,34 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import TypeVar
 
-from ...fmt import percent
 from ...odds import odds
-from .allout import feint_odds, long_damage
-from .blows import BLOWS, blow, on_head
-from .criticals import CRITICAL_HEAD_BLOW, CRITICAL_HIT, EyeRow
+from .allout import feint_odds
+from .blows import blow, on_head
+from .criticals import EyeRow
 from .damage import DamageSpec, _dice_adds
-from .locations import location_odds, read_location, require_targetable
+from .defenses import defense_odds, settle_defense
+from .locations import location_odds, read_location
 from .melee import (
     AIMED,
     AttackOptions,
     DefenseOptions,
-    defense_modifiers,
     effective_attack,
     misses_by_one,
     parry_modifier,
-    strong_damage,
 )
+from .odds_steps import THRESHOLDS, ExchangeOdds
+from .odds_steps import add as _add
+from .odds_steps import hp_odds as _hp_odds
+from .odds_steps import prepared as _prepared
+from .odds_steps import table_odds as _table_odds
+from .odds_steps import ways as _ways
+from .rapid import volley_odds
 from .success import skill_odds
-from .target import Target, choose_defense
+from .target import Target
 
-__all__ = ["ExchangeOdds", "double_odds", "exchange_odds"]
+__all__ = ["THRESHOLDS", "ExchangeOdds", "double_odds", "exchange_odds", "injury_chance"]
 
 K = TypeVar("K")
-
-THRESHOLDS = (1, 2, 3, 4, 5, 10)
-"""The multiples of HP below 0 that the rules name (B419): an HT roll to survive at
-−1×HP to −4×HP, dead at −5×HP, the body destroyed at −10×HP."""
-
-
-@dataclass(frozen=True, slots=True)
-class ExchangeOdds:
-    """An exchange's odds, step by step, before any die is rolled."""
-
-    attacker: str
-    target: str
-    effective_skill: int
-    hit: Fraction
-    """P(the attack hits): a success, or an aimed attack's miss by 1 (B399: the torso)."""
-    critical_hit: Fraction
-    defense: str | None
-    """The defense the target rolls (``best`` chosen), None when it has none to roll."""
-    defense_level: int | None
-    """That defense's effective level, with every modifier."""
-    defended: Fraction
-    """P(a hit that is not critical is defended): over the whole exchange."""
-    locations: tuple[tuple[str, Fraction], ...]
-    """Where a blow that lands falls, and the chance of each (B398's table when the
-    location is random; else the one location, and the torso after a miss by 1)."""
-    injures: Fraction
-    """P(any injury): the blow lands and something penetrates DR."""
-    injury: tuple[tuple[int, Fraction], ...]
-    """P(each injury), 0 included (a miss, a defense, DR that stops it)."""
-    major_wound: Fraction
-    knockdown: Fraction
-    """P(a knockdown roll is called: a major wound, or a head or vitals hit, B420)."""
-    crippled: Fraction
-    reeling: Fraction | None
-    """P(the target is left under 1/3 of its HP when it was not: B419); None when its
-    HP are not known."""
-    zero_hp: Fraction | None
-    """P(the target is left at 0 HP or less when it was above)."""
-    thresholds: tuple[tuple[int, Fraction], ...]
-    """P(crossing each −N×HP: 1-4 an HT roll to survive, 5 dead, 10 destroyed)."""
-
-    system = "gurps"
-    kind = "exchange odds"
-
-    @property
-    def mean_injury(self) -> Fraction:
-        """The injury's mean over the whole exchange."""
-        return sum((n * p for n, p in self.injury), Fraction(0))
-
-    @property
-    def text(self) -> str:
-        """The odds, one step a line."""
-        lines = [
-            f"{self.attacker} on {self.target} (skill {self.effective_skill}):",
-            f"  hits {percent(self.hit)} (critical {percent(self.critical_hit)})",
-        ]
-        if self.defense is not None:
-            lines.append(
-                f"  {self.defense.title()} {self.defense_level} defends {percent(self.defended)}"
-            )
-        if len(self.locations) > 1:
-            lands = ", ".join(f"{k} {percent(p)}" for k, p in self.locations)
-            lines.append(f"  lands on the {lands}")
-        lines.append(
-            f"  injures {percent(self.injures)}, mean injury {float(self.mean_injury):.2f}; "
-            f"major wound {percent(self.major_wound)}, knockdown roll "
-            f"{percent(self.knockdown)}, crippled {percent(self.crippled)}"
-        )
-        common = [(n, p) for n, p in self.injury if p >= Fraction(1, 1000)]
-        shown = ", ".join(f"{n}: {percent(p)}" for n, p in common)
-        rare = len(self.injury) - len(common)
-        lines.append(f"  injury {shown}" + (f" (and {rare} under 0.1% each)" if rare else ""))
-        if self.reeling is not None and self.zero_hp is not None:
-            hp = [f"reeling {percent(self.reeling)}", f"0 HP or less {percent(self.zero_hp)}"]
-            hp += [f"{_threshold(k)} {percent(p)}" for k, p in self.thresholds if p]
-            lines.append("  " + ", ".join(hp))
-        return "\n".join(lines)
-
-
-def _threshold(k: int) -> str:
-    if k == 5:
-        return "dead (-5×HP)"
-    if k == 10:
-        return "destroyed (-10×HP)"
-    return f"HT to live at -{k}×HP"
 
 
 def exchange_odds(
@@ -148,8 +68,12 @@ def exchange_odds(
         RuleError: a defense the target lacks, a Deceptive Attack below 10 (B369), a
             location the damage may not target (B399).
     """
-    return _odds(skill, damage, target, options or AttackOptions(), defense,
-                 defense_options or DefenseOptions(), attacker)  # fmt: skip
+    options = options or AttackOptions()
+    defense, defense_options = settle_defense(options.ranged, target, defense,
+                                              defense_options or DefenseOptions())  # fmt: skip
+    if options.rof > 1:  # Rapid Fire: several hits (B373, B375)
+        return volley_odds(skill, damage, target, options, defense, defense_options, attacker)
+    return _odds(skill, damage, target, options, defense, defense_options, attacker)
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,6 +87,12 @@ class _Split:
     defense: str | None
     level: int | None
     defended: Fraction
+    second: str | None
+    """All-Out Defense (Double)'s second defense (B366)."""
+    second_level: int | None
+    parried: Fraction
+    """P(a hit that is not critical is parried: the parry that holds), for a heavy
+    weapon's breakage (B376)."""
     rolled: dict[tuple[str, str], Fraction]
     """(location, effect): P(a blow lands so after a defense roll failed, or with none)."""
     free: dict[tuple[str, str], Fraction]
@@ -188,13 +118,9 @@ def _split(
                      if misses_by_one(t, eff, options.torso_miss)), Fraction(0))  # fmt: skip
     against = -options.deceptive + (2 if options.telegraphic else 0)
     parry = parry_modifier(options)  # a thrown weapon's −1 or −2; a missile: no parry (B376)
-    chosen = choose_defense(target, defense, defense_options, against, parry)
-    level, fails = None, Fraction(1)
     feints = ((0, Fraction(1)),) if options.feint is None else feint_odds(skill, options.feint)
-    if chosen is not None:  # a feint takes its penalty off the defense (B365)
-        mods = defense_modifiers(chosen[0], defense_options, against, parry or 0)
-        level = chosen[1] + sum(m for _, m in mods)
-        fails = sum((p * (1 - skill_odds(level - m).success) for m, p in feints), Fraction(0))
+    d = defense_odds(target, defense, defense_options, against, parry, feints)  # B365, B366
+    fails = d.fails
     if options.random_location:
         where = list(location_odds().items())
     else:
@@ -211,8 +137,8 @@ def _split(
     if torso:
         _add(rolled, ("torso", "normal"), torso * fails)
     defended = (normal + torso) * (1 - fails)
-    return _Split(eff, o.success + torso, crit, None if chosen is None else chosen[0], level,
-                  defended, rolled, free)  # fmt: skip
+    return _Split(eff, o.success + torso, crit, d.defense, d.level, defended, d.second,
+                  d.second_level, (normal + torso) * d.parried, rolled, free)  # fmt: skip
 
 
 def _injuries(
@@ -253,22 +179,6 @@ def _injuries(
     return injury, major, knock, crippled
 
 
-def _prepared(
-    damage: DamageSpec, target: Target, options: AttackOptions, defense_options: DefenseOptions
-) -> tuple[DamageSpec, DefenseOptions]:
-    """The damage and the defense options as the options change them: a fencing
-    Parry (B376); Strong's +2 or +1 a die (B365); Long's cost to a swing (MA97)."""
-    if target.fencing and not defense_options.fencing:
-        defense_options = replace(defense_options, fencing=True)
-    if options.location is not None:
-        require_targetable(options.location, damage.damage_type, options.tight_beam)
-    if options.strong:
-        damage = replace(damage, expression=strong_damage(damage.expression))
-    elif options.long:
-        damage = replace(damage, expression=long_damage(damage.expression, options.thrust))
-    return damage, defense_options
-
-
 @functools.lru_cache(maxsize=512)
 def _odds(
     skill: int,
@@ -291,10 +201,13 @@ def _odds(
     injury, major, knock, crippled = _injuries(lands, damage, target, options)
     _add(injury, 0, 1 - landed)
     reeling, zero, crossed = _hp_odds(target, injury)
+    breaks = sp.parried * Fraction(defense_options.break_on, 6) if defense_options.heavy \
+        else None  # fmt: skip
     return ExchangeOdds(
         attacker, target.name, sp.eff, sp.hit, sp.critical, sp.defense, sp.level, sp.defended,
         tuple(sorted(placed.items(), key=lambda kv: -kv[1])), 1 - injury.get(0, Fraction(0)),
         tuple(sorted(injury.items())), major, knock, crippled, reeling, zero, crossed,
+        sp.second, sp.second_level, breaks,
     )  # fmt: skip
 
 
@@ -306,10 +219,13 @@ def double_odds(
     options: AttackOptions,
     defense: str = "best",
     defense_options: DefenseOptions | None = None,
+    *,
+    then: AttackOptions | None = None,
 ) -> tuple[Fraction, Fraction]:
-    """All-Out Attack (Double, B365; :mod:`.allout`): P(either attack injures), P(both
-    do), as :func:`.exchange.exchanges` rolls them. ``first`` is one attack's odds
-    (:func:`exchange_odds` with these arguments).
+    """All-Out Attack (Double, B365; :mod:`.allout`) or a Dual-Weapon Attack (B417):
+    P(either attack injures), P(both do), as :func:`.exchange.exchanges` rolls them.
+    ``first`` is one attack's odds (:func:`exchange_odds` with these arguments); the
+    second attack's options are ``then`` when they differ (the off hand's, B417).
 
     The second attack meets the foe as the first left it: a first that injures may
     leave it reeling (its Dodge halved, B419), and a first that drew a parry (a hit
@@ -317,7 +233,8 @@ def double_odds(
     with a fencing weapon (B376, "Parrying": each parry after the first with the same
     weapon). Only those two change the second's chance to injure (the crippling caps
     follow the full HP), so it is worked out once for each pair of them."""
-    defense_options = defense_options or DefenseOptions()
+    defense, defense_options = settle_defense(options.ranged, target, defense,
+                                              defense_options or DefenseOptions())  # fmt: skip
     prepared, fenced = _prepared(damage, target, options, defense_options)
     sp = _split(skill, prepared, target, options, defense, fenced)
     parried = sp.defense == "parry"  # as first.defense: the defense a hit draws
@@ -330,7 +247,7 @@ def double_odds(
         after = target if not n else replace(target, current_hp=None if now is None else now - n)
         key = (after.reeling, drew)
         if key not in seconds:
-            seconds[key] = exchange_odds(skill, damage, after, options, defense,
+            seconds[key] = exchange_odds(skill, damage, after, then or options, defense,
                                          again if drew else defense_options).injures  # fmt: skip
         return seconds[key]
 
@@ -348,52 +265,20 @@ def double_odds(
     return either, both
 
 
-def _hp_odds(
-    target: Target, injury: dict[int, Fraction]
-) -> tuple[Fraction | None, Fraction | None, tuple[tuple[int, Fraction], ...]]:
-    hp = target.hp
-    if hp is None:
-        return None, None, ()
-    now = target.current_hp if target.current_hp is not None else hp
-    reeling = sum((p for n, p in injury.items() if n and 3 * (now - n) < hp <= 3 * now),
-                  Fraction(0))  # fmt: skip
-    zero = sum((p for n, p in injury.items() if n and now - n <= 0 < now), Fraction(0))
-    crossed = tuple(
-        (k, sum((p for n, p in injury.items() if n and now - n <= -k * hp < now), Fraction(0)))
-        for k in THRESHOLDS
-    )
-    return reeling, zero, crossed
+def injury_chance(
+    skill: int,
+    damage: DamageSpec,
+    target: Target,
+    options: AttackOptions | None = None,
+    defense: str = "best",
+    defense_options: DefenseOptions | None = None,
+) -> Fraction:
+    """P(the exchange injures the target), exactly: :attr:`.exchange_odds.ExchangeOdds.injures`
+    (the attack's odds, the defense's, none after a critical hit; the location's, B398's
+    table when random, the torso after an aimed miss by 1, B399; the damage dice; each
+    row of B556's Critical Hit Table).
 
-
-@functools.cache
-def _ways(count: int) -> dict[int, int]:
-    """Each total of ``count`` d6 and its number of ways (of 6**count)."""
-    ways = {0: 1}
-    for _ in range(count):
-        nxt: dict[int, int] = {}
-        for total, w in ways.items():
-            for face in range(1, 7):
-                nxt[total + face] = nxt.get(total + face, 0) + w
-        ways = nxt
-    return ways
-
-
-def _add(into: dict[K, Fraction], key: K, p: Fraction) -> None:
-    if p:
-        into[key] = into.get(key, Fraction(0)) + p
-
-
-@functools.cache
-def _table_odds(head: bool = False, as_4: bool = False) -> dict[str, Fraction]:
-    """P(each effect) of a critical hit: B556's rows over 3d6 (the Critical Head Blow
-    Table's with ``head``; its rows 6-7 read as row 4 with ``as_4``, an attack aimed
-    at the eye under :attr:`.criticals.EyeRow.AS_4`)."""
-
-    rows = CRITICAL_HEAD_BLOW if head else CRITICAL_HIT
-    reading = EyeRow.AS_4 if as_4 else EyeRow.AS_AIMED
-    out: dict[str, Fraction] = {}
-    for roll_total, p in odds("3d6").distribution.items():
-        effect = reading.effect(rows[roll_total].effect, "eye")
-        effect = effect if effect in BLOWS else "normal"  # the rest do a normal blow
-        out[effect] = out.get(effect, Fraction(0)) + p
-    return out
+    Raises:
+        RuleError: a defense the target lacks, a Deceptive Attack below 10 (B369).
+    """
+    return exchange_odds(skill, damage, target, options, defense, defense_options).injures

@@ -24,8 +24,8 @@ from enum import StrEnum
 
 from ...errors import RuleError
 from ...rng import RandomSource
+from .allout import strong_damage
 from .criticals import HEAD, CriticalRoll, EyeRow, critical_hit, critical_miss, head_blow
-from .damage import _dice_adds, with_adds
 from .defense import (
     DEFENSES,
     DefenseOptions,
@@ -37,6 +37,13 @@ from .defense import (
     halved_dodge,
 )
 from .locations import read_location
+from .situation import (
+    MOVE_AND_ATTACK_CAP,
+    Posture,
+    check_situation,
+    situation_modifiers,
+    situation_tail,
+)
 from .success import Outcome, SuccessRoll, check, margin, outcome
 
 __all__ = [
@@ -47,6 +54,7 @@ __all__ = [
     "DefenseOptions",
     "DefenseRoll",
     "EyeRow",
+    "Posture",
     "RangedKind",
     "TorsoMiss",
     "attack",
@@ -162,6 +170,34 @@ class AttackOptions:
     head_blow_table: bool = True
     """A critical hit to the skull, face or eye reads the Critical Head Blow Table
     (B556); off: the Critical Hit Table for every location (referee's earlier reading)."""
+    modifiers: tuple[int, ...] = ()
+    """The GM's own modifiers to hit (darkness, cover, Evaluate...), each named
+    ``modifier``."""
+    range_yards: int | None = None
+    """A ranged attack's distance to the target: B550's range penalty
+    (:func:`.situation.range_penalty`)."""
+    aim: int = 0
+    """Turns of Aim before a ranged attack: the weapon's :attr:`acc`, +1 for a second
+    turn, +2 for three or more (B364)."""
+    acc: int | None = None
+    """The weapon's Accuracy, for :attr:`aim` (a sheet's weapon gives it)."""
+    posture: Posture = Posture.STANDING
+    """The attacker's posture: B551's modifier to a melee attack (:class:`.situation.Posture`)."""
+    shock: int = 0
+    """The attacker's own shock this turn, as a positive number: −1 a point (B419)."""
+    move_and_attack: bool = False
+    """Move and Attack (B365): melee −4 and at most 9; ranged −2 or :attr:`bulk`."""
+    bulk: int | None = None
+    """The weapon's Bulk (−4), for a ranged Move and Attack (B365)."""
+    rof: int = 1
+    """Rapid Fire: the shots fired in this attack (B373; :mod:`.rapid`)."""
+    recoil: int = 1
+    """The weapon's Recoil: one more hit for each full Recoil of margin (B373)."""
+    dual_weapon: bool = False
+    """Dual-Weapon Attack: two attacks at −4 each (B417; :func:`.exchange.exchanges`)."""
+    off_hand: bool = False
+    """The attack is with the off hand: −4 more (B417; none with Ambidexterity, B52).
+    With :attr:`dual_weapon`, the second attack only."""
 
     def __post_init__(self) -> None:
         if not 0 <= self.deceptive <= 10:
@@ -186,27 +222,15 @@ class AttackOptions:
             raise RuleError(f"a {self.ranged_kind.value} weapon is a ranged attack (B376)")
         if self.feint is not None and not -10 <= self.feint <= 40:
             raise RuleError(f"a feint's resisting level {self.feint} is out of range (-10 to 40)")
-
-
-def strong_damage(expression: str) -> str:
-    """Damage dice+adds under All-Out Attack (Strong): +2, or +1 per die when that is more.
-
-    Source: B365, "All-Out Attack": "Strong: Make a single attack ... at +2 to damage or
-    +1 damage per die, whichever is better" (melee only; 4th edition).
-
-    >>> strong_damage("1d-2"), strong_damage("2d+1"), strong_damage("3d"), strong_damage("4d-1")
-    ('1d', '2d+3', '3d+3', '4d+3')
-    """
-
-    count, _ = _dice_adds(expression)
-    return with_adds(expression, max(2, count))
+        check_situation(self)
 
 
 def effective_attack(skill: int, options: AttackOptions, modifiers: tuple[int, ...] = ()) -> int:
     """The attack's effective skill: ``skill`` with ``modifiers`` and the options'.
 
     Source: B369, "Deceptive Attack": "you may not reduce your final effective skill
-    below 10" with it (4th edition).
+    below 10" with it; B365, "Move and Attack": a melee attack at most 9
+    (:func:`capped`); 4th edition.
 
     >>> effective_attack(16, AttackOptions(deceptive=3))
     10
@@ -219,6 +243,7 @@ def effective_attack(skill: int, options: AttackOptions, modifiers: tuple[int, .
         RuleError: a Deceptive Attack that brings effective skill below 10.
     """
     eff = skill + sum(modifiers) + sum(m for _, m in attack_modifiers(options))
+    eff += sum(m for _, m in capped(eff, options))
     if options.deceptive and eff < 10:
         most = max(0, (eff + 2 * options.deceptive - 10) // 2)
         raise RuleError(
@@ -229,9 +254,25 @@ def effective_attack(skill: int, options: AttackOptions, modifiers: tuple[int, .
     return eff
 
 
+def capped(effective: int, options: AttackOptions) -> list[tuple[str, int]]:
+    """Move and Attack's cap (B365, 4th edition): a melee attack is at most effective
+    skill 9; the modifier that brings ``effective`` down to it, named, or none.
+
+    >>> capped(14, AttackOptions(move_and_attack=True)), capped(8, AttackOptions())
+    ([('move and attack: at most 9', -5)], [])
+    """
+    over = effective - MOVE_AND_ATTACK_CAP
+    if not options.move_and_attack or options.ranged or over <= 0:
+        return []
+    return [("move and attack: at most 9", -over)]
+
+
 def attack_modifiers(options: AttackOptions) -> list[tuple[str, int]]:
-    """The attack's modifiers from its options, named, in a fixed order."""
-    mods: list[tuple[str, int]] = []
+    """The attack's modifiers from its options, named, in a fixed order: the GM's own
+    first, then the options' (B369, B365, MA113, B370), then the situation's
+    (:func:`.situation.situation_modifiers`). Move and Attack's cap of 9 depends on the
+    skill: :func:`capped`."""
+    mods: list[tuple[str, int]] = [("modifier", m) for m in options.modifiers]
     if options.location is not None:
         loc = read_location(options.location)
         if loc.penalty:
@@ -244,7 +285,7 @@ def attack_modifiers(options: AttackOptions) -> list[tuple[str, int]]:
         mods.append(("telegraphic", 4))
     if options.rapid:
         mods.append(("rapid strike", -6))
-    return mods
+    return mods + situation_modifiers(options)
 
 
 def parry_modifier(options: AttackOptions) -> int | None:
@@ -312,6 +353,7 @@ class AttackRoll(_Checked):
             tail.append(f"deceptive: defense -{self.options.deceptive}")
         if self.options.telegraphic:
             tail.append("telegraphic: defense +2")
+        tail += situation_tail(self.options, self.check.effective_skill)
         line = self.check.text + (f" ({'; '.join(tail)})" if tail else "")
         if self.critical_hit:
             line += ": a critical hit, no defense"
@@ -344,6 +386,7 @@ def attack(
     """
     effective_attack(skill, options, modifiers)  # refuses a Deceptive Attack below 10
     mods = (*modifiers, *(m for _, m in attack_modifiers(options)))
+    mods += tuple(m for _, m in capped(skill + sum(mods), options))  # B365's 9
     rolled = check(skill, modifiers=mods, label=label, rng=rng)
     table = None
     if options.criticals and rolled.outcome is Outcome.CRITICAL_SUCCESS:

@@ -19,9 +19,12 @@ from ...fmt import percent
 from .allout import long_damage
 from .blows import blow, on_head
 from .damage import DamageSpec, _dice_adds
-from .exchange_odds import _add, _table_odds, _ways, exchange_odds
+from .exchange_odds import exchange_odds
 from .locations import location_odds, read_location
 from .melee import AttackOptions, DefenseOptions, strong_damage
+from .odds_steps import add as _add
+from .odds_steps import table_odds as _table_odds
+from .odds_steps import ways as _ways
 from .target import Target
 
 __all__ = ["PainOdds", "pain_odds"]

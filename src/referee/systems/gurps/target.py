@@ -5,7 +5,7 @@ Sources: *GURPS Basic Set*, 4th edition: B374-B377, "Active Defense" (the best
 defense, a fencing parry); B419, "General Injury: Lost Hit Points" (reeling: under
 1/3 HP, Dodge halved); B426, "Lost Fatigue Points" (very tired: the same); B399,
 "Groin" (a male humanoid); B59 and B142, High and Low Pain Threshold; B376,
-"Parrying" (a missile cannot be parried).
+"Parrying" (a missile cannot be parried); B380, Injury Tolerance.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from ...errors import RuleError
 from .defense import DEFENSES, DefenseOptions, defense_modifiers, halved_dodge
+from .tolerance import Tolerance
 
 __all__ = ["Target", "choose_defense"]
 
@@ -52,6 +53,9 @@ class Target:
     st: int | None = None
     """ST, for knockback (B378); when not given, :attr:`hp` stands for it (HP start
     equal to ST, B16)."""
+    tolerance: Tolerance | None = None
+    """Injury Tolerance (Unliving, Homogenous or Diffuse): the wounding and the hit
+    locations it changes (B380, B60; :mod:`.tolerance`)."""
 
     @property
     def reeling(self) -> bool:

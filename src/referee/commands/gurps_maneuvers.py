@@ -1,0 +1,144 @@
+"""``gurps attack``'s options for the situation and the maneuvers a GM reaches for
+(issue 66 §2 and §3), gathered into one :class:`Situation` before the command runs:
+range (B550), Aim and Acc (B364), posture (B551), the attacker's shock (B419), Move and
+Attack with Bulk (B365), Rapid Fire and Recoil (B373), a Dual-Weapon Attack and the off
+hand (B417); the target's All-Out Defense (Double) (B366), Dodge and Drop (B377), a
+parry of a heavy weapon (B376) and its Injury Tolerance (B380). The rules are
+:mod:`referee.systems.gurps.situation` and the modules each option names.
+"""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass
+from typing import Annotated, Any
+
+import typer
+
+from ..errors import RuleError
+from ..systems.gurps.situation import Posture
+from ..systems.gurps.tolerance import Tolerance
+
+__all__ = ["BreakOnOpt", "HeavyOpt", "Situation", "gather_situation", "situation_params"]
+
+HeavyOpt = Annotated[
+    bool,
+    typer.Option(
+        "--heavy",
+        help="The parry meets a weapon 3x or more its weight: 1d after a parry that holds, "
+        "and the parrying weapon breaks on --break-on or less (B376).",
+    ),
+]
+BreakOnOpt = Annotated[
+    int,
+    typer.Option(
+        "--break-on",
+        min=1,
+        max=6,
+        help="With --heavy: the 1d roll at or under which the parrying weapon breaks (2).",
+    ),
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Situation:
+    """The options of this module as given (each named as its flag)."""
+
+    range_yards: int | None = None
+    aim: int = 0
+    acc: int | None = None
+    posture: Posture = Posture.STANDING
+    shock: int = 0
+    move_and_attack: bool = False
+    bulk: int | None = None
+    rof: int = 1
+    recoil: int = 1
+    dual_weapon: bool = False
+    off_hand: bool = False
+    aod_double: bool = False
+    dodge_and_drop: bool = False
+    heavy: bool = False
+    break_on: int = 2
+    tolerance: Tolerance | None = None
+    """The target's Injury Tolerance typed (``--unliving``...); None: the sheet's."""
+
+
+def _opt(
+    name: str,
+    kind: Any,
+    default: Any,
+    flag: str,
+    help: str,
+    min: int | None = None,
+    max: int | None = None,
+) -> inspect.Parameter:
+    return inspect.Parameter(
+        name,
+        inspect.Parameter.KEYWORD_ONLY,
+        default=default,
+        annotation=Annotated[kind, typer.Option(flag, help=help, min=min, max=max)],
+    )  # fmt: skip
+
+
+def situation_params() -> list[inspect.Parameter]:
+    """The options, as parameters added to ``gurps attack``'s signature."""
+    return [
+        _opt("range_yards", int | None, None, "--range",
+             "A ranged attack's distance in yards: B550's range penalty (10 yd: -4).",
+             min=0, max=10**8),
+        _opt("aim", int, 0, "--aim",
+             "Turns of Aim (ranged): the weapon's Acc, +1 for 2 turns, +2 for 3+ (B364).",
+             min=0, max=100),
+        _opt("acc", int | None, None, "--acc",
+             "The weapon's Acc, for --aim; a sheet's weapon gives it.", min=0, max=30),
+        _opt("posture", Posture, Posture.STANDING, "--posture",
+             "The attacker's posture: melee -2 crouching, kneeling, sitting; -4 crawling, "
+             "prone (B551)."),
+        _opt("shock", int, 0, "--shock",
+             "The attacker's own shock this turn: -1 a point (B419).", min=0, max=8),
+        _opt("move_and_attack", bool, False, "--move-and-attack",
+             "Move and Attack: melee -4 and at most 9; ranged -2 or --bulk (B365)."),
+        _opt("bulk", int | None, None, "--bulk",
+             "The weapon's Bulk (-4), for a ranged --move-and-attack; a sheet's weapon "
+             "gives it.", min=-20, max=0),
+        _opt("rof", int, 1, "--rof",
+             "Rapid Fire: shots fired; the RoF bonus, and one more hit per full --recoil "
+             "of margin (B373).", min=1, max=1000),
+        _opt("recoil", int, 1, "--recoil", "The weapon's Recoil, for --rof (B373).",
+             min=1, max=100),
+        _opt("dual_weapon", bool, False, "--dual-weapon",
+             "Dual-Weapon Attack: two attacks, each at -4 (B417)."),
+        _opt("off_hand", bool, False, "--off-hand",
+             "With the off hand: -4 more (B417; not with Ambidexterity); with "
+             "--dual-weapon, the second attack."),
+        _opt("aod_double", bool, False, "--aod-double",
+             "The target made All-Out Defense (Double): a second, different defense "
+             "after a failed first (B366)."),
+        _opt("dodge_and_drop", bool, False, "--dodge-and-drop",
+             "The target dodges and drops against a ranged attack: Dodge +3, then prone "
+             "(B377)."),
+        _opt("heavy", bool, False, "--heavy",
+             "The attacking weapon is 3x or more the parrying weapon's weight: a parry "
+             "that holds may break it (B376)."),
+        _opt("break_on", int, 2, "--break-on",
+             "With --heavy: the 1d roll at or under which the parrying weapon breaks.",
+             min=1, max=6),
+        *(_opt(t.value, bool, False, f"--{t.value}",
+               f"The target has Injury Tolerance ({t.value.title()}) (B380).")
+          for t in Tolerance),
+    ]  # fmt: skip
+
+
+def gather_situation(kwargs: dict[str, Any]) -> None:
+    """The options as ``attrs``: one :class:`Situation`.
+
+    Raises:
+        RuleError: more than one Injury Tolerance (B60: they exclude each other).
+    """
+    given = [t for t in Tolerance if kwargs.pop(t.value)]
+    if len(given) > 1:
+        flags = " and ".join(f"--{t.value}" for t in given)
+        raise RuleError(f"{flags}: Diffuse, Homogenous and Unliving exclude each other (B60)")
+    names = [f for f in Situation.__dataclass_fields__ if f != "tolerance"]
+    kwargs["attrs"] = Situation(**{n: kwargs.pop(n) for n in names},
+                                tolerance=given[0] if given else None)  # fmt: skip

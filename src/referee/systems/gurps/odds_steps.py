@@ -1,0 +1,204 @@
+"""An exchange's odds as one value (:class:`ExchangeOdds`), and the pieces every odds
+module sums with: the HP thresholds an injury crosses (B419), the dice's totals, the
+critical tables' effects on a blow (B556).
+
+Sources: *GURPS Basic Set*, 4th edition: B419, "General Injury: Lost Hit Points" (under
+1/3 HP reeling; 0 HP; an HT roll to live at −1×HP to −4×HP; dead at −5×HP, destroyed
+at −10×HP); B556, the Critical Hit Table and the Critical Head Blow Table (each row
+with its 3d6 chance; rows 6-7 at the eye by :class:`.criticals.EyeRow`).
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, replace
+from fractions import Fraction
+from typing import TypeVar
+
+from ...fmt import percent
+from ...odds import odds
+from .allout import long_damage, strong_damage
+from .blows import BLOWS
+from .criticals import CRITICAL_HEAD_BLOW, CRITICAL_HIT, EyeRow
+from .damage import DamageSpec
+from .defense import DefenseOptions
+from .locations import require_targetable
+from .melee import AttackOptions
+from .target import Target
+
+__all__ = ["THRESHOLDS", "ExchangeOdds", "add", "hp_odds", "prepared", "table_odds", "ways"]
+
+K = TypeVar("K")
+
+THRESHOLDS = (1, 2, 3, 4, 5, 10)
+"""The multiples of HP below 0 that the rules name (B419): an HT roll to survive at
+−1×HP to −4×HP, dead at −5×HP, the body destroyed at −10×HP."""
+
+
+@dataclass(frozen=True, slots=True)
+class ExchangeOdds:
+    """An exchange's odds, step by step, before any die is rolled."""
+
+    attacker: str
+    target: str
+    effective_skill: int
+    hit: Fraction
+    """P(the attack hits): a success, or an aimed attack's miss by 1 (B399: the torso)."""
+    critical_hit: Fraction
+    defense: str | None
+    """The defense the target rolls (``best`` chosen), None when it has none to roll."""
+    defense_level: int | None
+    """That defense's effective level, with every modifier."""
+    defended: Fraction
+    """P(a hit that is not critical is defended): over the whole exchange."""
+    locations: tuple[tuple[str, Fraction], ...]
+    """Where a blow that lands falls, and the chance of each (B398's table when the
+    location is random; else the one location, and the torso after a miss by 1)."""
+    injures: Fraction
+    """P(any injury): the blow lands and something penetrates DR."""
+    injury: tuple[tuple[int, Fraction], ...]
+    """P(each injury), 0 included (a miss, a defense, DR that stops it)."""
+    major_wound: Fraction
+    knockdown: Fraction
+    """P(a knockdown roll is called: a major wound, or a head or vitals hit, B420)."""
+    crippled: Fraction
+    reeling: Fraction | None
+    """P(the target is left under 1/3 of its HP when it was not: B419); None when its
+    HP are not known."""
+    zero_hp: Fraction | None
+    """P(the target is left at 0 HP or less when it was above)."""
+    thresholds: tuple[tuple[int, Fraction], ...]
+    """P(crossing each −N×HP: 1-4 an HT roll to survive, 5 dead, 10 destroyed)."""
+    second_defense: str | None = None
+    """All-Out Defense (Double)'s second defense (B366), None without it."""
+    second_level: int | None = None
+    """That defense's effective level."""
+    breaks: Fraction | None = None
+    """With a heavy weapon parried (B376): P(the parrying weapon breaks); else None."""
+    hits: tuple[tuple[int, Fraction], ...] = ()
+    """Rapid Fire (B373): P(each number of hits that land, 0 included); empty without it."""
+
+    system = "gurps"
+    kind = "exchange odds"
+
+    @property
+    def mean_injury(self) -> Fraction:
+        """The injury's mean over the whole exchange."""
+        return sum((n * p for n, p in self.injury), Fraction(0))
+
+    @property
+    def text(self) -> str:
+        """The odds, one step a line."""
+        lines = [
+            f"{self.attacker} on {self.target} (skill {self.effective_skill}):",
+            f"  hits {percent(self.hit)} (critical {percent(self.critical_hit)})",
+        ]
+        if self.defense is not None:
+            then = ""
+            if self.second_defense is not None:
+                then = f", then {self.second_defense.title()} {self.second_level} (B366)"
+            lines.append(
+                f"  {self.defense.title()} {self.defense_level}{then} defends "
+                f"{percent(self.defended)}"
+            )
+        if self.breaks is not None:
+            lines.append(f"  the parrying weapon breaks {percent(self.breaks)} (B376)")
+        if self.hits:
+            landed = ", ".join(f"{n}: {percent(p)}" for n, p in self.hits if n)
+            lines.append(f"  hits that land (B373, B375): {landed}")
+        if len(self.locations) > 1:
+            lands = ", ".join(f"{k} {percent(p)}" for k, p in self.locations)
+            lines.append(f"  lands on the {lands}")
+        lines.append(
+            f"  injures {percent(self.injures)}, mean injury {float(self.mean_injury):.2f}; "
+            f"major wound {percent(self.major_wound)}, knockdown roll "
+            f"{percent(self.knockdown)}, crippled {percent(self.crippled)}"
+        )
+        common = [(n, p) for n, p in self.injury if p >= Fraction(1, 1000)]
+        shown = ", ".join(f"{n}: {percent(p)}" for n, p in common)
+        rare = len(self.injury) - len(common)
+        lines.append(f"  injury {shown}" + (f" (and {rare} under 0.1% each)" if rare else ""))
+        if self.reeling is not None and self.zero_hp is not None:
+            hp = [f"reeling {percent(self.reeling)}", f"0 HP or less {percent(self.zero_hp)}"]
+            hp += [f"{_threshold(k)} {percent(p)}" for k, p in self.thresholds if p]
+            lines.append("  " + ", ".join(hp))
+        return "\n".join(lines)
+
+
+def _threshold(k: int) -> str:
+    if k == 5:
+        return "dead (-5×HP)"
+    if k == 10:
+        return "destroyed (-10×HP)"
+    return f"HT to live at -{k}×HP"
+
+
+def prepared(
+    damage: DamageSpec, target: Target, options: AttackOptions, defense_options: DefenseOptions
+) -> tuple[DamageSpec, DefenseOptions]:
+    """The damage and the defense options as the options change them: a fencing
+    Parry (B376); Strong's +2 or +1 a die (B365); Long's cost to a swing (MA97)."""
+    if target.fencing and not defense_options.fencing:
+        defense_options = replace(defense_options, fencing=True)
+    if options.location is not None:
+        require_targetable(options.location, damage.damage_type, options.tight_beam)
+    if options.strong:
+        damage = replace(damage, expression=strong_damage(damage.expression))
+    elif options.long:
+        damage = replace(damage, expression=long_damage(damage.expression, options.thrust))
+    return damage, defense_options
+
+
+def hp_odds(
+    target: Target, injury: dict[int, Fraction]
+) -> tuple[Fraction | None, Fraction | None, tuple[tuple[int, Fraction], ...]]:
+    """P(reeling), P(0 HP or less) and P(crossing each of :data:`THRESHOLDS`) after an
+    injury distributed as ``injury``, from the target's HP now (B419); None, None and
+    none when its HP are not known."""
+    hp = target.hp
+    if hp is None:
+        return None, None, ()
+    now = target.current_hp if target.current_hp is not None else hp
+    reeling = sum((p for n, p in injury.items() if n and 3 * (now - n) < hp <= 3 * now),
+                  Fraction(0))  # fmt: skip
+    zero = sum((p for n, p in injury.items() if n and now - n <= 0 < now), Fraction(0))
+    crossed = tuple(
+        (k, sum((p for n, p in injury.items() if n and now - n <= -k * hp < now), Fraction(0)))
+        for k in THRESHOLDS
+    )
+    return reeling, zero, crossed
+
+
+@functools.cache
+def ways(count: int) -> dict[int, int]:
+    """Each total of ``count`` d6 and its number of ways (of 6**count)."""
+    ways = {0: 1}
+    for _ in range(count):
+        nxt: dict[int, int] = {}
+        for total, w in ways.items():
+            for face in range(1, 7):
+                nxt[total + face] = nxt.get(total + face, 0) + w
+        ways = nxt
+    return ways
+
+
+def add(into: dict[K, Fraction], key: K, p: Fraction) -> None:
+    """Add ``p`` to ``into[key]`` (a key with no chance is not made)."""
+    if p:
+        into[key] = into.get(key, Fraction(0)) + p
+
+
+@functools.cache
+def table_odds(head: bool = False, as_4: bool = False) -> dict[str, Fraction]:
+    """P(each effect) of a critical hit: B556's rows over 3d6 (the Critical Head Blow
+    Table's with ``head``; its rows 6-7 read as row 4 with ``as_4``, an attack aimed
+    at the eye under :attr:`.criticals.EyeRow.AS_4`)."""
+
+    rows = CRITICAL_HEAD_BLOW if head else CRITICAL_HIT
+    reading = EyeRow.AS_4 if as_4 else EyeRow.AS_AIMED
+    out: dict[str, Fraction] = {}
+    for roll_total, p in odds("3d6").distribution.items():
+        effect = reading.effect(rows[roll_total].effect, "eye")
+        effect = effect if effect in BLOWS else "normal"  # the rest do a normal blow
+        out[effect] = out.get(effect, Fraction(0)) + p
+    return out
