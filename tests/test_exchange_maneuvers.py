@@ -55,6 +55,7 @@ from referee.systems.gurps.locations import read_location
 from referee.systems.gurps.melee import AttackOptions, DefenseOptions, Posture, effective_attack
 from referee.systems.gurps.odds_steps import ExchangeOdds
 from referee.systems.gurps.situation import aim_bonus, range_penalty, rof_bonus
+from referee.systems.gurps.slam import SlamBounds, slam, slam_dice, slam_odds
 from referee.systems.gurps.tolerance import Tolerance, tolerant_injury
 from test_exchange_odds import ONE_OF, WAYS, _check
 
@@ -448,3 +449,43 @@ def test_a_heavy_weapons_parry_may_break_the_parrying_weapon_b376() -> None:
     assert all(r.data["breakage"]["broke"] == (r.data["breakage"]["roll"] <= 2) for r in rolled)
     d = commands.run("gurps defend parry 11 --heavy --break-on 6", seeded(1))
     assert d.data["breakage"] is None or d.data["breakage"]["broke"]
+
+
+# ------------------------------------------------------------------------ Slam (B371)
+
+
+def test_slam_dice_are_hp_times_velocity_over_100_b371() -> None:
+    """B371: (HP × velocity) / 100 dice, rounded; under one die 1d-3, 1d-2, 1d-1. Rows of
+    the Albuquerque GURPS group's "Table of Collisions and Slams" (abqgurps.fandom.com,
+    "Slam table"), which reads each bound under one die as "less than"."""
+    table = {(10, 2): "1d-3", (10, 3): "1d-2", (10, 5): "1d-1", (10, 10): "1d", (10, 15): "2d",
+             (5, 5): "1d-2", (4, 6): "1d-3", (9, 5): "1d-2", (9, 6): "1d-1", (12, 12): "1d",
+             (12, 13): "2d", (13, 20): "3d", (8, 19): "2d"}  # fmt: skip
+    assert {k: slam_dice(*k) for k in table} == table
+    assert slam_dice(5, 5, SlamBounds.AT_MOST) == "1d-3"
+    assert slam_dice(10, 5, SlamBounds.AT_MOST) == "1d-2"
+
+
+def test_a_slams_odds_equal_enumeration_b371() -> None:
+    """Both are hurt, each by its own HP's dice through its own DR; whoever deals twice
+    the basic damage it takes knocks the other down."""
+    slammer, target = Target("Bo", dr=1, hp=14), Target("Orc", dodge=8, parry=9, hp=10)
+    o = slam_odds(11, 7, slammer, target)
+    runs = list(_every(lambda: slam(11, 7, slammer, target)))
+    _matches(o.steps, [(p, s.exchange) for p, s in runs], target.hp)
+    assert o.hurt_back == sum((p for p, s in runs if s.back and s.back.injury), Fraction(0))
+    assert o.target_falls == sum((p for p, s in runs if s.fallen == "target"), Fraction(0))
+    assert o.slammer_falls == sum((p for p, s in runs if s.fallen == "slammer"), Fraction(0))
+    got = commands.run("gurps slam 11 --velocity 7 --attacker Bo --attacker-hp 14 "
+                       "--attacker-dr 1 --target-name Orc --hp 10 --dodge 8 --parry 9",
+                       seeded(1))  # fmt: skip
+    assert got.data["kind"] == "slam" and got.data["slam_dice"] == {
+        "slammer": "1d-1",
+        "target": "1d-1",
+    }
+    odds = commands.run(
+        "gurps odds slam 11 --velocity 7 --attacker Bo --attacker-hp 14 --attacker-dr 1 "
+        "--target-name Orc --hp 10 --dodge 8 --parry 9"
+    )
+    assert Fraction(odds.data["slam"]["target_falls"]) == o.target_falls
+    assert "slam (B371): Bo hurt back" in odds.text
