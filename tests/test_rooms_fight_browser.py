@@ -128,6 +128,10 @@ async def test_a_whole_fight_in_the_room(server: Server, chromium: Any) -> None:
         # Through the orc's own DR from its sheet (contract v1.3), crushing x1 at the torso.
         dr = next(c for c in table.fight("gm")["combatants"] if c["name"] == "Orc Raider")
         injury = hit["result"]["basic_damage"] - dr["values"].get("dr", 0)
+        # A roll that names no target goes nowhere until the GM says where (issue 65 §8).
+        await gm.locator(f"#entry-{hit['seq']} button.apply").click()
+        await expect(gm.locator("#fight-note")).to_contain_text("names no target")
+        await gm.locator("#fight-target").select_option(label="Orc Raider")
         await gm.locator(f"#entry-{hit['seq']} button.apply").click()
         orc = gm.locator("#fight li.combatant", has_text="Orc Raider")  # its id names nothing
         await expect(orc).to_contain_text(f"{13 - injury}/13")

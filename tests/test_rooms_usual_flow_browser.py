@@ -108,7 +108,7 @@ async def test_the_usual_flow(server: Server, second: Server, chromium: Any) -> 
     _put(second, room, alice["token"], "aldo", ALDO)
     _put(server, room, made["token"], "orc", ORC)
     _put(server, room, made["token"], "guard", GUARD)
-    clicks: dict[str, list[int]] = {"player": [], "gm": []}
+    clicks: dict[str, list[int]] = {"player": [], "gm": [], "gm_attack": [], "defense": []}
     async with contexts(chromium) as browser:
         gm, player = await _pages(browser, made, alice)
 
@@ -188,6 +188,50 @@ async def test_the_usual_flow(server: Server, second: Server, chromium: Any) -> 
                 if drop:
                     body = {"event": {"kind": "set", "combatant": "aldo", "drop": drop}}
                     assert c.post(f"/api/rooms/{room}/fight", json=body).status_code == 201
+        # Contract v1.4: the orc attacks Aldo from the GM's Fight panel (its roll the GM's
+        # secret); Alice chooses and rolls her own defense, one click, public.
+        orc_row = gm.locator("#fight li.combatant:has-text('Orc Raider') .attack-row")
+        defended = 0
+        for n in range(1, 16):
+            _turn_of(table, "orc")
+            await expect(orc_row.locator("button.attack")).to_be_enabled()
+            if n == 1:  # the maneuver, the weapon, the target: the target once
+                await orc_row.locator("select").nth(2).select_option(label="Sir Aldo")
+            before = len(table.log("gm"))
+            await orc_row.locator("button.attack").click()
+            clicks["gm_attack"].append(2 if n == 1 else 1)
+            await expect(gm.locator("#fight-note")).not_to_have_text("")
+            after = table.log("gm")[before:]
+            attack = next(e for e in after if e["kind"] == "roll")
+            assert attack["visibility"] == "gm" and attack["sheet"] == "orc"
+            calls = [c for e in after for c in e.get("calls", []) if c["kind"] == "defense"]
+            if not calls:  # a miss, or a critical hit: no defense (B556)
+                continue
+            (call,) = calls
+            choices = player.locator(f"#fight li.call[data-call='{call['call']}'] button.answer")
+            await expect(choices.first).to_be_visible()
+            assert await choices.count() >= 3  # Dodge, Parry (Broadsword), each with retreat
+            await expect(choices.first).to_contain_text("% to hold")
+            seen = len(table.log("gm"))
+            await choices.first.click()
+            clicks["defense"].append(1)
+            rolled = await _new_roll(table, seen)
+            assert rolled["call"] == call["call"] and rolled["visibility"] == "public"
+            assert rolled["sheet"] == "aldo" and rolled["roller"] == alice["member"]
+            defended += 1
+            if defended == 2 or _aldo(table)["down"]:
+                break
+        assert defended, "the orc never hit Aldo in 15 attacks"
+        if _aldo(table)["values"]["hp"] <= 0 or _aldo(table)["down"]:
+            with table.client("gm") as c:
+                body = {"event": {"kind": "heal", "combatant": "aldo", "amount": 30}}
+                assert c.post(f"/api/rooms/{room}/fight", json=body).status_code == 201
+                drop = [x for x in _aldo(table)["conditions"]
+                        if x in ("unconscious", "prone", "stunned")]  # fmt: skip
+                if drop:
+                    body = {"event": {"kind": "set", "combatant": "aldo", "drop": drop}}
+                    assert c.post(f"/api/rooms/{room}/fight", json=body).status_code == 201
+
         row = player.locator("#fight li.combatant:has-text('Sir Aldo') .attack-row")
         n = 0
         for n in range(1, 31):
@@ -240,13 +284,29 @@ async def test_the_usual_flow(server: Server, second: Server, chromium: Any) -> 
             both.create_task(_checked(player, "usual-player"))
 
     print(
-        f"\nclicks per exchange: GM's secret NPC attack {clicks['gm']}, "
+        f"\nclicks per exchange: GM's secret NPC attack typed {clicks['gm']}, from the "
+        f"Fight panel {clicks['gm_attack']}; the player's defense {clicks['defense']}; "
         f"player's attack {clicks['player']} (GM 0: the server rolls the defense)"
     )
+    assert all(n <= 2 for n in clicks["defense"])  # issue 65 §5: at most 2
     for who in ("gm", "alice"):
         report = verify(table.export(who))
         assert report.ok, (who, report.problems)
     assert verify(table.export("gm")).fight_adopted == 0  # the GM's export checks every event
+
+
+def _turn_of(table: Table, cid: str) -> None:
+    """The GM moves the turns on (by the API, not counted as the exchange's clicks)
+    until it is ``cid``'s, with no maneuver taken yet."""
+    for _ in range(8):
+        fight = table.fight("gm")
+        c = next(x for x in fight["combatants"] if x["combatant"] == cid)
+        if fight["current"] == cid and not c["values"].get("acted"):
+            return
+        with table.client("gm") as client:
+            body = {"event": {"kind": "next"}}
+            assert client.post(f"/api/rooms/{table.room}/fight", json=body).status_code == 201
+    raise AssertionError(f"{cid}'s turn never came")
 
 
 def _aldos_turn(table: Table) -> None:
@@ -293,17 +353,31 @@ async def test_the_usual_flow_in_swn(server: Server, second: Server, chromium: A
     async with contexts(chromium) as browser:
         gm, player = await _pages(browser, made, alice)
         await _add(gm, {"vex": "Vex Ortega", "thug": "Street Thug", "boss": "Gang Boss"}, "boss")
-        thug = gm.locator("#fight li.combatant", has_text="Street Thug")
+        thug = gm.locator("#fight li.combatant[data-combatant='thug']")
         await thug.locator("input[aria-label^='Morale']").fill("8")
         await thug.locator("button:text('Set morale')").click()
         await expect(gm.locator("#log")).to_contain_text("Morale 0 → 8")
         sides = {c["name"]: c["side"] for c in table.fight("gm")["combatants"]}
         assert sides == {"Vex Ortega": "PCs", "Street Thug": "NPCs", "Gang Boss": "NPCs"}
 
+        boss_id = next(c for c in table.fight("gm")["combatants"] if c["name"] == "Gang Boss")
+        boss = gm.locator(f"#fight li.combatant[data-combatant='{boss_id['combatant']}']")
+        for _ in range(3):  # a redraw from the thug's entry may wipe a value typed at once
+            await boss.locator("input[aria-label^='Morale']").fill("7")
+            await boss.locator("button:text('Set morale')").click()
+            morale = next(c for c in table.fight("gm")["combatants"] if c["name"] == "Gang Boss")
+            if morale["values"].get("morale") == 7:
+                break
+            await gm.wait_for_timeout(300)
+        await expect(gm.locator("#log")).to_contain_text("Morale 0 → 7")
+
+        await gm.check("#fight-sides")  # one initiative roll a side (issue 65 §8)
         await gm.click("#fight button:text('Start the fight')")
         await player.click("#tab-fight")
         mine = player.locator("#fight li.call button.answer")
-        await expect(mine).to_have_count(1)  # Vex's initiative, one click
+        await expect(mine).to_have_count(1)  # the PCs' side roll is Vex's, one click
+        kinds = {c["kind"] for c in table.fight("gm")["calls"]}
+        assert kinds == {"side initiative"}, kinds
         await mine.click()
         theirs = gm.locator("#fight li.call button.answer")
         while await theirs.count():
@@ -322,15 +396,27 @@ async def test_the_usual_flow_in_swn(server: Server, second: Server, chromium: A
         await expect(card).to_contain_text("mortally wounded")
         assert next(e for e in table.log("alice") if e["seq"] == hit["seq"])["redacted"]
 
-        # A stabilize roll, applied with one click in the Fight panel.
+        # Vex's card has a Stabilize button: a roll aimed at her, its rounds the
+        # tracker's (issue 65 §7).
+        seen = len(table.log("gm"))
+        await gm.click("#fight button.stabilize:text('Stabilize Vex Ortega')")
+        aimed = await _new_roll(table, seen)
+        down = next(c for c in table.fight("gm")["combatants"] if c["combatant"] == "vex")
+        assert aimed["command"] == "swn stabilize --vs @vex"
+        assert aimed["resolved"].endswith(f"--rounds {down['values']['rounds_down']}")
+        # A stabilize roll typed at a wrong count still goes at the tracker's, and is
+        # applied with one click to Vex only.
         for _ in range(20):
             seen = len(table.log("gm"))
-            await gm.fill("#command", "swn stabilize --skill 4 --int-mod 2 --tools lazarus")
+            await gm.fill(
+                "#command",
+                "swn stabilize --vs @vex --rounds 5 --skill 4 --int-mod 2 --tools lazarus",
+            )
             await gm.select_option("#visibility", "public")
             await gm.click("form#roll button[type=submit]")
             if (await _new_roll(table, seen))["result"]["success"]:
                 break
-        await gm.locator("#fight button.apply:text('Apply: stabilized')").first.click()
+        await gm.locator("#fight button.apply:text('Apply: @vex stabilized')").first.click()
         await expect(card).to_contain_text("stabilized")
 
         # The thug falls: six rounds down, passed by in the turns, and it is dead.
@@ -341,6 +427,14 @@ async def test_the_usual_flow_in_swn(server: Server, second: Server, chromium: A
         assert blow["visibility"] == "gm"  # the hidden boss's roll is secret, as asked or not
         await gm.locator("#fight .pending button.apply:text('Apply to @thug')").click()
         await expect(thug).to_contain_text("mortally wounded")
+        # The NPCs' first casualty calls the hidden boss's morale check (003): the GM's
+        # one click rolls it, secret by default (contract v1.4).
+        morale = next(c for c in table.fight("gm")["calls"] if c["kind"] == "morale")
+        seen = len(table.log("gm"))
+        await gm.locator(f"#fight li.call[data-call='{morale['call']}'] button.answer").click()
+        checked = await _new_roll(table, seen)
+        assert checked["visibility"] == "gm" and checked["call"] == morale["call"]
+        assert next(e for e in table.log("alice") if e["seq"] == checked["seq"])["redacted"]
         for _ in range(8):
             await gm.click("#fight button:text('Next turn')")
             await gm.wait_for_timeout(250)

@@ -15,6 +15,7 @@
   const fightNames = {};  // combatant id -> name, from the log's combatant entries
   let fight = null, timer = null, target = "", asked = 0, adding = { sheet: "", hidden: false };
   const drafts = {};  // what the GM has typed in each Damage box, kept across redraws
+  let bySide = false;  // the GM's "one roll a side" (SWN), kept across redraws
   const applied = new Set();  // rolls whose damage the fight has taken (GM's view)
 
   // A hidden combatant's id names nothing (contract v1.3): a player reads it as such.
@@ -344,11 +345,12 @@
     const controls = el("p", "controls");
     if (isGm && fight.combatants.length) {
       if (!fight.round) {
-        let sides = null;
-        controls.append(button("Start the fight", () => send(sides && sides.checked ? { kind: "start", group: true } : { kind: "start" })));
+        controls.append(button("Start the fight", () => send(bySide && fight.system === "swn" ? { kind: "start", group: true } : { kind: "start" })));
         if (fight.system === "swn") {  // one initiative roll a side (an option, 003 gives none)
-          sides = el("input");
+          const sides = el("input");
           sides.type = "checkbox";
+          sides.checked = bySide;  // kept across redraws
+          sides.addEventListener("change", () => { bySide = sides.checked; });
           sides.id = "fight-sides";
           const label = el("label", "inline", " one roll a side");
           label.htmlFor = "fight-sides";
@@ -522,7 +524,8 @@
       // An exchange's damage goes to its own target, or nowhere: never to another.
       const to = vs ? aimed() : r.kind === "exchange" ? named() : fight && fight.combatants.find((c) => c.combatant === target);
       if (!to) {
-        note.textContent = vs || r.kind === "exchange" ? `${vs ? "@" + vs[1] : r.target} is not in the fight: add it first.` : "Add the target to the fight first.";
+        note.textContent = vs || r.kind === "exchange" ? `${vs ? "@" + vs[1] : r.target} is not in the fight: add it first.`
+          : target ? "Add the target to the fight first." : "Choose the combatant in “Rolls from the log go to” first: this roll names no target.";
         note.className = "error";
         return;
       }
