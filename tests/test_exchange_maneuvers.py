@@ -489,3 +489,31 @@ def test_a_slams_odds_equal_enumeration_b371() -> None:
     )
     assert Fraction(odds.data["slam"]["target_falls"]) == o.target_falls
     assert "slam (B371): Bo hurt back" in odds.text
+
+
+def test_a_lone_attack_takes_the_situation_too() -> None:
+    """With no target, the roll and its odds take the same named modifiers (B550, B364,
+    B551, B419, B365, B373, B417)."""
+    line = "gurps attack 14 --ranged --range 15 --aim 1 --acc 2 --rof 9 --shock 1"
+    got = commands.run(line, seeded(1))
+    assert "range 15 yd -5; aim 1 turn, Acc 2 +2; shock -1; rapid fire 9 +2" in got.text
+    assert got.data["effective"] == 14 - 5 + 2 - 1 + 2
+    odds = commands.run(line.replace("gurps attack", "gurps odds attack"))
+    assert odds.data["effective_skill"] == 12
+    dual = commands.run("gurps attack 14 --dual-weapon --off-hand", seeded(1))
+    assert dual.data["effective"] == 10 and dual.data["second"]["effective"] == 6
+
+
+def test_a_volley_against_all_out_defense_double_equals_enumeration() -> None:
+    """B366 with B375: the second defense stops hits as it would first."""
+    target = Target("Orc", dodge=7, block=8, hp=8)
+    opts = AttackOptions(ranged=True, rof=2, criticals=False, location="vitals")
+    _enumerated(10, "1d-1 pi", target, opts, "dodge", DefenseOptions(aod_double=True))
+
+
+def test_a_sheet_with_two_injury_tolerances_is_refused_in_an_exchange_b60() -> None:
+    both = b'["Injury Tolerance (Unliving)", "Injury Tolerance (Diffuse)"]'
+    two = read_sheet(b'system = "gurps"\nname = "Odd"\nhp = 9\nadvantages = ' + both + b"\n")
+    sheets = commands.with_sheet(two, others={"odd": two})
+    with pytest.raises(RuleError, match="exclude each other"):
+        commands.run("gurps attack 14 --damage 1d --vs odd", seeded(1), resources=sheets)

@@ -44,7 +44,8 @@ __all__ = [
 def target_of(sheet: Sheet) -> Target:
     """What an exchange needs of a sheet: its Dodge, best Parry and Block, DR, HP, High
     or Low Pain Threshold (B59, B142; ``COMBAT.md``, "Shock, major wounds, knockdown
-    (B419–B420)") and Injury Tolerance (B60, B380)."""
+    (B419–B420)") and Injury Tolerance (B60, B380; none when the sheet lists more than
+    one form, which :func:`typed_target` refuses)."""
     dodge = next((t.level for t in sheet.of_kind(Kind.DEFENSE) if t.name == "Dodge"), None)
     parry, block = best_defense(sheet.attacks, "parry"), best_defense(sheet.attacks, "block")
     torso = sheet.dr_at("torso") or 0
@@ -59,7 +60,7 @@ def target_of(sheet: Sheet) -> Target:
         fencing=parry is not None and _fenced(parry[1], "parry"),
         hpt=sheet.hpt,
         lpt=sheet.lpt,
-        tolerance=tolerance_of(sheet.injury_tolerance),
+        tolerance=None if len(sheet.injury_tolerance) > 1 else tolerance_of(sheet.injury_tolerance),
     )
 
 
@@ -208,7 +209,9 @@ def typed_target(
         found = resources_of(ctx).sheet(vs)
         if found is None:
             raise RuleError(f"no sheet {vs!r} to attack")
-        base = target_of(require(found, "gurps", "gurps attack"))
+        read = require(found, "gurps", "gurps attack")
+        tolerance_of(read.injury_tolerance)  # refuses two forms at once (B60)
+        base = target_of(read)
         if name:
             base = replace(base, name=name)
         resolved_as(ctx, vs=None, target_name=base.name)
