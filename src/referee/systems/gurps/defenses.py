@@ -88,7 +88,8 @@ def halved(target: Target, defense: str) -> str:
 def second_defense(
     target: Target, first: str, options: DefenseOptions, against: int, parry: int | None
 ) -> tuple[str, int]:
-    """All-Out Defense (Double)'s second defense (B366): the best of the target's other
+    """All-Out Defense (Double)'s second defense (*GURPS Basic Set*, 4th edition, B366):
+    the best of the target's other
     defenses, by effective level (Dodge first on a tie); a parry not against a missile.
 
     Raises:
@@ -177,7 +178,7 @@ def defense_odds(
 ) -> DefenseOdds:
     """P(the defense step fails) and P(a parry holds), exactly, as :func:`defense_step`
     rolls it, each defense at −(the feint's penalty) with that penalty's chance
-    (``feints``, :func:`.allout.feint_odds`; B365).
+    (``feints``, :func:`.allout.feint_odds`; B365, B366, B376, 4th edition).
 
     Raises:
         RuleError: as :func:`defense_step`, before any die.
@@ -209,7 +210,7 @@ def settle_defense(
     ranged: bool, target: Target, defense: str, options: DefenseOptions
 ) -> tuple[str, DefenseOptions]:
     """The defense chosen and its options as the target and the attack settle them: a
-    fencing Parry (B376, the target's); Dodge and Drop (B377) is a Dodge, against a
+    fencing Parry (B376, the target's); Dodge and Drop (B377, 4th edition) is a Dodge, against a
     ranged attack (``defense="best"`` becomes ``dodge``).
 
     Raises:

@@ -52,9 +52,9 @@ __all__ = [
 
 
 def scored_hits(attack: AttackRoll) -> int:
-    """The hits an attack scores (B373): none on a miss; one for an aimed miss by 1 (the
-    torso, B399); else one, and one more per full Recoil of its margin, at most the
-    shots fired.
+    """The hits an attack scores (*GURPS Basic Set*, 4th edition, B373): none on a
+    miss; one for an aimed miss by 1 (the torso, B399); else one, and one more per full
+    Recoil of its margin, at most the shots fired.
 
     >>> from referee.rng import ReplaySource
     >>> from .melee import attack
@@ -71,7 +71,7 @@ def scored_hits(attack: AttackRoll) -> int:
 
 
 def stopped_hits(step: DefenseStep) -> int:
-    """The hits a defense step stops (B375): a Dodge that holds, one plus its margin; a
+    """The hits a defense step stops (B375, 4th edition): a Dodge that holds, one plus its margin; a
     parry or block that holds, one; none when no defense holds."""
     held = step.held
     if held is None:

@@ -187,9 +187,9 @@ def rof_bonus(rof: int) -> int:
 
 
 def move_and_attack_modifier(ranged: bool, bulk: int | None) -> int:
-    """Move and Attack's penalty (B365): −4 in melee (and the cap of 9,
-    :data:`MOVE_AND_ATTACK_CAP`); a ranged attack at −2 or the weapon's Bulk
-    (``bulk``, as the weapon table writes it: −4), whichever is worse.
+    """Move and Attack's penalty (*GURPS Basic Set*, 4th edition, B365): −4 in melee
+    (and the cap of 9, :data:`MOVE_AND_ATTACK_CAP`); a ranged attack at −2 or the
+    weapon's Bulk (``bulk``, as the weapon table writes it: −4), whichever is worse.
 
     >>> move_and_attack_modifier(False, None), move_and_attack_modifier(True, -1)
     (-4, -2)
@@ -204,7 +204,8 @@ def move_and_attack_modifier(ranged: bool, bulk: int | None) -> int:
 def situation_modifiers(options: Situated) -> list[tuple[str, int]]:
     """The situational modifiers of an attack, each named as its text and JSON show it:
     range, Aim, posture, shock, Move and Attack, Rapid Fire's bonus, a Dual-Weapon
-    Attack and the off hand (the module's pages)."""
+    Attack and the off hand (the module's pages: B550, B364, B551, B419, B365, B373,
+    B417; 4th edition)."""
     mods: list[tuple[str, int]] = []
     if options.range_yards is not None and range_penalty(options.range_yards):
         mods.append((f"range {options.range_yards} yd", range_penalty(options.range_yards)))

@@ -56,7 +56,8 @@ class SlamBounds(StrEnum):
 
 
 def slam_dice(hp: int, velocity: int, bounds: SlamBounds = SlamBounds.BELOW) -> str:
-    """A slam's damage dice for ``hp`` at ``velocity`` yards per second (B371).
+    """A slam's damage dice for ``hp`` at ``velocity`` yards per second (*GURPS Basic
+    Set*, 4th edition, B371; the bounds under one die by :class:`SlamBounds`).
 
     >>> [slam_dice(10, v) for v in (2, 3, 5, 9, 10, 14, 15)]
     ['1d-3', '1d-2', '1d-1', '1d-1', '1d', '1d', '2d']
@@ -76,8 +77,9 @@ def slam_dice(hp: int, velocity: int, bounds: SlamBounds = SlamBounds.BELOW) -> 
 
 
 def falls(dealt: int, taken: int) -> str | None:
-    """Who a slam knocks down (B371): ``target`` when the slammer deals at least twice the
-    basic damage it takes, ``slammer`` the other way round; None for neither.
+    """Who a slam knocks down (*GURPS Basic Set*, 4th edition, B371): ``target`` when
+    the slammer deals at least twice the basic damage it takes, ``slammer`` the other
+    way round; None for neither.
 
     >>> falls(6, 3), falls(2, 5), falls(4, 3), falls(0, 0)
     ('target', 'slammer', None, None)

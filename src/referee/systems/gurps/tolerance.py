@@ -76,7 +76,8 @@ def tolerance_of(forms: tuple[str, ...]) -> Tolerance | None:
 
 
 def struck_as(location: Location, tolerance: Tolerance | None) -> Location:
-    """The location whose rules a blow at ``location`` follows (B60): No Brain's skull and
+    """The location whose rules a blow at ``location`` follows (*GURPS Basic Set*, 4th
+    edition, B60): No Brain's skull and
     eye as the face (Homogenous, Diffuse), No Vitals' vitals as the torso, and Diffuse's
     limbs and extremities as the torso.
 
@@ -107,10 +108,11 @@ def tolerant_injury(
     large_area: bool = False,
 ) -> int:
     """The injury of ``penetrating`` damage at the location a blow follows (``struck``,
-    :func:`struck_as`) on a target with Injury Tolerance (B380, with the module's
-    readings): Unliving's and Homogenous' modifiers for impaling and piercing; Diffuse's
-    at most 1 HP from impaling or piercing, 2 from anything else (but a large-area
-    attack's normal injury); at least 1 when anything penetrates; a limb's crippling cap.
+    :func:`struck_as`) on a target with Injury Tolerance (*GURPS Basic Set*, 4th
+    edition, B380, with the module's readings): Unliving's and Homogenous' modifiers for
+    impaling and piercing; Diffuse's at most 1 HP from impaling or piercing, 2 from
+    anything else (but a large-area attack's normal injury); at least 1 when anything
+    penetrates; a limb's crippling cap.
 
     >>> from .locations import LOCATIONS
     >>> [tolerant_injury(9, "pi", LOCATIONS["torso"], 20, t) for t in Tolerance]
