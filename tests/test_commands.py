@@ -36,7 +36,9 @@ ROLLING: dict[str, list[str]] = {
     ],
     "gurps defend": ["gurps defend parry 11 --parried 1 --fencing", "gurps defend dodge 8"],
     "gurps blow": ["gurps blow '2d+1 cut' --location skull --target-name Orc --dr 2 --critical 5"],
-    "gurps slam": ["gurps slam 12 --velocity 6 --attacker-hp 14 --target-name Orc --hp 12 --dodge 8"],
+    "gurps slam": [
+        "gurps slam 12 --velocity 6 --attacker-hp 14 --target-name Orc --hp 12 --dodge 8"
+    ],
     "fudge roll": ["fudge roll Good --vs Great --reroll +1", "fudge roll -1 --mod -1"],
     "fudge oppose": ["fudge oppose Great Good --reroll2 -1 --ties defender"],
     "swn save": ["swn save physical --level 3 --str 14", "swn save mental --hit-dice 4"],

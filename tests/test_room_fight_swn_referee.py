@@ -2,7 +2,8 @@
 roll secret by default (§4), a player's attack with her target picked from the fight and
 its AC read by the server (§7), out of turn refused (§3), and a stabilize roll that
 names its target, whose rounds come from the tracker and which applies to that target
-only (§7, ``003``, "Mortal Wounds": the difficulty is 10 + the rounds since the fall, without tools)."""
+only (§7, ``003``, "Mortal Wounds": the difficulty is 10 + the rounds since the fall,
+without tools)."""
 
 from __future__ import annotations
 
@@ -74,6 +75,8 @@ def test_an_swn_fight_that_referees(server: Server) -> None:
     # §7: the thug's AC (12, from its sheet) and HP (6, from the tracker), not typed.
     assert attack["visibility"] == "public" and "--ac 12" in attack["resolved"]
     assert "--target-hp 6" in attack["resolved"] and attack["sheet"] == "vex"
+    again = _attack(table, "alice", {"attacker": "vex", "target": "thug", "weapon": "Knife"})
+    assert again.status_code == 409 and "Main Action" in again.json()["error"]  # one a turn
     hurt = attack["result"].get("damage") or 0
     thug = next(c for c in table.fight("gm")["combatants"] if c["combatant"] == "thug")
     assert thug["values"]["hp"] == max(0, 6 - hurt)

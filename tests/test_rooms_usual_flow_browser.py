@@ -244,8 +244,8 @@ async def test_the_usual_flow(server: Server, second: Server, chromium: Any) -> 
             clicks["player"].append(2 if n == 1 else 1)  # the target once, then Attack
             await expect(player.locator("#fight-note")).not_to_have_text("")
             after = table.log("gm")[before:]
-            defended = [e for e in after if e["kind"] == "roll" and e["roller"] == "gm"]
-            assert all(e["visibility"] == "gm" for e in defended)  # the orc's defense
+            its_rolls = [e for e in after if e["kind"] == "roll" and e["roller"] == "gm"]
+            assert all(e["visibility"] == "gm" for e in its_rolls)  # the orc's defense
             if n == 20:  # a long fight: the GM finishes it by hand
                 with table.client("gm") as c:
                     body = {"event": {"kind": "damage", "combatant": "orc", "amount": 200}}

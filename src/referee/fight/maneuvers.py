@@ -75,7 +75,8 @@ _KEPT = frozenset(MANEUVERS) | {"all-out defense (dodge)", "all-out defense (par
 
 def maneuver(fight: Fight, ev: Mapping[str, Any]) -> Combatant:
     """The combatant after its ``maneuver`` event: taken on its own turn (B363), one a
-    turn, not while stunned but Do Nothing (B420); an attack (``"attack": true``)
+    turn (in SWN, ``003``, "Combat": an attack is the round's Main Action, one a
+    turn), not while stunned but Do Nothing (B420); an attack (``"attack": true``)
     spends one of the attacks its maneuver allows; ``posture`` with Change Posture
     (B364, B551); ``defense`` the one that All-Out Defense raises (B366: dodge, parry
     or block); ``double`` All-Out Attack (Double), two attacks (B365).
@@ -84,10 +85,12 @@ def maneuver(fight: Fight, ev: Mapping[str, Any]) -> Combatant:
         RuleError: out of turn (naming whose turn it is), a second maneuver in a turn,
             an unknown maneuver or posture, an attack the maneuver does not allow.
     """
-    if fight.system != "gurps":
-        raise RuleError("maneuvers are GURPS's (B363-B366)")
+    if fight.system not in ("gurps", "swn"):
+        raise RuleError("maneuvers are GURPS's (B363-B366), and SWN's attack (003)")
     c = fight.combatant(ev["combatant"])
     name = str(ev["maneuver"]).lower()
+    if fight.system == "swn" and name != "attack":
+        raise RuleError("in SWN the fight takes an attack, a Main Action (003), as its maneuver")
     if name not in MANEUVERS:
         raise RuleError(f"no maneuver {ev['maneuver']!r}: one of " + ", ".join(MANEUVERS))
     if not fight.round or fight.current is None:

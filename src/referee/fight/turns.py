@@ -288,7 +288,7 @@ def _begin_turn(fight: Fight, cid: str) -> Fight:
     if fight.rules >= 2 and c is not None and (c.value("defended") or c.value("parried")):
         fight = fight.put(c.with_values(defended=0, parried=0))  # B376: a new turn
     c = fight.combatants.get(cid)
-    if fight.rules >= MANEUVER_RULES and c is not None and fight.system == "gurps":
+    if fight.rules >= MANEUVER_RULES and c is not None and fight.system in ("gurps", "swn"):
         fight = fight.put(new_turn(c))  # last turn's maneuver and retreat end (B364, B377)
     return _turn_rule(fight, cid, gurps.start_turn)
 

@@ -48,9 +48,9 @@ _ROUNDS = re.compile(r"(?:^|\s)--rounds[ =]([0-9]{1,7})(?=\s|$)")
 def stabilized_at(fight: Fight, ev: Mapping[str, Any], e: Mapping[str, Any]) -> None:
     """A stabilize roll applied to a combatant must have been made at the rounds it has
     been down, as the tracker counts them (``003``, "Mortal Wounds": the difficulty is
-    10 (8 medkit, 6 Lazarus patch) plus the rounds since the fall; contract v1.4, "the fight's state goes into every
-    roll it takes"): a roll typed at fewer rounds, or more, is refused, naming the
-    rounds to roll at."""
+    10, 8 with a medkit, 6 with a Lazarus patch, plus the rounds since the fall;
+    contract v1.4, "the fight's state goes into every roll it takes"): a roll typed at
+    fewer rounds, or more, is refused, naming the rounds to roll at."""
     c = fight.combatants.get(str(ev.get("combatant")))
     if c is None or fight.system != "swn":
         return

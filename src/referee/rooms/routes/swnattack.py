@@ -22,7 +22,7 @@ from ..db.fightstore import NOTHING
 from ..db.store import Member
 from ..errors import ApiError
 from ..log import view
-from ..service import roll_entry
+from ..service import conflicts, roll_entry
 
 __all__ = ["swn_attack"]
 
@@ -46,6 +46,10 @@ async def swn_attack(
     if row is None:
         raise ApiError(422, f"{target.name}'s sheet is no longer in this room")
     sheet = await st.sheets.sheet(st, room, row)
+    if attacker.value("acted"):  # one attack a turn: the round's Main Action (003)
+        raise ApiError(409, f"{attacker.name} attacked this turn already (003: one Main Action)")
+    move = {"kind": "maneuver", "combatant": attacker.id, "maneuver": "attack", "attack": True}
+    moved = await conflicts(st.store.fight_event(room, member.id, move, None, None, _permit))
     ac = sheet.ac if sheet.ac is not None else 10
     words = [
         f"@{attacker.sheet}", "swn", "attack", shlex.quote(weapon), f"--ac {ac}",
@@ -54,12 +58,12 @@ async def swn_attack(
     seen = visibility or ("gm" if attacker.owner == "gm" else "public")
     rolled = await roll_entry(st, room, member, " ".join(words), seen)
     st.published(room, rolled)
-    logged: list[dict[str, Any]] = []
+    logged: list[dict[str, Any]] = list(moved)
     result = rolled["result"]
     if not result.get("refused") and result.get("damage"):
         event = {"kind": "damage", "combatant": target.id}
         try:
-            logged = list(
+            logged.extend(
                 await st.store.fight_event(room, member.id, event, rolled["seq"], None, _permit)
             )
         except Conflict as exc:
