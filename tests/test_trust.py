@@ -92,8 +92,15 @@ def _check_trial(entries: list[dict[str, Any]]) -> Report:
     closes = [e for e in entries if e["kind"] == "close"]
     assert [(e["epoch"], e.get("by")) for e in closes] == [(1, "server"), (2, "server"), (3, None)]
     assert all(e["seeds"]["secret"] is None for e in closes[:2])  # the GM declassifies
+    # Issue 67 §4: the GM's close with declassify covers every epoch the server closed
+    # itself, first; so no roll is left waiting for a seed to be revealed.
+    declassified = [e["epoch"] for e in entries if e["kind"] == "declassify"]
+    assert declassified == [1, 2]
+    last = next(e["seq"] for e in closes if e["epoch"] == 3)
+    assert all(e["seq"] < last for e in entries if e["kind"] == "declassify")
     report = verify(entries)
     assert report.ok, report.text()
+    assert all(epoch.waiting == 0 for epoch in report.epochs.values()), report.text()
     # Only the GM's first roll, before anyone joined, was mixed with no player seed.
     assert report.unseeded == {"gm": 1} and report.unprovable_players == 0
     assert "WARNING: 1 roll had no player seed in the mix" in report.text()

@@ -175,11 +175,35 @@ class EpochWrites(StoreParts):
 
     async def close_epoch(self, room: str, declassify: bool) -> list[dict[str, Any]]:
         """Close the current epoch: its ``close`` entry (the public seed; the secret one if
-        ``declassify``), then the next epoch's ``epoch`` entry, in one transaction."""
+        ``declassify``), then the next epoch's ``epoch`` entry, in one transaction.
+
+        With ``declassify``, every earlier closed epoch whose secret seed is still kept (one
+        the server closed itself when a player's seed came after its lock) is declassified
+        first, each with its ``declassify`` entry (issue 67 §4: the GM who closes and
+        declassifies means every secret roll so far to be provable)."""
         async with self._writing(), self.engine.begin() as conn:
             await self._take(conn, room)
             epoch = (await read_epochs(conn, [room]))[room]
-            return await self._close(conn, room, epoch, declassify)
+            made: list[dict[str, Any]] = []
+            if declassify:
+                kept = await conn.execute(
+                    sa.select(epochs.c.epoch, epochs.c.secret_seed)
+                    .where(
+                        epochs.c.room_id == room,
+                        epochs.c.closed.is_(True),
+                        epochs.c.declassified.is_(False),
+                    )
+                    .order_by(epochs.c.epoch)
+                )
+                for number, secret in kept.all():
+                    await conn.execute(
+                        sa.update(epochs)
+                        .where(epochs.c.room_id == room, epochs.c.epoch == number)
+                        .values(declassified=True)
+                    )
+                    fields = {"epoch": number, "seeds": {"secret": secret}}
+                    made.append(await self._one(conn, room, "declassify", fields))
+            return [*made, *await self._close(conn, room, epoch, declassify)]
 
     async def _close(
         self,
