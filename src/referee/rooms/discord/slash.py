@@ -182,7 +182,7 @@ def application_commands() -> list[dict[str, Any]]:
     ['roll', 'odds', 'fudge', 'gurps', 'swn', 'sheet', 'seed', 'referee']
     >>> gurps = next(c for c in application_commands() if c["name"] == "gurps")
     >>> [s["name"] for s in gurps["options"]]
-    ['attack', 'check', 'contest', 'damage', 'defend', 'reaction']
+    ['attack', 'blow', 'check', 'contest', 'damage', 'defend', 'reaction', 'slam']
     """
     commands, group = _registry()
     out: list[dict[str, Any]] = []
