@@ -35,7 +35,7 @@ ROLLING: dict[str, list[str]] = {
         "gurps attack 12 --damage 1d --type imp --random-location --dodge 9 --defense dodge",
     ],
     "gurps defend": ["gurps defend parry 11 --parried 1 --fencing", "gurps defend dodge 8"],
-    "gurps blow": ["gurps blow '2d+1 cut' --location skull --target-name Orc --dr 2 --critical 5"],
+    "gurps blow": ["gurps blow 2d+1 --location skull --target-name Orc --dr 2 --critical 5"],
     "gurps slam": [
         "gurps slam 12 --velocity 6 --attacker-hp 14 --target-name Orc --hp 12 --dodge 8"
     ],

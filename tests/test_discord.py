@@ -612,6 +612,7 @@ EXAMPLES: dict[tuple[str, str], list[dict[str, Any]]] = {
     ("fudge", "oppose"): sub("oppose", first="Great", second="Good"),
     ("gurps", "attack"): sub("attack", weapon="14", deceptive=1),
     ("gurps", "blow"): sub("blow", damage="2d+1 cut", target_name="Orc", dr=2),
+    ("gurps", "slam"): sub("slam", skill=12, velocity=6, attacker_hp=14, hp=12, dodge=8),
     ("gurps", "check"): sub("check", words="14 -4"),
     ("gurps", "contest"): sub("contest", first="14", second="12"),
     ("gurps", "damage"): sub("damage", words="3d-3", dr=2),

@@ -16,7 +16,7 @@ import httpx
 from referee.rooms.audit.verify import verify
 from rooms_server import LOOPBACK_TLS, Server, Table, live
 from test_room_combat import ORC_WITH_DR
-from test_room_fight import _event, _ok
+from test_room_fight import _event, _ok, _turn_to
 from test_room_fight_swn import _swn_table
 from test_room_sheets import DAI_TOML, put
 
@@ -287,8 +287,9 @@ def test_a_visible_npcs_sheet_numbers_stay_the_gms(table: Table) -> None:
     _ok(table, "gm", {"kind": "damage", "combatant": "orc", "amount": 7})  # a major wound
     _ok(table, "gm", {"kind": "set", "combatant": "orc", "values": {"ht": 14}})
     body = {"attacker": "dai", "target": "orc", "weapon": "Knife (Swung)"}
-    with table.client("alice") as c:
-        for _ in range(3):
+    for _ in range(3):  # each on Dai's own turn (contract v1.4)
+        _turn_to(table, "dai")
+        with table.client("alice") as c:
             assert c.post(f"/api/rooms/{table.room}/fight/attack", json=body).status_code == 201
     gm = next(c for c in table.fight("gm")["combatants"] if c["combatant"] == "orc")
     assert gm["values"]["ht"] == 14 and gm["values"]["dx"] == 11 and gm["values"]["dr"] == 2

@@ -79,6 +79,7 @@ async def test_the_gm_shows_copies_and_rotates_her_token(server: Server, chromiu
         await expect(box).to_be_hidden()
         assert await gm.locator("#gm-token-value").input_value() == ""
         await gm.click("#gm-token")
+        await expect(gm.locator("#gm-token-value")).not_to_have_value("")  # its answer came
         again = await gm.locator("#gm-token-value").input_value()
         assert again not in ("", new) and len(asked) == 2
         with server.client(new) as c:

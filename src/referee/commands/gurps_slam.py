@@ -85,7 +85,7 @@ def slam_cmd(
         s = slam(skill, velocity, slammer, target, defense=defense, defense_options=options,
                  bounds=bounds, rng=rng)  # fmt: skip
         back = s.back
-        data = {**exchange_json(s.exchange), "kind": "slam", "velocity": velocity,
+        data = {**exchange_json(s.exchange), "kind": "slam", "label": label, "velocity": velocity,
                 "slam_dice": dice, "fallen": s.fallen, "text": s.text,
                 "back": None if back is None else {"dice": list(back.dice), "basic": back.basic,
                                                     "dr": back.dr, "injury": back.injury},

@@ -114,7 +114,7 @@ class Slam:
     @property
     def text(self) -> str:
         x, back = self.exchange, self.back
-        out = f"Slam at {self.velocity} yd/s (B371): {x.text}"
+        out = f"{x.attacker}'s slam at {self.velocity} yd/s (B371): {x.text}"
         if back is not None and x.hurt is not None:
             out += (f". {x.target.name} hits back: {_dice(back)} cr vs DR {back.dr}, basic "
                     f"{back.basic}, injury {back.injury} to {self.slammer.name}")  # fmt: skip
