@@ -234,3 +234,12 @@ async def test_the_upload_form_and_fair_dice_fold_away(server: Server, chromium:
         await page.wait_for_timeout(200)
         assert await page.locator("#fairness").get_attribute("open") is None
         assert await page.locator("#upload-box").get_attribute("open") is None
+        # The GM's form stays open: she uploads one NPC after another (issue 65 §8).
+        gm = await (await browser.new_context(viewport={"width": 1280, "height": 800})).new_page()
+        await gm.goto(made["url"])  # on a desktop every pane shows: no tabs
+        npc: FilePayload = {"name": "orc.toml", "mimeType": "application/toml", "buffer": ORC}
+        await gm.set_input_files("#sheet-file", files=[npc])
+        await gm.click("#upload button[type=submit]")
+        await expect(gm.locator("#upload-note")).to_contain_text("Uploaded Orc Raider")
+        await gm.wait_for_timeout(300)
+        assert await gm.locator("#upload-box").get_attribute("open") is not None

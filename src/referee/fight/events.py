@@ -84,7 +84,7 @@ EVENTS: dict[str, tuple[tuple[str, str], ...]] = {
         ("effect", "str?"),
         ("expression", "str?"),
     ),
-    "defend": (("combatant", "id"), ("defense", "str"), ("success", "bool")),
+    "defend": (("combatant", "id"), ("defense", "str"), ("success", "bool"), ("retreat", "bool?")),
     "maneuver": (
         ("combatant", "id"),
         ("maneuver", "str"),

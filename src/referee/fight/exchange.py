@@ -85,7 +85,9 @@ def defended(fight: Fight, c: Combatant, ev: Mapping[str, Any]) -> Combatant:
     """A GURPS active defense made (``defend``: ``defense`` and its ``success``): its
     count since the combatant's own turn began, ``defended``, and of parries,
     ``parried``, which the next parry's −4 each (−2 fencing) follows (B376). Both
-    start again at 0 with its turn (rules 2)."""
+    start again at 0 with its turn (rules 2). From rules 5, a defense made with a
+    retreat (``retreat``) leaves ``retreated`` until the combatant's next turn: one
+    retreat a turn (B377)."""
     if fight.system != "gurps":
         raise RuleError("active defenses are GURPS's (B374-B377)")
     if ev["defense"] not in ("dodge", "parry", "block"):
@@ -93,7 +95,10 @@ def defended(fight: Fight, c: Combatant, ev: Mapping[str, Any]) -> Combatant:
     counts = {"defended": c.value("defended") + 1}
     if ev["defense"] == "parry":
         counts["parried"] = c.value("parried") + 1
-    return c.with_values(**counts)
+    out = c.with_values(**counts)
+    if ev.get("retreat") and fight.rules >= BLOW_RULES:  # one retreat a turn (B377)
+        out = out.with_conditions(out.conditions | {"retreated"})
+    return out
 
 
 def through_dr(c: Combatant, ev: Mapping[str, Any], rules: int = PLAIN_RULES) -> int:

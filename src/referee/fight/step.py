@@ -239,11 +239,7 @@ def _answer(fight: Fight, call: Call, ev: Mapping[str, Any]) -> Fight:
     c = fight.combatants[call.combatant]
     if call.kind == "defense":  # counted as a defend event counts it (B376)
         made = call.command_of(ev.get("choice")).split()
-        after = _put(fight, defended(fight, c, {"defense": made[2]}))
-        if "--retreat" in made and fight.rules >= MANEUVER_RULES:  # one a turn (B377)
-            r = after.combatants[c.id]
-            after = _put(after, r.with_conditions(r.conditions | {"retreated"}))
-        return after
+        return _put(fight, defended(fight, c, {"defense": made[2], "retreat": "--retreat" in made}))
     new = _result(fight, c, call.kind, ev["success"], ev["margin"], ev["critical"])
     return _fallen(_put(fight, new), c.id)
 

@@ -263,8 +263,10 @@ async def _defense(
     command = f"@{target.sheet} {choices[0]['command']}"
     rolled: dict[str, Any] = await roll_entry(st, room, gm, command, seen)
     st.published(room, rolled)
-    kind = choices[0]["command"].split()[2]
-    event = {"kind": "defend", "combatant": target.id, "defense": kind}
+    words = choices[0]["command"].split()
+    event = {"kind": "defend", "combatant": target.id, "defense": words[2]}
+    if "--retreat" in words:  # one retreat a turn (B377): the next choices know it
+        event["retreat"] = True
     entries = await conflicts(st.store.fight_event(room, "gm", event, rolled["seq"], None, _permit))
     return bool(rolled["result"].get("success")), [rolled], list(entries)
 

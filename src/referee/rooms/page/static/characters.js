@@ -382,8 +382,9 @@
       else if (shown) cards.push(shown);  // a refused read (slow down: 429) keeps the card shown
     }
     panel.replaceChildren(...cards);
-    // A member with a sheet at the table has used the upload form: it folds away.
-    if (sheets.some((s) => s.owner === member) && !uploadFolded) {
+    // A player with a sheet at the table has used the upload form: it folds away. The
+    // GM's stays open: she uploads one NPC after another (issue 65 §8).
+    if (!isGm && sheets.some((s) => s.owner === member) && !uploadFolded) {
       uploadFolded = true;
       document.getElementById("upload-box").open = false;
     }
@@ -423,13 +424,15 @@
     if (response.ok) {
       nameField.value = "";
       changed();
-      // The form folds away once used (and stays folded on this member's next visits).
-      document.getElementById("upload-box").open = false;
-      localStorage.setItem("referee-uploaded-" + room, "1");
+      // A player's form folds away once used (and stays folded on her next visits).
+      if (!isGm) {
+        document.getElementById("upload-box").open = false;
+        localStorage.setItem("referee-uploaded-" + room, "1");
+      }
     }
   });
 
-  if (localStorage.getItem("referee-uploaded-" + room)) document.getElementById("upload-box").open = false;
+  if (!isGm && localStorage.getItem("referee-uploaded-" + room)) document.getElementById("upload-box").open = false;
   window.refereeCharacters = { changed, roster: () => roster, prefix: () => (rollAs.value ? "@" + rollAs.value + " " : "") };
   changed();
 })();

@@ -16,6 +16,7 @@
   let fight = null, timer = null, target = "", asked = 0, adding = { sheet: "", hidden: false };
   const drafts = {};  // what the GM has typed in each Damage box, kept across redraws
   let bySide = false;  // the GM's "one roll a side" (SWN), kept across redraws
+  let npcSecret = true;  // the GM's NPCs' calls rolled in secret (contract v1.4)
   const applied = new Set();  // rolls whose damage the fight has taken (GM's view)
 
   // A hidden combatant's id names nothing (contract v1.3): a player reads it as such.
@@ -57,6 +58,13 @@
   async function answer(call, choice) {
     const event = { kind: "answer", call: call.call };
     if (choice !== undefined) event.choice = choice;  // a defense the player chose (v1.4)
+    const c = fight.combatants.find((x) => x.combatant === call.combatant);
+    // Contract v1.4: the GM's NPCs roll in secret unless she says otherwise.
+    if (isGm && c && c.owner === "gm" && !c.hidden && !npcSecret) {
+      const got = await R.post("fight", { event, roll: "call", visibility: "public" }, "fight: answer");
+      if (got) changed();
+      return;
+    }
     await send(event, "call");
   }
 
@@ -361,6 +369,23 @@
     } else if (fight.round && fight.combatants.some((c) => c.combatant === fight.current && c.owner === member)) {
       controls.append(button("End my turn", () => send({ kind: "next" })));
     }
+    if (isGm && fight.combatants.length) {
+      const secret = el("input");
+      secret.type = "checkbox";
+      secret.id = "fight-npc-secret";
+      secret.checked = npcSecret;
+      secret.addEventListener("change", () => { npcSecret = secret.checked; });
+      const label = el("label", "inline", " my NPCs roll in secret");
+      label.htmlFor = "fight-npc-secret";
+      controls.append(" ", secret, label);
+      const pcs = fight.combatants.filter((c) => c.pc && !c.out && c.sheet && fight.system === "gurps");
+      if (pcs.length) {  // v1.4: the players roll their own defenses, unless the GM does
+        const all = pcs.every((c) => c.values.gm_defends);
+        controls.append(" ", button(all ? "Players roll their defenses" : "I roll every PC's defenses", () => {
+          for (const c of pcs) send({ kind: "set", combatant: c.combatant, values: { gm_defends: all ? 0 : 1 } });
+        }, "pc-defenses"));
+      }
+    }
     if (controls.childNodes.length) items.push(controls);
     if (isGm && fight.combatants.length) {
       const pick = el("select");
@@ -382,6 +407,13 @@
       p.append(label, pick);
       items.push(p);
     }
+    // The rolls the rules call for come first: on a desktop they stay in view.
+    if (fight.calls.length) {
+      items.push(el("h3", "", "Rolls the rules call for"));
+      const calls = el("ul", "calls");
+      for (const call of fight.calls) calls.append(callItem(call));
+      items.push(calls);
+    }
     const order = [...fight.order, ...fight.combatants.map((c) => c.combatant).filter((id) => !fight.order.includes(id))];
     const byId = new Map(fight.combatants.map((c) => [c.combatant, c]));
     const list = el("ol", "combatants");
@@ -389,12 +421,6 @@
     order.forEach((id, i) => { if (byId.has(id)) list.append(combatantItem(byId.get(id), fight.order.includes(id) ? i + 1 : 0)); });
     if (fight.combatants.length) items.push(list);
     else items.push(el("p", "meta", "No fight yet."));
-    if (fight.calls.length) {
-      items.push(el("h3", "", "Rolls the rules call for"));
-      const calls = el("ul", "calls");
-      for (const call of fight.calls) calls.append(callItem(call));
-      items.push(calls);
-    }
     // The GM's rolls to apply, in the panel too (on a phone the Log is another tab).
     const waiting = isGm ? [...candidates.values()].filter((e) => !applied.has(e.seq)).slice(-3) : [];
     if (waiting.length) {
