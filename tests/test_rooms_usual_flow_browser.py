@@ -172,6 +172,11 @@ async def test_the_usual_flow(server: Server, second: Server, chromium: Any) -> 
             ).to_contain_text(f"{hp}/{full}")
             mine = player.locator("#fight li.call button.answer")
             await expect(mine.first).to_be_visible()  # her knockdown roll
+            if not clicks["gm"][1:]:  # issue 65 §8: the GM's calls in view at 1280 x 800
+                roll = gm.locator("#fight li.call button.answer").first
+                await expect(roll).to_be_visible()
+                box = await roll.bounding_box()
+                assert box is not None and box["y"] + box["height"] <= 800, box
             for _ in range(10):  # each of her calls, until none is left
                 if not await mine.count():
                     break
