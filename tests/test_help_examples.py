@@ -82,7 +82,7 @@ def test_the_shipped_examples_are_the_repositorys() -> None:
         "sheets/dai.gcs": ROOT / "tests" / "data" / "gcs" / "Dai Blackthorn.gcs",
         "sheets/dai.gcs.LICENSE": ROOT / "tests" / "data" / "gcs" / "LICENSE",
     }
-    for folder in ("sheets", "swn"):
+    for folder in ("sheets", "swn", "gurps", "gurps/sheets"):
         for original in (ROOT / "examples" / folder).glob("*.toml"):
             originals[f"{folder}/{original.name}"] = original
     shipped = {

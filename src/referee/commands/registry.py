@@ -85,7 +85,14 @@ DECLARED_BY: dict[str, tuple[str, ...]] = {
     "odds": ("dice",),
     "sample": ("dice",),
     "sheet": ("character",),
-    "gurps": ("gurps", "gurps_blow", "gurps_combat", "gurps_defend", "gurps_slam"),
+    "gurps": (
+        "gurps",
+        "gurps_blow",
+        "gurps_combat",
+        "gurps_defend",
+        "gurps_slam",
+        "gurps_simulate",
+    ),
     "fudge": ("fudge",),
     "swn": ("swn", "swn_attack"),
 }

@@ -1,6 +1,6 @@
 """The example files shipped with referee, so that every example in the help runs
 wherever it is pasted: character sheets (a GCS file and referee's TOML sheets) and
-Stars Without Number encounters (``SOURCE.md`` says where each comes from).
+Stars Without Number and GURPS encounters (``SOURCE.md`` says where each comes from).
 
 A command line names one as ``example:NAME``, NAME being the file's name as
 ``referee sheet --examples`` lists it: ``--sheet example:dai.gcs``, ``swn simulate
@@ -22,7 +22,16 @@ from pathlib import Path
 
 from ..errors import RefereeError, RuleError, SheetError
 
-__all__ = ["ENCOUNTERS", "PREFIX", "SHEETS", "catalog", "is_example", "names", "path"]
+__all__ = [
+    "ENCOUNTERS",
+    "GURPS_ENCOUNTERS",
+    "PREFIX",
+    "SHEETS",
+    "catalog",
+    "is_example",
+    "names",
+    "path",
+]
 
 PREFIX = "example:"
 """What starts the name of a shipped example."""
@@ -30,11 +39,17 @@ SHEETS = "sheets"
 """The kind of the example character sheets (``--sheet``, ``--sheet2``, ``sheet``)."""
 ENCOUNTERS = "swn"
 """The kind of the example SWN encounters and party (``swn simulate``, ``swn initiative``)."""
+GURPS_ENCOUNTERS = "gurps"
+"""The kind of the example GURPS encounters (``gurps simulate``); their sheets are in its
+``sheets`` folder."""
 
 _HERE = Path(__file__).parent
-_SUFFIXES = {SHEETS: (".gcs", ".toml", ".json"), ENCOUNTERS: (".toml",)}
-_WHAT = {SHEETS: "example sheet", ENCOUNTERS: "example encounter"}
-_ERRORS: dict[str, type[RefereeError]] = {SHEETS: SheetError, ENCOUNTERS: RuleError}
+_SUFFIXES = {SHEETS: (".gcs", ".toml", ".json"), ENCOUNTERS: (".toml",),
+             GURPS_ENCOUNTERS: (".toml",)}  # fmt: skip
+_WHAT = {SHEETS: "example sheet", ENCOUNTERS: "example encounter",
+         GURPS_ENCOUNTERS: "example GURPS encounter"}  # fmt: skip
+_ERRORS: dict[str, type[RefereeError]] = {SHEETS: SheetError, ENCOUNTERS: RuleError,
+                                          GURPS_ENCOUNTERS: RuleError}  # fmt: skip
 
 
 def is_example(name: str) -> bool:

@@ -1,0 +1,248 @@
+"""A GURPS fight as a plain Python loop: one fight at a time, each attack through the
+exchange engine itself (:func:`.exchange.exchange`: the attack, its critical tables,
+the defense, the location, the blow through DR, the wound). It is the simulator's test
+oracle and its speed reference; :mod:`.simulate` runs the same rules vectorised.
+
+The rules of a simulated fight (*GURPS Basic Set*, 4th edition; ``COMBAT.md`` of the
+rules notes), in the order applied:
+
+1. The order of turns is fixed once: the highest Basic Speed first (B363); ties by a
+   random draw (B363's DX and Per tie-breaks are left out).
+2. Each round, every combatant still up takes its turn in that order:
+
+   a. A stunned combatant does nothing, and rolls HT at the end of the turn; on a
+      success it is no longer stunned (B420; the recovery roll is plain HT,
+      :attr:`.wounds.StunRecovery.PLAIN`).
+   b. At 0 HP or less, it rolls HT at −1 per full multiple of HP below zero to stay
+      conscious; on a failure it falls unconscious (B419), on a success it goes on.
+   c. Under 1/3 of its HP (reeling, B419): with ``flee = "reeling"`` it leaves the
+      fight; with ``all_out_defense = "reeling"`` it takes All-Out Defense (Increased
+      Defense: +2 to every defense until its next turn, B366).
+   d. Otherwise it attacks an enemy who is up, chosen by its tactic
+      (:class:`.sim_encounter.Pick`), with its shock from the injuries since its last
+      turn (B419) and, against a foe who cannot defend (stunned, or without any
+      defense), All-Out Attack (Determined), after which it has no defense until its
+      next turn (B365). At effective skill below 3 it cannot attack (``000``).
+3. The defender rolls its best defense (:func:`.target.choose_defense`), with the
+   tactics' retreat on its first defense of a turn against a melee attack (B377),
+   −4 for each parry already made that turn (B376), −4 while stunned (B420), Dodge
+   halved while reeling (B419); a missile cannot be parried (B376).
+4. A blow's injury (:func:`.blows.blow`) comes off its HP; its shock waits for the
+   victim's next turn (at most −4, −8 with Low Pain Threshold or a critical hit's
+   double shock); crossing −1×HP ... −4×HP calls an HT roll to live (a failure by 1
+   or 2 leaves it dying, out of the fight; a worse or critical failure kills,
+   :attr:`.wounds.SurviveCritical.DEAD`); −5×HP kills (B419); the knockdown roll the
+   wound calls for (B420) stuns on a failure and knocks out on a failure by 5 or more
+   or a critical failure. The first crippled limb is recorded (B421).
+5. The fight ends the moment at most one side has anyone up; that side wins. A fight
+   still going after ``max_rounds`` is a draw.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ...rng import RandomSource
+from ...roller import draw_faces
+from .exchange import Hurt, exchange
+from .melee import AttackOptions, DefenseOptions, effective_attack
+from .sim_encounter import Encounter, Fighter, Pick
+from .success import Outcome as Roll
+from .success import check
+from .target import Target
+from .wounds import SurviveCritical
+
+__all__ = ["DEAD", "FLED", "UNCONSCIOUS", "UP", "First", "Outcome", "run_once"]
+
+UP, UNCONSCIOUS, DEAD, FLED = range(4)
+
+
+@dataclass(frozen=True, slots=True)
+class First:
+    """The fight's first exchange: who attacked whom and how it went."""
+
+    attacker: int
+    target: int
+    hit: bool
+    defended: bool
+    injures: bool
+    major: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """How one simulated fight ended."""
+
+    winner: int | None
+    """The winning side's index, or None: a draw (the round cap, or nobody left up)."""
+    rounds: int
+    conditions: tuple[int, ...]
+    """Each combatant's: :data:`UP`, :data:`UNCONSCIOUS`, :data:`DEAD` or :data:`FLED`."""
+    hp: tuple[int, ...]
+    """Each combatant's HP at the end."""
+    crippled: tuple[str | None, ...]
+    """The first limb or extremity each had crippled, if any."""
+    dealt: tuple[int, ...]
+    """The injury each combatant dealt."""
+    first: First | None
+
+
+def turn_order(enc: Encounter, rng: RandomSource) -> list[int]:
+    """Highest Basic Speed first (B363), ties by a random draw."""
+    draws = [draw_faces(rng, 1, 1_000_000)[0] for _ in enc.fighters]
+    return sorted(range(len(enc.fighters)), key=lambda i: (-enc.fighters[i].basic_speed, draws[i]))
+
+
+def target_of(f: Fighter, hp: int, stunned: bool) -> Target:
+    """The exchange's :class:`.target.Target` for a combatant at ``hp``: stunned, every
+    defense at −4 (B420)."""
+    less = 4 if stunned else 0
+    return Target(
+        f.name,
+        dodge=None if f.dodge is None else f.dodge - less,
+        parry=None if f.parry is None else f.parry - less,
+        block=None if f.block is None else f.block - less,
+        dr=f.dr, hp=f.hp, current_hp=hp, dr_at=f.dr_at, hpt=f.hpt, lpt=f.lpt, fencing=f.fencing,
+    )  # fmt: skip
+
+
+def can_defend(f: Fighter, ranged: bool) -> bool:
+    """Whether ``f`` has a defense against the attack (a Parry is none against a missile)."""
+    return f.dodge is not None or f.block is not None or (f.parry is not None and not ranged)
+
+
+def options_for(a: Fighter, all_out: bool, shock: int) -> AttackOptions:
+    """The attack options the tactics give (B365, B398, B419)."""
+    aim = a.tactics.aim
+    return AttackOptions(
+        all_out=all_out,
+        ranged=a.ranged,
+        shock=shock,
+        location=None if aim in ("random", "torso") else aim,
+        random_location=aim == "random",
+    )
+
+
+def run_once(enc: Encounter, rng: RandomSource) -> Outcome:
+    """Fight one encounter, a roll at a time. See the module docstring for the rules."""
+    fs = enc.fighters
+    n = len(fs)
+    side = [enc.side_index(f.side) for f in fs]
+    hp = [f.hp for f in fs]
+    cond = [UP] * n
+    stunned = [False] * n
+    shock = [0] * n
+    parried = [0] * n
+    retreated = [False] * n
+    aoa = [False] * n
+    aod = [False] * n
+    crippled: list[str | None] = [None] * n
+    dealt = [0] * n
+    first: list[First] = []
+    order = turn_order(enc, rng)
+
+    def roll_ht(i: int, mod: int = 0) -> tuple[int, bool]:
+        r = check(fs[i].ht, modifiers=(mod,), defense=True, rng=rng)
+        return r.margin, r.outcome is Roll.CRITICAL_FAILURE
+
+    def ended() -> bool:
+        return len({side[j] for j in range(n) if cond[j] == UP}) <= 1
+
+    def hurt(j: int, h: Hurt, i: int) -> None:
+        f = fs[j]
+        before = hp[j]
+        hp[j] -= h.injury
+        dealt[i] += h.injury
+        w = h.wound
+        if not h.injury or w is None:
+            return
+        cap = 8 if f.lpt or h.effect == "double_shock" else 4
+        shock[j] = min(shock[j] + w.shock, cap)
+        if w.crippled and crippled[j] is None:
+            crippled[j] = w.crippled
+        if hp[j] <= -5 * f.hp:
+            cond[j] = DEAD
+            return
+        for k in range(1, 5):
+            if hp[j] <= -k * f.hp < before:
+                margin, crit = roll_ht(j)
+                if margin < 0:
+                    dies = SurviveCritical.DEAD.dies(margin, crit)
+                    cond[j] = DEAD if dies else UNCONSCIOUS
+                    return
+        if w.knockdown is not None:
+            margin, crit = roll_ht(j, w.knockdown)
+            if margin <= -5 or crit:
+                cond[j] = UNCONSCIOUS
+            elif margin < 0:
+                stunned[j] = True
+
+    def pick(i: int) -> int:
+        foes = [j for j in range(n) if cond[j] == UP and side[j] != side[i]]
+        how = fs[i].tactics.target
+        if how is Pick.WEAKEST:
+            return min(foes, key=lambda j: (hp[j], j))
+        if how is Pick.DANGEROUS:
+            return max(foes, key=lambda j: (fs[j].danger, -j))
+        return foes[0]
+
+    def act(i: int) -> None:
+        f = fs[i]
+        parried[i], retreated[i], aoa[i], aod[i] = 0, False, False, False
+        felt, shock[i] = shock[i], 0
+        if stunned[i]:
+            stunned[i] = roll_ht(i)[0] < 0
+            return
+        if hp[i] <= 0 and roll_ht(i, -((-hp[i]) // f.hp))[0] < 0:
+            cond[i] = UNCONSCIOUS
+            return
+        if 3 * hp[i] < f.hp:
+            if f.tactics.flee == "reeling":
+                cond[i] = FLED
+                return
+            if f.tactics.all_out_defense == "reeling":
+                aod[i] = True
+                return
+        j = pick(i)
+        t = fs[j]
+        defends = can_defend(t, f.ranged) and not aoa[j]
+        aoa[i] = f.tactics.all_out_attack == "defenseless" and (stunned[j] or not defends)
+        options = options_for(f, aoa[i], felt)
+        if effective_attack(f.skill, options) < 3:
+            return  # below 3 no attack roll is allowed (000)
+        retreat = t.tactics.retreat and not f.ranged and not retreated[j]
+        dopts = DefenseOptions(retreat=retreat, all_out=aod[j], parried=parried[j])
+        ex = exchange(f.skill, f.damage, target_of(t, hp[j], stunned[j]), attacker=f.name,
+                      options=options, defense="best" if defends else "none",
+                      defense_options=dopts, rng=rng)  # fmt: skip
+        if ex.defense is not None:
+            retreated[j] = retreated[j] or retreat
+            parried[j] += ex.defense.defense == "parry"
+        if not first:
+            major = any(h.wound is not None and h.wound.major for h in ex.hurts if h.injury)
+            first.append(First(i, j, ex.attack.hit, ex.attack.hit and ex.hurt is None,
+                               ex.success, major))  # fmt: skip
+        for h in ex.hurts:
+            if cond[j] == UP:
+                hurt(j, h, i)
+            else:
+                hp[j] -= h.injury
+                dealt[i] += h.injury
+
+    winner: int | None = None
+    rounds = enc.max_rounds
+    done = False
+    for r in range(1, enc.max_rounds + 1):
+        for i in order:
+            if cond[i] != UP:
+                continue
+            act(i)
+            if ended():
+                up = {side[j] for j in range(n) if cond[j] == UP}
+                winner = next(iter(up), None)
+                rounds, done = r, True
+                break
+        if done:
+            break
+    return Outcome(winner, rounds, tuple(cond), tuple(hp), tuple(crippled), tuple(dealt),
+                   first[0] if first else None)  # fmt: skip

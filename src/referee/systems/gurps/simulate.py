@@ -1,0 +1,410 @@
+"""The GURPS encounter simulator: many fights at once, vectorised with numpy.
+
+Each array row is one fight; each column one combatant. A round walks the turn order,
+and in every slot each row's acting combatant recovers, falls, flees, defends all-out
+or attacks, all rows in a handful of numpy operations. The rules are those of
+:mod:`.sim_oracle`, which plays one fight at a time through :func:`.exchange.exchange`
+and is this module's test oracle.
+
+Nothing is written twice: what numpy cannot run it takes as tables from the rule
+modules themselves, built once per encounter: each 3d6 roll's outcome and margin
+against each effective skill (:func:`.success.outcome`, :func:`.success.margin`,
+:func:`.melee.misses_by_one`); each attack's effective skill (:func:`.melee.
+effective_attack`); each defense chosen and its level in every state
+(:func:`.target.choose_defense`, :func:`.defense.defense_modifiers`); B398's table
+(:data:`.locations.RANDOM_TABLE`); each critical hit's effect (:data:`.criticals.
+CRITICAL_HIT`, :func:`.criticals.head_blow`, :func:`.exchange.critical_effect`); and
+each blow's injury, shock, major wound, crippling and knockdown roll for every
+(damage, target, location, critical effect, damage total) by :func:`.blows.blow`.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...errors import RuleError
+from ...rng import numpy_seed
+from .sim_encounter import Encounter
+from .sim_oracle import DEAD, FLED, UNCONSCIOUS, UP
+from .sim_tables import Array, Tables
+
+__all__ = ["CHUNK", "Simulation", "simulate"]
+
+_SUMS = np.array([a + b + c for a in range(1, 7) for b in range(1, 7) for c in range(1, 7)])
+"""The 216 faces of 3d6, each as its total."""
+CHUNK = 32_768
+"""Fights per vectorised batch; each batch has its own stream from the seed."""
+
+
+@dataclass(frozen=True)
+class Simulation:
+    """Counts from ``runs`` simulated fights; probabilities and intervals derive from them."""
+
+    encounter: Encounter
+    runs: int
+    seed: int
+    wins: tuple[int, ...]
+    """Fights won, per side (in ``encounter.sides`` order)."""
+    draws: int
+    """Fights with no winner: the round cap, or nobody left up."""
+    rounds: tuple[int, ...]
+    """``rounds[r]``: fights that lasted ``r`` rounds."""
+    unconscious: tuple[int, ...]
+    """Fights each combatant ended unconscious (or dying), per combatant."""
+    dead: tuple[int, ...]
+    fled: tuple[int, ...]
+    crippled: tuple[dict[str, int], ...]
+    """Per combatant: fights in which each limb was the first crippled."""
+    hp_sum: tuple[float, ...]
+    hp_sq: tuple[float, ...]
+    """Sums of each combatant's HP left and of its square (for the mean's interval)."""
+    dealt_sum: tuple[float, ...]
+    dealt_sq: tuple[float, ...]
+    """Sums of the injury each combatant dealt, and of its square."""
+    first: dict[tuple[int, int], tuple[int, int, int, int, int]]
+    """The first exchange, by (attacker, target): fights, hits, defended, injures,
+    major wounds."""
+
+    def quantile(self, q: float) -> int:
+        """The smallest round count with at least a ``q`` share of fights at or below it."""
+        need = max(1, int(np.ceil(q * self.runs)))
+        return int(np.searchsorted(np.cumsum(self.rounds), need))
+
+    @property
+    def mean_rounds(self) -> float:
+        """Mean fight length in rounds."""
+        return sum(r * c for r, c in enumerate(self.rounds)) / self.runs
+
+    def rounds_ci(self, z: float = 1.959964) -> tuple[float, float]:
+        """A normal-approximation interval on the mean fight length (95% by default)."""
+        mean = self.mean_rounds
+        var = sum(c * (r - mean) ** 2 for r, c in enumerate(self.rounds)) / max(1, self.runs - 1)
+        half = z * float(np.sqrt(var / self.runs))
+        return (mean - half, mean + half)
+
+    def mean_ci(self, total: float, squares: float, z: float = 1.959964) -> tuple[float, ...]:
+        """A sum's mean per fight with its normal-approximation interval."""
+        n = self.runs
+        mean = total / n
+        var = max(0.0, squares / n - mean * mean) * n / max(1, n - 1)
+        half = z * float(np.sqrt(var / n))
+        return (mean, mean - half, mean + half)
+
+
+def simulate(
+    enc: Encounter,
+    n: int,
+    *,
+    seed: int | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> Simulation:
+    """Fight ``enc`` ``n`` times, in vectorised batches of :data:`CHUNK`.
+
+    The same ``seed`` gives the same result on any machine; without one, a seed is
+    drawn from the OS's secure source and reported in the result. ``progress`` is
+    called with the number of fights done after each batch.
+
+    Raises:
+        RuleError: ``n`` is below 1 or above 10⁹.
+    """
+    if not 1 <= n <= 10**9:
+        raise RuleError(f"runs {n} must be from 1 to 1000000000")
+    if seed is None:
+        seed = secrets.randbits(63)
+    t = Tables(enc)
+    acc = _Acc(t)
+    done = 0
+    for batch, start in enumerate(range(0, n, CHUNK)):
+        rows = min(CHUNK, n - start)
+        rng = np.random.default_rng([numpy_seed(seed) or 0, batch])
+        _Batch(t, rows, rng).run(acc)
+        done += rows
+        if progress is not None:
+            progress(done)
+    return acc.result(n, seed)
+
+
+class _Acc:
+    """Counts summed over batches."""
+
+    def __init__(self, t: Tables) -> None:
+        c = t.c
+        self.t = t
+        self.wins = np.zeros(len(t.enc.sides), dtype=np.int64)
+        self.rounds = np.zeros(t.enc.max_rounds + 1, dtype=np.int64)
+        self.unconscious = np.zeros(c, dtype=np.int64)
+        self.dead = np.zeros(c, dtype=np.int64)
+        self.fled = np.zeros(c, dtype=np.int64)
+        self.crippled = np.zeros((c, len(t.limbs) + 1), dtype=np.int64)
+        self.hp = np.zeros((2, c))
+        self.dealt = np.zeros((2, c))
+        self.first = np.zeros((c * c, 5), dtype=np.int64)
+
+    def result(self, n: int, seed: int) -> Simulation:
+        t = self.t
+
+        def ints(a: Array) -> tuple[int, ...]:
+            return tuple(int(x) for x in a)
+
+        crippled = tuple(
+            {
+                limb: int(self.crippled[i, k])
+                for k, limb in enumerate(t.limbs)
+                if self.crippled[i, k]
+            }
+            for i in range(t.c)
+        )
+        first = {
+            (k // t.c, k % t.c): (int(r[0]), int(r[1]), int(r[2]), int(r[3]), int(r[4]))
+            for k, r in enumerate(self.first) if r[0]
+        }  # fmt: skip
+        draws = n - int(self.wins.sum())
+        return Simulation(
+            t.enc, n, seed, ints(self.wins), draws, ints(self.rounds), ints(self.unconscious),
+            ints(self.dead), ints(self.fled), crippled, tuple(map(float, self.hp[0])),
+            tuple(map(float, self.hp[1])), tuple(map(float, self.dealt[0])),
+            tuple(map(float, self.dealt[1])), first,
+        )  # fmt: skip
+
+
+class _Batch:
+    """One batch of fights, fought round by round."""
+
+    def __init__(self, t: Tables, n: int, rng: np.random.Generator) -> None:
+        self.t, self.n, self.rng = t, n, rng
+        c = t.c
+        self.hp = np.broadcast_to(t.hp, (n, c)).copy()
+        self.cond = np.zeros((n, c), dtype=np.int8)
+        self.stunned = np.zeros((n, c), dtype=bool)
+        self.shock = np.zeros((n, c), dtype=np.int64)
+        self.parried = np.zeros((n, c), dtype=np.int64)
+        self.retreated = np.zeros((n, c), dtype=bool)
+        self.aoa = np.zeros((n, c), dtype=bool)
+        self.aod = np.zeros((n, c), dtype=bool)
+        self.crippled = np.full((n, c), len(t.limbs), dtype=np.int64)
+        self.dealt = np.zeros((n, c), dtype=np.int64)
+        self.first = np.zeros(n, dtype=bool)
+        self.first_counts = np.zeros((c * c, 5), dtype=np.int64)
+        self.live = np.ones(n, dtype=bool)
+        self.winner = np.full(n, -1)
+        self.rounds = np.full(n, t.enc.max_rounds)
+        key = -t.speed[None, :] + 1e-6 * rng.random((n, c))
+        self.order = np.argsort(key, axis=1, kind="stable")
+        self.ix = np.arange(n)
+
+    def d3(self, k: int) -> Array:
+        """``k`` rolls of 3d6: each of the 216 equally likely faces, as its total."""
+        out: Array = _SUMS[self.rng.integers(0, 216, k)]
+        return out
+
+    def ht_roll(self, who: Array, rows: Array, mod: Array | int = 0) -> tuple[Array, Array]:
+        """HT rolls (a margin and whether critically failed) for ``who`` in ``rows``."""
+        t = self.t
+        eff = np.clip(t.ht[who] + mod, t.lo, t.hi) - t.lo
+        total = self.d3(len(rows))
+        return t.margin[eff, total], t.crit_fail[eff, total]
+
+    _ROW_ARRAYS = ("hp", "cond", "stunned", "shock", "parried", "retreated", "aoa", "aod",
+                   "crippled", "dealt", "first", "live", "winner", "rounds", "order")  # fmt: skip
+
+    def run(self, acc: _Acc) -> None:
+        t = self.t
+        for r in range(1, t.enc.max_rounds + 1):
+            if not self.live.any():
+                break
+            for k in range(t.c):
+                self.slot(self.order[:, k], r)
+            if 2 * int(self.live.sum()) < self.n:  # set the finished fights aside
+                self.tally(acc, ~self.live)
+                keep = self.live
+                for name in self._ROW_ARRAYS:
+                    setattr(self, name, getattr(self, name)[keep])
+                self.n = len(self.live)
+                self.ix = np.arange(self.n)
+        self.tally(acc, np.ones(self.n, dtype=bool))
+        acc.first += self.first_counts
+
+    def tally(self, acc: _Acc, done: Array) -> None:
+        """Add the fights ``done`` to the counts."""
+        t = self.t
+        winner, cond = self.winner[done], self.cond[done]
+        acc.wins += np.bincount(winner[winner >= 0], minlength=len(t.enc.sides))
+        acc.rounds += np.bincount(self.rounds[done], minlength=t.enc.max_rounds + 1)
+        acc.unconscious += (cond == UNCONSCIOUS).sum(axis=0)
+        acc.dead += (cond == DEAD).sum(axis=0)
+        acc.fled += (cond == FLED).sum(axis=0)
+        crippled = self.crippled[done]
+        for i in range(t.c):
+            acc.crippled[i] += np.bincount(crippled[:, i], minlength=len(t.limbs) + 1)
+        hp = self.hp[done].astype(float)
+        acc.hp += np.stack([hp.sum(axis=0), (hp * hp).sum(axis=0)])
+        dealt = self.dealt[done].astype(float)
+        acc.dealt += np.stack([dealt.sum(axis=0), (dealt * dealt).sum(axis=0)])
+
+    def slot(self, actor: Array, r: int) -> None:
+        t = self.t
+        rows = np.flatnonzero(self.live & (self.cond[self.ix, actor] == UP))
+        if len(rows) == 0:
+            return
+        a = actor[rows]
+        self.parried[rows, a] = 0
+        self.retreated[rows, a] = False
+        self.aoa[rows, a] = False
+        self.aod[rows, a] = False
+        felt = self.shock[rows, a]
+        self.shock[rows, a] = 0
+        stun = self.stunned[rows, a]
+        if stun.any():
+            sr, sa = rows[stun], a[stun]
+            margin, _ = self.ht_roll(sa, sr)
+            self.stunned[sr, sa] = margin < 0
+        go = ~stun
+        low = go & (self.hp[rows, a] <= 0)
+        if low.any():
+            lr, la = rows[low], a[low]
+            margin, _ = self.ht_roll(la, lr, -((-self.hp[lr, la]) // t.hp[la]))
+            self.cond[lr[margin < 0], la[margin < 0]] = UNCONSCIOUS
+            go[np.flatnonzero(low)[margin < 0]] = False
+        reeling = go & (3 * self.hp[rows, a] < t.hp[a])
+        flee = reeling & t.flee[a]
+        self.cond[rows[flee], a[flee]] = FLED
+        aod = reeling & ~t.flee[a] & t.aod[a]
+        self.aod[rows[aod], a[aod]] = True
+        go &= ~flee & ~aod
+        if go.any():
+            self.attack(rows[go], a[go], felt[go])
+        self.end_fights(rows, r)
+
+    def pick(self, rows: Array, a: Array) -> Array:
+        t = self.t
+        foes = (self.cond[rows] == UP) & (t.side[None, :] != t.side[a][:, None])
+        big = np.iinfo(np.int64).max
+        how = t.pick[a]
+        out: Array = np.where(foes, t.first_rank, big).argmin(axis=1)
+        for code, key in ((1, None), (2, t.danger_rank)):
+            sel = how == code
+            if not sel.any():
+                continue
+            rank = self.hp[rows[sel]] * t.c + t.first_rank if key is None else key
+            out[sel] = np.where(foes[sel], rank, big).argmin(axis=1)
+        return out
+
+    def attack(self, rows: Array, a: Array, felt: Array) -> None:
+        t = self.t
+        j = self.pick(rows, a)
+        ranged = t.ranged[a]
+        defends = t.can_defend[j, ranged.astype(np.int64)] & ~self.aoa[rows, j]
+        all_out = t.aoa[a] & (self.stunned[rows, j] | ~defends)
+        self.aoa[rows, a] = all_out
+        eff = t.attack_eff[a, all_out.astype(np.int64), np.minimum(felt, t.max_shock)]
+        ok = eff >= 3
+        rows, a, j, eff, ranged, defends = rows[ok], a[ok], j[ok], eff[ok], ranged[ok], defends[ok]
+        m = len(rows)
+        if m == 0:
+            return
+        e = np.clip(eff, t.lo, t.hi) - t.lo
+        roll = self.d3(m)
+        success = t.success[e, roll]
+        crit = t.crit_success[e, roll]
+        torso = ~success & t.aimed[a] & t.miss1[e, roll]
+        hit = success | torso
+        # the defense: none after a critical hit (B381) or against All-Out Attack (B365)
+        rolls_def = hit & ~crit & defends
+        retreat = t.retreat[j] & ~ranged & ~self.retreated[rows, j]
+        reeling = 3 * self.hp[rows, j] < t.hp[j]
+        parried = np.minimum(self.parried[rows, j], t.max_parried)
+        i64 = np.int64
+        state = (j, ranged.astype(i64), self.stunned[rows, j].astype(i64), reeling.astype(i64),
+                 retreat.astype(i64), self.aod[rows, j].astype(i64), parried)  # fmt: skip
+        kind = t.def_kind[state]
+        level = np.clip(t.def_level[state], t.lo, t.hi) - t.lo
+        rolls_def &= kind >= 0
+        defended = rolls_def & t.success[level, self.d3(m)]
+        dr, dj = rows[rolls_def], j[rolls_def]
+        self.retreated[dr, dj] |= retreat[rolls_def]
+        self.parried[dr, dj] += kind[rolls_def] == 1
+        land = hit & ~defended
+        loc = np.where(t.aim_random[a], t.random_loc[self.d3(m)], t.aim_loc[a])
+        loc = np.where(torso, t.torso, loc)
+        effect = np.where(crit, t.crit_effect[a, self.d3(m), loc], 0)
+        total = self.damage(a)
+        pair = t.pair[a, j]
+        inj = np.where(land, t.injury[pair, effect, loc, total], 0)
+        major = land & t.major[pair, effect, loc, total] & (inj > 0)
+        first = ~self.first[rows]
+        if first.any():
+            self.first[rows[first]] = True
+            code = a[first] * t.c + j[first]
+            flags = np.stack([np.ones(first.sum(), dtype=np.int64), hit[first],
+                              (hit & ~land)[first], (inj > 0)[first], major[first]],
+                             axis=1)  # fmt: skip
+            np.add.at(self.first_counts, code, flags)
+        hurt = inj > 0
+        if hurt.any():
+            self.wound(rows[hurt], a[hurt], j[hurt], inj[hurt], pair[hurt], effect[hurt],
+                       loc[hurt], total[hurt])  # fmt: skip
+
+    def damage(self, a: Array) -> Array:
+        """The damage dice's sum, as an index into the blow tables (its minimum is 0)."""
+        t = self.t
+        out = np.zeros(len(a), dtype=np.int64)
+        u = self.rng.random(len(a))
+        for count in np.unique(t.dice[a]):
+            sel = t.dice[a] == count
+            out[sel] = np.searchsorted(t.dice_cdf[int(count)], u[sel], side="right")
+        return out
+
+    def wound(self, rows: Array, a: Array, j: Array, inj: Array, pair: Array, effect: Array,
+              loc: Array, total: Array) -> None:  # fmt: skip
+        t = self.t
+        before = self.hp[rows, j]
+        after = before - inj
+        self.hp[rows, j] = after
+        np.add.at(self.dealt, (rows, a), inj)
+        cap = np.where(t.lpt[j] | (effect == t.double_shock), 8, 4)
+        self.shock[rows, j] = np.minimum(
+            self.shock[rows, j] + t.shock[pair, effect, loc, total], cap
+        )
+        limb = t.cripples[pair, effect, loc, total]
+        new = (limb >= 0) & (self.crippled[rows, j] == len(t.limbs))
+        self.crippled[rows[new], j[new]] = limb[new]
+        full = t.hp[j]
+        dead = after <= -5 * full
+        self.cond[rows[dead], j[dead]] = DEAD
+        out = dead.copy()
+        for k in range(1, 5):
+            cross = ~out & (after <= -k * full) & (-k * full < before)
+            if not cross.any():
+                continue
+            margin, cf = self.ht_roll(j[cross], rows[cross])
+            failed = margin < 0
+            dies = failed & ((margin < -2) | cf)
+            cr, cj = rows[cross], j[cross]
+            self.cond[cr[failed], cj[failed]] = np.where(dies[failed], DEAD, UNCONSCIOUS)
+            out[np.flatnonzero(cross)[failed]] = True
+        kd = t.knockdown[pair, effect, loc, total]
+        roll = ~out & (kd != t.no_knockdown)
+        if roll.any():
+            kr, kj = rows[roll], j[roll]
+            margin, cf = self.ht_roll(kj, kr, kd[roll])
+            ko = (margin <= -5) | cf
+            self.cond[kr[ko], kj[ko]] = UNCONSCIOUS
+            stun = ~ko & (margin < 0)
+            self.stunned[kr[stun], kj[stun]] = True
+
+    def end_fights(self, rows: Array, r: int) -> None:
+        t = self.t
+        up = self.cond[rows] == UP
+        side_up = np.stack([up[:, m].any(axis=1) for m in t.members], axis=1)
+        ending = side_up.sum(axis=1) <= 1
+        if not ending.any():
+            return
+        er = rows[ending]
+        won = np.where(side_up[ending].any(axis=1), side_up[ending].argmax(axis=1), -1)
+        self.winner[er] = won
+        self.rounds[er] = r
+        self.live[er] = False
