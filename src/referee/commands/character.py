@@ -40,7 +40,7 @@ def sheet(
         bool,
         typer.Option(
             "--examples",
-            help="List the example sheets and SWN encounters shipped with referee.",
+            help="List the example sheets and the SWN and GURPS encounters shipped with referee.",
         ),
     ] = False,
 ) -> Plan:
@@ -80,5 +80,7 @@ def _examples() -> Reply:
         )
     lines.append("SWN encounters, for 'swn simulate example:NAME' and 'swn initiative':")
     lines += [f"  {e['example']:<{wide}}  {e['name']}" for e in found["encounters"]]
+    lines.append("GURPS encounters, for 'gurps simulate example:NAME':")
+    lines += [f"  {e['example']:<{wide}}  {e['name']}" for e in found["gurps_encounters"]]
     text = "\n".join(lines)
     return Reply({**found, "text": text}, text)

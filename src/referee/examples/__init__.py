@@ -82,8 +82,9 @@ def path(name: str, kind: str) -> Path:
 
 def catalog() -> dict[str, list[dict[str, str]]]:
     """Every shipped example, as ``referee sheet --examples --json`` prints them:
-    ``sheets`` with the character's name, system and format; ``encounters`` with the
-    encounter's name (a party for ``swn initiative`` has none)."""
+    ``sheets`` with the character's name, system and format; ``encounters`` (SWN) with
+    the encounter's name (a party for ``swn initiative`` has none); ``gurps_encounters``
+    with theirs."""
     # here, not at the top: each import costs 5-15 ms of start-up otherwise (issue 53)
     import tomllib
 
@@ -101,4 +102,8 @@ def catalog() -> dict[str, list[dict[str, str]]]:
         data = tomllib.loads(path(name, ENCOUNTERS).read_text(encoding="utf-8"))
         title = data.get("name") or "a party and its foes, for swn initiative"
         encounters.append({"example": PREFIX + name, "name": str(title)})
-    return {"sheets": sheets, "encounters": encounters}
+    gurps = []
+    for name in names(GURPS_ENCOUNTERS):
+        data = tomllib.loads(path(name, GURPS_ENCOUNTERS).read_text(encoding="utf-8"))
+        gurps.append({"example": PREFIX + name, "name": str(data.get("name", name))})
+    return {"sheets": sheets, "encounters": encounters, "gurps_encounters": gurps}
