@@ -270,7 +270,8 @@ def test_a_players_attack_on_a_visible_npc_in_one_request(table: Table) -> None:
             through = max(0, damage["result"]["basic_damage"] - 2)  # the orc's DR 2
             hurt = [e for e in entries if e["event"] and e["event"]["kind"] == "damage"]
             if critical:  # its row may change the blow (B556): tests/test_one_exchange.py
-                assert all(e["event"].get("effect") for e in hurt if "effect" in e["event"])
+                row = attack["result"]["critical_table"]["effect"]
+                assert all(e["event"].get("effect", row) == row for e in hurt), (row, hurt)
             elif through:
                 hp = hurt[0]["values"]["hp"]
                 assert hp[0] - hp[1] == max(1, through * 3 // 2)  # cut x1.5 (B379)
