@@ -233,14 +233,21 @@ def test_an_exchange_reads_the_trackers_values(table: Table) -> None:
     the tracker (not her sheet's full HP), and her parries since her turn began."""
     orc = _gurps(table, hidden=False)
     assert orc == "orc"
+    _ok(table, "gm", {"kind": "start"})
     _ok(table, "gm", {"kind": "damage", "combatant": "dai", "amount": 9})
     rolled = table.roll("alice", "@dai gurps defend parry").json()
     _ok(table, "alice", {"kind": "defend", "combatant": "dai", "defense": "parry"},
         int(rolled["seq"]))  # fmt: skip
     hp = next(c for c in table.fight("gm")["combatants"] if c["combatant"] == "dai")["values"]["hp"]
     full = next(c for c in table.fight("gm")["combatants"] if c["combatant"] == "dai")
+    # Contract v1.4: her player rolls her own defense; a typed exchange that would choose
+    # it for her is refused before any die, unless the GM names it (--defense).
+    size = len(table.log("gm"))
+    refused = table.roll("gm", "@orc gurps attack Broadsword --vs @dai")
+    assert refused.status_code == 422 and "rolls her own defense" in refused.json()["error"]
+    assert len(table.log("gm")) == size
     for _ in range(30):
-        made = table.roll("gm", "@orc gurps attack Broadsword --vs @dai").json()
+        made = table.roll("gm", "@orc gurps attack Broadsword --vs @dai --defense best").json()
         tail = f"--hp-now {hp} --hp {full['values']['hp_max']} --parried 1"
         assert made["resolved"].endswith(tail), made["resolved"]
         assert "Dodge 5" in made["text"] or "Dodge" not in made["text"]  # reeling: 10 / 2
@@ -249,7 +256,9 @@ def test_an_exchange_reads_the_trackers_values(table: Table) -> None:
             break
     else:
         raise AssertionError("thirty attacks and no injury")
-    own = table.roll("gm", "@orc gurps attack Broadsword --vs @dai --hp-now 3").json()
+    own = table.roll(
+        "gm", "@orc gurps attack Broadsword --vs @dai --hp-now 3 --defense dodge"
+    ).json()
     assert own["resolved"].count("--hp-now") == 1  # the roller's own figure stands
 
 

@@ -36,6 +36,8 @@ async def with_tracked_hp(store: Store, room: str, typed: str, resolved: str) ->
         return resolved
     if words[:2] == ["swn", "stabilize"]:
         return await _down_rounds(store, room, found.group(1), resolved)
+    if words[:2] == ["gurps", "attack"] and "--defense" not in typed.split():
+        await _her_own_defense(store, room, found.group(1))
     option = _NOW[words[0]]
     if option in typed.split():
         return resolved  # the roller's own figure stands
@@ -60,6 +62,30 @@ async def with_tracked_hp(store: Store, room: str, typed: str, resolved: str) ->
                     out += " --very-tired"  # B426
             return out
     return resolved
+
+
+async def _her_own_defense(store: Store, room: str, sheet: str) -> None:
+    """Contract v1.4, "the defender chooses her defense": a typed exchange aimed at a
+    player's character in a fight under way, which would choose her defense for her, is
+    refused before any die is drawn, unless it names the defense (``--defense``: the
+    GM's call, such as ``none`` for a foe who cannot defend) or the GM rolls that
+    character's defenses (``gm_defends``). The Fight panel's attack gives her the
+    defense call."""
+    try:
+        fight = await store.fight(room)
+    except Conflict:
+        return
+    for cid, c in fight.combatants.items():
+        if c.sheet != sheet or cid in fight.removed or not c.pc or not fight.round:
+            continue
+        if c.value("gm_defends") or fight.out_of_action(cid):
+            continue
+        raise Conflict(
+            422,
+            f"{c.name}'s player rolls her own defense (contract v1.4): attack from the Fight "
+            "panel, which gives her the defense call, or name the defense here (--defense "
+            "dodge, parry, block, best or none)",
+        )
 
 
 _ROUNDS = re.compile(r"\s--rounds[ =][0-9]+")
