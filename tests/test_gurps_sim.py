@@ -19,7 +19,8 @@ from conftest import cli_json
 from referee import RuleError, commands, seeded
 from referee.cli.app import app
 from referee.cli.local import LOCAL
-from referee.commands.gurps_simulate import load_encounter, simulation_json
+from referee.commands.gurps_simulate import load_encounter, sheet_stats, simulation_json
+from referee.sheets import read_sheet
 from referee.systems.gurps.exchange_odds import exchange_odds
 from referee.systems.gurps.melee import AttackOptions, DefenseOptions
 from referee.systems.gurps.sim_encounter import Encounter, encounter_from_data
@@ -179,6 +180,45 @@ def test_random_combatants_never_crash_nor_leave_0_1(data: dict[str, Any], seed:
     assert sum(sim.wins) + sim.draws == sim.runs
     out = run_once(enc, seeded(seed))
     assert set(out.conditions) <= {0, UNCONSCIOUS, DEAD, FLED}
+
+
+def _sheet_text(f: dict[str, Any]) -> str:
+    """A GURPS TOML sheet with ``f``'s numbers (B16-B17 attributes, one attack)."""
+    lines = ['system = "gurps"', f'name = "{f["name"]}"', f"hp = {f['hp']}",
+             f"basic_speed = {round(f['basic_speed'] * 4) / 4}", f"dr = {f['dr']}"]  # fmt: skip
+    if "dodge" in f:
+        lines.append(f"dodge = {f['dodge']}")
+    if f["hpt"]:
+        lines.append('advantages = ["High Pain Threshold"]')
+    lines += ["[attributes]", f"HT = {f['ht']}", "ST = 10", "DX = 10", "[[attacks]]",
+              'name = "Weapon"', f"level = {f['skill']}", f'damage = "{f["damage"]}"']  # fmt: skip
+    lines += [f'{k} = "{f[k]}"' for k in ("parry", "block") if k in f]
+    if f["ranged"]:
+        lines.append("acc = 3")
+    return "\n".join(lines) + "\n"
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=encounters(), seed=st.integers(0, 2**32))
+def test_random_sheets_never_crash_nor_leave_0_1(data: dict[str, Any], seed: int) -> None:
+    texts = {f["name"]: _sheet_text(f) for f in data["combatants"]}
+    stats = ("hp", "ht", "basic_speed", "skill", "damage", "ranged", "dodge", "parry",
+             "block", "dr", "hpt")  # fmt: skip
+    entries = [{"sheet": f["name"], **{k: v for k, v in f.items() if k not in stats}}
+               for f in data["combatants"]]  # fmt: skip
+    enc = encounter_from_data(
+        {**data, "combatants": entries}, sheets=lambda ref, weapon: sheet_stats(
+            read_sheet(texts[ref].encode()), weapon)
+    )  # fmt: skip
+    for f, entry in zip(enc.fighters, data["combatants"], strict=True):
+        assert (f.hp, f.ht, f.skill, f.dr, f.ranged) == (entry["hp"], entry["ht"],
+                                                          entry["skill"], entry["dr"],
+                                                          entry["ranged"])  # fmt: skip
+    sim = simulate(enc, 200, seed=seed)
+    assert sum(sim.wins) + sim.draws == sim.runs
+    found = simulation_json(sim)
+    ps = [x for side in found["sides"].values() for x in (side["p"], *side["ci95"])]
+    assert all(0.0 <= p <= 1.0 for p in ps)
 
 
 @pytest.mark.parametrize(

@@ -88,14 +88,17 @@ class Outcome:
 
 
 def turn_order(enc: Encounter, rng: RandomSource) -> list[int]:
-    """Highest Basic Speed first (B363), ties by a random draw."""
+    """The order of turns: highest Basic Speed first (*GURPS Basic Set*, 4th edition,
+    B363), ties by a random draw (B363's DX and Per tie-breaks left out). Draws one
+    number a combatant."""
     draws = [draw_faces(rng, 1, 1_000_000)[0] for _ in enc.fighters]
     return sorted(range(len(enc.fighters)), key=lambda i: (-enc.fighters[i].basic_speed, draws[i]))
 
 
 def target_of(f: Fighter, hp: int, stunned: bool) -> Target:
-    """The exchange's :class:`.target.Target` for a combatant at ``hp``: stunned, every
-    defense at −4 (B420)."""
+    """The exchange's :class:`.target.Target` for a combatant at ``hp`` of its HP:
+    stunned, every active defense at −4 (*GURPS Basic Set*, 4th edition, B420); Dodge
+    halved when reeling is the target's own (B419, :meth:`.target.Target.level`)."""
     less = 4 if stunned else 0
     return Target(
         f.name,
@@ -107,12 +110,15 @@ def target_of(f: Fighter, hp: int, stunned: bool) -> Target:
 
 
 def can_defend(f: Fighter, ranged: bool) -> bool:
-    """Whether ``f`` has a defense against the attack (a Parry is none against a missile)."""
+    """Whether ``f`` has an active defense against the attack: a Parry is none against
+    a missile (*GURPS Basic Set*, 4th edition, B376)."""
     return f.dodge is not None or f.block is not None or (f.parry is not None and not ranged)
 
 
 def options_for(a: Fighter, all_out: bool, shock: int) -> AttackOptions:
-    """The attack options the tactics give (B365, B398, B419)."""
+    """The attack options the tactics give (*GURPS Basic Set*, 4th edition): All-Out
+    Attack (Determined, B365), the aim (B398's random table, or a location at its
+    penalty), a ranged weapon (B365, B376) and the attacker's shock (B419)."""
     aim = a.tactics.aim
     return AttackOptions(
         all_out=all_out,
@@ -124,7 +130,10 @@ def options_for(a: Fighter, all_out: bool, shock: int) -> AttackOptions:
 
 
 def run_once(enc: Encounter, rng: RandomSource) -> Outcome:
-    """Fight one encounter, a roll at a time. See the module docstring for the rules."""
+    """Fight one encounter, a roll at a time, by the rules of the module docstring
+    (*GURPS Basic Set*, 4th edition, with the pages it cites). Draws: the turn order,
+    then each exchange's dice (:func:`.exchange.exchange`) and each HT roll (``000``,
+    "Success Rolls") as they come."""
     fs = enc.fighters
     n = len(fs)
     side = [enc.side_index(f.side) for f in fs]

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Callable
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -30,6 +29,7 @@ from ...errors import RuleError
 from ...rng import numpy_seed
 from .sim_encounter import Encounter
 from .sim_oracle import DEAD, FLED, UNCONSCIOUS, UP
+from .sim_result import Counts, Simulation
 from .sim_tables import Array, Tables
 
 __all__ = ["CHUNK", "Simulation", "simulate"]
@@ -38,61 +38,6 @@ _SUMS = np.array([a + b + c for a in range(1, 7) for b in range(1, 7) for c in r
 """The 216 faces of 3d6, each as its total."""
 CHUNK = 32_768
 """Fights per vectorised batch; each batch has its own stream from the seed."""
-
-
-@dataclass(frozen=True)
-class Simulation:
-    """Counts from ``runs`` simulated fights; probabilities and intervals derive from them."""
-
-    encounter: Encounter
-    runs: int
-    seed: int
-    wins: tuple[int, ...]
-    """Fights won, per side (in ``encounter.sides`` order)."""
-    draws: int
-    """Fights with no winner: the round cap, or nobody left up."""
-    rounds: tuple[int, ...]
-    """``rounds[r]``: fights that lasted ``r`` rounds."""
-    unconscious: tuple[int, ...]
-    """Fights each combatant ended unconscious (or dying), per combatant."""
-    dead: tuple[int, ...]
-    fled: tuple[int, ...]
-    crippled: tuple[dict[str, int], ...]
-    """Per combatant: fights in which each limb was the first crippled."""
-    hp_sum: tuple[float, ...]
-    hp_sq: tuple[float, ...]
-    """Sums of each combatant's HP left and of its square (for the mean's interval)."""
-    dealt_sum: tuple[float, ...]
-    dealt_sq: tuple[float, ...]
-    """Sums of the injury each combatant dealt, and of its square."""
-    first: dict[tuple[int, int], tuple[int, int, int, int, int]]
-    """The first exchange, by (attacker, target): fights, hits, defended, injures,
-    major wounds."""
-
-    def quantile(self, q: float) -> int:
-        """The smallest round count with at least a ``q`` share of fights at or below it."""
-        need = max(1, int(np.ceil(q * self.runs)))
-        return int(np.searchsorted(np.cumsum(self.rounds), need))
-
-    @property
-    def mean_rounds(self) -> float:
-        """Mean fight length in rounds."""
-        return sum(r * c for r, c in enumerate(self.rounds)) / self.runs
-
-    def rounds_ci(self, z: float = 1.959964) -> tuple[float, float]:
-        """A normal-approximation interval on the mean fight length (95% by default)."""
-        mean = self.mean_rounds
-        var = sum(c * (r - mean) ** 2 for r, c in enumerate(self.rounds)) / max(1, self.runs - 1)
-        half = z * float(np.sqrt(var / self.runs))
-        return (mean - half, mean + half)
-
-    def mean_ci(self, total: float, squares: float, z: float = 1.959964) -> tuple[float, ...]:
-        """A sum's mean per fight with its normal-approximation interval."""
-        n = self.runs
-        mean = total / n
-        var = max(0.0, squares / n - mean * mean) * n / max(1, n - 1)
-        half = z * float(np.sqrt(var / n))
-        return (mean, mean - half, mean + half)
 
 
 def simulate(
@@ -116,7 +61,7 @@ def simulate(
     if seed is None:
         seed = secrets.randbits(63)
     t = Tables(enc)
-    acc = _Acc(t)
+    acc = Counts(t)
     done = 0
     for batch, start in enumerate(range(0, n, CHUNK)):
         rows = min(CHUNK, n - start)
@@ -126,49 +71,6 @@ def simulate(
         if progress is not None:
             progress(done)
     return acc.result(n, seed)
-
-
-class _Acc:
-    """Counts summed over batches."""
-
-    def __init__(self, t: Tables) -> None:
-        c = t.c
-        self.t = t
-        self.wins = np.zeros(len(t.enc.sides), dtype=np.int64)
-        self.rounds = np.zeros(t.enc.max_rounds + 1, dtype=np.int64)
-        self.unconscious = np.zeros(c, dtype=np.int64)
-        self.dead = np.zeros(c, dtype=np.int64)
-        self.fled = np.zeros(c, dtype=np.int64)
-        self.crippled = np.zeros((c, len(t.limbs) + 1), dtype=np.int64)
-        self.hp = np.zeros((2, c))
-        self.dealt = np.zeros((2, c))
-        self.first = np.zeros((c * c, 5), dtype=np.int64)
-
-    def result(self, n: int, seed: int) -> Simulation:
-        t = self.t
-
-        def ints(a: Array) -> tuple[int, ...]:
-            return tuple(int(x) for x in a)
-
-        crippled = tuple(
-            {
-                limb: int(self.crippled[i, k])
-                for k, limb in enumerate(t.limbs)
-                if self.crippled[i, k]
-            }
-            for i in range(t.c)
-        )
-        first = {
-            (k // t.c, k % t.c): (int(r[0]), int(r[1]), int(r[2]), int(r[3]), int(r[4]))
-            for k, r in enumerate(self.first) if r[0]
-        }  # fmt: skip
-        draws = n - int(self.wins.sum())
-        return Simulation(
-            t.enc, n, seed, ints(self.wins), draws, ints(self.rounds), ints(self.unconscious),
-            ints(self.dead), ints(self.fled), crippled, tuple(map(float, self.hp[0])),
-            tuple(map(float, self.hp[1])), tuple(map(float, self.dealt[0])),
-            tuple(map(float, self.dealt[1])), first,
-        )  # fmt: skip
 
 
 class _Batch:
@@ -202,7 +104,9 @@ class _Batch:
         return out
 
     def ht_roll(self, who: Array, rows: Array, mod: Array | int = 0) -> tuple[Array, Array]:
-        """HT rolls (a margin and whether critically failed) for ``who`` in ``rows``."""
+        """HT rolls for ``who`` in ``rows``: each margin and whether it is a critical
+        failure (``000``, "Success Rolls", "Critical Success and Failure", 4th edition;
+        the tables of :mod:`.sim_tables`)."""
         t = self.t
         eff = np.clip(t.ht[who] + mod, t.lo, t.hi) - t.lo
         total = self.d3(len(rows))
@@ -211,7 +115,7 @@ class _Batch:
     _ROW_ARRAYS = ("hp", "cond", "stunned", "shock", "parried", "retreated", "aoa", "aod",
                    "crippled", "dealt", "first", "live", "winner", "rounds", "order")  # fmt: skip
 
-    def run(self, acc: _Acc) -> None:
+    def run(self, acc: Counts) -> None:
         t = self.t
         for r in range(1, t.enc.max_rounds + 1):
             if not self.live.any():
@@ -228,7 +132,7 @@ class _Batch:
         self.tally(acc, np.ones(self.n, dtype=bool))
         acc.first += self.first_counts
 
-    def tally(self, acc: _Acc, done: Array) -> None:
+    def tally(self, acc: Counts, done: Array) -> None:
         """Add the fights ``done`` to the counts."""
         t = self.t
         winner, cond = self.winner[done], self.cond[done]
@@ -246,6 +150,8 @@ class _Batch:
         acc.dealt += np.stack([dealt.sum(axis=0), (dealt * dealt).sum(axis=0)])
 
     def slot(self, actor: Array, r: int) -> None:
+        """Each row's combatant in this slot takes its turn: the oracle's rule 2
+        (*GURPS Basic Set*, 4th edition: B420 stun, B419 0 HP and reeling, B366, B365)."""
         t = self.t
         rows = np.flatnonzero(self.live & (self.cond[self.ix, actor] == UP))
         if len(rows) == 0:
@@ -280,6 +186,7 @@ class _Batch:
         self.end_fights(rows, r)
 
     def pick(self, rows: Array, a: Array) -> Array:
+        """Whom each attacks, by its tactic (:class:`.sim_encounter.Pick`)."""
         t = self.t
         foes = (self.cond[rows] == UP) & (t.side[None, :] != t.side[a][:, None])
         big = np.iinfo(np.int64).max
@@ -294,6 +201,8 @@ class _Batch:
         return out
 
     def attack(self, rows: Array, a: Array, felt: Array) -> None:
+        """One exchange a row, as :func:`.exchange.exchange` resolves it (*GURPS Basic
+        Set*, 4th edition: B365, B369-B381, B398-B400, B556), from the tables."""
         t = self.t
         j = self.pick(rows, a)
         ranged = t.ranged[a]
@@ -360,6 +269,8 @@ class _Batch:
 
     def wound(self, rows: Array, a: Array, j: Array, inj: Array, pair: Array, effect: Array,
               loc: Array, total: Array) -> None:  # fmt: skip
+        """What the blows that injured do (*GURPS Basic Set*, 4th edition: B419 shock and
+        the HT rolls to live, B420 knockdown and stunning, B421 crippling)."""
         t = self.t
         before = self.hp[rows, j]
         after = before - inj
@@ -397,6 +308,7 @@ class _Batch:
             self.stunned[kr[stun], kj[stun]] = True
 
     def end_fights(self, rows: Array, r: int) -> None:
+        """End the fights in which at most one side has anyone up; that side wins."""
         t = self.t
         up = self.cond[rows] == UP
         side_up = np.stack([up[:, m].any(axis=1) for m in t.members], axis=1)
