@@ -269,6 +269,9 @@ def test_the_command_reports_json_with_intervals() -> None:
         assert s["ci95"][0] <= s["p"] <= s["ci95"][1]
     r = data["rounds"]
     assert r["p25"] <= r["p50"] <= r["p75"] <= r["max"]
+    for q in ("p25", "p50", "p75"):
+        assert r[f"{q}_ci95"][0] <= r[q] <= r[f"{q}_ci95"][1]
+    assert r["mean_ci95"][0] <= r["mean"] <= r["mean_ci95"][1]
     knight = data["combatants"]["Sir Aldric"]
     assert {"unconscious", "dead", "fled", "crippled", "hp_left", "injury_dealt"} <= set(knight)
     assert set(data["most_injury"]) == {"adventurers", "orcs"}

@@ -193,6 +193,7 @@ def simulation_json(sim: Simulation) -> dict[str, Any]:
     quartiles = {}
     for name, q in (("p25", 0.25), ("p50", 0.5), ("p75", 0.75)):
         quartiles[name] = sim.quantile(q)
+        quartiles[f"{name}_ci95"] = list(sim.quantile_ci95(q))
     data: dict[str, Any] = {
         "system": "gurps",
         "kind": "simulate",
@@ -230,8 +231,12 @@ def _text(d: dict[str, Any]) -> str:
                      f"{_pct(d['draw'])}")  # fmt: skip
     r = d["rounds"]
     lo, hi = r["mean_ci95"]
-    lines.append(f"rounds: mean {r['mean']:.2f} [{lo:.2f}–{hi:.2f}], median {r['p50']}, "
-                 f"quartiles {r['p25']}–{r['p75']}, max {r['max']}")  # fmt: skip
+
+    def q(name: str) -> str:
+        return f"{r[name]} [{r[name + '_ci95'][0]}–{r[name + '_ci95'][1]}]"
+
+    lines.append(f"rounds: mean {r['mean']:.2f} [{lo:.2f}–{hi:.2f}], median {q('p50')}, "
+                 f"quartiles {q('p25')} and {q('p75')}, max {r['max']}")  # fmt: skip
     lines.append("combatants (unconscious, dead, fled; HP left; injury dealt):")
     for name, c in d["combatants"].items():
         hp, dealt = c["hp_left"]["mean"], c["injury_dealt"]["mean"]

@@ -48,6 +48,12 @@ class Simulation:
         need = max(1, int(np.ceil(q * self.runs)))
         return int(np.searchsorted(np.cumsum(self.rounds), need))
 
+    def quantile_ci95(self, q: float) -> tuple[int, int]:
+        """A distribution-free 95% interval on a quantile, from binomial order
+        statistics (as ``swn simulate`` gives it)."""
+        half = 1.959964 * float(np.sqrt(self.runs * q * (1 - q))) / self.runs
+        return (self.quantile(max(0.0, q - half)), self.quantile(min(1.0, q + half)))
+
     @property
     def mean_rounds(self) -> float:
         """Mean fight length in rounds."""
