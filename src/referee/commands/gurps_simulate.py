@@ -190,7 +190,7 @@ def simulation_json(sim: Simulation) -> dict[str, Any]:
     for s in enc.sides:
         foes = [(sim.dealt_sum[i], f.name) for i, f in enumerate(enc.fighters) if f.side != s]
         most[s] = max(foes)[1]
-    quartiles = {}
+    quartiles: dict[str, Any] = {}
     for name, q in (("p25", 0.25), ("p50", 0.5), ("p75", 0.75)):
         quartiles[name] = sim.quantile(q)
         quartiles[f"{name}_ci95"] = list(sim.quantile_ci95(q))
