@@ -54,10 +54,13 @@ def _room(
         alice = c.post(
             f"/api/rooms/{made['room']}/members", json={"name": "Alice", "invite": made["invite"]}
         ).json()
-    tokens = {"gm": made["token"], "alice": alice["token"]}
-    table = Table(
-        server, made["room"], made["invite"], tokens, {"gm": "gm", "alice": alice["member"]}
-    )
+    with server.client() as c:  # a second player, Bob, at the table through the API
+        bob = c.post(
+            f"/api/rooms/{made['room']}/members", json={"name": "Bob", "invite": made["invite"]}
+        ).json()
+    tokens = {"gm": made["token"], "alice": alice["token"], "bob": bob["token"]}
+    ids = {"gm": "gm", "alice": alice["member"], "bob": bob["member"]}
+    table = Table(server, made["room"], made["invite"], tokens, ids)
     return made, alice, table
 
 
@@ -107,6 +110,7 @@ async def test_the_usual_flow(server: Server, second: Server, chromium: Any) -> 
     made, alice, table = _room(server, second)
     room = made["room"]
     _put(second, room, alice["token"], "aldo", ALDO)
+    _put(server, room, table.tokens["bob"], "bryn", BRYN)
     _put(server, room, made["token"], "orc", ORC)
     _put(server, room, made["token"], "guard", GUARD)
     clicks: dict[str, list[int]] = {"player": [], "gm": [], "gm_attack": [], "defense": []}
@@ -114,7 +118,16 @@ async def test_the_usual_flow(server: Server, second: Server, chromium: Any) -> 
         gm, player = await _pages(browser, made, alice)
 
         # The GM adds Aldo, the orc (shown) and the guard (hidden: an id naming nothing).
-        await _add(gm, {"aldo": "Sir Aldo", "orc": "Orc Raider", "guard": "Gate Guard"}, "guard")
+        await _add(
+            gm,
+            {
+                "aldo": "Sir Aldo",
+                "bryn": "Bryn Ashvale",
+                "orc": "Orc Raider",
+                "guard": "Gate Guard",
+            },
+            "guard",
+        )
         guard = next(c for c in table.fight("gm")["combatants"] if c["name"] == "Gate Guard")
         assert re.fullmatch(r"npc-[0-9a-f]{4}", guard["combatant"]), guard
         await gm.click("#fight button:text('Start the fight')")
@@ -148,7 +161,7 @@ async def test_the_usual_flow(server: Server, second: Server, chromium: Any) -> 
         )
         assert rows <= 2, rows
         await expect(player.locator("#fight-turn")).to_contain_text("Round 1")
-        await expect(player.locator("#fight li.combatant")).to_have_count(2)  # not the guard
+        await expect(player.locator("#fight li.combatant")).to_have_count(3)  # not the guard
 
         # The GM's secret NPC attacks on Aldo, each applied with one click: she sees
         # her wounds at once, never the roll; she answers each call that is hers.
@@ -283,16 +296,23 @@ async def test_the_usual_flow(server: Server, second: Server, chromium: Any) -> 
             await gm.wait_for_timeout(200)
             assert table.fight("gm")["current"] != "orc"
 
-        # A hostile player's view: nothing names the guard or its sheet.
-        texts = [
-            json.dumps(table.log("alice")),
-            json.dumps(table.export("alice")),
-            json.dumps(table.fight("alice")),
-            json.dumps(live(table, "alice", after=-1, count=len(table.log("alice")))),
-            await player.content(),
-        ]
-        with table.client("alice") as c:
-            texts.append(c.get(f"/api/rooms/{room}/sheets").text)
+        # A hostile player's view, Alice's and Bob's: nothing names the guard or its
+        # sheet; Bob sees Aldo's wounds as they are, and none of the orc's rolls.
+        texts = [await player.content()]
+        for who in ("alice", "bob"):
+            texts += [
+                json.dumps(table.log(who)),
+                json.dumps(table.export(who)),
+                json.dumps(table.fight(who)),
+                json.dumps(live(table, who, after=-1, count=len(table.log(who)))),
+            ]
+            with table.client(who) as c:
+                texts.append(c.get(f"/api/rooms/{room}/sheets").text)
+        seen_by_bob = next(c for c in table.fight("bob")["combatants"] if c["name"] == "Sir Aldo")
+        assert seen_by_bob["values"]["hp"] == _aldo(table)["values"]["hp"]
+        bobs = {e["seq"]: e for e in table.log("bob")}
+        orc_rolls = [e for e in table.log("gm") if e["kind"] == "roll" and e.get("sheet") == "orc"]
+        assert orc_rolls and all(bobs[e["seq"]]["redacted"] for e in orc_rolls)
         for text in texts:
             for name in ("Gate Guard", "@guard", '"guard"', "'guard'"):
                 assert name not in text, (name, text[:300])
@@ -312,6 +332,14 @@ async def test_the_usual_flow(server: Server, second: Server, chromium: Any) -> 
         report = verify(table.export(who))
         assert report.ok, (who, report.problems)
     assert verify(table.export("gm")).fight_adopted == 0  # the GM's export checks every event
+
+
+BRYN = (
+    ALDO.replace(b'name = "Sir Aldo"', b'name = "Bryn Ashvale"')
+    .replace(b"DX = 12", b"DX = 10")
+    .replace(b"HT = 12", b"HT = 11")
+)
+"""Bob's character, the slowest (Basic Speed 5.25: no tie to roll off, B363)."""
 
 
 def _turn_of(table: Table, cid: str) -> None:
