@@ -254,3 +254,49 @@ def test_all_out_attack_leaves_no_defense(table: Table) -> None:
     rolls = hit.json()["rolls"]
     if rolls[0]["result"]["success"]:  # a hit goes straight to damage: no defense roll
         assert [r["command"].split()[2] for r in rolls[1:]] == ["blow"]
+
+
+ARCHER = b"""system = "gurps"
+name = "Wren"
+dodge = 9
+hp = 11
+
+[attributes]
+DX = 13
+HT = 11
+
+[[attacks]]
+name = "Short Bow"
+level = 14
+damage = "1d+2 imp"
+acc = 1
+"""
+
+
+def test_aim_adds_the_weapons_acc_and_a_missile_cannot_be_parried(table: Table) -> None:
+    """B364: Aim, then a ranged attack next turn takes the weapon's Acc (+1 after a 2nd
+    turn); B376: a missile cannot be parried, so the target's choices hold no Parry;
+    B551: a ranged attack takes no posture penalty."""
+    assert put(table, "alice", "dai", DAI_TOML.read_bytes(), "application/toml").status_code == 201
+    assert put(table, "bob", "wren", ARCHER, "application/toml").status_code == 201
+    _ok(table, "gm", {"kind": "add", "combatant": "dai", "sheet": "dai"})
+    _ok(table, "gm", {"kind": "add", "combatant": "wren", "sheet": "wren"})
+    _ok(table, "gm", {"kind": "start"})
+    for turns in (1, 2):
+        for _ in range(turns):
+            _turn_to(table, "wren")
+            _ok(table, "bob", {"kind": "maneuver", "combatant": "wren", "maneuver": "aim"})
+        _turn_to(table, "wren")
+        _ok(table, "gm", {"kind": "set", "combatant": "wren", "add": ["prone"]})
+        got = _attack(table, "bob", {"attacker": "wren", "target": "dai", "weapon": "Short Bow"})
+        assert got.status_code == 201, got.text
+        attack = got.json()["rolls"][0]
+        assert f"--ranged --aim {turns}" in attack["command"] and "prone" not in attack["text"]
+        assert attack["result"]["effective"] == 14 + 1 + (turns - 1)  # Acc 1, +1 a 2nd turn
+        for e in got.json()["entries"]:
+            for call in e.get("calls", []):
+                if call["kind"] == "defense":  # Dai's own choice: Dodge, never Parry (B376)
+                    labels = [c["label"] for c in call["choices"]]
+                    assert labels and not any("Parry" in label for label in labels), labels
+        _ok(table, "gm", {"kind": "set", "combatant": "wren", "drop": ["prone"]})
+    assert verify(table.export("gm")).ok

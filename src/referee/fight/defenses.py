@@ -34,16 +34,22 @@ _NO_RETREAT = frozenset({"kneeling", "sitting", "retreated"})
 """Conditions under which a defender may not retreat (B377: once a turn; B551)."""
 
 
-def defense_choices(sheet: Sheet, c: Combatant, against: int = 0) -> list[dict[str, Any]]:
+def defense_choices(
+    sheet: Sheet, c: Combatant, against: int = 0, missile: bool = False
+) -> list[dict[str, Any]]:
     """Every active defense ``c`` (played from ``sheet``) may make now against an attack
     whose effect on defenses is ``against`` (−1 per level of Deceptive Attack, B369),
     best first (a tie keeps Dodge, Parry, Block and the sheet's order): each
     ``{"label", "command", "level", "odds"}``, ``odds`` its exact chance to hold
     (a defense roll: 3-4 always holds, 17-18 never, B374) as a fraction.
 
-    An empty list: no active defense is allowed (All-Out Attack, B365) or the sheet
-    gives none."""
+    ``missile``: the attack is a ranged weapon's, which cannot be parried (B376; the room
+    reads a weapon with an Acc as a missile, a thrown one too: it leaves out its −1
+    parry). An empty list: no active defense is allowed (All-Out Attack, B365) or the
+    sheet gives none."""
     allowed = defenses_allowed(c)
+    if missile:  # B376: a missile cannot be parried (a thrown weapon read as one here)
+        allowed = tuple(d for d in allowed if d != "parry")
     target = replace(
         target_of(sheet),
         hp=c.value("hp_max") or None,

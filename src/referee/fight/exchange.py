@@ -95,6 +95,8 @@ def defended(fight: Fight, c: Combatant, ev: Mapping[str, Any]) -> Combatant:
     counts = {"defended": c.value("defended") + 1}
     if ev["defense"] == "parry":
         counts["parried"] = c.value("parried") + 1
+    if fight.rules >= BLOW_RULES and c.value("aiming"):
+        counts["aiming"] = 0  # B364: an active defense spoils the aim
     out = c.with_values(**counts)
     if ev.get("retreat") and fight.rules >= BLOW_RULES:  # one retreat a turn (B377)
         out = out.with_conditions(out.conditions | {"retreated"})

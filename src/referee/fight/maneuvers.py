@@ -28,6 +28,7 @@ __all__ = [
     "MANEUVER_RULES",
     "POSTURES",
     "attack_modifiers",
+    "aim_turns",
     "attack_refusal",
     "defense_modifiers",
     "defenses_allowed",
@@ -134,6 +135,8 @@ def maneuver(fight: Fight, ev: Mapping[str, Any]) -> Combatant:
         if posture != "standing":
             conditions.add(posture)
     out = c.with_values(acted=1, attacks=allowed - (1 if attack else 0))
+    if name == "aim":  # turns of Aim in a row (B364: +1 for a 2nd, +2 for a 3rd or more)
+        out = out.with_values(aiming=min(3, c.value("aiming") + 1))
     return out.with_conditions(frozenset(conditions))
 
 
@@ -141,10 +144,17 @@ def new_turn(c: Combatant) -> Combatant:
     """The combatant's turn begins: the maneuver it took last turn, and its retreat,
     end (B364: a maneuver's defenses last until one's next turn; B377: one retreat a
     turn)."""
+    aimed = "aim" in c.conditions  # Aim last turn: its bonus waits for this one (B364)
     if not (c.conditions & _KEPT) and not c.value("acted") and not c.value("attacks"):
-        return c
-    out = c.with_values(acted=0, attacks=0) if (c.value("acted") or c.value("attacks")) else c
+        return c if aimed or not c.value("aiming") else c.with_values(aiming=0)
+    out = c.with_values(acted=0, attacks=0, aiming=c.value("aiming") if aimed else 0)
     return out.with_conditions(frozenset(c.conditions - _KEPT))
+
+
+def aim_turns(c: Combatant) -> int:
+    """The turns of Aim in a row that ``c``'s attack this turn follows (B364): its
+    ranged attack takes the weapon's Acc, +1 after a second turn, +2 after a third."""
+    return c.value("aiming")
 
 
 def _posture(c: Combatant) -> tuple[str, tuple[int, int]] | None:
@@ -220,15 +230,17 @@ def move_and_attack_cap(level: int, mods: list[tuple[str, int]]) -> list[tuple[s
     return [("move and attack: at most 9", -over)] if over > 0 else []
 
 
-def tracker_modifiers(c: Combatant, level: int) -> list[tuple[str, int]]:
+def tracker_modifiers(c: Combatant, level: int, ranged: bool = False) -> list[tuple[str, int]]:
     """The modifiers the fight's tracker puts on ``c``'s attack at skill ``level``, once
     its maneuver is taken (the one in its conditions, else Attack): those of
     :func:`attack_modifiers` less All-Out Attack (Determined)'s +4, which the roll takes
     as its own option (``--all-out``), and Move and Attack's cap of 9 (B365). A room's
     attack roll adds these, names each in its ``tracker`` field, and ``referee verify``
-    recomputes them from the fight as the log stands before the roll."""
+    recomputes them from the fight as the log stands before the roll. A ranged attack
+    (``ranged``) takes no posture penalty and Move and Attack's −2 (B365, B551); its Aim
+    is the roll's own option (``--aim``, the turns in :func:`aim_turns`)."""
     taken = next((m for m in MANEUVERS if m in c.conditions), "attack")
-    mods = [m for m in attack_modifiers(c, taken) if m[0] != "all-out attack"]
-    if taken == "move and attack":
+    mods = [m for m in attack_modifiers(c, taken, ranged=ranged) if m[0] != "all-out attack"]
+    if taken == "move and attack" and not ranged:  # the cap is a melee attack's (B365)
         mods += move_and_attack_cap(level, mods)
     return mods

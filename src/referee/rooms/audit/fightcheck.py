@@ -87,7 +87,7 @@ def _tracked(seen: Seen, roll: Mapping[str, Any]) -> str | None:
         level = int(words[2])
     except ValueError:
         return f"roll {roll.get('seq')} names modifiers of the fight, but no skill level"
-    want = [f"{n} {m:+d}" for n, m in tracker_modifiers(c, level)]
+    want = [f"{n} {m:+d}" for n, m in tracker_modifiers(c, level, "--ranged" in words)]
     if roll.get("tracker") != want:
         return (
             f"roll {roll.get('seq')}'s modifiers are not the fight's: it names "

@@ -51,7 +51,8 @@ from ...errors import RefereeError
 from ...fight import Combatant, Fight
 from ...fight.defenses import defense_choices
 from ...fight.maneuvers import MANEUVERS as MANEUVER_NAMES
-from ...fight.maneuvers import attack_refusal, tracker_modifiers
+from ...fight.maneuvers import aim_turns, attack_refusal, tracker_modifiers
+from ...sheets import find_attack
 from ...systems.gurps.blows import BLOWS
 from ..db.epochs import Conflict
 from ..db.fightstore import NOTHING
@@ -113,7 +114,7 @@ def install(app: FastAPI) -> None:
         if fight.system == "swn":
             return await swn_attack(st, room, member, attacker, target, body.weapon,
                                     body.visibility)  # fmt: skip
-        level, dice = await _weapon(st, room, attacker, body.weapon)  # before any die
+        level, dice, ranged = await _weapon(st, room, attacker, body.weapon)  # before any die
         name = _maneuver_of(attacker, body.maneuver)
         move = {"kind": "maneuver", "combatant": attacker.id, "maneuver": name, "attack": True}
         if body.maneuver == "all-out attack (double)":
@@ -122,8 +123,12 @@ def install(app: FastAPI) -> None:
             await conflicts(st.store.fight_event(room, member.id, move, None, None, _permit))
         )
         moved = (await conflicts(st.store.fight(room))).combatants[attacker.id]
-        mods = tracker_modifiers(moved, level)  # as referee verify recomputes them
+        mods = tracker_modifiers(moved, level, ranged)  # as referee verify recomputes them
         made = f"@{attacker.sheet} gurps attack {shlex.quote(body.weapon)}"
+        if ranged:  # a weapon with an Acc on the sheet: a missile (B373; no parry, B376)
+            made += " --ranged"
+            if aim_turns(moved):  # B364: the weapon's Acc, +1 or +2 for more turns
+                made += f" --aim {aim_turns(moved)}"
         if body.location:
             made += f" --location {shlex.quote(body.location)}"
         if name == "all-out attack" and "all-out attack (double)" not in moved.conditions:
@@ -141,7 +146,9 @@ def install(app: FastAPI) -> None:
         if (hit.get("success") or hit.get("torso_instead")) and not hit.get("refused"):
             now = (await conflicts(st.store.fight(room))).combatants[target.id]
             then, extra = damage_step(dice, target, location, hit, attacker.owner == "gm")
-            held, rolled, entries = await _defense(st, room, member, attacker, now, hit, then)
+            held, rolled, entries = await _defense(
+                st, room, member, attacker, now, hit, then, ranged
+            )
             rolls.extend(rolled)
             logged.extend(entries)
             if not held:
@@ -235,6 +242,7 @@ async def _defense(
     target: Combatant,
     hit: dict[str, Any],
     then: str,
+    missile: bool = False,
 ) -> tuple[bool, list[dict[str, Any]], list[dict[str, Any]]]:
     """The target's defense against ``hit``: ``(whether the damage waits or was kept
     off, the rolls made, the fight's entries)``."""
@@ -242,7 +250,7 @@ async def _defense(
         return False, [], []
     sheet = await _sheet(st, room, target)
     against = int(hit.get("defense_modifier") or 0)
-    choices = await asyncio.to_thread(defense_choices, sheet, target, against)
+    choices = await asyncio.to_thread(defense_choices, sheet, target, against, missile)
     if not choices:  # All-Out Attack (B365), or a sheet with no defense: none
         return False, [], []
     gm_rolls = bool(target.value("gm_defends"))
@@ -278,10 +286,10 @@ async def _sheet(st: Any, room: str, c: Combatant) -> Any:
     return await st.sheets.sheet(st, room, row)
 
 
-async def _weapon(st: Any, room: str, attacker: Combatant, weapon: str) -> tuple[int, str]:
-    """The skill with ``weapon`` on the attacker's sheet and the damage it does (``1d-3
-    cut``), as an exchange reads them; 422 for a weapon the sheet lacks or one with no
-    damage."""
+async def _weapon(st: Any, room: str, attacker: Combatant, weapon: str) -> tuple[int, str, bool]:
+    """The skill with ``weapon`` on the attacker's sheet, the damage it does (``1d-3
+    cut``), as an exchange reads them, and whether it is a ranged weapon (the sheet gives
+    its Acc); 422 for a weapon the sheet lacks or one with no damage."""
     sheet = await _sheet(st, room, attacker)
     line = f"gurps attack {shlex.quote(weapon)} --vs @self"
     try:
@@ -292,4 +300,8 @@ async def _weapon(st: Any, room: str, attacker: Combatant, weapon: str) -> tuple
     if "--damage" not in words:
         raise ApiError(422, f"{weapon} gives no damage to roll")
     level = int(words[2]) if len(words) > 2 and words[2].lstrip("-").isdigit() else 10
-    return level, words[words.index("--damage") + 1]
+    try:
+        ranged = find_attack(sheet, weapon).acc is not None
+    except RefereeError:  # a level, not a weapon of the sheet: melee
+        ranged = False
+    return level, words[words.index("--damage") + 1], ranged
