@@ -222,6 +222,16 @@ async def test_the_usual_flow(server: Server, second: Server, chromium: Any) -> 
                     assert c.post(f"/api/rooms/{room}/fight", json=body).status_code == 201
         # Contract v1.4: the orc attacks Aldo from the GM's Fight panel (its roll the GM's
         # secret); Alice chooses and rolls her own defense, one click, public.
+        # On her turn Alice takes All-Out Defense from her card (B366): the fight keeps it
+        # to her next turn, and her Dodge against the orc is +2.
+        _aldos_turn(table)
+        mine_row = player.locator("#fight li.combatant[data-combatant='aldo'] .maneuver-row")
+        await mine_row.locator("select").select_option(label="All-Out Defense (Dodge +2)")
+        await mine_row.locator("button.maneuver").click()
+        await expect(player.locator("#fight li.combatant[data-combatant='aldo']")).to_contain_text(
+            "all-out defense"
+        )
+        assert "all-out defense (dodge)" in _aldo(table)["conditions"]
         orc_row = gm.locator("#fight li.combatant:has-text('Orc Raider') .attack-row")
         defended = 0
         for n in range(1, 16):
@@ -244,6 +254,10 @@ async def test_the_usual_flow(server: Server, second: Server, chromium: Any) -> 
             await expect(choices.first).to_be_visible()
             assert await choices.count() >= 3  # Dodge, Parry (Broadsword), each with retreat
             await expect(choices.first).to_contain_text("% to hold")
+            if "all-out defense (dodge)" in _aldo(table)["conditions"]:
+                await expect(choices.filter(has_text="Dodge").first).to_contain_text(
+                    "all-out defense +2"
+                )
             seen = len(table.log("gm"))
             await choices.first.click()
             clicks["defense"].append(1)

@@ -160,6 +160,8 @@
     if (!c.out && (isGm ? c.owner === "gm" : c.owner === member)) {
       const row = attackRow(c);
       if (row) li.append(row);
+      const other = maneuverRow(c);
+      if (other) li.append(other);
     }
     return li;
   }
@@ -229,6 +231,33 @@
     go.disabled = true;  // until the weapons are read
     if (fight.system === "gurps") row.append(how, " ");
     row.append(weapon, " ▸ ", foe, " ", go);
+    return row;
+  }
+
+  // Any other maneuver, on the combatant's own turn (B364-B366; contract v1.4): the
+  // fight takes it, and its effects follow (All-Out Defense's +2, Aim's Acc next turn,
+  // a posture's modifiers).
+  const OTHER = [
+    ["all-out defense", { defense: "dodge" }, "All-Out Defense (Dodge +2)"],
+    ["all-out defense", { defense: "parry" }, "All-Out Defense (Parry +2)"],
+    ["all-out defense", { defense: "block" }, "All-Out Defense (Block +2)"],
+    ["aim", {}, "Aim"],
+    ["change posture", { posture: "standing" }, "Stand up"],
+    ["change posture", { posture: "kneeling" }, "Kneel"],
+    ["change posture", { posture: "prone" }, "Lie prone"],
+    ["evaluate", {}, "Evaluate"], ["ready", {}, "Ready"], ["move", {}, "Move"],
+    ["concentrate", {}, "Concentrate"], ["wait", {}, "Wait"], ["do nothing", {}, "Do Nothing"],
+  ];
+  function maneuverRow(c) {
+    if (fight.system !== "gurps" || fight.current !== c.combatant || c.down || (c.values || {}).acted) return null;
+    const row = el("div", "maneuver-row write");
+    const pick = el("select");
+    pick.setAttribute("aria-label", `${c.name}'s maneuver`);
+    OTHER.forEach(([, , label], i) => { const o = el("option", "", label); o.value = String(i); pick.append(o); });
+    row.append(pick, " ", button("Take", () => {
+      const [maneuver, extra] = OTHER[Number(pick.value)];
+      send({ kind: "maneuver", combatant: c.combatant, maneuver, ...extra });
+    }, "maneuver"));
     return row;
   }
 
