@@ -23,12 +23,19 @@ import typer
 from ..errors import RuleError
 from ..fmt import fraction, percent
 from ..odds import odds
-from ..render.combat import critical_json
+from ..render.combat import critical_json, hurt_json
 from ..rng import RandomSource
 from ..systems.gurps.blows import penetrates
 from ..systems.gurps.criticals import CRITICAL_HIT, HEAD, CriticalRoll, EyeRow, head_blow
 from ..systems.gurps.damage import read_damage
-from ..systems.gurps.exchange import Hurt, aimed_options, critical_effect, next_calls, strike
+from ..systems.gurps.exchange import (
+    Hurt,
+    aimed_options,
+    critical_effect,
+    hurt_line,
+    next_calls,
+    strike,
+)
 from ..systems.gurps.locations import RANDOM_TABLE, read_location, require_targetable
 from ..systems.gurps.melee import AttackOptions
 from .gurps_target import HptOpt, LptOpt, dr_at_typed, typed_target
@@ -201,24 +208,7 @@ def blow_json(
         "odds": {"penetrates": fraction(h.chance_through)},
         "target": target,
         "critical_table": critical_json(crit),
-        "damage": {
-            "expression": expression,
-            "type": damage_type,
-            "location": h.location.key,
-            "location_roll": None if h.location_roll is None else list(h.location_roll),
-            "dice": list(h.dice),
-            "basic": h.basic,
-            "dr": h.dr,
-            "penetrating": h.penetrating,
-            "injury": h.injury,
-            "effect": h.effect,
-            "odds": {"penetrates": fraction(h.chance_through)},
-            "shock": 0 if h.wound is None else h.wound.shock,
-            "major_wound": h.wound is not None and h.wound.major,
-            "crippled": None if h.wound is None else h.wound.crippled,
-            "blinded": h.wound is not None and h.wound.blinded,
-            "head_blow": critical_json(h.head_blow),
-        },
+        "damage": hurt_json(h, expression, damage_type),
         "calls": list(calls),
     }
 
@@ -226,25 +216,7 @@ def blow_json(
 def _text(
     name: str, who: str, expression: str, kind: str, h: Hurt, target: Any, calls: tuple[str, ...]
 ) -> str:
-    where = h.location.key
-    if h.location_roll is not None:
-        where += f" ({sum(h.location_roll)}: {', '.join(map(str, h.location_roll))})"
-    dice = f"rolled {sum(h.dice)} ({', '.join(map(str, h.dice))})"
-    times = "" if h.effect in ("normal", "drop") else f", {h.effect.replace('_', ' ')}"
-    if h.head_blow is not None:
-        times = f", a head hit: {h.head_blow.text}"
-    line = (
-        f"{name} on {who} hits the {where}; {expression} {kind} vs DR {h.dr} "
-        f"({percent(h.chance_through)} to penetrate): {dice}{times}, basic {h.basic}"
-    )
-    if h.penetrating:
-        line += f", {h.penetrating} penetrates: injury {h.injury}"
-        if h.wound is not None and h.wound.crippled:
-            line += f"; the {h.wound.crippled} is crippled (B421)"
-        if h.wound is not None and h.wound.blinded:
-            line += "; the eye is blinded (B399)"
-    else:
-        line += ", stopped by DR: no injury"
+    line = f"{name} on {who} {hurt_line(h, expression, kind)}"
     now = target.current_hp if target.current_hp is not None else target.hp
     if now is not None and h.injury:
         line += f" ({who} {now} → {now - h.injury} HP)"

@@ -14,7 +14,14 @@ from ..systems.gurps.melee import AttackRoll, DefenseRoll, attack_modifiers, cap
 from ..systems.gurps.rapid import scored_hits
 from .gurps import contest_json, skill_odds_json
 
-__all__ = ["attack_json", "critical_json", "defense_json", "exchange_json", "exchange_odds_json"]
+__all__ = [
+    "attack_json",
+    "critical_json",
+    "defense_json",
+    "exchange_json",
+    "exchange_odds_json",
+    "hurt_json",
+]
 
 
 def critical_json(r: CriticalRoll | None) -> dict[str, Any] | None:
@@ -83,11 +90,12 @@ def named_modifiers(r: AttackRoll) -> list[tuple[str, int]]:
     return named + cap if cap and cap[0][1] == mods[-1] else named
 
 
-def _hurt_json(x: Exchange, h: Hurt) -> dict[str, Any]:
-    """One blow that landed: where, its dice, DR, injury and what it does."""
+def hurt_json(h: Hurt, expression: str, damage_type: str) -> dict[str, Any]:
+    """One blow that landed: where, its dice, DR, injury and what it does (an
+    exchange's ``damage``, and ``gurps blow``'s)."""
     return {
-        "expression": x.damage.expression,
-        "type": x.damage.damage_type,
+        "expression": expression,
+        "type": damage_type,
         "location": h.location.key,
         "location_roll": None if h.location_roll is None else list(h.location_roll),
         "dice": list(h.dice),
@@ -120,13 +128,15 @@ def exchange_json(x: Exchange) -> dict[str, Any]:
         "target": x.target.name,
         "attack": attack_json(x.attack),
         "defense": None if x.defense is None else defense_json(x.defense),
-        "damage": None if x.hurt is None else _hurt_json(x, x.hurt),
+        "damage": None
+        if x.hurt is None
+        else hurt_json(x.hurt, x.damage.expression, x.damage.damage_type),
         "second_defense": second,
         "breakage": None
         if broke is None
         else {"roll": broke.roll, "break_on": broke.break_on, "broke": broke.broke},
         "hits": {"scored": scored_hits(x.attack), "landed": len(x.hurts)},
-        "more": [_hurt_json(x, h) for h in x.more],
+        "more": [hurt_json(h, x.damage.expression, x.damage.damage_type) for h in x.more],
         "hp_after": x.hp_after,
         "outcome": x.outcome,
         "success": x.success,

@@ -63,6 +63,7 @@ __all__ = [
     "choose_defense",
     "exchange",
     "exchanges",
+    "hurt_line",
     "injury_chance",
     "aimed_options",
     "critical_effect",
@@ -167,28 +168,11 @@ class Exchange:
         parts += step_parts(self.target.name, self.step, self.attack, len(self.hurts))
         h = self.hurt
         if h is not None:
-            where = h.location.key
-            if h.location_roll is not None:
-                where += f" ({rolled(sum(h.location_roll), h.location_roll)})"
-            dmg = (
-                f"{self.damage.expression} {self.damage.damage_type} vs DR {h.dr} "
-                f"({percent(h.chance_through)} to penetrate)"
-            )
-            times = "" if h.effect in ("normal", "drop") else f", {h.effect.replace('_', ' ')}"
-            if h.head_blow is not None:
-                times = f", a head hit: {h.head_blow.text}"
             crit = self.attack.critical
+            note = None
             if crit is not None and crit.entry.effect == "eye" and h.effect != "eye":
-                times = ", aimed at the eye: rows 6-7 read as row 4 (B556; EyeRow.AS_4)"
-            line = f"hits the {where}; {dmg}: {rolled(sum(h.dice), h.dice)}{times}, basic {h.basic}"
-            if h.penetrating:
-                line += f", {h.penetrating} penetrates: injury {h.injury}"
-                if h.wound is not None and h.wound.crippled:
-                    line += f"; the {h.wound.crippled} is crippled (B421)"
-                if h.wound is not None and h.wound.blinded:
-                    line += "; the eye is blinded (B399)"
-            else:
-                line += ", stopped by DR: no injury"
+                note = ", aimed at the eye: rows 6-7 read as row 4 (B556; EyeRow.AS_4)"
+            line = hurt_line(h, self.damage.expression, self.damage.damage_type, note)
             start = self.hp_after
             start = None if start is None else start + sum(x.injury for x in self.hurts)
             if start is not None and h.injury:
@@ -304,6 +288,32 @@ def exchanges(
     second = exchange(skill, damage, after, attacker=attacker, options=options, defense=defense,
                       defense_options=again if parried else defense_options, rng=rng)  # fmt: skip
     return first, second
+
+
+def hurt_line(h: Hurt, expression: str, damage_type: str, note: str | None = None) -> str:
+    """A blow that landed, in words: where (and its 3d6 when random), the damage against
+    DR with its odds to penetrate, the dice, what a critical row did (``note`` in its
+    place), the basic damage, what penetrates and the injury, crippling (B421) and a
+    blinded eye (B399). The exchange's text and ``gurps blow``'s both say it so."""
+    where = h.location.key
+    if h.location_roll is not None:
+        where += f" ({rolled(sum(h.location_roll), h.location_roll)})"
+    dmg = f"{expression} {damage_type} vs DR {h.dr} ({percent(h.chance_through)} to penetrate)"
+    times = "" if h.effect in ("normal", "drop") else f", {h.effect.replace('_', ' ')}"
+    if h.head_blow is not None:
+        times = f", a head hit: {h.head_blow.text}"
+    if note is not None:
+        times = note
+    line = f"hits the {where}; {dmg}: {rolled(sum(h.dice), h.dice)}{times}, basic {h.basic}"
+    if h.penetrating:
+        line += f", {h.penetrating} penetrates: injury {h.injury}"
+        if h.wound is not None and h.wound.crippled:
+            line += f"; the {h.wound.crippled} is crippled (B421)"
+        if h.wound is not None and h.wound.blinded:
+            line += "; the eye is blinded (B399)"
+    else:
+        line += ", stopped by DR: no injury"
+    return line
 
 
 def aimed_options(options: AttackOptions, damage: DamageSpec) -> AttackOptions:
