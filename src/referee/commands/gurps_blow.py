@@ -38,10 +38,10 @@ from ..systems.gurps.exchange import (
 )
 from ..systems.gurps.locations import RANDOM_TABLE, read_location, require_targetable
 from ..systems.gurps.melee import AttackOptions
-from .gurps_target import HptOpt, LptOpt, dr_at_typed, typed_target
+from .gurps_target import DrAtOpt, DrOpt, HpNowOpt, HpOpt, HptOpt, LptOpt, dr_at_typed, typed_target
 from .registry import LabelOpt, Twin, twins
 from .result import Reply
-from .sheeted import SheetOpt
+from .sheeted import SheetOpt, TargetNameOpt, VsOpt
 
 __all__ = ["blow_cmd", "blow_json"]
 
@@ -89,22 +89,12 @@ def blow_cmd(
     large_area: Annotated[
         bool, typer.Option("--large-area", help="Large-area injury (B400).")
     ] = False,
-    vs: Annotated[
-        str | None,
-        typer.Option("--vs", metavar="SHEET", help="The target's sheet (a file; @NAME in a room)."),
-    ] = None,
-    target_name: Annotated[str | None, typer.Option(help="The target's name.")] = None,
-    dr: Annotated[
-        int | None, typer.Option(min=0, max=1000, help="The target's DR (over the torso).")
-    ] = None,
-    dr_at: Annotated[
-        list[str] | None,
-        typer.Option("--dr-at", metavar="LOC=DR", help="DR over one location: skull=4."),
-    ] = None,
-    hp: Annotated[int | None, typer.Option(min=1, max=10000, help="The target's HP.")] = None,
-    hp_now: Annotated[
-        int | None, typer.Option(min=-100000, max=10000, help="The target's HP now.")
-    ] = None,
+    vs: VsOpt = None,
+    target_name: TargetNameOpt = None,
+    dr: DrOpt = None,
+    dr_at: DrAtOpt = None,
+    hp: HpOpt = None,
+    hp_now: HpNowOpt = None,
     male: Annotated[bool, typer.Option("--male", help="A male humanoid target (B399).")] = False,
     flexible: Annotated[
         bool, typer.Option("--flexible", help="The target's armor is flexible (B379).")

@@ -26,9 +26,20 @@ from ..systems.gurps.locations import require_targetable
 from ..systems.gurps.melee import AttackOptions, DefenseOptions, RangedKind, TorsoMiss
 from .gurps_exchange import exchange_twin, lone_twin
 from .gurps_maneuvers import Situation, gather_situation, situation_params
-from .gurps_target import HptOpt, LptOpt, dr_at_typed, read_parry, target_of, typed_target
+from .gurps_target import (
+    DrAtOpt,
+    DrOpt,
+    HpNowOpt,
+    HpOpt,
+    HptOpt,
+    LptOpt,
+    dr_at_typed,
+    read_parry,
+    target_of,
+    typed_target,
+)
 from .registry import LabelOpt, Twin, twins
-from .sheeted import SheetOpt, labelled, resolved_as, sheet_for
+from .sheeted import SheetOpt, TargetNameOpt, VsOpt, labelled, resolved_as, sheet_for
 
 __all__ = ["target_of"]  # re-exported from .gurps_target
 
@@ -204,11 +215,8 @@ def attack_cmd(
     damage: Annotated[
         str | None, typer.Option(help="The damage, when WEAPON is a level: '2d+1 cut'.")
     ] = None,
-    vs: Annotated[
-        str | None,
-        typer.Option("--vs", metavar="SHEET", help="The target's sheet (a file; @NAME in a room)."),
-    ] = None,
-    target_name: Annotated[str | None, typer.Option(help="The target's name.")] = None,
+    vs: VsOpt = None,
+    target_name: TargetNameOpt = None,
     dodge: IntOpt = None,
     parry: Annotated[
         str | None,
@@ -217,17 +225,10 @@ def attack_cmd(
         ),
     ] = None,
     block: IntOpt = None,
-    dr: Annotated[
-        int | None, typer.Option(min=0, max=1000, help="The target's DR (over the torso).")
-    ] = None,
-    dr_at: Annotated[
-        list[str] | None,
-        typer.Option("--dr-at", metavar="LOC=DR", help="DR over one location: skull=4."),
-    ] = None,
-    hp: Annotated[int | None, typer.Option(min=1, max=10000, help="The target's HP.")] = None,
-    hp_now: Annotated[
-        int | None, typer.Option(min=-100000, max=10000, help="The target's HP now.")
-    ] = None,
+    dr: DrOpt = None,
+    dr_at: DrAtOpt = None,
+    hp: HpOpt = None,
+    hp_now: HpNowOpt = None,
     defense: Annotated[
         str, typer.Option(help="The target's defense: best, dodge, parry, block or none.")
     ] = "best",

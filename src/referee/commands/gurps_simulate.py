@@ -42,8 +42,9 @@ ENCOUNTER_HELP = (
 MAX_FILE = 1_000_000
 
 
-def sheet_stats(sheet: Sheet, weapon: str | None) -> dict[str, Any]:
-    """The simulator's numbers for a combatant from its sheet (see the module).
+def sheet_stats(sheet: Sheet, weapon: str | None, ht: int | None = None) -> dict[str, Any]:
+    """The simulator's numbers for a combatant from its sheet (see the module); ``ht``
+    for a sheet that gives none (a room's fight tracks one for every combatant).
 
     Raises:
         RuleError: not a GURPS sheet, no attack it can roll, no HT or HP.
@@ -63,7 +64,7 @@ def sheet_stats(sheet: Sheet, weapon: str | None) -> dict[str, Any]:
         raise RuleError(f"{sheet.name!r} has no attack with a level and a damage to roll")
     attack = chosen[0]
     hp = sheet.hp if sheet.hp is not None else attrs.get("ST")
-    ht = attrs.get("HT")
+    ht = attrs.get("HT", ht)
     if hp is None or ht is None:
         raise RuleError(f"{sheet.name!r} gives no HP (nor ST) or no HT")
     speed = sheet.basic_speed

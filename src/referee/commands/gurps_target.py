@@ -27,6 +27,10 @@ from .result import Reply, resources_of
 from .sheeted import resolved_as, sheet_for
 
 __all__ = [
+    "DrAtOpt",
+    "DrOpt",
+    "HpNowOpt",
+    "HpOpt",
     "HptOpt",
     "LptOpt",
     "defense_from_sheet",
@@ -62,6 +66,18 @@ def target_of(sheet: Sheet) -> Target:
         lpt=sheet.lpt,
         tolerance=None if len(sheet.injury_tolerance) > 1 else tolerance_of(sheet.injury_tolerance),
     )
+
+
+DrOpt = Annotated[
+    int | None, typer.Option(min=0, max=1000, help="The target's DR (over the torso).")
+]
+DrAtOpt = Annotated[
+    list[str] | None,
+    typer.Option("--dr-at", metavar="LOC=DR", help="DR over one location: skull=4."),
+]
+HpOpt = Annotated[int | None, typer.Option(min=1, max=10000, help="The target's HP.")]
+HpNowOpt = Annotated[int | None, typer.Option(min=-100000, max=10000, help="The target's HP now.")]
+"""The target's numbers, typed (over its sheet's): ``gurps attack`` and ``gurps blow``."""
 
 
 HptOpt = Annotated[

@@ -17,6 +17,8 @@ from ..sheets import Sheet, Trait, require
 from .result import resources_of
 
 __all__ = [
+    "TargetNameOpt",
+    "VsOpt",
     "RESOLVED",
     "SheetOpt",
     "labelled",
@@ -26,6 +28,14 @@ __all__ = [
     "sheet_for",
     "trait_json",
 ]
+
+VsOpt = Annotated[
+    str | None,
+    typer.Option("--vs", metavar="SHEET", help="The target's sheet (a file; @NAME in a room)."),
+]
+"""A target's sheet, which an exchange, a blow or an SWN attack reads its numbers from."""
+TargetNameOpt = Annotated[str | None, typer.Option(help="The target's name.")]
+"""A target's name, over its sheet's."""
 
 SheetOpt = Annotated[
     str | None,

@@ -16,7 +16,7 @@ from ..systems import swn
 from . import swn_sheet as on
 from .registry import LabelOpt, Twin
 from .result import Reply, resources_of
-from .sheeted import SheetOpt, resolved_as
+from .sheeted import SheetOpt, TargetNameOpt, VsOpt, resolved_as
 from .swn import VEX, BonusOpt, SkillOpt, UntrainedOpt, WeaponArg, _known, _twins
 
 __all__: list[str] = []
@@ -67,11 +67,8 @@ def attack(
             help="Shock still harms a target on total defense (the book makes it immune).",
         ),
     ] = False,
-    vs: Annotated[
-        str | None,
-        typer.Option("--vs", metavar="SHEET", help="The target's sheet (a file; @NAME in a room)."),
-    ] = None,
-    target_name: Annotated[str | None, typer.Option(help="The target's name.")] = None,
+    vs: VsOpt = None,
+    target_name: TargetNameOpt = None,
     target_hp: Annotated[
         int | None, typer.Option(min=0, max=10000, help="The target's HP now.")
     ] = None,

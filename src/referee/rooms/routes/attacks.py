@@ -54,15 +54,12 @@ from ...fight.maneuvers import MANEUVERS as MANEUVER_NAMES
 from ...fight.maneuvers import aim_turns, attack_refusal, tracker_modifiers
 from ...sheets import find_attack
 from ...systems.gurps.blows import BLOWS
-from ..db.epochs import Conflict
-from ..db.fightstore import NOTHING
 from ..db.store import Member
 from ..errors import ApiError
-from ..log import view
 from ..service import conflicts, roll_entry, writable
 from .api import Caller, state
 from .models import ERRORS
-from .swnattack import swn_attack
+from .swnattack import answered, applied, swn_attack
 
 __all__ = ["install"]
 
@@ -156,22 +153,8 @@ def install(app: FastAPI) -> None:
                 st.published(room, damage)
                 rolls.append(damage)
                 ev: dict[str, Any] = {"kind": "damage", "combatant": target.id, **extra}
-                try:
-                    logged.extend(
-                        await st.store.fight_event(
-                            room, member.id, ev, damage["seq"], None, _permit
-                        )
-                    )
-                except Conflict as exc:  # the DR stopped it all: the exchange is over
-                    if NOTHING not in str(exc):
-                        raise
-        for e in logged:
-            st.published(room, e)
-        revealed = await st.revealed(room)
-        return {
-            "rolls": [view(e, member.id, revealed) for e in rolls],
-            "entries": [view(e, member.id, revealed) for e in logged],
-        }
+                logged += await applied(st, room, member, ev, damage["seq"])
+        return await answered(st, room, member, rolls, logged)
 
 
 def damage_step(

@@ -24,7 +24,7 @@ from ..errors import ApiError
 from ..log import view
 from ..service import conflicts, roll_entry
 
-__all__ = ["swn_attack"]
+__all__ = ["answered", "applied", "swn_attack"]
 
 
 def _permit(fight: Any, ev: Any, roll: int | None) -> None:
@@ -62,17 +62,32 @@ async def swn_attack(
     result = rolled["result"]
     if not result.get("refused") and result.get("damage"):
         event = {"kind": "damage", "combatant": target.id}
-        try:
-            logged.extend(
-                await st.store.fight_event(room, member.id, event, rolled["seq"], None, _permit)
-            )
-        except Conflict as exc:
-            if NOTHING not in str(exc):
-                raise
+        logged += await applied(st, room, member, event, rolled["seq"])
+    return await answered(st, room, member, [rolled], logged)
+
+
+async def applied(
+    st: Any, room: str, member: Member, event: dict[str, Any], seq: int
+) -> list[dict[str, Any]]:
+    """A damage ``event`` taken from the roll at ``seq``, logged: its entries, or none
+    when the target's DR stopped it all (the exchange is over)."""
+    try:
+        return list(await st.store.fight_event(room, member.id, event, seq, None, _permit))
+    except Conflict as exc:
+        if NOTHING not in str(exc):
+            raise
+        return []
+
+
+async def answered(
+    st: Any, room: str, member: Member, rolls: list[dict[str, Any]], logged: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """An attack's answer: its fight entries published, and ``{"rolls", "entries"}`` as
+    ``member`` may see them."""
     for e in logged:
         st.published(room, e)
     revealed = await st.revealed(room)
     return {
-        "rolls": [view(rolled, member.id, revealed)],
+        "rolls": [view(e, member.id, revealed) for e in rolls],
         "entries": [view(e, member.id, revealed) for e in logged],
     }
