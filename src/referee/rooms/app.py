@@ -35,7 +35,7 @@ from .fanout.notices import Listener
 from .limits import limits_from
 from .page import pages
 from .rolling.reading import read_command
-from .routes import admin, api, attacks, characters, fights, live
+from .routes import admin, api, attacks, characters, fights, live, odds
 from .routes.hot import Hot
 from .routes.models import ERRORS
 from .state import MAX_BODY, RoomsLimits, State
@@ -267,6 +267,7 @@ def create_app(
     admin.install(app)
     fights.install(app)
     attacks.install(app)
+    odds.install(app)
     live.install(app)
     pages.install(app)
     app.add_middleware(Hot)  # innermost: inside the limits below

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -32,12 +33,46 @@ from .sim_oracle import DEAD, FLED, UNCONSCIOUS, UP
 from .sim_result import Counts, Simulation
 from .sim_tables import Array, Tables
 
-__all__ = ["CHUNK", "Simulation", "simulate"]
+__all__ = ["CHUNK", "Simulation", "Start", "simulate"]
 
 _SUMS = np.array([a + b + c for a in range(1, 7) for b in range(1, 7) for c in range(1, 7)])
 """The 216 faces of 3d6, each as its total."""
 CHUNK = 32_768
 """Fights per vectorised batch; each batch has its own stream from the seed."""
+STATES = {"up": UP, "unconscious": UNCONSCIOUS, "dead": DEAD, "fled": FLED}
+"""A fighter's state at the start, by name."""
+
+
+@dataclass(frozen=True, slots=True)
+class Start:
+    """Where every fight starts from: a fight already under way (a room's tracker, issue
+    68 §4), one value a fighter, in the encounter's order. Without one, each fighter
+    starts at full HP, up, and the order of turns is by Basic Speed (B363)."""
+
+    hp: tuple[int, ...]
+    """Each fighter's HP now (its full HP is the encounter's)."""
+    state: tuple[str, ...]
+    """Each one's state: ``up``, ``unconscious``, ``dead`` or ``fled`` (:data:`STATES`)."""
+    stunned: tuple[bool, ...]
+    """Stunned (B420): it rolls HT to recover at its next turn instead of acting."""
+    shock: tuple[int, ...]
+    """The shock penalty on its next turn (B419), 0 for none."""
+    order: tuple[int, ...] = ()
+    """The order of turns, as fighters' indices (every fighter once); empty: by speed."""
+    turn: int = 0
+    """The place in :attr:`order` whose turn it is: the first round starts there."""
+
+    def check(self, enc: Encounter) -> None:
+        """Raises RuleError: a value per fighter missing, or an order that is not one."""
+        c = len(enc.fighters)
+        if not len(self.hp) == len(self.state) == len(self.stunned) == len(self.shock) == c:
+            raise RuleError(f"a start gives one value a fighter: {c} fighters")
+        if any(s not in STATES for s in self.state):
+            raise RuleError(f"a start's states are {', '.join(STATES)}")
+        if self.order and sorted(self.order) != list(range(c)):
+            raise RuleError("a start's order names every fighter once")
+        if not 0 <= self.turn < max(1, len(self.order)):
+            raise RuleError("a start's turn is a place in its order")
 
 
 def simulate(
@@ -46,27 +81,31 @@ def simulate(
     *,
     seed: int | None = None,
     progress: Callable[[int], None] | None = None,
+    start: Start | None = None,
 ) -> Simulation:
-    """Fight ``enc`` ``n`` times, in vectorised batches of :data:`CHUNK`.
+    """Fight ``enc`` ``n`` times, in vectorised batches of :data:`CHUNK`, each from
+    ``start`` when given (a fight under way; its rounds are counted from there).
 
     The same ``seed`` gives the same result on any machine; without one, a seed is
     drawn from the OS's secure source and reported in the result. ``progress`` is
     called with the number of fights done after each batch.
 
     Raises:
-        RuleError: ``n`` is below 1 or above 10⁹.
+        RuleError: ``n`` is below 1 or above 10⁹; a ``start`` that does not fit ``enc``.
     """
     if not 1 <= n <= 10**9:
         raise RuleError(f"runs {n} must be from 1 to 1000000000")
+    if start is not None:
+        start.check(enc)
     if seed is None:
         seed = secrets.randbits(63)
     t = Tables(enc)
     acc = Counts(t)
     done = 0
-    for batch, start in enumerate(range(0, n, CHUNK)):
-        rows = min(CHUNK, n - start)
+    for batch, begun in enumerate(range(0, n, CHUNK)):
+        rows = min(CHUNK, n - begun)
         rng = np.random.default_rng([numpy_seed(seed) or 0, batch])
-        _Batch(t, rows, rng).run(acc)
+        _Batch(t, rows, rng, start).run(acc)
         done += rows
         if progress is not None:
             progress(done)
@@ -76,7 +115,9 @@ def simulate(
 class _Batch:
     """One batch of fights, fought round by round."""
 
-    def __init__(self, t: Tables, n: int, rng: np.random.Generator) -> None:
+    def __init__(
+        self, t: Tables, n: int, rng: np.random.Generator, start: Start | None = None
+    ) -> None:
         self.t, self.n, self.rng = t, n, rng
         c = t.c
         self.hp = np.broadcast_to(t.hp, (n, c)).copy()
@@ -97,6 +138,15 @@ class _Batch:
         key = -t.speed[None, :] + 1e-6 * rng.random((n, c))
         self.order = np.argsort(key, axis=1, kind="stable")
         self.ix = np.arange(n)
+        self.turn = 0
+        if start is not None:
+            self.hp[:] = np.array(start.hp, dtype=np.int64)
+            self.cond[:] = np.array([STATES[s] for s in start.state], dtype=np.int8)
+            self.stunned[:] = np.array(start.stunned, dtype=bool)
+            self.shock[:] = np.array(start.shock, dtype=np.int64)
+            if start.order:
+                self.order = np.broadcast_to(np.array(start.order), (n, c)).copy()
+                self.turn = start.turn
 
     def d3(self, k: int) -> Array:
         """``k`` rolls of 3d6: each of the 216 equally likely faces, as its total."""
@@ -120,7 +170,7 @@ class _Batch:
         for r in range(1, t.enc.max_rounds + 1):
             if not self.live.any():
                 break
-            for k in range(t.c):
+            for k in range(self.turn if r == 1 else 0, t.c):
                 self.slot(self.order[:, k], r)
             if 2 * int(self.live.sum()) < self.n:  # set the finished fights aside
                 self.tally(acc, ~self.live)

@@ -25,12 +25,47 @@ from .combat import attack_modifier
 from .encounter import Encounter, Target
 from .injury import DEATH_ROUNDS, TOOLS
 
-__all__ = ["CHUNK", "Simulation", "simulate", "wilson"]
+__all__ = ["CHUNK", "Simulation", "Start", "simulate", "wilson"]
 
 CHUNK = 65_536
 """Encounters per vectorised batch; each batch has its own stream from the seed."""
 UP, UNCONSCIOUS, MORTAL, STABILIZED, DEAD = range(5)
+STATES = {"up": UP, "unconscious": UNCONSCIOUS, "mortally wounded": MORTAL,
+          "stabilized": STABILIZED, "dead": DEAD}  # fmt: skip
+"""A combatant's state at the start, by name (the room's tracker's conditions)."""
 Array = npt.NDArray[Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Start:
+    """Where every encounter starts from: a fight already under way (a room's tracker,
+    issue 68 §4), one value a combatant, in the encounter's order. Without one, each
+    starts at full HP, up, and initiative is rolled (``003``, "Initiative")."""
+
+    hp: tuple[int, ...]
+    """Each combatant's HP now."""
+    state: tuple[str, ...]
+    """Each one's state, a key of :data:`STATES`."""
+    rounds_down: tuple[int, ...]
+    """The rounds a mortally wounded one has been down (``003``, "Mortal Wounds")."""
+    fled: tuple[bool, ...]
+    """Out of the fight by a broken morale."""
+    order: tuple[int, ...] = ()
+    """The order of turns, as combatants' indices (every one once); empty: rolled."""
+    turn: int = 0
+    """The place in :attr:`order` whose turn it is: the first round starts there."""
+
+    def check(self, enc: Encounter) -> None:
+        """Raises RuleError: a value per combatant missing, or an order that is not one."""
+        c = len(enc.combatants)
+        if not len(self.hp) == len(self.state) == len(self.rounds_down) == len(self.fled) == c:
+            raise RuleError(f"a start gives one value a combatant: {c} combatants")
+        if any(s not in STATES for s in self.state):
+            raise RuleError(f"a start's states are {', '.join(STATES)}")
+        if self.order and sorted(self.order) != list(range(c)):
+            raise RuleError("a start's order names every combatant once")
+        if not 0 <= self.turn < max(1, len(self.order)):
+            raise RuleError("a start's turn is a place in its order")
 
 
 def wilson(k: int, n: int, z: float = 1.959964) -> tuple[float, float]:
@@ -111,28 +146,32 @@ def simulate(
     *,
     seed: int | None = None,
     progress: Callable[[int], None] | None = None,
+    start: Start | None = None,
 ) -> Simulation:
-    """Fight ``enc`` ``n`` times, in vectorised batches of :data:`CHUNK`.
+    """Fight ``enc`` ``n`` times, in vectorised batches of :data:`CHUNK`, each from
+    ``start`` when given (a fight under way; its rounds are counted from there).
 
     The same ``seed`` gives the same result on any machine; without one, a
     seed is drawn from the OS's secure source and reported in the result.
     ``progress`` is called with the number of encounters done after each batch.
 
     Raises:
-        RuleError: ``n`` is below 1 or above 10⁹.
+        RuleError: ``n`` is below 1 or above 10⁹; a ``start`` that does not fit ``enc``.
     """
 
     if not 1 <= n <= 10**9:
         raise RuleError(f"runs {n} must be from 1 to 1000000000")
+    if start is not None:
+        start.check(enc)
     if seed is None:
         seed = secrets.randbits(63)
     tables = _Tables(enc)
     acc = _Acc(enc)
     done = 0
-    for batch, start in enumerate(range(0, n, CHUNK)):
-        rows = min(CHUNK, n - start)
+    for batch, begun in enumerate(range(0, n, CHUNK)):
+        rows = min(CHUNK, n - begun)
         rng = np.random.default_rng([numpy_seed(seed) or 0, batch])
-        _Batch(tables, rows, rng).run(acc)
+        _Batch(tables, rows, rng, start).run(acc)
         done += rows
         if progress is not None:
             progress(done)
@@ -217,7 +256,9 @@ class _Acc:
 class _Batch:
     """One batch of encounters, fought round by round."""
 
-    def __init__(self, t: _Tables, n: int, rng: np.random.Generator) -> None:
+    def __init__(
+        self, t: _Tables, n: int, rng: np.random.Generator, start: Start | None = None
+    ) -> None:
         self.t, self.n, self.rng = t, n, rng
         c = t.c
         self.ix = np.arange(n)
@@ -235,6 +276,18 @@ class _Batch:
         init = rng.integers(1, 9, (n, c)) + t.dex
         key = -4.0 * init + 2.0 * ~t.pc + rng.random((n, c))
         self.order = np.argsort(key, axis=1, kind="stable")
+        self.turn = 0
+        if start is not None:
+            self.hp[:] = np.array(start.hp, dtype=np.int64)
+            self.cond[:] = np.array([STATES[s] for s in start.state], dtype=np.int8)
+            self.rdown[:] = np.array(start.rounds_down, dtype=np.int16)
+            self.fled[:] = np.array(start.fled, dtype=bool)
+            self.ever[:] = self.cond == MORTAL
+            down = self.cond[0] != UP  # the casualties so far, for morale (003)
+            self.losses[:] = np.array([int(down[m].sum()) for m in t.members])
+            if start.order:
+                self.order = np.broadcast_to(np.array(start.order), (n, c)).copy()
+                self.turn = start.turn
 
     def up(self) -> Array:
         up: Array = (self.cond == UP) & ~self.fled
@@ -249,7 +302,7 @@ class _Batch:
             running = ~self.capped & (self.live | (self.cond == MORTAL).any(axis=1))
             if not running.any():
                 break
-            for k in range(t.c):
+            for k in range(self.turn if r == 1 else 0, t.c):
                 self.slot(self.order[:, k], running, r)
             mortal = (self.cond == MORTAL) & running[:, None]
             self.rdown[mortal] += 1

@@ -18,6 +18,7 @@
   let bySide = false;  // the GM's "one roll a side" (SWN), kept across redraws
   let npcSecret = true;  // the GM's NPCs' calls rolled in secret (contract v1.4)
   const applied = new Set();  // rolls whose damage the fight has taken (GM's view)
+  let oddsLine = "";  // the GM's last "odds from here" headline (issue 68 §4), kept across redraws
 
   // A hidden combatant's id names nothing (contract v1.3): a player reads it as such.
   const nameOf = (id) => fightNames[id] || (id && id.startsWith("npc-") ? "a hidden combatant" : id);
@@ -416,6 +417,27 @@
       }
     }
     if (controls.childNodes.length) items.push(controls);
+    if (isGm && ["gurps", "swn"].includes(fight.system) && fight.combatants.length) {
+      // The GM's alone: nothing logged, nothing sent to the players (issue 68 §4).
+      const shown = el("span", "meta odds", oddsLine);
+      shown.setAttribute("aria-live", "polite");
+      const p = el("p", "odds");
+      const say = (text) => {  // into the panel as it is now: it may have redrawn meanwhile
+        oddsLine = text;
+        const now = body.querySelector("span.odds");
+        if (now) now.textContent = text;
+      };
+      p.append(button("Odds of this fight from here", async () => {
+        say("simulating 10,000 fights…");
+        const got = await R.post("fight/odds", { n: 10000 }, "odds of the fight");
+        if (!got) { say(""); return; }
+        const h = got.headline, pct = (p) => (100 * p).toFixed(1) + "%";
+        const wins = Object.entries(h.win).map(([side, p]) => `${side} ${pct(p)}`);
+        if (h.draw >= 0.0005) wins.push(`draw ${pct(h.draw)}`);
+        say(`${wins.join(", ")}; ${h.rounds.toFixed(1)} rounds on average`);
+      }, "odds"), " ", shown);
+      items.push(p);
+    }
     if (isGm && fight.combatants.length) {
       const pick = el("select");
       pick.id = "fight-target";
