@@ -63,6 +63,14 @@ def test_the_gm_gets_odds_that_follow_the_tracker(table: Table) -> None:
     hurt = _odds(table, "gm", n=4000, seed=1)
     assert _win(hurt, "PCs") > _win(fresh, "PCs") + 0.05
     assert hurt.json()["from"]["round"] == fresh.json()["from"]["round"]
+    # Whose turn: the fights start at the current combatant, and at the next once its
+    # turn is spent (a maneuver with no attack left: All-Out Defense, B366)
+    now = hurt.json()["from"]
+    assert now["starts"] == now["current"]
+    _ok(table, "gm", {"kind": "maneuver", "combatant": now["current"],
+                      "maneuver": "all-out defense", "defense": "dodge"})  # fmt: skip
+    spent = _odds(table, "gm", n=100).json()["from"]
+    assert spent["current"] == now["current"] and spent["starts"] != now["current"]
     _ok(table, "gm", {"kind": "set", "combatant": orc, "add": ["unconscious"]})
     over = _odds(table, "gm", n=100)
     assert over.status_code == 422 and "no two sides" in over.json()["error"]

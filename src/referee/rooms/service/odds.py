@@ -9,8 +9,9 @@ sheets in the room: the numbers a simulator fights with (GURPS: :func:`referee.c
 gurps_simulate.sheet_stats`, the sheet's best attack; SWN: AC, attack bonus, the first
 weapon's skill, attribute, damage and Shock). A combatant with no sheet fights with the
 simulators' own defaults for an inline combatant, and the answer names it under
-``assumed``. Left out, as the simulators leave them out: FP, posture (prone), movement,
-ranges, cover, a maneuver already taken this turn.
+``assumed``. A current combatant whose turn is spent starts the fights at the next
+turn. Left out, as the simulators leave them out: FP, posture (prone), movement,
+ranges, cover, an attack still to make this turn (it is made as a whole turn).
 
 The answer is the GM's alone: nothing is logged and nothing is published; the
 simulation draws from the server's own secure source, never from the room's streams.
@@ -109,12 +110,19 @@ def _from(fight: Fight, fighters: list[Combatant], up: list[bool]) -> dict[str, 
 
 
 def _turns(fight: Fight, fighters: list[Combatant]) -> tuple[tuple[int, ...], int]:
-    """The order of turns as indices, and the place of whose turn it is (none: speed)."""
+    """The order of turns as indices, and the place of whose turn it is (none: speed);
+    the next place when the current combatant has spent its turn (a maneuver with no
+    attack left, B363-B366)."""
     if not fight.order or fight.current is None:
         return (), 0
     ids = [c.id for c in fighters]
     order = tuple(range(len(ids)))  # fighters are listed in the tracker's order
-    turn = ids.index(fight.current) if fight.current in ids else 0
+    if fight.current not in ids:
+        return order, 0
+    turn = ids.index(fight.current)
+    now = fight.combatants[fight.current]
+    if now.value("acted") and now.value("attacks") <= 0:
+        turn = (turn + 1) % len(ids)
     return order, turn
 
 
@@ -160,6 +168,7 @@ def _gurps(fight: Fight, fighters: list[Combatant], sheets: Mapping[str, Sheet |
     )
     where = _from(fight, fighters, [s == "up" for s in states])
     where["assumed"] = assumed
+    where["starts"] = fighters[turn].id if order else None  # whose turn the fights start at
 
     def job(n: int, seed: int | None) -> dict[str, Any]:
         return simulation_json(simulate(enc, n, seed=seed, start=start))
@@ -221,6 +230,7 @@ def _swn(fight: Fight, fighters: list[Combatant], sheets: Mapping[str, Sheet | N
     )
     where = _from(fight, fighters, [s == "up" and not f for s, f in zip(states, fled, strict=True)])
     where["assumed"] = assumed
+    where["starts"] = fighters[turn].id if order else None  # whose turn the fights start at
 
     def job(n: int, seed: int | None) -> dict[str, Any]:
         return swn_json(simulate(enc, n, seed=seed, start=start))
