@@ -154,8 +154,10 @@ def test_an_swn_attack_is_one_main_action_a_turn() -> None:
     f = _move(_duel("swn"), "aldo", "attack", attack=True)
     with pytest.raises(RuleError, match="allows no more attacks"):
         _move(f, "aldo", "attack", attack=True)
-    with pytest.raises(RuleError, match="in SWN the fight takes an attack"):
+    with pytest.raises(RuleError, match="in SWN the fight takes an attack or Total Defense"):
         _move(_duel("swn"), "aldo", "aim")
+    f = _move(_duel("swn"), "aldo", "total defense")
+    assert "total defense" in f.combatants["aldo"].conditions  # to its next turn (003)
 
 
 def test_a_log_before_rules_5_takes_no_maneuver() -> None:

@@ -14,7 +14,7 @@ import httpx
 
 from referee.rooms.audit.verify import verify
 from rooms_server import Server, Table
-from test_room_fight import _by_call, _event, _ok
+from test_room_fight import _by_call, _event, _ok, _turn_to
 from test_room_fight_swn import _swn_table
 from test_room_sheets import put
 
@@ -67,13 +67,16 @@ def test_an_swn_fight_that_referees(server: Server) -> None:
         body = {"attacker": "vex", "target": "thug", "weapon": "Knife"}
     out = _attack(table, "alice" if other == "vex" else "gm", body)
     assert out.status_code == 409 and "turn" in out.json()["error"]  # §3
-    if fight["current"] != "vex":
-        _ok(table, "gm", {"kind": "next"})
+    # The thug takes Total Defense on its turn (003: +2 AC, no Shock, to its next turn).
+    _turn_to(table, "thug")
+    _ok(table, "gm", {"kind": "maneuver", "combatant": "thug", "maneuver": "total defense"})
+    _turn_to(table, "vex")
     got = _attack(table, "alice", {"attacker": "vex", "target": "thug", "weapon": "Knife"})
     assert got.status_code == 201, got.text
     (attack,) = got.json()["rolls"]
     # §7: the thug's AC (12, from its sheet) and HP (6, from the tracker), not typed.
     assert attack["visibility"] == "public" and "--ac 12" in attack["resolved"]
+    assert "--total-defense" in attack["command"]
     assert "--target-hp 6" in attack["resolved"] and attack["sheet"] == "vex"
     again = _attack(table, "alice", {"attacker": "vex", "target": "thug", "weapon": "Knife"})
     assert again.status_code == 409 and "Main Action" in again.json()["error"]  # one a turn

@@ -55,8 +55,15 @@ MANEUVERS: dict[str, int] = {
     "ready": 0,
     "concentrate": 0,
     "wait": 0,
+    "total defense": 0,
 }
-"""Each maneuver (B364-B366) and the attacks it allows (All-Out Attack (Double): 2)."""
+"""Each maneuver (B364-B366) and the attacks it allows (All-Out Attack (Double): 2);
+``total defense`` is SWN's (``003``)."""
+
+SWN_MANEUVERS = ("attack", "total defense")
+"""What the fight takes as an SWN combatant's turn (``003``, "Combat"): an attack, its
+Main Action, or Total Defense, which spends it (+2 AC and no Shock until its next turn;
+referee takes it on the combatant's own turn, as the fight's turns go)."""
 
 POSTURES: dict[str, tuple[int, int]] = {
     "standing": (0, 0),
@@ -90,8 +97,10 @@ def maneuver(fight: Fight, ev: Mapping[str, Any]) -> Combatant:
         raise RuleError("maneuvers are GURPS's (B363-B366), and SWN's attack (003)")
     c = fight.combatant(ev["combatant"])
     name = str(ev["maneuver"]).lower()
-    if fight.system == "swn" and name != "attack":
-        raise RuleError("in SWN the fight takes an attack, a Main Action (003), as its maneuver")
+    if (fight.system == "swn") != (name in SWN_MANEUVERS) and name != "attack":
+        raise RuleError(
+            "in SWN the fight takes an attack or Total Defense (003); in GURPS, B364-B366's"
+        )
     if name not in MANEUVERS:
         raise RuleError(f"no maneuver {ev['maneuver']!r}: one of " + ", ".join(MANEUVERS))
     if not fight.round or fight.current is None:

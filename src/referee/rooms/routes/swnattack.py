@@ -55,6 +55,8 @@ async def swn_attack(
         f"@{attacker.sheet}", "swn", "attack", shlex.quote(weapon), f"--ac {ac}",
         "--target-name", shlex.quote(target.name), f"--target-hp {max(0, target.value('hp'))}",
     ]  # fmt: skip
+    if "total defense" in target.conditions:  # 003: +2 AC, and no Shock on a miss
+        words.append("--total-defense")
     seen = visibility or ("gm" if attacker.owner == "gm" else "public")
     rolled = await roll_entry(st, room, member, " ".join(words), seen)
     st.published(room, rolled)
