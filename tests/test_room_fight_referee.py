@@ -300,3 +300,19 @@ def test_aim_adds_the_weapons_acc_and_a_missile_cannot_be_parried(table: Table) 
                     assert labels and not any("Parry" in label for label in labels), labels
         _ok(table, "gm", {"kind": "set", "combatant": "wren", "drop": ["prone"]})
     assert verify(table.export("gm")).ok
+
+
+def test_a_bad_location_is_refused_before_the_maneuver_is_spent(table: Table) -> None:
+    """An attack at a location its damage may not reach (B399: a cut at the vitals) or
+    that does not exist is refused before anything is logged: the attacker keeps her
+    turn's attack."""
+    orc = _duel(table)
+    _turn_to(table, "dai")
+    size = len(table.log("gm"))
+    for where in ("vitals", "elbow"):
+        body = {"attacker": "dai", "target": orc, "weapon": "Knife (Swung)", "location": where}
+        got = _attack(table, "alice", body)
+        assert got.status_code == 422, got.text
+    assert len(table.log("gm")) == size
+    body = {"attacker": "dai", "target": orc, "weapon": "Knife (Swung)", "location": "skull"}
+    assert _attack(table, "alice", body).status_code == 201

@@ -54,6 +54,8 @@ from ...fight.maneuvers import MANEUVERS as MANEUVER_NAMES
 from ...fight.maneuvers import aim_turns, attack_refusal, tracker_modifiers
 from ...sheets import find_attack
 from ...systems.gurps.blows import BLOWS
+from ...systems.gurps.damage import read_damage
+from ...systems.gurps.locations import require_targetable
 from ..db.store import Member
 from ..errors import ApiError
 from ..service import conflicts, roll_entry, writable
@@ -112,6 +114,11 @@ def install(app: FastAPI) -> None:
             return await swn_attack(st, room, member, attacker, target, body.weapon,
                                     body.visibility)  # fmt: skip
         level, dice, ranged = await _weapon(st, room, attacker, body.weapon)  # before any die
+        if body.location:  # a location the blow may not reach is refused before anything
+            try:
+                require_targetable(body.location, read_damage(dice).damage_type, False)
+            except RefereeError as exc:
+                raise ApiError(422, str(exc)) from None
         name = _maneuver_of(attacker, body.maneuver)
         move = {"kind": "maneuver", "combatant": attacker.id, "maneuver": name, "attack": True}
         if body.maneuver == "all-out attack (double)":
