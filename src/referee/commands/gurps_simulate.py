@@ -31,7 +31,13 @@ if TYPE_CHECKING:
     from ..systems.gurps.sim_encounter import Encounter
     from ..systems.gurps.simulate import Simulation
 
-__all__ = ["ENCOUNTER_HELP", "load_encounter", "sheet_stats", "simulation_json"]
+__all__ = [
+    "ENCOUNTER_HELP",
+    "encounter_from_text",
+    "load_encounter",
+    "sheet_stats",
+    "simulation_json",
+]
 
 GURPS_ENCOUNTERS = examples.GURPS_ENCOUNTERS
 ENCOUNTER_HELP = (
@@ -126,6 +132,33 @@ def load_encounter(name: str) -> Encounter:
             raise RuleError(f"{ref}: {exc}") from None
 
     return encounter_from_data(data, text, str(path), sheets)
+
+
+def encounter_from_text(text: str, where: str) -> Encounter:
+    """The encounter in ``text`` (a file sent in a chat, named ``where``): its sheets
+    are the shipped ones only (``example:NAME``) or the numbers given inline, as no file
+    is read here.
+
+    Raises:
+        RuleError: malformed TOML or encounter; a sheet that is not an example.
+    """
+    from ..systems.gurps.sim_encounter import encounter_from_data
+
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise RuleError(f"{where}: not valid TOML: {exc}") from None
+
+    def sheets(ref: str, weapon: str | None) -> Mapping[str, Any]:
+        if not examples.is_example(ref):
+            raise RuleError(f"{ref}: only example: sheets here, or the numbers inline")
+        try:
+            file = examples.path(ref, examples.SHEETS)
+            return sheet_stats(read_sheet(_read(file, "sheet")), weapon)
+        except SheetError as exc:
+            raise RuleError(f"{ref}: {exc}") from None
+
+    return encounter_from_data(data, text, where, sheets)
 
 
 @command(

@@ -35,6 +35,7 @@ from .characters import carried, named_sheet, sheet_of
 from .members import member_of, missed_note
 from .replies import blind_note, embed, message, note
 from .rest import RestError
+from .simulating import asks_simulation, simulate
 from .slash import command_line
 from .store import Channel
 
@@ -54,12 +55,17 @@ UNLOGGED = "No room: this roll is not logged (a GM links one with /referee link)
 
 
 def private(call: Call) -> bool:
-    """Whether the reply is ephemeral: any roll that is not public (from the options)."""
+    """Whether the reply is ephemeral: any roll that is not public (from the options),
+    and a simulation (:mod:`.simulating`)."""
+    if asks_simulation(call.data):
+        return True
     return command_line(call.data).visibility != "public"
 
 
 async def roll(bot: Discord, call: Call) -> Done:
-    """A rolling command, or an odds one (which rolls nothing)."""
+    """A rolling command, or an odds one (which rolls nothing), or a simulation."""
+    if asks_simulation(call.data):
+        return await simulate(bot, call)
     try:
         return await _roll(bot, call)
     except ApiError as exc:

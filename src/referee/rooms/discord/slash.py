@@ -30,7 +30,7 @@ from typing import Any
 
 from ...commands import reader
 from ...commands.registry import COMMANDS
-from .own import BOOLEAN, INTEGER, NUMBER, OWN, STRING, SUB_COMMAND
+from .own import ATTACHMENT, BOOLEAN, INTEGER, NUMBER, OWN, STRING, SUB_COMMAND
 
 __all__ = [
     "EPHEMERAL",
@@ -67,6 +67,18 @@ _NOT_HERE = {
 """Options typed in ``more`` or an argument that belong to the CLI alone, refused here
 (the rooms' reader refuses them too: this says why, and where to look instead)."""
 VISIBILITIES = ("public", "secret", "blind")
+SIMULATE: dict[str, Any] = {
+    "type": SUB_COMMAND,
+    "name": "simulate",
+    "description": "Fight an encounter file many times: win odds, rounds (only you see it).",
+    "options": [
+        {"type": ATTACHMENT, "name": "file", "required": True,
+         "description": "The encounter (.toml): example: sheets or numbers inline"},
+        {"type": INTEGER, "name": "runs", "min_value": 1, "max_value": 20_000,
+         "description": "Fights to simulate (10,000 by default)"},
+    ],
+}  # fmt: skip
+"""``/gurps simulate`` and ``/swn simulate`` (:mod:`.simulating`)."""
 MORE = "more"
 
 
@@ -182,7 +194,7 @@ def application_commands() -> list[dict[str, Any]]:
     ['roll', 'odds', 'fudge', 'gurps', 'swn', 'sheet', 'seed', 'referee']
     >>> gurps = next(c for c in application_commands() if c["name"] == "gurps")
     >>> [s["name"] for s in gurps["options"]]
-    ['attack', 'blow', 'check', 'contest', 'damage', 'defend', 'reaction', 'slam']
+    ['attack', 'blow', 'check', 'contest', 'damage', 'defend', 'reaction', 'slam', 'simulate']
     """
     commands, group = _registry()
     out: list[dict[str, Any]] = []
@@ -204,6 +216,8 @@ def application_commands() -> list[dict[str, Any]]:
                 continue
             twin = (system, "odds", path[1]) in commands
             subs.append(_subcommand(path[1], node.commands[path[1]], twin, meta.secret))
+        if system in ("gurps", "swn"):
+            subs.append(copy.deepcopy(SIMULATE))
         out.append({"name": system, "description": _short(node.help), "options": subs})
 
     out.extend(copy.deepcopy(OWN))
