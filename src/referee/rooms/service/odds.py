@@ -74,12 +74,29 @@ async def fight_odds(st: State, room: str, member: Member, n: int, seed: int | N
     except RefereeError as exc:
         raise ApiError(422, str(exc)) from None
     try:
-        data: dict[str, Any] = await asyncio.to_thread(job, n, seed)
+        async with _running():  # at most RUNNING at once on this server: each is bounded
+            data: dict[str, Any] = await asyncio.to_thread(job, n, seed)
     except RefereeError as exc:
         raise ApiError(422, str(exc)) from None
     data["from"] = start
     data["headline"] = _headline(data)
     return data
+
+
+RUNNING = 2
+"""Simulations one server runs at once (each in a worker thread, on this machine's two
+cores); more wait their turn, as new commands do (:attr:`..limits.RoomsLimits.readers`)."""
+
+_SLOTS: dict[asyncio.AbstractEventLoop, asyncio.Semaphore] = {}
+
+
+def _running() -> asyncio.Semaphore:
+    """This event loop's semaphore of :data:`RUNNING` slots."""
+    loop = asyncio.get_running_loop()
+    slots = _SLOTS.get(loop)
+    if slots is None:
+        slots = _SLOTS[loop] = asyncio.Semaphore(RUNNING)
+    return slots
 
 
 def _headline(data: Mapping[str, Any]) -> dict[str, Any]:
