@@ -189,6 +189,7 @@
       && !(x.conditions || []).includes("dead"));
     if (!foes.length || !["gurps", "swn"].includes(fight.system) || !c.sheet) return null;
     if (fight.current !== c.combatant || c.down || c.out) return null;
+    if ((c.conditions || []).includes("stunned")) return null;  // B420: no action but Do Nothing
     const pick = aiming[c.combatant] || (aiming[c.combatant] = { weapon: "", target: "" });
     const weapon = el("select");
     weapon.setAttribute("aria-label", `${c.name}'s weapon`);
@@ -254,7 +255,11 @@
     const row = el("div", "maneuver-row write");
     const pick = el("select");
     pick.setAttribute("aria-label", `${c.name}'s maneuver`);
-    OTHER.forEach(([, , label], i) => { const o = el("option", "", label); o.value = String(i); pick.append(o); });
+    const stunned = (c.conditions || []).includes("stunned");  // B420: Do Nothing alone
+    OTHER.forEach(([name, , label], i) => {
+      if (stunned && name !== "do nothing") return;
+      const o = el("option", "", label); o.value = String(i); pick.append(o);
+    });
     row.append(pick, " ", button("Take", () => {
       const [maneuver, extra] = OTHER[Number(pick.value)];
       send({ kind: "maneuver", combatant: c.combatant, maneuver, ...extra });
