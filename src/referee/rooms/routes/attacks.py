@@ -251,7 +251,7 @@ async def _defense(
         return True, [], list(made)
     if target.owner == "gm" and gm_rolls:  # the GM rolls this NPC's defense by hand
         event = {"kind": "exchange", "combatant": target.id, "attacker": attacker.id,
-                 "command": choices[0]["command"], "then": then}  # fmt: skip
+                 "command": unnamed(choices[0]["command"]), "then": then}  # fmt: skip
         made = await conflicts(st.store.fight_event(room, member.id, event, None, None, _permit))
         return True, [], list(made)
     # The server rolls the best one: the GM's secret roll for an NPC; a player's
@@ -267,6 +267,26 @@ async def _defense(
         event["retreat"] = True
     entries = await conflicts(st.store.fight_event(room, "gm", event, rolled["seq"], None, _permit))
     return bool(rolled["result"].get("success")), [rolled], list(entries)
+
+
+def unnamed(command: str) -> str:
+    """An NPC's defense as its public ``exchange`` event carries it: without the weapon it
+    parries or blocks with and without the label that names it (``gurps defend parry
+    --retreat --mod -4``), so that nothing of its sheet shows (rules 3); rolled as its
+    sheet, it parries with its best weapon."""
+    words = shlex.split(command)
+    kept = words[:3]
+    rest = words[3:]
+    if rest and not rest[0].startswith("--"):
+        rest = rest[1:]  # the weapon
+    i = 0
+    while i < len(rest):
+        if rest[i] == "--label":
+            i += 2
+            continue
+        kept.append(rest[i])
+        i += 1
+    return shlex.join(kept)
 
 
 async def _sheet(st: Any, room: str, c: Combatant) -> Any:
