@@ -326,3 +326,36 @@ def test_an_npcs_defense_command_names_nothing_of_its_sheet() -> None:
     chosen = "gurps defend parry 'Broadsword (Swung)' --retreat --mod -4 --label 'Parry (x)'"
     assert unnamed(chosen) == "gurps defend parry --retreat --mod -4"
     assert unnamed("gurps defend dodge --retreat") == "gurps defend dodge --retreat"
+
+
+def test_a_defense_calls_choices_carry_the_state_and_verify_checks_them(table: Table) -> None:
+    """B551: prone, −3 to every active defense. Dai, prone, is offered her defenses each
+    at −3 (`--mod -3`), and `referee verify` recomputes that from the fight: an export
+    whose choices leave it out is not the fight's."""
+    orc = _duel(table)
+    _ok(table, "gm", {"kind": "set", "combatant": "dai", "add": ["prone"]})
+    offered = None
+    for _ in range(20):
+        _turn_to(table, orc)
+        got = _attack(table, "gm", {"attacker": orc, "target": "dai", "weapon": "Broadsword"})
+        assert got.status_code == 201, got.text
+        calls = [c for e in got.json()["entries"] for c in e.get("calls", [])
+                 if c["kind"] == "defense"]  # fmt: skip
+        if calls:
+            offered = calls[0]
+            break
+    assert offered is not None, "the orc never hit Dai in 20 attacks"
+    assert all("--mod -3" in c["command"] and "prone -3" in c["label"] for c in offered["choices"])
+    log = table.export("gm")
+    assert check_fight(log)[2] == []
+    forged = []
+    for e in log:
+        event = e.get("event")
+        if isinstance(event, dict) and event.get("kind") == "exchange" and event.get("choices"):
+            plain = [
+                {**c, "command": c["command"].replace(" --mod -3", "")} for c in event["choices"]
+            ]
+            e = {**e, "event": {**event, "choices": plain, "command": plain[0]["command"]}}
+        forged.append(e)
+    wrong = [w for _s, w in check_fight(forged)[2]]
+    assert any("defense offered" in w and "not the fight's" in w for w in wrong), wrong

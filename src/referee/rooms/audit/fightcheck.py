@@ -19,7 +19,8 @@ from typing import Any
 
 from ...errors import RefereeError
 from ...fight import numbers
-from ...fight.maneuvers import tracker_modifiers
+from ...fight.maneuvers import defense_modifiers as state_defense_modifiers
+from ...fight.maneuvers import defenses_allowed, tracker_modifiers
 from ..fightlog import Seen, events_of, replay_seen
 
 __all__ = ["check_fight"]
@@ -47,24 +48,66 @@ def check_fight(entries: list[dict[str, Any]]) -> tuple[int, int, list[tuple[int
             fill=lambda ev, why: _filled(ev, why, by_seq),
         )
 
-    # The fight replayed up to each roll the tracker put modifiers on (contract v1.4),
-    # and those modifiers recomputed from it; then the rest.
+    # The fight replayed up to each roll the tracker put modifiers on, and each defense
+    # call offered with its choices (contract v1.4), those modifiers recomputed from it;
+    # then the rest.
     seen: Seen | None = None
     at = 0
-    for roll in entries:
-        if roll.get("kind") != "roll" or not isinstance(roll.get("tracker"), list):
+    for point in entries:
+        check = _checkpoint(point)
+        if check is None:
             continue
-        seq = int(roll.get("seq", 0))
+        seq = int(point.get("seq", 0))
         part = []
         while at < len(entries) and int(entries[at].get("seq", 0)) < seq:
             part.append(entries[at])
             at += 1
         seen = replayed(part, seen)
-        wrong = _tracked(seen, roll)
+        wrong = check(seen, point)
         if wrong:
             problems.append((seq, wrong))
     seen = replayed(entries[at:], seen)
     return seen.checked, seen.adopted, problems
+
+
+def _checkpoint(e: Mapping[str, Any]) -> Any:
+    """The check to make of ``e`` against the fight as the log stood before it, if any:
+    an attack roll's ``tracker`` (:func:`_tracked`), a defense call's choices
+    (:func:`_offered`, on the first entry of its ``exchange`` event)."""
+    if e.get("kind") == "roll" and isinstance(e.get("tracker"), list):
+        return _tracked
+    event = e.get("event")
+    part = e.get("part")
+    if isinstance(event, Mapping) and event.get("kind") == "exchange" and event.get("choices"):
+        if isinstance(part, list) and part and part[0] == 0:
+            return _offered
+    return None
+
+
+def _offered(seen: Seen, e: Mapping[str, Any]) -> str | None:
+    """What is wrong with a defense call's choices (contract v1.4): each defense one the
+    defender's state allows (:func:`referee.fight.maneuvers.defenses_allowed`), with the
+    state's modifiers (:func:`referee.fight.maneuvers.defense_modifiers`: stun, posture,
+    All-Out Defense) as its ``--mod``; None when they hold or the exporter cannot know.
+    (Its levels come from the defender's sheet, which an export does not hold.)"""
+    if seen.unseen:
+        return None
+    event = e["event"]
+    c = seen.fight.combatants.get(str(event.get("combatant")))
+    if c is None:
+        return None
+    allowed = defenses_allowed(c)
+    for choice in event.get("choices") or ():
+        words = str(choice.get("command", "")).split()
+        kind = words[2] if len(words) > 2 else ""
+        mods = [int(words[i + 1]) for i, w in enumerate(words[:-1]) if w == "--mod"]
+        want = [m for _, m in state_defense_modifiers(c, kind)]
+        if kind not in allowed or mods != want:
+            return (
+                f"the defense offered at {e.get('seq')} is not the fight's: "
+                f"{choice.get('label')!r} (the fight gives {kind} {want})"
+            )
+    return None
 
 
 def _tracked(seen: Seen, roll: Mapping[str, Any]) -> str | None:
