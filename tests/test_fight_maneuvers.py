@@ -164,3 +164,22 @@ def test_a_log_before_rules_5_takes_no_maneuver() -> None:
     """Fight rules 5 brought maneuvers: an event of rules 4 naming one is refused."""
     with pytest.raises(RuleError, match="from rules 5"):
         fight.step(_duel(), {"kind": "maneuver", "combatant": "aldo", "maneuver": "aim"}, rules=4)
+
+
+def test_the_room_setting_gives_the_gm_every_pcs_defenses() -> None:
+    """Contract v1.4: "The GM may set a room or a combatant to have the GM roll its
+    defenses": a ``defenses`` event sets each PC's ``gm_defends``, and one added later
+    takes it too; the players' own again when the GM sets it back."""
+    f = fight.begin("gurps")
+    f = fight.step(f, {"kind": "add", "combatant": "aldo", "values": {}, "pc": True}).fight
+    f = fight.step(f, {"kind": "add", "combatant": "orc", "values": {}}).fight
+    f = fight.step(f, {"kind": "defenses", "gm": True}).fight
+    assert f.combatants["aldo"].value("gm_defends") == 1 and not f.combatants["orc"].value(
+        "gm_defends"
+    )
+    f = fight.step(f, {"kind": "add", "combatant": "bryn", "values": {}, "pc": True}).fight
+    assert f.combatants["bryn"].value("gm_defends") == 1
+    f = fight.step(f, {"kind": "defenses", "gm": False}).fight
+    assert not any(c.value("gm_defends") for c in f.combatants.values())
+    with pytest.raises(RuleError, match="GURPS's setting"):
+        fight.step(_duel("swn"), {"kind": "defenses", "gm": True})

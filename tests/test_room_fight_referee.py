@@ -359,3 +359,28 @@ def test_a_defense_calls_choices_carry_the_state_and_verify_checks_them(table: T
         forged.append(e)
     wrong = [w for _s, w in check_fight(forged)[2]]
     assert any("defense offered" in w and "not the fight's" in w for w in wrong), wrong
+
+
+def test_the_gm_may_roll_every_pcs_defense_by_the_rooms_setting(table: Table) -> None:
+    """Contract v1.4: "The GM may set a room ... to have the GM roll its defenses; the
+    rule and the setting are logged": with the setting on, the orc's hit on Dai opens no
+    call, and her best defense is rolled by the server, public, as her sheet. A player
+    may not change the setting."""
+    orc = _duel(table)
+    assert _event(table, "alice", {"kind": "defenses", "gm": True}).status_code == 403
+    (entry,) = _ok(table, "gm", {"kind": "defenses", "gm": True})
+    assert entry["combatant"] == "dai" and entry["values"]["gm_defends"] == [0, 1]
+    for _ in range(20):
+        _turn_to(table, orc)
+        got = _attack(table, "gm", {"attacker": orc, "target": "dai", "weapon": "Broadsword"})
+        assert got.status_code == 201, got.text
+        assert not [c for e in got.json()["entries"] for c in e.get("calls", [])
+                    if c["kind"] == "defense"]  # fmt: skip
+        rolls = got.json()["rolls"]
+        defended = [r for r in rolls[1:] if "gurps defend" in r.get("command", "")]
+        if defended:
+            assert defended[0]["visibility"] == "public" and defended[0]["sheet"] == "dai"
+            break
+    else:
+        raise AssertionError("the orc never hit Dai in 20 attacks")
+    assert verify(table.export("alice")).ok

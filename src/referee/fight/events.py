@@ -85,6 +85,7 @@ EVENTS: dict[str, tuple[tuple[str, str], ...]] = {
         ("expression", "str?"),
     ),
     "defend": (("combatant", "id"), ("defense", "str"), ("success", "bool"), ("retreat", "bool?")),
+    "defenses": (("gm", "bool"),),
     "maneuver": (
         ("combatant", "id"),
         ("maneuver", "str"),

@@ -178,6 +178,10 @@ class Fight:
     rules: int = field(default=1, compare=False)
     """The rules of the event being applied (:data:`.events.RULES`): from 2, a
     combatant out of the fight gets no turn and its calls close."""
+    gm_defends_pcs: bool = False
+    """The room's setting (contract v1.4, a ``defenses`` event): the GM rolls the players'
+    characters' defenses, for speed; each PC carries it as ``gm_defends``, one added
+    later too."""
 
     def __post_init__(self) -> None:
         if self.system not in SYSTEMS:
@@ -229,6 +233,7 @@ class Fight:
             tuple(calls),
             counts,
             self.rules,
+            self.gm_defends_pcs,
         )
 
     def turned(self, order: tuple[str, ...], current: str | None, round: int) -> Fight:
@@ -245,6 +250,7 @@ class Fight:
             self.calls,
             self.counts,
             self.rules,
+            self.gm_defends_pcs,
         )
 
     def put(self, c: Combatant) -> Fight:
@@ -263,6 +269,7 @@ class Fight:
             self.calls,
             self.counts,
             self.rules,
+            self.gm_defends_pcs,
         )
 
     def turn_json(self) -> dict[str, Any]:

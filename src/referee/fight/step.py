@@ -105,6 +105,8 @@ def _event(fight: Fight, ev: Mapping[str, Any]) -> tuple[Fight, tuple[Record, ..
         return fight.put(shown), (Record("combatant", shown.json()),)
     if kind == "exchange":
         return exchange(fight, ev), ()
+    if kind == "defenses":
+        return _defenses(fight, bool(ev["gm"])), ()
     if kind == "maneuver":
         if fight.rules < MANEUVER_RULES:
             raise RuleError(f"maneuvers are the fight's from rules {MANEUVER_RULES}")
@@ -150,6 +152,8 @@ def _add(fight: Fight, ev: Mapping[str, Any]) -> tuple[Fight, tuple[Record, ...]
             "(it then takes its place in it)"
         )
     values = dict(ev["values"])
+    if fight.gm_defends_pcs and ev.get("pc") and fight.system == "gurps":
+        values.setdefault("gm_defends", 1)  # the room's setting (a defenses event)
     fill = {"gurps": gurps.defaults, "swn": swn_rules.swn_defaults}.get(
         fight.system, swn_rules.fudge_defaults
     )
@@ -221,6 +225,22 @@ def _set(fight: Fight, c: Combatant, ev: Mapping[str, Any]) -> Combatant:
         raise RuleError(f"{c.name} has no Luck Point left to spend")
     conditions = (out.conditions - set(ev.get("drop", ()))) | set(ev.get("add", ()))
     return out.with_conditions(frozenset(conditions))
+
+
+def _defenses(fight: Fight, gm: bool) -> Fight:
+    """The room's setting of who rolls the players' characters' defenses (contract v1.4,
+    "the defender chooses her defense": the GM may set a room to roll them, for speed):
+    ``gm`` the GM, else each player her own. Each PC in the fight takes it as its
+    ``gm_defends``, and so does one added later (:func:`_add`)."""
+    if fight.system != "gurps":
+        raise RuleError("who rolls the defenses is GURPS's setting (B374-B377)")
+    if fight.rules < MANEUVER_RULES:
+        raise RuleError(f"the defenses setting is the fight's from rules {MANEUVER_RULES}")
+    out = replace(fight, gm_defends_pcs=gm)
+    for cid, c in fight.combatants.items():
+        if c.pc and cid not in fight.removed:
+            out = out.put(c.with_values(gm_defends=1 if gm else 0))
+    return out
 
 
 def _result(fight: Fight, c: Combatant, kind: str, ok: bool, margin: int, crit: bool) -> Combatant:

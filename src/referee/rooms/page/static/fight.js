@@ -416,9 +416,8 @@
       const pcs = fight.combatants.filter((c) => c.pc && !c.out && c.sheet && fight.system === "gurps");
       if (pcs.length) {  // v1.4: the players roll their own defenses, unless the GM does
         const all = pcs.every((c) => c.values.gm_defends);
-        controls.append(" ", button(all ? "Players roll their defenses" : "I roll every PC's defenses", () => {
-          for (const c of pcs) send({ kind: "set", combatant: c.combatant, values: { gm_defends: all ? 0 : 1 } });
-        }, "pc-defenses"));
+        controls.append(" ", button(all ? "Players roll their defenses" : "I roll every PC's defenses",
+          () => send({ kind: "defenses", gm: !all }), "pc-defenses"));
       }
     }
     if (controls.childNodes.length) items.push(controls);
