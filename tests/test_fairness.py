@@ -16,6 +16,7 @@ from conftest import chi_square_ok
 from referee import commands
 from referee.rooms.audit.verify import Report, verify
 from referee.rooms.log import GENESIS, chain_link, digest, seal
+from referee.rooms.signing import Signer
 from referee.stream import HmacStream, commitment, mix
 from rooms_server import Table, make_table, running
 from zygote import run as referee_cli
@@ -211,11 +212,18 @@ def _entries(session: tuple[Table, Path]) -> list[dict[str, Any]]:
     return [json.loads(line) for line in (session[1] / "gm.jsonl").read_text().splitlines()]
 
 
+FORGER = Signer.from_seed(b"forger's own key, not the server")
+"""A key anyone may make: it signs the heads of a re-chained export (contract v1.5)."""
+
+
 def _reseal(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """What a forger with the export could do: recompute every digest and chain link."""
+    """What a forger with the export could do: recompute every digest and chain link,
+    and sign every head again with a key of their own (only ``--key`` tells it apart)."""
     out, previous = [], GENESIS
     for e in entries:
         body = {k: v for k, v in e.items() if k not in ("digest", "chain")}
+        if e["kind"] == "head":
+            body.update(FORGER.head(e["room"], e["over"], previous))
         sealed = seal(body, previous) if not e.get("redacted") else e
         out.append(sealed)
         previous = sealed["chain"]

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Annotated
+from typing import Annotated, NoReturn
 
 import typer
 
@@ -22,10 +22,17 @@ draws are the stream's but whose result another version of referee (its engine)
 wrote otherwise is a change of version, not tampering: listed apart, exit 0.
 Rolls whose epoch was locked with no player seed are not provable: the report counts
 them and names their rollers; with --require-seeds, any such roll by a player exits 1.
+With --key (the fingerprint the room's page shows) or --server, every signed head must
+be that server key's, over this very chain: a log rewritten and re-chained fails.
+Without either, the report says that it checked no signature.
 
 Examples:
 
   referee verify room-export.jsonl
+
+  referee verify room-export.jsonl --key FINGERPRINT
+
+  referee verify room-export.jsonl --server https://dice.example.org
 
   referee verify room-export.jsonl --require-seeds
 
@@ -42,19 +49,38 @@ def verify(
             help="Exit 1 if any player's roll had no player seed in its mix (not provable).",
         ),
     ] = False,
+    key: Annotated[
+        str | None,
+        typer.Option(
+            "--key",
+            metavar="FINGERPRINT",
+            help="The server key's fingerprint (the room's page shows it): every signed "
+            "head must be that key's.",
+        ),
+    ] = None,
+    server: Annotated[
+        str | None,
+        typer.Option(
+            "--server",
+            metavar="URL",
+            help="Ask the room's server for its key (GET URL/api/key) and check as --key.",
+        ),
+    ] = None,
 ) -> None:
-    """Check a game room's exported log: the chain, the seeds, and every roll's dice."""
+    """Check a game room's exported log: the chain, the seeds, every roll's dice and text,
+    and the server's signatures."""
 
     # here, not at the top: each import costs 113-118 ms of start-up otherwise (issue 53)
     from ..rooms.audit.verify import read_export
     from ..rooms.audit.verify import verify as check
 
+    fingerprint = _trusted_key(key, server)
     try:
         entries = read_export(export)
     except (OSError, ValueError, UnicodeDecodeError) as exc:
         print(f"error: cannot read {export}: {exc}", file=sys.stderr)
         raise typer.Exit(2) from None
-    report = check(entries)
+    report = check(entries, fingerprint)
     print(json.dumps(report.as_json()) if as_json else report.text())
     if require_seeds and report.unprovable_players:
         n = report.unprovable_players
@@ -65,6 +91,39 @@ def verify(
         )
         raise typer.Exit(1)
     raise typer.Exit(0 if report.ok else 1)
+
+
+def _trusted_key(key: str | None, server: str | None) -> str | None:
+    """The fingerprint to check the heads against: ``--key``'s, or the one the server at
+    ``--server`` serves (its key's sha256, checked here). Exits 2 on a malformed
+    fingerprint, both options at once, or a server that does not answer with a key."""
+    from ..rooms.signing import FINGERPRINT, fingerprint
+
+    if key is not None and server is not None:
+        _fail("give --key or --server, not both")
+    if key is not None:
+        key = key.strip().lower()
+        if not FINGERPRINT.fullmatch(key):
+            _fail(f"--key {key[:80]!r} is not a fingerprint: 64 hex digits, as the page shows")
+        return key
+    if server is None:
+        return None
+    import httpx
+
+    url = server.rstrip("/") + "/api/key"
+    try:
+        got = httpx.get(url, timeout=10, follow_redirects=True).raise_for_status().json()
+        public, said = bytes.fromhex(got["key"]), str(got["fingerprint"])
+    except (httpx.HTTPError, ValueError, KeyError, TypeError) as exc:
+        _fail(f"cannot read the server's key from {url}: {exc}")
+    if fingerprint(public) != said or got.get("algorithm") != "ed25519":
+        _fail(f"{url} serves a key whose fingerprint is not its own")
+    return said
+
+
+def _fail(message: str) -> NoReturn:
+    print(f"error: {message}", file=sys.stderr)
+    raise typer.Exit(2)
 
 
 SERVE_EXAMPLES = """Examples:

@@ -49,7 +49,7 @@ GENESIS = "0" * 64
 """The chain before seq 0."""
 
 KINDS = ("room", "join", "epoch", "seed", "lock", "roll", "reveal", "close", "declassify", "sheet",
-         "leave", "invite", "archive", "token", "combatant", "change", "turn")  # fmt: skip
+         "leave", "invite", "archive", "token", "combatant", "change", "turn", "head")  # fmt: skip
 """Every kind of entry."""
 
 FIGHT_KINDS = ("combatant", "change", "turn")

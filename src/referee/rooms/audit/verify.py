@@ -6,8 +6,12 @@ gaps; every digest (of a non-redacted entry) and every chain link; each revealed
 seed against its commitment; each lock's mix against its seeds; each verifiable
 roll's draws against the stream; and that re-running each roll's command (its
 ``resolved`` command, for a roll made as a character) on its draws gives its
-result. It reports, per epoch, the rolls verified, those whose mix had no player
-seed, those waiting for a seed, and those redacted for the exporter.
+result and its text, as a reader reads them (:mod:`.replay`, contract v1.5). It
+checks the server's signed heads (:mod:`.signatures`), against the key it is given
+if any. It reports, per epoch, the rolls verified, those whose mix had no player
+seed, those waiting for a seed (and why), and those redacted for the exporter; and
+its last line says what it could not check, and why, never "every check holds"
+alone.
 
 A roll whose epoch was locked with no player seed is *not provable*: the server
 alone chose its stream (contract v1.2). The report counts them, whether their dice
@@ -17,20 +21,17 @@ is what ``referee verify --require-seeds`` refuses.
 
 from __future__ import annotations
 
-import functools
 import json
 from collections import Counter
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ... import __version__, commands
-from ...commands.result import SHARED_TABLE
-from ...errors import RefereeError
-from ...rng import ReplaySource
-from ...stream import HmacStream, commitment, mix
-from ..log import GENESIS, chain_link, digest, outcome
+from ...stream import commitment, mix
+from ..log import GENESIS, chain_link, digest
 from .fightcheck import check_fight
+from .replay import Found, check_roll, engine
+from .signatures import Heads, check_heads
 
 __all__ = ["EpochReport", "Problem", "Report", "engine", "read_export", "verify"]
 
@@ -63,6 +64,8 @@ class EpochReport:
     waiting: int = 0
     """Rolls whose seed is not revealed yet (the epoch is open, or its secret seed
     is not declassified)."""
+    open: int = 0
+    """Of those waiting, the rolls whose epoch is not closed (no seed revealed)."""
     redacted: int = 0
     """Rolls redacted for the exporter: only their chain link is checked."""
 
@@ -75,15 +78,17 @@ class Report:
     problems: list[Problem] = field(default_factory=list)
     epochs: dict[int, EpochReport] = field(default_factory=dict)
     versions: list[Problem] = field(default_factory=list)
+    """Rolls whose draws are the stream's but whose result this version of referee
+    computes otherwise, made by another version (its ``engine``): a change of
+    rules or text between versions, reported apart from tampering."""
     fight_checked: int = 0
     """The fight's events replayed and found to follow by the rules."""
     fight_adopted: int = 0
     """The fight's events hidden from the exporter, their visible entries taken as logged."""
     names: dict[str, str] = field(default_factory=dict)
     """Members' display names from the ``join`` entries, to name rollers."""
-    """Rolls whose draws are the stream's but whose result this version of referee
-    computes otherwise, made by another version (its ``engine``): a change of
-    rules or text between versions, reported apart from tampering."""
+    heads: Heads = field(default_factory=lambda: Heads(0, (), None, None, None, ()))
+    """What the export's signed heads prove (contract v1.5)."""
 
     @property
     def ok(self) -> bool:
@@ -153,23 +158,85 @@ class Report:
                     "without_player_seed": sum(e.unseeded.values()),
                     "without_player_seed_by": dict(sorted(e.unseeded.items())),
                     "waiting_for_seed": e.waiting,
+                    "epoch_not_closed": e.open,
                     "redacted": e.redacted,
                 }
                 for e in sorted(self.epochs.values(), key=lambda e: e.epoch)
             ],
+            "signatures": {
+                "heads": self.heads.heads,
+                "keys": list(self.heads.keys),
+                "key_given": self.heads.trusted,
+                "checked": self.heads.checked,
+                "signed_through": self.heads.through,
+                "summary": self.signatures(),
+            },
+            "not_checked": self.unchecked(),
+            "summary": self.verdict(),
         }
+
+    def unchecked(self) -> list[str]:
+        """What could not be checked, and why: ``["57 rolls: epoch 1 is not closed"]``."""
+        out = []
+        for e in sorted(self.epochs.values(), key=lambda e: e.epoch):
+            if e.open:
+                out.append(_rolls_n(e.open) + f": epoch {e.epoch} is not closed")
+            if e.waiting - e.open:
+                out.append(
+                    _rolls_n(e.waiting - e.open)
+                    + f": epoch {e.epoch}'s secret seed is not declassified"
+                )
+            if e.redacted:
+                out.append(_rolls_n(e.redacted) + f" of epoch {e.epoch}: redacted for you")
+        if not self.heads.checked:
+            out.append("signatures: " + self.signatures())
+        elif self.heads.through is not None and self.heads.through < self.entries - 1:
+            out.append(
+                f"seq {self.heads.through + 1} to {self.entries - 1}: after the last signed head"
+            )
+        return out
+
+    def signatures(self) -> str:
+        """What the signed heads prove, in a line (contract v1.5)."""
+        h = self.heads
+        if not h.heads:
+            return "no signature to check (the export has no signed head: written before v1.5)"
+        keys = ", ".join(h.keys) or "none"
+        if h.trusted is None:
+            return (
+                f"no signature checked: {h.heads} heads signed by key {keys}, but no key given "
+                "to trust (--key FINGERPRINT or --server URL)"
+            )
+        if h.problems:
+            return f"the heads are not all signed by key {h.trusted} over this chain"
+        return f"{h.heads} heads signed by key {h.trusted}, through seq {h.through}"
+
+    def verdict(self) -> str:
+        """The last line: what failed, or that nothing did and what was not checked."""
+        rolls = sum(e.rolls for e in self.epochs.values())
+        verified = sum(e.verified for e in self.epochs.values())
+        if not self.ok:
+            return f"{self.entries} entries: {len(self.problems)} check(s) failed"
+        said = f"{self.entries} entries: no check failed; {verified} of {rolls} rolls verified"
+        if unchecked := self.unchecked():
+            return said + "; not checked: " + "; ".join(unchecked)
+        return said + "; every check holds, signatures included"
 
     def text(self) -> str:
         lines = []
         for e in sorted(self.epochs.values(), key=lambda e: e.epoch):
             parts = [f"{e.verified} of {e.rolls} rolls verified"]
+            if e.open:
+                parts.append(f"{e.open} not checked: the epoch is not closed")
             if e.unseeded:
                 parts.append(
                     f"{sum(e.unseeded.values())} with no player seed in the mix, not provable "
                     f"(by {self.rollers(e.unseeded)})"
                 )
-            if e.waiting:
-                parts.append(f"{e.waiting} waiting for a seed to be revealed")
+            if e.waiting - e.open:
+                parts.append(
+                    f"{e.waiting - e.open} not checked: its secret seed is not declassified"
+                )
             if e.redacted:
                 parts.append(f"{e.redacted} redacted for you (chain checked only)")
             lines.append(f"epoch {e.epoch}: " + "; ".join(parts))
@@ -185,13 +252,13 @@ class Report:
                 f"WARNING: {n} roll{'s' if n != 1 else ''} had no player seed in the mix: "
                 f"not provable, the server alone chose their dice (by {self.rollers(unseeded)})"
             )
-        verdict = (
-            "every check that could be made holds"
-            if self.ok
-            else (f"{len(self.problems)} check(s) failed")
-        )
-        lines.append(f"{self.entries} entries: {verdict}")
+        lines.append("signatures: " + self.signatures())
+        lines.append(self.verdict())
         return "\n".join(lines)
+
+
+def _rolls_n(n: int) -> str:
+    return f"{n} roll{'s' if n != 1 else ''}"
 
 
 def read_export(path: str | Path) -> list[dict[str, Any]]:
@@ -223,8 +290,9 @@ class _Epoch:
     """Revealed server seeds, by ``public``/``secret``, once checked against their commitment."""
 
 
-def verify(entries: list[dict[str, Any]]) -> Report:
-    """Check an exported log; see the module's docstring."""
+def verify(entries: list[dict[str, Any]], key: str | None = None) -> Report:
+    """Check an exported log; see the module's docstring. ``key``: the fingerprint of
+    the server's key, which must have signed every head (``referee verify --key``)."""
     report = Report(entries=len(entries))
     problems = report.problems
     epochs: dict[int, _Epoch] = {}
@@ -252,6 +320,8 @@ def verify(entries: list[dict[str, Any]]) -> Report:
 
     report.fight_checked, report.fight_adopted, found = check_fight(entries)
     problems.extend(Problem(seq, "fight", what) for seq, what in found)
+    report.heads = check_heads(entries, key)
+    problems.extend(Problem(*p) for p in report.heads.problems)
     return _rolls(report, epochs, rolls)
 
 
@@ -317,86 +387,15 @@ def _rolls(
         seed = ep.seeds.get("public" if entry.get("visibility") == "public" else "secret")
         if seed is None or ep.mix is None:
             er.waiting += 1
+            er.open += "public" not in ep.seeds  # not closed (its public seed is kept)
             continue
-        if _check_roll(entry, seed, ep.mix, problems, report.versions):
+        found: Found = []
+        versions: Found = []
+        ok = check_roll(entry, seed, ep.mix, found, versions)
+        problems.extend(Problem(*p) for p in found)
+        report.versions.extend(Problem(*p) for p in versions)
+        if ok:
             er.verified += 1
             if ep.mix == mix({}):
                 er.unmixed += 1
     return report
-
-
-def _check_roll(
-    entry: dict[str, Any],
-    seed: bytes,
-    the_mix: str,
-    problems: list[Problem],
-    versions: list[Problem],
-) -> bool:
-
-    seq = entry["seq"]
-    stream = HmacStream(seed, entry["room"], entry["epoch"], seq, entry["roller"], the_mix)
-    for k, (n, value) in enumerate(entry["draws"]):
-        if stream.randbelow(n) + 1 != value:
-            problems.append(Problem(seq, "draws", f"draw {k + 1} (from {n}) is not the stream's"))
-            return False
-    replay = ReplaySource([tuple(d) for d in entry["draws"]])
-    try:
-        # A roll made as a character replays what the engine ran (contract v1.1), under
-        # the room's caps as it rolled (their odds budget decides whether a result has
-        # its chance), but for its cap on dice, which the export does not hold.
-        command = entry.get("resolved") or entry["command"]
-        _, plan = commands.plan(command, only_rolls=True, limits=_ROOM_CAPS)
-        if "refused" in entry:  # logged though refused: the refusal must replay too
-            return _check_refusal(entry, plan, replay, problems)
-        again = plan(replay)
-    except (RefereeError, ValueError) as exc:
-        problems.append(Problem(seq, "replay", f"the command does not replay: {exc}"))
-        return False
-    if again.data != entry["result"]:
-        made_by, ours = entry.get("engine"), engine()
-        if isinstance(made_by, str) and made_by != ours:
-            versions.append(
-                Problem(
-                    seq,
-                    "engine",
-                    f"rolled by referee {made_by}; this verifier is referee {ours}, whose "
-                    "result for the same draws differs (the draws are the stream's)",
-                )
-            )
-            return True
-        problems.append(
-            Problem(seq, "result", "re-running the command on its draws gives another result")
-        )
-        return False
-    return True
-
-
-def _check_refusal(entry: dict[str, Any], plan: Any, replay: Any, problems: list[Problem]) -> bool:
-    """A refused roll (:func:`.log.outcome`): replaying its draws must give the same
-    refusal, or, for a room's cap on dice (which the export does not record), use
-    every draw and want one more."""
-    seq, why = entry["seq"], entry["refused"]
-    result, text, refused = outcome(plan, replay)
-    capped = (
-        isinstance(why, str)
-        and why.startswith("a command here may draw at most ")
-        and refused is not None
-        and refused.startswith(f"draw {len(entry['draws']) + 1} ")
-        and replay.left == 0
-    )
-    if capped or (refused == why and result == entry["result"] and text == entry["text"]):
-        return True
-    problems.append(
-        Problem(seq, "refused", "re-running the command on its draws does not refuse it so")
-    )
-    return False
-
-
-_ROOM_CAPS = replace(SHARED_TABLE, dice=None)
-"""What a room's roll may cost, as :func:`.api.room_limits` caps it, but the dice."""
-
-
-@functools.cache
-def engine() -> str:
-    """This referee's version, as roll entries carry it (``engine``)."""
-    return str(__version__)

@@ -23,6 +23,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from ..fanout.notices import notify
 from ..log import Frames, encode
+from ..signing import Signer
 from .epochs import ARCHIVED, Conflict, Epoch, lock_epoch, read_epochs
 from .heads import Batch, Fields, Head, HeadWrites, Results, Rooms, Sealer
 from .held import Held
@@ -85,6 +86,9 @@ class Appends(HeadWrites):
         """PostgreSQL: the connection of the one-statement batches (:mod:`.held`)."""
         self.frames = Frames()
         """Entries already encoded (their whole form kept as they are written and read)."""
+        self.signer: Signer | None = None
+        """The server's key, which signs the chain's head after each lock, close and reveal
+        (contract v1.5; :meth:`.store.Store.open` reads it from the database)."""
         # SQLite has one writer at a time: queue writers here rather than on its lock.
         self._write = asyncio.Lock()
         self.synced = SyncWriter(engine.url) if self.sqlite else None
@@ -156,7 +160,7 @@ class Appends(HeadWrites):
         moved: list[dict[str, Any]] = []
         for room, items in groups:
             row = rows[room]
-            log = Sealer(room, row.next_seq, row.last_chain, sealed_all)
+            log = Sealer(room, row.next_seq, row.last_chain, sealed_all, self.signer)
             epoch = current.get(room)
             got: list[dict[str, Any] | Exception] = []
             for kind, fields in items:
@@ -198,10 +202,18 @@ class Appends(HeadWrites):
     async def _one(
         self, conn: AsyncConnection, room: str, kind: str, fields: Mapping[str, Any]
     ) -> dict[str, Any]:
-        ((sealed,),) = await self._append_many(conn, [(room, [(kind, fields)])])
+        return (await self._some(conn, room, kind, fields))[0]
+
+    async def _some(
+        self, conn: AsyncConnection, room: str, kind: str, fields: Mapping[str, Any]
+    ) -> list[dict[str, Any]]:
+        """One entry appended inside the caller's transaction, and the entries it brings
+        after it (a ``close``'s signed ``head``, contract v1.5): every entry written."""
+        written: list[dict[str, Any]] = []
+        ((sealed,),) = await self._append_many(conn, [(room, [(kind, fields)])], written)
         if isinstance(sealed, Exception):
             raise sealed
-        return sealed
+        return written
 
     def _writing(self) -> asyncio.Lock | _NoLock:
         return self._write if self.sqlite else _NoLock()

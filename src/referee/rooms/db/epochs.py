@@ -134,6 +134,11 @@ class StoreParts:
     ) -> dict[str, Any]:
         raise NotImplementedError
 
+    async def _some(
+        self, conn: AsyncConnection, room: str, kind: str, fields: Mapping[str, Any]
+    ) -> list[dict[str, Any]]:
+        raise NotImplementedError
+
 
 class EpochWrites(StoreParts):
     """The store's writes of seeds and epochs (mixed into :class:`.store.Store`)."""
@@ -214,8 +219,9 @@ class EpochWrites(StoreParts):
         by: str | None = None,
     ) -> list[dict[str, Any]]:
         """Inside the caller's transaction: close ``epoch`` and open the next one; their
-        ``close`` and ``epoch`` entries. ``by`` is set (``"server"``) on an automatic
-        close only; the GM's own closes keep the contract's two fields."""
+        ``close``, ``head`` (contract v1.5) and ``epoch`` entries. ``by`` is set
+        (``"server"``) on an automatic close only; the GM's own closes keep the
+        contract's two fields."""
         await conn.execute(
             sa.update(epochs)
             .where(epochs.c.room_id == room, epochs.c.epoch == epoch.number)
@@ -228,9 +234,9 @@ class EpochWrites(StoreParts):
         fields: dict[str, Any] = {"epoch": epoch.number, "seeds": seeds}
         if by is not None:
             fields["by"] = by
-        closed = await self._one(conn, room, "close", fields)
+        closed = await self._some(conn, room, "close", fields)  # and its signed head
         nxt = await new_epoch(conn, room, epoch.number + 1)
-        return [closed, await self._one(conn, room, "epoch", nxt)]
+        return [*closed, await self._one(conn, room, "epoch", nxt)]
 
     async def declassify(self, room: str, number: int) -> dict[str, Any]:
         """Reveal a closed epoch's secret seed with a ``declassify`` entry."""

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..log import Frames, encode, new_salt, now, seal
+from ..signing import SIGNED_KINDS, Signer
 from .epochs import Epoch
 from .held import Held
 
@@ -84,6 +85,7 @@ class HeadWrites:
     heads: dict[str, Head]
     writer: Held
     frames: Frames
+    signer: Signer | None
 
     async def _write_if_heads(
         self,
@@ -101,7 +103,7 @@ class HeadWrites:
         ids, seen, nexts, chains = [], [], [], []
         for room, idx in rooms_:
             head = self.heads[room]
-            log = Sealer(room, head.seq, head.chain, sealed)
+            log = Sealer(room, head.seq, head.chain, sealed, self.signer)
             got: list[dict[str, Any] | Exception] = []
             for i in idx:
                 _room, kind, fields, _future = batch[i]
@@ -144,12 +146,23 @@ class HeadWrites:
 
 
 class Sealer:
-    """Seals one room's new entries in turn: each gets the next seq and extends the chain."""
+    """Seals one room's new entries in turn: each gets the next seq and extends the chain.
+    With the server's key (``signer``), each ``lock``, ``close`` and ``reveal`` is
+    followed at once by its signed ``head`` entry (contract v1.5), in the same
+    transaction."""
 
-    __slots__ = ("chain", "room", "seq", "sealed")
+    __slots__ = ("chain", "room", "seq", "sealed", "signer")
 
-    def __init__(self, room: str, seq: int, chain: str, sealed: list[dict[str, Any]]) -> None:
+    def __init__(
+        self,
+        room: str,
+        seq: int,
+        chain: str,
+        sealed: list[dict[str, Any]],
+        signer: Signer | None = None,
+    ) -> None:
         self.room, self.seq, self.chain, self.sealed = room, seq, chain, sealed
+        self.signer = signer
 
     def make(self, kind: str, fields: Fields, epoch: Epoch | None) -> dict[str, Any] | Exception:
         """Seal one append: its fields, or those its function makes on the next seq in
@@ -176,4 +189,6 @@ class Sealer:
         sealed = seal(entry, self.chain)
         self.sealed.append(sealed)
         self.seq, self.chain = self.seq + 1, sealed["chain"]
+        if kind in SIGNED_KINDS and self.signer is not None:
+            self.add("head", self.signer.head(self.room, sealed["seq"], sealed["chain"]))
         return sealed

@@ -19,6 +19,7 @@ __all__ = [
     "members",
     "metadata",
     "rooms",
+    "server_key",
     "sheets",
     "tokens",
 ]
@@ -159,4 +160,14 @@ discord_missed = sa.Table(  # players' rolls that did not reach the GM's channel
     sa.Column("gm_user", sa.String(32), primary_key=True),
     sa.Column("count", sa.Integer, nullable=False),
     sa.Column("why", sa.Text, nullable=False),
+)
+
+server_key = sa.Table(  # the server's Ed25519 key (contract v1.5): one row, id 1, never logged
+    "server_key",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=False),
+    sa.Column("algorithm", sa.String(16), nullable=False),
+    sa.Column("private_seed", sa.String(64), nullable=False),  # hex
+    sa.Column("public_key", sa.String(64), nullable=False),  # hex
+    sa.Column("created", sa.String(32), nullable=False),
 )

@@ -40,6 +40,7 @@ from .epochs import Conflict, Epoch, EpochWrites, new_epoch
 from .fightstore import FightWrites
 from .held import Held
 from .schema import entries, logins, members, rooms, tokens
+from .serverkey import server_signer
 from .sheetstore import SheetRow, SheetWrites
 from .synced import pragmas
 
@@ -152,6 +153,7 @@ class Store(Appends, EpochWrites, SheetWrites, AdminWrites, FightWrites):
         if url.startswith("sqlite"):
             sa.event.listen(engine.sync_engine, "connect", pragmas)
         store = cls(engine)
+        store.signer = await server_signer(engine)
         if store.sqlite:
             store._checkpoints = asyncio.create_task(store._checkpoint())
         else:

@@ -108,9 +108,11 @@ async def _page(bot: Discord, call: Call, channel: Channel) -> str:
             ". The pages are served on the GM's own computer only, so it opens there "
             "alone (the GM can give them an address others reach: REFEREE_PUBLIC_URL)"
         )
+    signer = bot.st.store.signer  # contract v1.5: the key that signs the room's log
+    signed = f"; the server signs its log with key {signer.fingerprint}" if signer else ""
     return (
         f"Your link to room {channel.room}'s page, as {member.name} (it works once, for "
-        f"{LOGIN_SECONDS // 60} minutes; keep it to yourself){where}: {url}"
+        f"{LOGIN_SECONDS // 60} minutes; keep it to yourself{signed}){where}: {url}"
     )
 
 

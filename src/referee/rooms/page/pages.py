@@ -137,5 +137,6 @@ def install(app: FastAPI) -> None:
                 "you": member.name,
                 "gm": member.is_gm,
                 "archived": bool(row.get("archived")),
+                "key": st.store.signer.fingerprint if st.store.signer else None,
             },
         )

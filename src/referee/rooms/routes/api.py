@@ -42,6 +42,7 @@ from .models import (
     NewSeed,
     Reveal,
     RoomCreated,
+    ServerKey,
 )
 
 __all__ = ["Caller", "caller", "cookie_name", "install", "roll", "state"]
@@ -113,6 +114,14 @@ def install(app: FastAPI) -> None:
     @app.get("/api/health", response_model=Health)
     async def health() -> dict[str, bool]:
         return {"ok": True}
+
+    @app.get("/api/key", response_model=ServerKey)
+    async def key(request: Request) -> dict[str, str]:
+        """The server's public key and its fingerprint (contract v1.5, "Signed heads")."""
+        signer = state(request).store.signer
+        if signer is None:  # a store opened without its key: never a server's
+            raise ApiError(503, "this server has no key yet")
+        return signer.described()
 
     @app.post("/api/rooms", status_code=201, response_model=RoomCreated)
     async def create_room(body: NewRoom, request: Request) -> dict[str, Any]:

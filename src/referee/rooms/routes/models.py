@@ -23,6 +23,7 @@ __all__ = [
     "NewSeed",
     "Reveal",
     "RoomCreated",
+    "ServerKey",
 ]
 
 
@@ -88,6 +89,16 @@ class Health(BaseModel):
     ok: bool
 
 
+class ServerKey(BaseModel):
+    """The server's own key, which signs the log's heads (contract v1.5)."""
+
+    algorithm: Literal["ed25519"]
+    key: str
+    """The 32-byte public key, as hex."""
+    fingerprint: str
+    """sha256 of the public key's bytes, as hex: what ``referee verify --key`` takes."""
+
+
 class RoomCreated(BaseModel):
     room: str
     member: Literal["gm"]
@@ -128,6 +139,7 @@ class Entry(BaseModel):
         "combatant",
         "change",
         "turn",
+        "head",
     ]
     time: str
     digest: str

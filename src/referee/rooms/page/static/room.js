@@ -255,6 +255,8 @@ function render(entry) {
     li.append(el("span", "meta", closer + entry.epoch + (entry.seeds.secret ? " and revealed both seeds" : " and revealed its public seed")));
   } else if (entry.kind === "declassify") {
     li.append(el("span", "meta", "The GM revealed the secret seed of epoch " + entry.epoch));
+  } else if (entry.kind === "head") {
+    li.append(el("span", "meta", "The server signed the log up to #" + entry.over));
   } else if (window.refereeFight && window.refereeFight.kinds.has(entry.kind)) {
     li.append(...window.refereeFight.line(entry));
     window.refereeFight.changed();
