@@ -29,13 +29,19 @@ from rooms_server import LOOPBACK_TLS, Loopback, running
 APPLICATION = "1100000000000000001"
 TOKEN = base64.b64encode(APPLICATION.encode()).decode().rstrip("=") + ".GtEsT0.not-a-real-token"
 
-PATIENT = {"REFEREE_DISCORD_DEFER_AFTER": "30", "REFEREE_DISCORD_ANSWER_WINDOW": "120"}
+PATIENT = {
+    "REFEREE_DISCORD_DEFER_AFTER": "30",
+    "REFEREE_DISCORD_ANSWER_WINDOW": "120",
+    "REFEREE_DISCORD_USER_PACE": "100000,100000",
+    "REFEREE_DISCORD_CHANNEL_PACE": "100000,100000",
+}
 """The tests' servers' default: an answer is deferred only after 30 seconds, and an
 interaction is answered through the gateway up to 120 seconds after it was made. The
 stand-in has no 3-second deadline, and on a loaded machine an answer that the tests
 expect at once took over the 2 s default and came deferred (issue 53: a link test
 failed so). The tests of deferral, and of the answer window (issue 67), set
-``REFEREE_DISCORD_DEFER_AFTER`` and ``REFEREE_DISCORD_ANSWER_WINDOW`` themselves."""
+``REFEREE_DISCORD_DEFER_AFTER`` and ``REFEREE_DISCORD_ANSWER_WINDOW`` themselves; the
+commands' pace is all but unbounded, but in the tests of pacing (issue 71)."""
 """A bot token in Discord's shape (its bot's id in base64, then two parts), as hikari
 reads one."""
 GUILD = "1200000000000000002"

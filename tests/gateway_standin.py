@@ -61,6 +61,12 @@ class Gateway:
     turned_away: int = 0
     """Connections closed at once, while :meth:`refuse` holds."""
     _refuse_until: float = 0.0
+    bad_ready: list[Any] = field(default_factory=list)
+    """READY data to send, in turn, to the next clients that identify, instead of a
+    session's (``{}``: a READY Discord would not send); the session is not kept."""
+    bad_hello: list[Any] = field(default_factory=list)
+    """HELLO data to send, in turn, to the next connections, instead of a heartbeat
+    interval (``{}``: a HELLO Discord would not send)."""
     sessions: dict[str, Session] = field(default_factory=dict)
     _live: dict[str, ServerConnection] = field(default_factory=dict)
     _zlib: dict[ServerConnection, Any] = field(default_factory=dict)
@@ -166,7 +172,10 @@ class Gateway:
         query = parse_qs(urlparse(ws.request.path if ws.request else "/").query)
         if query.get("compress") == ["zlib-stream"]:
             self._zlib[ws] = zlib.compressobj()
-        await self._send(ws, {"op": HELLO, "d": {"heartbeat_interval": self.heartbeat_ms}})
+        hello = (
+            self.bad_hello.pop(0) if self.bad_hello else {"heartbeat_interval": self.heartbeat_ms}
+        )
+        await self._send(ws, {"op": HELLO, "d": hello})
         try:
             async for message in ws:
                 await self._receive(ws, json.loads(message))
@@ -187,6 +196,10 @@ class Gateway:
         elif op in (IDENTIFY, RESUME) and data.get("token") != self.token:
             self.refused += 1
             await ws.close(4004, "Authentication failed.")
+            self._notify()
+        elif op == IDENTIFY and self.bad_ready:
+            self.identifies += 1
+            await self._send(ws, Session("bad").next("READY", self.bad_ready.pop(0)))
             self._notify()
         elif op == IDENTIFY:
             self.identifies += 1

@@ -11,7 +11,6 @@ command line only.
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Mapping
 from fractions import Fraction
 from pathlib import Path
@@ -116,10 +115,7 @@ def load_encounter(name: str) -> Encounter:
 
     path = Path(examples.path(name, GURPS_ENCOUNTERS) if examples.is_example(name) else name)
     text = _read(path, "encounter").decode("utf-8", errors="replace")
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise RuleError(f"{path}: not valid TOML: {exc}") from None
+    data = encounter_toml(text, str(path))
 
     def sheets(ref: str, weapon: str | None) -> Mapping[str, Any]:
         if examples.is_example(ref):
@@ -134,6 +130,21 @@ def load_encounter(name: str) -> Encounter:
     return encounter_from_data(data, text, str(path), sheets)
 
 
+def encounter_toml(text: str, where: str) -> dict[str, Any]:
+    """An encounter's TOML, read within the bounds of every file a user sends
+    (:mod:`referee.untrusted`: size, nesting, entries, key parts).
+
+    Raises:
+        RuleError: over a bound, or not TOML; naming ``where`` and the line.
+    """
+    from ..untrusted import UntrustedFileError, load_toml
+
+    try:
+        return load_toml(text, "an encounter")
+    except UntrustedFileError as exc:
+        raise RuleError(f"{where}: {exc}") from None
+
+
 def encounter_from_text(text: str, where: str) -> Encounter:
     """The encounter in ``text`` (a file sent in a chat, named ``where``): its sheets
     are the shipped ones only (``example:NAME``) or the numbers given inline, as no file
@@ -144,10 +155,7 @@ def encounter_from_text(text: str, where: str) -> Encounter:
     """
     from ..systems.gurps.sim_encounter import encounter_from_data
 
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise RuleError(f"{where}: not valid TOML: {exc}") from None
+    data = encounter_toml(text, where)
 
     def sheets(ref: str, weapon: str | None) -> Mapping[str, Any]:
         if not examples.is_example(ref):

@@ -1,28 +1,36 @@
-"""Reading a sheet's bytes safely: the size, nesting, key and number bounds, checked
-in one linear pass before any parser runs, and JSON or TOML parsed with the line of
-any error.
+"""Reading a sheet's bytes safely: the size, nesting, entry, key and number bounds of
+:mod:`referee.untrusted` (every file a user sends, one limit in one place), checked in
+one linear pass before any parser runs, and JSON or TOML parsed with the line of any
+error, as a :class:`~referee.errors.SheetError`.
 
 Readers never open files (the CLI reads them, as it does ladders); they take bytes.
-Every bound is checked by regular expressions and C-level passes over the bytes
-(tomllib, pure Python, is quadratic on a long dotted key; Python's ``int`` refuses
-numbers over 4,300 digits): any file up to :data:`MAX_BYTES` is answered in well
-under a second, read or refused, whatever its shape.
+Any file up to :data:`MAX_BYTES` is answered in well under a second, read or refused,
+whatever its shape.
 """
 
 from __future__ import annotations
 
-import json
 import re
-import tomllib
-from itertools import accumulate, compress, count, islice
 from typing import Any
 
+from .. import untrusted
 from ..errors import SheetError
+from ..untrusted import (
+    MAX_BYTES,
+    MAX_DEPTH,
+    MAX_DIGITS,
+    MAX_ENTRIES,
+    MAX_KEY_PARTS,
+    MAX_TOML_BYTES,
+    UntrustedFileError,
+    kind_of,
+)
 
 __all__ = [
     "MAX_BYTES",
     "MAX_DEPTH",
     "MAX_DIGITS",
+    "MAX_ENTRIES",
     "MAX_KEY_PARTS",
     "MAX_TOML_BYTES",
     "check_bounds",
@@ -32,103 +40,9 @@ __all__ = [
     "whole_number",
 ]
 
-MAX_BYTES = 5 * 1024 * 1024
-"""Largest sheet file read (5 MiB): GCS files with portraits are 20-200 KiB."""
-MAX_TOML_BYTES = 256 * 1024
-"""Largest TOML sheet (256 KiB): TOML sheets are written by hand (the examples are
-under 1 KiB), and tomllib, pure Python, reads the densest TOML at about 1.5 MB a
-second."""
-MAX_DEPTH = 40
-"""Deepest nesting of arrays and tables: real GCS files reach 15 (648 files of GCS's
-own master library, measured), TOML sheets 3."""
-MAX_KEY_PARTS = 8
-"""Most parts of a dotted TOML key or table header (``a.b.c`` has 3): a sheet's keys
-have 1 or 2. tomllib's time grows with the square of a key's parts."""
-MAX_DIGITS = 100
-"""Most digits in a number: a sheet's numbers have a few (GCS floats 17, Foundry's
-timestamps 13); Python refuses to read an integer of over 4,300."""
-
-_BLANK = bytes(b if b == ord("\n") else ord("s") for b in range(256))
-"""Every byte but a newline as ``s``: text blanked out, its lines and length kept."""
-_JSON_NOISE = re.compile(rb'"[^"\\\n]*(?:\\.[^"\\\n]*)*"?')
-"""A JSON string (an unclosed one ends at its line: the pattern never fails once it
-starts, so no start is scanned twice)."""
-_TOML_NOISE = re.compile(
-    rb'"""[^"\\]*(?:(?:\\[\s\S]|"(?!""))[^"\\]*)*(?:""""{0,2})?'
-    rb"|'''[^']*(?:'(?!'')[^']*)*(?:''''{0,2})?"
-    rb'|"[^"\\\n]*(?:\\.[^"\\\n]*)*"?'
-    rb"|'[^'\n]*'?"
-    rb"|#[^\n]*"
-)
-"""TOML's strings (multi-line ones first) and comments, unclosed ones included."""
-_BRACKETS = re.compile(rb"[\[\]{}]")
-_NOT_BRACKETS = bytes(sorted(set(range(256)) - set(b"[]{}")))
-_STEPS = bytes.maketrans(b"[{]}", b"\x01\x01\xff\xff")
-"""A bracket as the change of depth it makes (-1 as the signed byte 0xff)."""
-_LONG_NUMBER = re.compile(rb"(?<![\d_])\d(?:_*\d){%d}[\d_]*" % MAX_DIGITS)
-"""A number of over :data:`MAX_DIGITS` digits (TOML's may hold underscores), from its start."""
-_ENDS = rb"\n,=\[\]{}"
-"""What ends a TOML key: a key is the text between two of these, its parts split by dots."""
-_LONG_KEY = re.compile(rb"(?<![^%s])(?:[^%s.]*\.){%d}" % (_ENDS, _ENDS, MAX_KEY_PARTS))
-_KEY_END = re.compile(rb"[%s]" % _ENDS)
-
-
-def _line(text: bytes, at: int) -> int:
-    return text.count(b"\n", 0, at) + 1
-
-
-def _check_depth(text: bytes) -> None:
-    """Nesting of brackets, by C-level passes: the deepest level, then (when too deep)
-    where it first goes too deep."""
-    steps = memoryview(text.translate(_STEPS, _NOT_BRACKETS)).cast("b")
-    deepest = max(accumulate(steps), default=0)
-    if deepest <= MAX_DEPTH:
-        return
-    over = map((MAX_DEPTH + 1).__eq__, accumulate(steps))
-    nth = next(compress(count(), over))
-    line = _line(text, next(islice(_BRACKETS.finditer(text), nth, None)).start())
-    raise SheetError(
-        f"the file nests {deepest} levels deep (line {line}); "
-        f"a character sheet needs at most {MAX_DEPTH}",
-        line,
-    )
-
-
-def _check_numbers(text: bytes) -> None:
-    found = _LONG_NUMBER.search(text)
-    if found:
-        line = _line(text, found.start())
-        digits = len(found.group()) - found.group().count(b"_")
-        raise SheetError(
-            f"the file holds a number of {digits:,} digits (line {line}); "
-            f"a sheet's numbers have at most {MAX_DIGITS}",
-            line,
-        )
-
-
-def _check_keys(text: bytes, data: bytes) -> None:
-    found = _LONG_KEY.search(text)
-    if found:
-        end = _KEY_END.search(text, found.start())
-        stop = len(text) if end is None else end.start()
-        parts = text.count(b".", found.start(), stop) + 1
-        key = data[found.start() : min(stop, found.start() + 40)].decode("utf-8", "replace")
-        shown = key.strip() + ("..." if stop - found.start() > 40 else "")
-        line = _line(text, found.start())
-        raise SheetError(
-            f"the key {shown!r} has {parts:,} parts (line {line}); "
-            f"a sheet's keys have at most {MAX_KEY_PARTS}",
-            line,
-        )
-
 
 def check_bounds(data: bytes, kind: str | None = None) -> None:
-    """Refuse a file that is too large, nested deeper than a real sheet, or holding a
-    number or a dotted key longer than a sheet has, before it is parsed: a deep file
-    would exhaust a recursive parser, a long number Python's ``int``, and a long
-    dotted key would take tomllib minutes. Strings and comments are skipped; the
-    pass is linear. ``kind`` is the file's (``json``, ``toml``; by default
-    :func:`kind_of`'s).
+    """:func:`referee.untrusted.check_bounds` for a character sheet.
 
     >>> check_bounds(b'{"a": [[[1]]], "b": "[[[[[[["}')
     >>> for hostile in (b"[" * 100, b"a.b.c.d.e.f.g.h.i = 1", b"x = " + b"9" * 5000):
@@ -141,30 +55,36 @@ def check_bounds(data: bytes, kind: str | None = None) -> None:
     the file holds a number of 5,000 digits (line 1); a sheet's numbers have at most 100
 
     Raises:
-        SheetError: over :data:`MAX_BYTES` (a TOML file over :data:`MAX_TOML_BYTES`),
-            nested over :data:`MAX_DEPTH`, a number over :data:`MAX_DIGITS` digits, or
-            a TOML key of over :data:`MAX_KEY_PARTS` parts; naming the line.
+        SheetError: over a bound, naming the line.
     """
-    if len(data) > MAX_BYTES:
-        raise SheetError(
-            f"the file is {len(data):,} bytes; a character sheet may be at most {MAX_BYTES:,}"
-        )
-    kind = kind or kind_of(data)
-    if kind == "toml":
-        if len(data) > MAX_TOML_BYTES:
-            raise SheetError(
-                f"the file is {len(data):,} bytes; a TOML sheet may be at most "
-                f"{MAX_TOML_BYTES:,} (a GCS file or a Foundry export may be larger)"
-            )
-        text = _TOML_NOISE.sub(lambda found: found.group().translate(_BLANK), data)
-    elif kind == "json":
-        text = _JSON_NOISE.sub(b"s", data)  # a JSON string never spans lines
-    else:
-        return
-    _check_depth(text)
-    _check_numbers(text)
-    if kind == "toml":
-        _check_keys(text, data)
+    try:
+        untrusted.check_bounds(data, kind)
+    except UntrustedFileError as exc:
+        raise SheetError(str(exc), exc.line) from None
+
+
+def load_json(data: bytes) -> Any:
+    """JSON, after the bounds (:func:`referee.untrusted.load_json`).
+
+    Raises:
+        SheetError: over a bound, or not JSON, naming the line and column.
+    """
+    try:
+        return untrusted.load_json(data)
+    except UntrustedFileError as exc:
+        raise SheetError(str(exc), exc.line) from None
+
+
+def load_toml(data: bytes) -> dict[str, Any]:
+    """TOML, after the bounds (:func:`referee.untrusted.load_toml`).
+
+    Raises:
+        SheetError: over a bound, or not TOML, naming the line.
+    """
+    try:
+        return untrusted.load_toml(data)
+    except UntrustedFileError as exc:
+        raise SheetError(str(exc), exc.line) from None
 
 
 _WHOLE_TEXT = re.compile(r"[+-]?\d{1,9}")
@@ -186,66 +106,3 @@ def whole_number(value: Any, *, text: bool = False) -> int | None:
     if text and isinstance(value, str) and _WHOLE_TEXT.fullmatch(value.strip()):
         return int(value.strip())
     return None
-
-
-def _text(data: bytes) -> str:
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        raise SheetError(f"the file is not UTF-8 text (line {line})", line) from None
-
-
-def kind_of(data: bytes) -> str:
-    """What the bytes look like: ``xml``, ``json`` or ``toml`` (by their first character).
-
-    >>> kind_of(b'  {"version": 5}'), kind_of(b"<?xml ...?>"), kind_of(b'name = "Ron"')
-    ('json', 'xml', 'toml')
-    """
-    head = data.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
-    return {b"<": "xml", b"{": "json"}.get(head, "toml")
-
-
-def load_json(data: bytes) -> Any:
-    """JSON, after :func:`check_bounds`.
-
-    Raises:
-        SheetError: not JSON, naming the line and column.
-    """
-    check_bounds(data, "json")
-    try:
-        return json.loads(_text(data))
-    except json.JSONDecodeError as exc:
-        raise SheetError(
-            f"the file is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})",
-            exc.lineno,
-        ) from None
-    except (ValueError, RecursionError) as exc:  # past the bounds' reach: never a traceback
-        raise SheetError(f"the file cannot be read as JSON: {_cut(exc)}") from None
-
-
-_TOML_WHERE = re.compile(r"\(at line (\d+), column (\d+)\)")
-
-
-def load_toml(data: bytes) -> dict[str, Any]:
-    """TOML, after :func:`check_bounds`.
-
-    Raises:
-        SheetError: not TOML, naming the line.
-    """
-    check_bounds(data, "toml")
-    try:
-        return tomllib.loads(_text(data))
-    except tomllib.TOMLDecodeError as exc:
-        found = _TOML_WHERE.search(str(exc))
-        line = int(found.group(1)) if found else None
-        message = _TOML_WHERE.sub("", str(exc)).strip()
-        where = f" (line {line}, column {found.group(2)})" if found else ""
-        raise SheetError(f"the file is not valid TOML: {message}{where}", line) from None
-    except (ValueError, RecursionError) as exc:  # past the bounds' reach: never a traceback
-        raise SheetError(f"the file cannot be read as TOML: {_cut(exc)}") from None
-
-
-def _cut(exc: BaseException) -> str:
-    text = str(exc) or type(exc).__name__
-    return text if len(text) <= 100 else text[:97] + "..."

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from ..db.store import Member
 from ..errors import ApiError
 from ..service import Guardian, readable_sheet, store_sheet, writable
+from .attachments import refuse_unless_text
 from .calls import Call, Done, Refusal
 from .members import member_of
 from .replies import note
@@ -55,6 +56,7 @@ async def sheet(bot: Discord, call: Call) -> Done:
         raise Refusal(f"the attachment's size is {_shown(size)}: not a number of bytes")
     if size > MAX_SHEET:
         raise Refusal("the sheet is over 1 MiB: a sheet file is 1 MiB at most")
+    refuse_unless_text(found)
     if not bot.rest.allowed(found["url"]):
         raise Refusal("the file is not on Discord's attachment hosts")
     channel = await bot.store.channel(call.channel)

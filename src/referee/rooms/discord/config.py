@@ -6,6 +6,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from .pacing import CHANNEL, USER, Pace, pace_from
 from .rest import API, ATTACHMENT_HOSTS, ATTACHMENT_SECONDS
 from .signature import MAX_AGE
 
@@ -41,6 +42,10 @@ class DiscordConfig:
     answer_window: float = ANSWER_WINDOW
     """``REFEREE_DISCORD_ANSWER_WINDOW``: seconds Discord waits for an answer (3, its
     own limit; a stand-in's tests, which have none, set more)."""
+    user_pace: Pace = USER
+    """``REFEREE_DISCORD_USER_PACE`` (``BURST,RATE``): one Discord user's commands."""
+    channel_pace: Pace = CHANNEL
+    """``REFEREE_DISCORD_CHANNEL_PACE`` (``BURST,RATE``): one channel's commands."""
     public_url: str | None = None
     """``REFEREE_PUBLIC_URL``: the server's address as players reach it, for links to
     a room's log (else the address the request came to, which ``--proxy-headers``
@@ -82,4 +87,6 @@ class DiscordConfig:
             attachment_seconds=float(
                 env.get("REFEREE_DISCORD_ATTACHMENT_SECONDS") or ATTACHMENT_SECONDS
             ),
+            user_pace=pace_from(env.get("REFEREE_DISCORD_USER_PACE"), USER),
+            channel_pace=pace_from(env.get("REFEREE_DISCORD_CHANNEL_PACE"), CHANNEL),
         )

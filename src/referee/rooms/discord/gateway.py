@@ -38,7 +38,7 @@ from .frames import Frames
 if TYPE_CHECKING:
     from .interactions import Discord
 
-__all__ = ["Gateway", "GatewayRefused", "TOKEN_SECONDS", "ended", "made_at"]
+__all__ = ["ENDS", "RECONNECTS", "Gateway", "GatewayRefused", "TOKEN_SECONDS", "ended", "made_at"]
 
 log = logging.getLogger(__name__)
 
@@ -58,6 +58,37 @@ REFUSED = (
     "Discord refused the bot's token ({why}): copy it again from the application's Bot "
     "page into REFEREE_DISCORD_TOKEN"
 )
+
+
+RECONNECTS = frozenset({4000, 4001, 4002, 4003, 4005, 4007, 4008, 4009})
+"""The gateway's close codes after which a client connects again, as Discord's table
+of them has it (https://discord.com/developers/docs/topics/opcodes-and-status-codes,
+"Gateway Close Event Codes": unknown error, unknown opcode, decode error, not
+authenticated, already authenticated, invalid seq, rate limited, session timed out).
+hikari's own list leaves out 4001, 4003 and 4005, and ended the bot on them."""
+ENDS = frozenset({4004, 4010, 4011, 4012, 4013, 4014})
+"""The close codes that end the bot: the token refused (4004), and a shard, version
+or intents Discord will not take (4010-4014); the table marks them not to reconnect."""
+
+
+def reconnects(code: int) -> bool:
+    """Whether the bot connects again after the gateway closes with ``code`` (below
+    4000: the connection's own codes; from 4000: Discord's table).
+
+    >>> [c for c in range(4000, 4015) if not reconnects(c)]
+    [4004, 4006, 4010, 4011, 4012, 4013, 4014]
+    """
+    return code < 4000 or code in RECONNECTS
+
+
+def _follow_the_table() -> None:
+    """hikari's shard reads which close codes to reconnect after from one set: it is
+    given Discord's (:data:`RECONNECTS`)."""
+    import hikari.impl.shard as shard
+
+    shard._RECONNECTABLE_CLOSE_CODES = frozenset(
+        hikari.errors.ShardCloseCode(c) for c in sorted(RECONNECTS)
+    )
 
 
 def made_at(snowflake: str) -> float:
@@ -120,6 +151,7 @@ class Gateway:
             GatewayRefused: a token Discord refuses (or that is not a token at all), or
                 no gateway to reach.
         """
+        _follow_the_table()
         try:
             client = hikari.GatewayBot(
                 self.token,

@@ -28,9 +28,11 @@ from . import rolling, setup
 from .calls import Call, Done, Refusal
 from .characters import complete
 from .config import DiscordConfig
+from .pacing import Pacer
 from .replies import note
 from .rest import Rest, RestError
 from .signature import Unsigned, Verifier
+from .simulating import AT_ONCE
 from .store import DiscordStore
 
 if TYPE_CHECKING:
@@ -72,6 +74,10 @@ class Discord:
         self.joining: dict[tuple[str, str], tuple[asyncio.Lock, int]] = {}
         """A lock per (room, Discord user) while they are joined (one member each), and
         how many interactions use it."""
+        self.pacer = Pacer(config.user_pace, config.channel_pace)
+        """How fast each user and each channel may send commands (:mod:`.pacing`)."""
+        self.fights = asyncio.Semaphore(AT_ONCE)
+        """Simulations fought at once (:mod:`.simulating`)."""
         self.local_pages = False
         """The room pages are on this computer only (``referee discord run`` on a
         loopback address, with no ``REFEREE_PUBLIC_URL``): what players see carries no
@@ -151,6 +157,9 @@ class Discord:
         """The reply within ``defer_after`` seconds of the request, or a deferral
         (ephemeral if the reply will be) and the reply by webhook later."""
         name = call.data["name"]
+        slow = self.pacer.take(call.user, call.channel)
+        if slow is not None:  # before any work, in a linked channel or not
+            return {"type": REPLY, "data": note(f"⚠ {slow}")}
         try:  # whether the reply is ephemeral: from the options alone, before any work
             found = setup.HANDLERS.get(name)
             handler, private = found if found else (rolling.roll, rolling.private)

@@ -1,17 +1,28 @@
 """``/gurps simulate`` and ``/swn simulate`` (issue 68 §4): an encounter file attached,
-fought many times (at most :data:`..service.odds.MAX_RUNS`), in a worker thread; the
-answer is ephemeral, the asker's alone, and nothing is rolled in any room (the fights
-draw from the server's own secure source). An encounter's sheets are the shipped ones
-(``example:NAME``) or numbers inline: no file is read on the server."""
+fought many times (at most :data:`..service.odds.MAX_RUNS`); the answer is ephemeral,
+the asker's alone, and nothing is rolled in any room (the fights draw from the
+server's own secure source). An encounter's sheets are the shipped ones
+(``example:NAME``) or numbers inline: no file is read on the server.
+
+The attachment is checked before a byte is fetched (its host, its size, that it is
+text: :func:`.attachments.refuse_unless_text`), read within the bounds of every file a
+user sends, and fought in a process of its own (:mod:`.fight`), at most
+:data:`AT_ONCE` at a time: Ctrl-C, or :data:`FIGHT_SECONDS`, kills it at once, and
+the asker is told their simulation was abandoned."""
 
 from __future__ import annotations
 
 import asyncio
+import json
+import logging
+import sys
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..service.odds import MAX_RUNS
+from .attachments import refuse_unless_text
 from .calls import Call, Done, Refusal
+from .fight import MAX_ROUNDS
 from .replies import note
 from .slash import option_values
 from .slash import shown_value as _shown
@@ -19,15 +30,24 @@ from .slash import shown_value as _shown
 if TYPE_CHECKING:
     from .interactions import Discord
 
-__all__ = ["MAX_ENCOUNTER", "asks_simulation", "simulate"]
+__all__ = ["AT_ONCE", "MAX_ENCOUNTER", "MAX_ROUNDS", "asks_simulation", "simulate"]
+
+log = logging.getLogger(__name__)
 
 MAX_ENCOUNTER = 256 * 1024
 """An attached encounter's largest file (256 KiB)."""
 RUNS = 10_000
 """The fights when ``runs`` is not given."""
-MAX_ROUNDS = 200
-"""The most rounds an encounter's fights may last here (its ``max_rounds``): with
-:data:`MAX_RUNS` and at most 64 combatants, the bound on one request's work."""
+OPTIONS = frozenset({"file", "runs"})
+"""The options a simulation takes: any other (``seed``, say) is refused."""
+AT_ONCE = 2
+"""Simulations fought at once by one bot; the others wait their turn."""
+FIGHT_SECONDS = 300.0
+"""The longest one simulation may take (its process is killed then)."""
+ABANDONED = (
+    "⚠ The bot was stopped while your simulation ran: it was abandoned, and nothing "
+    "came of it. Send it again when the bot is back."
+)
 
 
 def asks_simulation(data: Mapping[str, Any]) -> bool:
@@ -42,9 +62,16 @@ def asks_simulation(data: Mapping[str, Any]) -> bool:
 
 
 async def simulate(bot: Discord, call: Call) -> Done:
-    """The attachment checked (its host, its size) and ``runs`` bounded before any byte
-    is fetched; then the encounter read and fought in a worker thread."""
+    """The options and the attachment checked (its host, its size, its type) and
+    ``runs`` bounded before any byte is fetched; then the encounter read and fought
+    in a process of its own."""
     given = {o.get("name"): o.get("value") for o in option_values(call.data)}
+    unknown = sorted(str(k)[:40] for k in given if k not in OPTIONS)
+    if unknown:
+        raise Refusal(
+            f"/{call.data['name']} simulate takes no option {unknown[0]!r}: "
+            "only file and runs (the fights' seed is drawn on the server)"
+        )
     runs = given.get("runs", RUNS)
     if not isinstance(runs, int) or isinstance(runs, bool) or not 1 <= runs <= MAX_RUNS:
         raise Refusal(f"runs {_shown(runs)} must be from 1 to {MAX_RUNS:,}")
@@ -56,41 +83,64 @@ async def simulate(bot: Discord, call: Call) -> Done:
     size = found.get("size")
     if not isinstance(size, int) or isinstance(size, bool) or not 0 <= size <= MAX_ENCOUNTER:
         raise Refusal("an encounter file is 256 KiB at most")
+    refuse_unless_text(found)
     if not bot.rest.allowed(found["url"]):
         raise Refusal("the file is not on Discord's attachment hosts")
     body = await bot.rest.attachment(found["url"], MAX_ENCOUNTER)
-    text = body.decode("utf-8", errors="replace")
     where = str(found.get("filename") or "encounter.toml")[:100]
-    system = call.data["name"]
-    reply: str = await asyncio.to_thread(_fight, system, text, where, runs)
-    return Done(note(f"```\n{reply[:1980]}\n```"))
-
-
-def _fight(system: str, text: str, where: str, runs: int) -> str:
-    """The simulation's text (as the CLI prints it)."""
-    import tomllib
-
-    from ...errors import RuleError
-
-    def bounded(rounds: int) -> None:
-        if rounds > MAX_ROUNDS:
-            raise RuleError(f"{where}: max_rounds {rounds}: at most {MAX_ROUNDS} here")
-
-    if system == "gurps":
-        from ...commands.gurps_simulate import encounter_from_text, simulation_json
-        from ...systems.gurps.simulate import simulate as run
-
-        enc = encounter_from_text(text, where)
-        bounded(enc.max_rounds)
-        return str(simulation_json(run(enc, runs))["text"])
-    from ...render.swn import simulation_json as swn_json
-    from ...systems.swn.encounter import encounter_from_data
-    from ...systems.swn.simulate import simulate as swn_run
-
     try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise RuleError(f"{where}: not valid TOML: {exc}") from None
-    senc = encounter_from_data(data, text, where)
-    bounded(senc.max_rounds)
-    return str(swn_json(swn_run(senc, runs))["text"])
+        text = body.decode("utf-8")
+    except UnicodeDecodeError:
+        raise Refusal(f"{where} is not UTF-8 text: an encounter is a TOML file") from None
+    async with bot.fights:
+        said = await _fought(bot, call, str(call.data["name"]), text, where, runs)
+    if "error" in said:
+        log.warning("referee discord: refused %s's encounter %r: %s", call.name, where,
+                    said["error"][:300])  # fmt: skip
+        raise Refusal(str(said["error"]))
+    return Done(note(f"```\n{str(said['text'])[:1980]}\n```"))
+
+
+async def _fought(
+    bot: Discord, call: Call, system: str, text: str, where: str, runs: int
+) -> dict[str, Any]:
+    """What the fight's process said; it is killed if this is cancelled (Ctrl-C), and
+    the asker told, or if it outlasts :data:`FIGHT_SECONDS`."""
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "referee.rooms.discord.fight",
+        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    asked = json.dumps({"system": system, "text": text, "where": where, "runs": runs})
+    try:
+        async with asyncio.timeout(FIGHT_SECONDS):
+            out, err = await process.communicate(asked.encode())
+    except TimeoutError:
+        raise Refusal(f"the simulation took over {FIGHT_SECONDS:g} s: ask for fewer runs") from None
+    except asyncio.CancelledError:
+        _kill(process)
+        try:  # a deferred answer is waiting: say what became of it
+            async with asyncio.timeout(2):
+                await bot.rest.edit_original(call.application, call.token, note(ABANDONED))
+        except Exception as exc:  # noqa: BLE001 - the bot is stopping: logged, no more
+            log.warning("referee discord: could not tell %s their simulation stopped: %s",
+                        call.name, exc)  # fmt: skip
+        log.warning("referee discord: stopped %s's simulation of %r", call.name, where)
+        raise
+    finally:
+        _kill(process)
+    try:
+        said: dict[str, Any] = json.loads(out[: 1024 * 1024])
+    except ValueError:
+        last = err.decode("utf-8", "replace").strip().splitlines()[-1:] or ["no output"]
+        log.warning("referee discord: a simulation failed: %s", last[0][:300])
+        raise Refusal("the simulation failed (an internal error, logged on the server)") from None
+    return said
+
+
+def _kill(process: asyncio.subprocess.Process) -> None:
+    if process.returncode is None:
+        try:
+            process.kill()
+        except ProcessLookupError:
+            pass

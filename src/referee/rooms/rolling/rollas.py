@@ -11,6 +11,7 @@ upload and show sheets are in :mod:`.characters`.
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
 import shlex
 from collections import OrderedDict
@@ -24,6 +25,8 @@ from ...errors import RefereeError, SheetError
 from ...sheets import read_sheet
 from ..db.sheetstore import SheetRow
 from ..errors import ApiError
+
+_log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from ...commands import CommandLimits
@@ -124,10 +127,17 @@ class RoomSheets:
 
 
 def read_sheet_body(body: bytes) -> Sheet:
+    """A sheet a member sent (the page, the API, Discord's ``/sheet``), read within the
+    bounds of every file a user sends (:mod:`referee.untrusted`); a refusal is logged
+    in one line.
 
+    Raises:
+        ApiError: 422, saying why it cannot be read.
+    """
     try:
         return read_sheet(body)
     except SheetError as exc:
+        _log.warning("referee rooms: refused a sheet of %s bytes: %s", f"{len(body):,}", exc)
         raise ApiError(422, f"this sheet cannot be read: {exc}") from None
 
 

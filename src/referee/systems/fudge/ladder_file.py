@@ -60,6 +60,13 @@ def load_ladder(path: str | Path) -> Ladder:
         raise RuleError(f"cannot read ladder file {str(path)!r}: {exc}") from None
     where = str(path)
     data: Any
+    from ...untrusted import UntrustedFileError, check_bounds
+
+    try:  # every file a user sends is bounded before it is parsed
+        check_bounds(text.encode(), "json" if path.suffix.lower() == ".json" else "toml",
+                     "a ladder file")  # fmt: skip
+    except UntrustedFileError as exc:
+        raise RuleError(f"{where}: {exc}") from None
     if path.suffix.lower() == ".json":
         try:
             data = json.loads(text)

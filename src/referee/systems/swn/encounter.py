@@ -26,7 +26,6 @@ Healing", "Morale") and the rules README.
 from __future__ import annotations
 
 import re
-import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
@@ -159,10 +158,22 @@ def _read(path: str | Path) -> tuple[str, dict[str, Any], str]:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise RuleError(f"cannot read {str(path)!r}: {exc}") from None
+    return text, encounter_toml(text, str(path)), str(path)
+
+
+def encounter_toml(text: str, where: str) -> dict[str, Any]:
+    """An encounter's TOML, read within the bounds of every file a user sends
+    (:mod:`referee.untrusted`: size, nesting, entries, key parts).
+
+    Raises:
+        RuleError: over a bound, or not TOML; naming ``where`` and the line.
+    """
+    from ...untrusted import UntrustedFileError, load_toml
+
     try:
-        return text, tomllib.loads(text), str(path)
-    except tomllib.TOMLDecodeError as exc:
-        raise RuleError(f"{path}: not valid TOML: {exc}") from None
+        return load_toml(text, "an encounter")
+    except UntrustedFileError as exc:
+        raise RuleError(f"{where}: {exc}") from None
 
 
 def load_encounter(path: str | Path) -> Encounter:
