@@ -231,7 +231,8 @@ def test_eight_clients_rolling_at_once_leave_a_gapless_valid_chain(table: Table)
         t.join()
     assert not errors
     entries = table.log("gm")
-    assert len(entries) == 2 + 2 + 1 + 8 * 12  # room, epoch, 2 joins, the lock, the rolls
+    # room, epoch, 2 joins, the lock and its signed head (contract v1.5), the rolls
+    assert len(entries) == 2 + 2 + 2 + 8 * 12
     _verify_chain(entries)
     assert len({e["salt"] for e in entries}) == len(entries)
 
@@ -339,9 +340,9 @@ def test_a_client_that_reconnects_with_after_loses_nothing(table: Table) -> None
     assert [e["kind"] for e in first] == ["room", "epoch", "join", "join"]
     for i in range(5):
         table.roll("alice", f"1d{6 + i}")
-    rest = live(table, "bob", after=first[-1]["seq"], count=6)  # the lock, then 5 rolls
-    assert [e["seq"] for e in rest] == [4, 5, 6, 7, 8, 9]
-    assert [e["kind"] for e in rest] == ["lock"] + ["roll"] * 5
+    rest = live(table, "bob", after=first[-1]["seq"], count=7)  # the lock, its head, 5 rolls
+    assert [e["seq"] for e in rest] == [4, 5, 6, 7, 8, 9, 10]
+    assert [e["kind"] for e in rest] == ["lock", "head"] + ["roll"] * 5
 
 
 def test_health_and_pages(server: Server) -> None:

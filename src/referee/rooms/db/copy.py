@@ -3,9 +3,10 @@
 :func:`copy_rooms` copies every room from one database to another (SQLite to
 PostgreSQL, or back): the log byte for byte, the members with their token hashes
 (so everyone gets in with their old links and tokens), the sheets, the epochs with
-their seeds, and the client seeds. It refuses a target that already holds any of
-the rooms, and before it reports success it checks every room's chain on the target,
-entry by entry, against the room's last link. One-time page links are not copied:
+their seeds, the client seeds, and the server's key (contract v1.5) if the target has
+none. It refuses a target that already holds any of the rooms, and before it reports
+success it checks every room's chain on the target, entry by entry, against the
+room's last link. One-time page links are not copied:
 they last ten minutes, and the GM makes new ones by opening the room again.
 
 :func:`backup_sqlite` copies a running SQLite database with SQLite's online backup
@@ -25,7 +26,7 @@ import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection, create_async_engine
 
 from ..log import GENESIS, chain_link, decode, digest
-from .schema import client_seeds, entries, epochs, members, rooms, sheets, tokens
+from .schema import client_seeds, entries, epochs, members, rooms, server_key, sheets, tokens
 from .store import migrate
 
 __all__ = ["CopyError", "Copied", "backup_sqlite", "copy_rooms"]
@@ -95,12 +96,23 @@ async def _copy(
                     done += len(rows)
                     if progress is not None:
                         progress(done, total)
+            await _copy_key(read, write)
             counted = int(await write.scalar(sa.select(sa.func.count()).select_from(entries)) or 0)
             await _check(write, ids)
         return Copied(len(ids), counted, done)
     finally:
         await source.dispose()
         await target.dispose()
+
+
+async def _copy_key(read: AsyncConnection, write: AsyncConnection) -> None:
+    """The server's key (contract v1.5) goes with the rooms to a target that has none
+    yet, so that their heads and the ones signed after the move share one fingerprint.
+    A target with a key keeps its own: the copied heads still verify, by the old key."""
+    key = (await read.execute(sa.select(server_key))).first()
+    has = await write.scalar(sa.select(sa.func.count()).select_from(server_key))
+    if key is not None and not has:
+        await write.execute(sa.insert(server_key), [dict(key._mapping)])
 
 
 async def _check(conn: AsyncConnection, ids: list[str]) -> None:
