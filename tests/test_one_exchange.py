@@ -18,7 +18,7 @@ from referee import commands
 from referee.fight import Combatant, begin, numbers, step
 from referee.fight.events import RULES
 from referee.rng import ReplaySource
-from referee.rooms.routes.attacks import damage_step
+from referee.rooms.service.blows import damage_step
 
 ORC = "--target-name Orc --dr 2 --hp 12 --parry 10 --defense parry"
 

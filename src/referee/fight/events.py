@@ -23,7 +23,7 @@ from ..errors import RuleError
 
 __all__ = ["CALL", "EVENTS", "ID", "LIMIT", "RULES", "read_event"]
 
-RULES = 5
+RULES = 6
 """The fight's rules as this version applies them, which an event may name (``rules``,
 on any kind; :func:`referee.fight.step` takes the current ones by default):
 
@@ -47,6 +47,12 @@ on any kind; :func:`referee.fight.step` takes the current ones by default):
   tracker's state (shock, stun, posture, the maneuver) goes into the rolls it takes;
   toxic damage at the skull or eye meets no skull DR and no −10 to knockdown (B399),
   and DR 0 is DR 1 against an armor divisor under 1 (B110; ``.exchange.TOXIC_RULES``).
+- 6: a call stays secret where its cause is (contract v1.5, issue 71): an ``exchange``
+  whose attack roll players may not see carries that roll's seq (``attack``) instead of
+  the damage roll that follows (``then``), which the server makes from its own record
+  of the attack; its call names a hidden attacker by its opaque id. No defense is
+  offered to, and no knockdown called for, an unconscious combatant (B420); shock
+  taken on one's own turn counts from one's next turn (B419).
 
 A log keeps each event's number, so an old log replays by the rules it was written
 under."""
@@ -97,8 +103,9 @@ EVENTS: dict[str, tuple[tuple[str, str], ...]] = {
     "exchange": (
         ("combatant", "id"),
         ("attacker", "id"),
-        ("command", "str"),
-        ("then", "str"),
+        ("command", "text"),
+        ("then", "text?"),
+        ("attack", "int?"),
         ("choices", "choices?"),
     ),
     "heal": (("combatant", "id"), ("amount", "int")),
@@ -207,6 +214,7 @@ _CHECKS: dict[str, Callable[[Any], bool]] = {
     "int": _int,
     "ints": _ints,
     "str": _str,
+    "text": _text,
     "strs": lambda v: isinstance(v, list) and len(v) <= 10 and all(_str(x) for x in v),
     "bool": lambda v: isinstance(v, bool),
     "choices": _choices,
@@ -218,6 +226,7 @@ _WHAT = {
     "int": f"an integer within ±{LIMIT:,}",
     "ints": "an object of names to integers",
     "str": "text of 1-80 printable characters",
+    "text": "text of 1-200 printable characters",
     "strs": "a list of texts",
     "bool": "true or false",
     "choices": "a list of defenses, each a label, command, level and odds",

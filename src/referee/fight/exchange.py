@@ -28,6 +28,11 @@ PLAIN_RULES = 4
 """The first rules (:data:`.events.RULES`) by which :func:`through_dr` reads a divisor only
 when plain and within B378's range."""
 
+SECRET_CALL_RULES = 6
+"""The first rules by which an exchange whose attack players may not see carries the
+attack roll's seq (``attack``) instead of its damage roll (``then``), and its call names
+a hidden attacker by its opaque id (contract v1.5)."""
+
 TOXIC_RULES = 5
 """The first rules by which toxic damage at the skull or eye meets no skull DR and calls
 no −10 knockdown (B399: "none of these effects apply to toxic damage"; :func:`through_dr`
@@ -49,9 +54,16 @@ def exchange(fight: Fight, ev: Mapping[str, Any]) -> Fight:
     if fight.system != "gurps":
         raise RuleError("an exchange is GURPS's (B369-B377)")
     target, attacker = fight.combatant(ev["combatant"]), fight.combatant(ev["attacker"])
-    then = ev["then"]
+    then, attack = ev.get("then"), ev.get("attack")
+    if fight.rules >= SECRET_CALL_RULES and (then is None) == (attack is None):
+        raise RuleError(
+            "an exchange names its damage roll ('then') or, when players may not see its "
+            "attack, the attack roll's seq ('attack'): one of the two"
+        )
+    if then is None and fight.rules < SECRET_CALL_RULES:
+        raise RuleError("an exchange event needs 'then' (a 'gurps blow' or 'gurps damage' roll)")
     if not ev["command"].startswith("gurps defend ") or not (
-        then.startswith("gurps damage ") or then.startswith("gurps blow ")
+        then is None or then.startswith("gurps damage ") or then.startswith("gurps blow ")
     ):
         raise RuleError(
             "an exchange's command is a 'gurps defend' roll, then a 'gurps blow' (or 'gurps "
@@ -60,8 +72,12 @@ def exchange(fight: Fight, ev: Mapping[str, Any]) -> Fight:
     for c in (target, attacker):
         if c.id in fight.removed:
             raise RuleError(f"{c.name} is out of the fight")
+    if fight.rules >= SECRET_CALL_RULES and "unconscious" in target.conditions:
+        raise RuleError(f"{target.name} is unconscious: no active defense (B420)")
     n = fight.counts.get(target.id, 0) + 1
-    why = f"defend against {attacker.name}'s attack (B374-B377)"
+    # A hidden attacker by its opaque id (rules 6, contract v1.5): the call is public.
+    named = attacker.id if attacker.hidden and fight.rules >= SECRET_CALL_RULES else attacker.name
+    why = f"defend against {named}'s attack (B374-B377)"
     choices = tuple(dict(c) for c in ev.get("choices", ()))
     if choices and choices[0]["command"] != ev["command"]:
         raise RuleError("an exchange's first choice is its command (the best defense)")
@@ -75,8 +91,9 @@ def exchange(fight: Fight, ev: Mapping[str, Any]) -> Fight:
         ev["command"],
         why,
         attacker.id,
-        ev["then"],
+        then,
         choices,
+        attack,
     )
     return replace(fight, calls=(*fight.calls, call), counts={**fight.counts, target.id: n})
 

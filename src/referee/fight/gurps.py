@@ -25,6 +25,8 @@ __all__ = [
     "end_turn",
     "fatigue",
     "injure",
+    "shock_now",
+    "shock_on_own_turn",
     "shown",
     "start_turn",
 ]
@@ -192,6 +194,24 @@ def fatigue(c: Combatant, lost: int) -> tuple[Combatant, list[CallSpec]]:
     return out, calls
 
 
+def shock_on_own_turn(before: Combatant, after: Combatant) -> Combatant:
+    """``after`` (``before`` hurt on its own turn) with the shock it took then kept for
+    its next turn: B419, "a shock penalty ... applies only on your next turn", so a
+    wound taken during one's own turn leaves this turn's rolls alone (``shock_later``:
+    the part of ``shock`` not yet in effect, set only when there is one; from rules 6)."""
+    more = after.value("shock") - before.value("shock")
+    if more <= 0:
+        return after
+    return after.with_values(
+        shock_later=min(after.value("shock"), before.value("shock_later") + more)
+    )
+
+
+def shock_now(c: Combatant) -> int:
+    """The shock penalty in effect now (B419): less what ``c`` took on its own turn."""
+    return max(0, c.value("shock") - c.value("shock_later"))
+
+
 def start_turn(c: Combatant) -> tuple[Combatant, list[CallSpec]]:
     """The combatant's turn begins: this is the "next turn" its shock applies to.
 
@@ -201,6 +221,8 @@ def start_turn(c: Combatant) -> tuple[Combatant, list[CallSpec]]:
     maneuver but Do Nothing, or collapse.
     """
     out = c.with_values(shock_new=0) if c.value("shock_new") else c
+    if c.value("shock_later"):  # taken on its last turn: in effect from now (B419)
+        out = out.with_values(shock_later=0)
     if c.conditions & (DOWN | {"mortally wounded"}):
         return out, []
     calls: list[CallSpec] = []

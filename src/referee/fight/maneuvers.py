@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..errors import RuleError
+from .gurps import shock_now
 from .model import Combatant, Fight
 
 __all__ = [
@@ -193,8 +194,8 @@ def attack_modifiers(
     :func:`move_and_attack_cap`'s), All-Out Attack (Determined)'s +4, or +1 ranged
     (B365)."""
     mods: list[tuple[str, int]] = []
-    if c.value("shock"):
-        mods.append(("shock", -c.value("shock")))
+    if shock_now(c):  # not what it took on its own turn (B419, rules 6)
+        mods.append(("shock", -shock_now(c)))
     posture = _posture(c)
     if posture is not None and not ranged and posture[1][0]:
         mods.append((posture[0], posture[1][0]))

@@ -124,6 +124,10 @@ class Call:
     """A player's ``defense`` call (contract v1.4, "the defender chooses her defense"):
     the defenses she may roll, each ``{"label", "command", "level", "odds"}``, the
     best first (its ``command`` is the call's); the answer names its ``choice``."""
+    attack: int | None = None
+    """From rules 6, a ``defense`` call whose attack roll players may not see: that
+    roll's seq, from which the server makes the damage roll (no ``then``: contract
+    v1.5, "a hidden attacker stays hidden in its target's call")."""
 
     def command_of(self, choice: int | None) -> str:
         """The command that ``choice`` (an index of :attr:`choices`) rolls: the call's
@@ -146,7 +150,9 @@ class Call:
             "command": self.command,
             "why": self.why,
         }
-        if self.attacker is not None:  # only a defense call's: older entries unchanged
+        if self.attack is not None:  # rules 6: the attack's seq, no damage command
+            out["attacker"], out["attack"] = self.attacker, self.attack
+        elif self.attacker is not None:  # only a defense call's: older entries unchanged
             out["attacker"], out["then"] = self.attacker, self.then
         if self.choices:  # only a player's defense call's (rules 5)
             out["choices"] = [dict(c) for c in self.choices]

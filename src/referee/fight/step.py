@@ -19,7 +19,15 @@ from ..systems.swn import morale_triggers
 from . import gurps, npcs
 from . import swn as swn_rules
 from .events import RULES, read_event
-from .exchange import BLOW_RULES, TOXIC_RULES, defended, exchange, struck, through_dr
+from .exchange import (
+    BLOW_RULES,
+    SECRET_CALL_RULES,
+    TOXIC_RULES,
+    defended,
+    exchange,
+    struck,
+    through_dr,
+)
 from .maneuvers import MANEUVER_RULES, maneuver
 from .model import Call, Combatant, Fight, Record, Step
 from .turns import (
@@ -122,11 +130,18 @@ def _event(fight: Fight, ev: Mapping[str, Any]) -> tuple[Fight, tuple[Record, ..
     if c.id in fight.removed:
         raise RuleError(f"{c.name} is out of the fight")
     new, specs = _apply(fight, c, ev)
+    if fight.rules >= LATER_SHOCK_RULES and fight.current == c.id:
+        new = gurps.shock_on_own_turn(c, new)
     after = _put(fight, new)
     after = _called(after, c.id, specs)
     if fight.system == "swn" and kind == "damage":
         after = _morale(fight, after, c.id)
     return _fallen(after, c.id), ()
+
+
+LATER_SHOCK_RULES = SECRET_CALL_RULES
+"""The first rules by which shock taken on one's own turn counts from one's next turn
+(B419; issue 71 §1.5)."""
 
 
 def _fallen(fight: Fight, cid: str) -> Fight:
@@ -406,7 +421,7 @@ def adopt(fight: Fight, kind: str, fields: Mapping[str, Any]) -> Fight:
     # and the count for each combatant's next call taken past them.
     new = [
         Call(x["call"], x["combatant"], x["kind"], x.get("command", ""), x["why"],
-             x.get("attacker"), x.get("then"), tuple(x.get("choices", ())))
+             x.get("attacker"), x.get("then"), tuple(x.get("choices", ())), x.get("attack"))
         for x in fields["calls"]
     ]  # fmt: skip
     counts = dict(fight.counts)

@@ -202,8 +202,12 @@ def _ranked(fight: Fight, ids: list[str]) -> list[str]:
     def key(cid: str) -> tuple[int, tuple[int, ...], int, int]:
         got = fight.initiative.get(cid)
         unranked = int(last and got is None)  # (kept with its side)
-        side = _side_rank(fight, fight.combatants[cid].side) if unranked else 0
-        return (unranked, tuple(-k for k in got or ()), side, added.index(cid))
+        # A combatant this reader may not see (a hidden NPC in a player's replay, issue
+        # 71 §1.2) has no side or place known here: the logged order stands for it.
+        c = fight.combatants.get(cid)
+        side = _side_rank(fight, c.side) if unranked and c is not None else 0
+        return (unranked, tuple(-k for k in got or ()), side,
+                added.index(cid) if cid in added else len(added))  # fmt: skip
 
     return sorted(ids, key=key)
 

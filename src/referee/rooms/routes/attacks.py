@@ -40,25 +40,22 @@ from __future__ import annotations
 
 import asyncio
 import shlex
-from collections.abc import Mapping
 from typing import Any, Literal
 
 from fastapi import FastAPI, Request
 from pydantic import BaseModel, ConfigDict, Field
 
-from ... import commands
 from ...errors import RefereeError
 from ...fight import Combatant, Fight
 from ...fight.defenses import defense_choices
 from ...fight.maneuvers import MANEUVERS as MANEUVER_NAMES
 from ...fight.maneuvers import aim_turns, attack_refusal, tracker_modifiers
-from ...sheets import find_attack
-from ...systems.gurps.blows import BLOWS
 from ...systems.gurps.damage import read_damage
 from ...systems.gurps.locations import require_targetable
 from ..db.store import Member
 from ..errors import ApiError
 from ..service import conflicts, roll_entry, writable
+from ..service.blows import damage_step, sheet_of, unnamed, weapon_of
 from .api import Caller, state
 from .models import ERRORS
 from .swnattack import answered, applied, swn_attack
@@ -113,7 +110,7 @@ def install(app: FastAPI) -> None:
         if fight.system == "swn":
             return await swn_attack(st, room, member, attacker, target, body.weapon,
                                     body.visibility)  # fmt: skip
-        level, dice, ranged = await _weapon(st, room, attacker, body.weapon)  # before any die
+        level, dice, ranged = await weapon_of(st, room, attacker, body.weapon)  # before any die
         if body.location:  # a location the blow may not reach is refused before anything
             try:
                 require_targetable(body.location, read_damage(dice).damage_type, False)
@@ -150,9 +147,11 @@ def install(app: FastAPI) -> None:
         if (hit.get("success") or hit.get("torso_instead")) and not hit.get("refused"):
             now = (await conflicts(st.store.fight(room))).combatants[target.id]
             then, extra = damage_step(dice, target, location, hit, attacker.owner == "gm")
+            secret = seen != "public" or attacker.hidden  # players may not see the attack
             held, rolled, entries = await _defense(
-                st, room, member, attacker, now, hit, then, ranged
-            )
+                st, room, member, attacker, now, hit, then, ranged,
+                attack=int(rolls[0]["seq"]) if secret else None,
+            )  # fmt: skip
             rolls.extend(rolled)
             logged.extend(entries)
             if not held:
@@ -162,43 +161,6 @@ def install(app: FastAPI) -> None:
                 ev: dict[str, Any] = {"kind": "damage", "combatant": target.id, **extra}
                 logged += await applied(st, room, member, ev, damage["seq"])
         return await answered(st, room, member, rolls, logged)
-
-
-def damage_step(
-    dice: str, target: Combatant, location: str | None, hit: Mapping[str, Any], by_gm: bool
-) -> tuple[str, dict[str, Any]]:
-    """The damage step of an exchange made of separate rolls (issue 65 §6): the command
-    to roll as the attacker's sheet, and what the fight's ``damage`` event adds to it.
-    Both take the exchange's own blow (:func:`referee.systems.gurps.blows.blow`), so the
-    result is what ``gurps attack``'s exchange gives on the same dice: at the location
-    the attack landed (the torso after an aimed miss by 1, B399), with the critical
-    table's row when the attack was a critical hit (B556).
-
-    - Rolled by the GM (an NPC's attack, the GM's secret roll): ``gurps blow --vs
-      @TARGET``, the whole damage step against the target's sheet.
-    - Rolled by a player: her ``gurps damage`` roll, public, which shows no number of the
-      target's sheet (a GM's NPC's are the GM's, rules 3); the fight takes it through
-      the target's DR with the critical's ``effect`` (:func:`referee.fight.exchange.struck`).
-    """
-    table = hit.get("critical_table")
-    crit = hit.get("outcome") == "critical success" and isinstance(table, Mapping)
-    event: dict[str, Any] = {}
-    if by_gm:
-        words = ["gurps", "blow", shlex.quote(dice), f"--vs @{target.sheet}"]
-        if location:
-            words.append(f"--location {shlex.quote(location)}")
-        if crit and isinstance(table, Mapping) and table.get("table") in HIT_TABLES:
-            words.append(f"--critical {int(table['total'])}")
-        return " ".join(words), event
-    if location:
-        event["location"] = location
-    if crit and isinstance(table, Mapping) and table.get("effect") in BLOWS:
-        event["effect"] = table["effect"]
-    return f"gurps damage {shlex.quote(dice)}", event
-
-
-HIT_TABLES = ("critical hit", "critical head blow")
-"""The critical tables a hit reads (B556)."""
 
 
 def _on_turn(fight: Fight, attacker: Combatant) -> None:
@@ -233,25 +195,35 @@ async def _defense(
     hit: dict[str, Any],
     then: str,
     missile: bool = False,
+    attack: int | None = None,
 ) -> tuple[bool, list[dict[str, Any]], list[dict[str, Any]]]:
     """The target's defense against ``hit``: ``(whether the damage waits or was kept
-    off, the rolls made, the fight's entries)``."""
+    off, the rolls made, the fight's entries)``. ``attack``: the seq of an attack roll
+    players may not see; a call it opens carries that seq, not the damage command
+    (contract v1.5: the server makes the damage roll from its own record)."""
     if hit.get("outcome") == "critical success":  # B556: none against a critical hit
         return False, [], []
-    sheet = await _sheet(st, room, target)
+    if "unconscious" in target.conditions:  # B420: no active defense while unconscious
+        return False, [], []
+    sheet = await sheet_of(st, room, target)
     against = int(hit.get("defense_modifier") or 0)
     choices = await asyncio.to_thread(defense_choices, sheet, target, against, missile)
+    # What an exchange event can hold (issue 71 §1.3: nothing refused after the roll):
+    # the twelve best choices whose texts fit (a weapon's name may be long).
+    choices = [c for c in choices if all(len(c[k]) <= 200 for k in ("label", "command"))][:12]
     if not choices:  # All-Out Attack (B365), or a sheet with no defense: none
         return False, [], []
     gm_rolls = bool(target.value("gm_defends"))
     if target.owner != "gm" and not gm_rolls:  # her player chooses and rolls (v1.4)
         event = {"kind": "exchange", "combatant": target.id, "attacker": attacker.id,
-                 "command": choices[0]["command"], "then": then, "choices": choices}  # fmt: skip
+                 "command": choices[0]["command"], "choices": choices,
+                 **({"then": then} if attack is None else {"attack": attack})}  # fmt: skip
         made = await conflicts(st.store.fight_event(room, member.id, event, None, None, _permit))
         return True, [], list(made)
     if target.owner == "gm" and gm_rolls:  # the GM rolls this NPC's defense by hand
         event = {"kind": "exchange", "combatant": target.id, "attacker": attacker.id,
-                 "command": unnamed(choices[0]["command"]), "then": then}  # fmt: skip
+                 "command": unnamed(choices[0]["command"]),
+                 **({"then": then} if attack is None else {"attack": attack})}  # fmt: skip
         made = await conflicts(st.store.fight_event(room, member.id, event, None, None, _permit))
         return True, [], list(made)
     # The server rolls the best one: the GM's secret roll for an NPC; a player's
@@ -267,51 +239,3 @@ async def _defense(
         event["retreat"] = True
     entries = await conflicts(st.store.fight_event(room, "gm", event, rolled["seq"], None, _permit))
     return bool(rolled["result"].get("success")), [rolled], list(entries)
-
-
-def unnamed(command: str) -> str:
-    """An NPC's defense as its public ``exchange`` event carries it: without the weapon it
-    parries or blocks with and without the label that names it (``gurps defend parry
-    --retreat --mod -4``), so that nothing of its sheet shows (rules 3); rolled as its
-    sheet, it parries with its best weapon."""
-    words = shlex.split(command)
-    kept = words[:3]
-    rest = words[3:]
-    if rest and not rest[0].startswith("--"):
-        rest = rest[1:]  # the weapon
-    i = 0
-    while i < len(rest):
-        if rest[i] == "--label":
-            i += 2
-            continue
-        kept.append(rest[i])
-        i += 1
-    return shlex.join(kept)
-
-
-async def _sheet(st: Any, room: str, c: Combatant) -> Any:
-    row = (await st.sheets.of(st, room)).get(c.sheet)
-    if row is None:
-        raise ApiError(422, f"{c.name}'s sheet is no longer in this room")
-    return await st.sheets.sheet(st, room, row)
-
-
-async def _weapon(st: Any, room: str, attacker: Combatant, weapon: str) -> tuple[int, str, bool]:
-    """The skill with ``weapon`` on the attacker's sheet, the damage it does (``1d-3
-    cut``), as an exchange reads them, and whether it is a ranged weapon (the sheet gives
-    its Acc); 422 for a weapon the sheet lacks or one with no damage."""
-    sheet = await _sheet(st, room, attacker)
-    line = f"gurps attack {shlex.quote(weapon)} --vs @self"
-    try:
-        resolved = await asyncio.to_thread(commands.resolve, line, sheet, others={"@self": sheet})
-    except RefereeError as exc:
-        raise ApiError(422, str(exc)) from None
-    words = shlex.split(resolved)
-    if "--damage" not in words:
-        raise ApiError(422, f"{weapon} gives no damage to roll")
-    level = int(words[2]) if len(words) > 2 and words[2].lstrip("-").isdigit() else 10
-    try:
-        ranged = find_attack(sheet, weapon).acc is not None
-    except RefereeError:  # a level, not a weapon of the sheet: melee
-        ranged = False
-    return level, words[words.index("--damage") + 1], ranged

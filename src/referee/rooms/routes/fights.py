@@ -20,6 +20,7 @@ and its owner; values given in the event win.
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Mapping
 from typing import Any, Literal
 
@@ -35,6 +36,7 @@ from ..db.store import Member
 from ..errors import ApiError
 from ..log import view
 from ..service import Guardian, conflicts, roll_entry, writable
+from ..service.blows import damage_after
 from .api import Caller, state
 from .models import ERRORS
 
@@ -109,22 +111,33 @@ async def _sequel(
     call = (
         None if before is None else next((c for c in before.calls if c.id == ev.get("call")), None)
     )
-    if call is None or call.kind != "defense" or call.then is None or roll is None:
+    if call is None or call.kind != "defense" or roll is None or before is None:
+        return None, []
+    if call.then is None and call.attack is None:
         return None, []
     answered = await st.store.entry(room, roll)
     if answered is None or (answered.get("result") or {}).get("success"):
         return None, []
-    attacker = before.combatants.get(call.attacker or "") if before is not None else None
-    if attacker is None or attacker.sheet is None:
+    attacker = before.combatants.get(call.attacker or "")
+    target = before.combatants.get(call.combatant)
+    if attacker is None or attacker.sheet is None or target is None:
         return None, []
     owner = Member(room, attacker.owner, "")
     seen = "gm" if attacker.owner == "gm" else "public"  # an NPC's: the GM's (v1.4)
-    damage = await roll_entry(st, room, owner, f"@{attacker.sheet} {call.then}", seen)
+    event: dict[str, Any] = {"kind": "damage", "combatant": call.combatant}
+    then = call.then
+    if then is None:  # rules 6: made from the server's own record of the attack
+        attack = await st.store.entry(room, int(call.attack or 0))
+        made = None if attack is None else await damage_after(st, room, attack, attacker, target)
+        if made is None:
+            return None, []
+        then, extra = made
+        event.update(extra)
+    damage = await roll_entry(st, room, owner, f"@{attacker.sheet} {then}", seen)
     st.published(room, damage)
-    event = {"kind": "damage", "combatant": call.combatant}
-    where = call.then.split("--location ")
-    if len(where) == 2:
-        event["location"] = where[1].split()[0]
+    where = then.split("--location ")
+    if len(where) == 2 and "location" not in event:
+        event["location"] = shlex.split(where[1])[0]
     try:
         entries = await st.store.fight_event(
             room, owner.id, event, int(damage["seq"]), None, _permit

@@ -1,0 +1,185 @@
+"""Issue 71 §1: what a GM's trial broke in the fight (secrecy and availability), each
+written from its repro, on both backends."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from referee.rooms.audit.verify import verify
+from rooms_server import Table
+from test_room_combat import ORC_WITH_DR
+from test_room_fight import _attack, _by_call, _ok, _state, _turn_to
+from test_room_sheets import DAI_TOML, put
+
+
+def _hidden_duel(table: Table) -> str:
+    """Dai (Alice's) and the GM's hidden orc, started: the orc's opaque id."""
+    assert put(table, "alice", "dai", DAI_TOML.read_bytes(), "application/toml").status_code == 201
+    assert put(table, "gm", "orc", ORC_WITH_DR, "application/toml").status_code == 201
+    _ok(table, "gm", {"kind": "add", "combatant": "dai", "sheet": "dai"})
+    orc = _ok(table, "gm", {"kind": "add", "sheet": "orc", "hidden": True})[0]
+    _ok(table, "gm", {"kind": "start"})
+    return str(orc["combatant"])
+
+
+def _defense_call(table: Table, orc: str) -> dict[str, Any] | None:
+    """The hidden orc attacks Dai until a defense call opens on her: that call (as the
+    GM sees it), or None when no attack in ten reached her defense."""
+    for _ in range(10):
+        _turn_to(table, orc)
+        body = {"attacker": orc, "target": "dai", "weapon": "Broadsword"}
+        got = _attack(table, "gm", body)
+        assert got.status_code == 201, got.text
+        calls = [c for c in table.fight("gm")["calls"] if c["kind"] == "defense"]
+        if calls:
+            return dict(calls[-1])
+    return None
+
+
+def test_a_hidden_attackers_defense_call_names_nothing_of_it(table: Table) -> None:
+    """§1.1: the hidden orc's attack on Dai opens her defense call; the call that every
+    player receives (log, export, fight) names the orc by its opaque id only and carries
+    neither its damage dice nor a damage command; when her defense fails, the damage
+    the server rolls from its own record of the attack still reaches her."""
+    orc = _hidden_duel(table)
+    for _ in range(12):
+        call = _defense_call(table, orc)
+        assert call is not None
+        assert "then" not in call and isinstance(call["attack"], int)
+        assert call["why"] == f"defend against {orc}'s attack (B374-B377)"
+        for who in ("alice", "bob"):
+            seen = json.dumps([table.log(who), table.export(who), _state(table, who)])
+            for secret in ("Orc", "1d+2", "2d+1", "Broadsword", "gurps blow", '"orc"'):
+                assert secret not in seen, (who, secret)
+        before = _hp(table, "dai")
+        worst = len(call["choices"]) - 1
+        answer = _by_call(table, "alice", call["call"], choice=worst)
+        assert answer.status_code == 201, answer.text
+        if answer.json()["roll"]["result"]["success"]:
+            continue  # she held: try again
+        damage = answer.json()["damage"]
+        assert damage["visibility"] == "gm" and damage.get("redacted") is True
+        assert _hp(table, "dai") < before  # the orc's 2d+1 cut always gets through DR 0
+        assert "Orc" not in json.dumps(table.log("alice"))
+        assert verify(table.export("gm")).ok and verify(table.export("alice")).ok
+        return
+    raise AssertionError("Dai held every defense")
+
+
+def _hp(table: Table, cid: str) -> int:
+    fight = table.fight("gm")
+    return int(next(c for c in fight["combatants"] if c["combatant"] == cid)["values"]["hp"])
+
+
+def test_a_pc_added_mid_fight_beside_a_hidden_npc(table: Table) -> None:
+    """§1.2: Bob's character joins a fight under way while a hidden orc is in the order:
+    every player's fight still answers (no 500), and ``referee verify`` reads each
+    player's export without a traceback."""
+    orc = _hidden_duel(table)
+    _turn_to(table, orc)
+    assert put(table, "bob", "wren", WREN_TOML, "application/toml").status_code == 201
+    _ok(table, "gm", {"kind": "add", "combatant": "wren", "sheet": "wren"})
+    for call in table.fight("gm")["calls"]:
+        if call["kind"] in ("initiative", "tiebreak"):
+            _by_call(table, "gm", call["call"])
+    for who in ("gm", "alice", "bob"):
+        with table.client(who) as c:
+            got = c.get(f"/api/rooms/{table.room}/fight")
+        assert got.status_code == 200, (who, got.text)
+        assert "wren" in [x["combatant"] for x in got.json()["combatants"]]
+        report = verify(table.export(who))
+        assert report.ok, (who, report)
+
+
+WREN_TOML = b"""system = "gurps"
+name = "Wren"
+hp = 10
+dodge = 9
+
+[attributes]
+ST = 10
+DX = 12
+IQ = 10
+HT = 11
+
+[skills]
+Broadsword = 13
+"""
+
+
+def _visible_duel(table: Table) -> str:
+    assert put(table, "alice", "dai", DAI_TOML.read_bytes(), "application/toml").status_code == 201
+    assert put(table, "gm", "orc", ORC_WITH_DR, "application/toml").status_code == 201
+    _ok(table, "gm", {"kind": "add", "combatant": "dai", "sheet": "dai"})
+    orc = _ok(table, "gm", {"kind": "add", "sheet": "orc"})[0]
+    _ok(table, "gm", {"kind": "start"})
+    return str(orc["combatant"])
+
+
+def test_all_out_defense_by_parry_or_block_does_not_swallow_the_next_hit(table: Table) -> None:
+    """§1.3: after Dai's All-Out Defense (Parry), the orc's attack that hits opens her
+    defense call with the parry at +2 (B366), and nothing is refused after a roll."""
+    orc = _visible_duel(table)
+    for _ in range(10):
+        _turn_to(table, "dai")
+        move = {"kind": "maneuver", "combatant": "dai", "maneuver": "all-out defense",
+                "defense": "parry"}  # fmt: skip
+        _ok(table, "alice", move)
+        _turn_to(table, orc)
+        got = _attack(table, "gm", {"attacker": orc, "target": "dai", "weapon": "Broadsword"})
+        assert got.status_code == 201, got.text
+        calls = [c for c in table.fight("gm")["calls"] if c["kind"] == "defense"]
+        if not calls:
+            continue  # a miss, or a critical hit: no defense
+        labels = [c["label"] for c in calls[-1]["choices"]]
+        assert "Parry (Knife) 12 (all-out defense +2): 74.1% to hold" in labels, labels
+        return
+    raise AssertionError("the orc never hit")
+
+
+def test_an_unconscious_character_is_offered_no_defense(table: Table) -> None:
+    """§1.4: B420, no active defense while unconscious: the orc's hit on an unconscious
+    Dai opens no defense call, and its damage goes straight through."""
+    orc = _visible_duel(table)
+    _ok(table, "gm", {"kind": "set", "combatant": "dai", "add": ["unconscious"]})
+    for _ in range(10):
+        _turn_to(table, orc)
+        before = _hp(table, "dai")
+        got = _attack(table, "gm", {"attacker": orc, "target": "dai", "weapon": "Broadsword"})
+        assert got.status_code == 201, got.text
+        assert not [c for c in table.fight("gm")["calls"] if c["kind"] == "defense"]
+        hit = got.json()["rolls"][0]
+        if hit.get("redacted") or not _gm_roll(table, hit["seq"])["result"]["success"]:
+            continue
+        assert len(got.json()["rolls"]) == 2  # the attack, then its damage: no defense
+        assert _hp(table, "dai") < before
+        return
+    raise AssertionError("the orc never hit")
+
+
+def _gm_roll(table: Table, seq: int) -> dict[str, Any]:
+    return dict(table.log("gm")[seq])
+
+
+def test_shock_taken_on_ones_own_turn_counts_from_the_next(table: Table) -> None:
+    """§1.5: B419, "a shock penalty ... applies only on your next turn": Dai takes 1 HP
+    during her own turn; her attack that turn carries no shock, her next turn's does
+    (−1), and ``referee verify`` recomputes both."""
+    orc = _visible_duel(table)
+    _turn_to(table, "dai")
+    _ok(table, "gm", {"kind": "damage", "combatant": "dai", "amount": 1})
+    body = {"attacker": "dai", "target": orc, "weapon": "Knife (Swung)"}
+    first = _attack(table, "alice", body)
+    assert first.status_code == 201, first.text
+    assert "shock" not in first.json()["rolls"][0]["text"]
+    assert not first.json()["rolls"][0].get("tracker")
+    _ok(table, "gm", {"kind": "next"})
+    for c in table.fight("gm")["calls"]:
+        _ok(table, "gm", {"kind": "dismiss", "call": c["call"]})
+    _turn_to(table, "dai")
+    second = _attack(table, "alice", body)
+    assert second.status_code == 201, second.text
+    assert second.json()["rolls"][0]["tracker"] == ["shock -1"]
+    assert "(shock -1) 17-1 = 16" in second.json()["rolls"][0]["text"]
+    assert verify(table.export("gm")).ok
