@@ -111,8 +111,15 @@ def test_posture_and_shock_change_attack_and_defense() -> None:
     """B551: prone −4 to a melee attack, −3 to defend; kneeling −2 and −2. B419: shock
     takes DX-based skills, not active defenses."""
     f = _duel()
+    assert f.current == "aldo"
+    hurt = fight.step(f, {"kind": "damage", "combatant": "aldo", "amount": 3}).fight
+    # Issue 71 §1.5: shock taken in one's own turn waits for the next (B419).
+    assert attack_modifiers(hurt.combatants["aldo"]) == []
+    f = fight.step(f, {"kind": "next"}).fight
     f = fight.step(f, {"kind": "damage", "combatant": "aldo", "amount": 3}).fight
     f = fight.step(f, {"kind": "set", "combatant": "aldo", "add": ["prone"]}).fight
+    f = fight.step(f, {"kind": "next"}).fight
+    assert f.current == "aldo"
     aldo = f.combatants["aldo"]
     assert attack_modifiers(aldo) == [("shock", -3), ("prone", -4)]
     assert attack_modifiers(aldo, ranged=True) == [("shock", -3)]  # posture: melee only

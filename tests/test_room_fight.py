@@ -51,6 +51,9 @@ def _turn_to(table: Table, cid: str) -> None:
         c = next(c for c in now["combatants"] if c["combatant"] == cid)
         if now["current"] == cid and not c["values"].get("acted"):
             return
+        for call in now["calls"]:  # the turn waits for an open defense (rules 6)
+            if call["kind"] == "defense":
+                _ok(table, "gm", {"kind": "dismiss", "call": call["call"]})
         _ok(table, "gm", {"kind": "next"})
     raise AssertionError(f"{cid}'s turn never came")
 

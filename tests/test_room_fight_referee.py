@@ -146,10 +146,12 @@ def test_shock_and_posture_go_into_the_attack_and_the_defense(table: Table) -> N
     for 3 and prone, attacks at Knife 17 −3 shock −4 prone, each named in the roll;
     stunned, she may not attack at all (B420)."""
     orc = _duel(table)
+    _turn_to(table, orc)  # hurt in the orc's turn: the shock is for her next (B419)
     _ok(table, "gm", {"kind": "damage", "combatant": "dai", "amount": 3})
     for c in [c for c in table.fight("gm")["calls"] if c["combatant"] == "dai"]:
         _ok(table, "gm", {"kind": "dismiss", "call": c["call"]})
     _ok(table, "gm", {"kind": "set", "combatant": "dai", "add": ["prone"], "drop": ["stunned"]})
+    _turn_to(table, "dai")
     assert table.fight("gm")["current"] == "dai"  # her turn, shock from before it
     got = _attack(table, "alice", {"attacker": "dai", "target": orc, "weapon": "Knife (Swung)"})
     assert got.status_code == 201, got.text

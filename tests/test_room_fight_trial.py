@@ -4,12 +4,15 @@ written from its repro, on both backends."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 from referee.rooms.audit.verify import verify
-from rooms_server import Table
+from rooms_server import Server, Table
 from test_room_combat import ORC_WITH_DR
-from test_room_fight import _attack, _by_call, _ok, _state, _turn_to
+from test_room_fight import _attack, _by_call, _event, _ok, _state, _turn_to
+from test_room_fight_swn import _swn_table
+from test_room_fight_swn_referee import THUG
 from test_room_sheets import DAI_TOML, put
 
 
@@ -183,3 +186,92 @@ def test_shock_taken_on_ones_own_turn_counts_from_the_next(table: Table) -> None
     assert second.json()["rolls"][0]["tracker"] == ["shock -1"]
     assert "(shock -1) 17-1 = 16" in second.json()["rolls"][0]["text"]
     assert verify(table.export("gm")).ok
+
+
+def test_a_roll_is_applied_once(table: Table) -> None:
+    """§1.6: one untargeted damage roll applied to Dai may not be applied to the orc
+    too (it was: 201, 201)."""
+    orc = _visible_duel(table)
+    rolled = table.roll("gm", "gurps damage 1d+1 cut").json()
+    first = _event(table, "gm", {"kind": "damage", "combatant": "dai"}, int(rolled["seq"]))
+    assert first.status_code == 201, first.text
+    second = _event(table, "gm", {"kind": "damage", "combatant": orc}, int(rolled["seq"]))
+    assert second.status_code == 409, second.text
+    assert f"roll {rolled['seq']} was applied already" in second.json()["error"]
+
+
+JUNO = (Path(__file__).parent.parent / "src/referee/examples/sheets/juno.toml").read_bytes()
+VEX = (Path(__file__).parent.parent / "src/referee/examples/sheets/vex.toml").read_bytes()
+
+
+def test_a_medic_stabilizes_a_fallen_ally(server: Server) -> None:
+    """§1.6: Bob's Juno falls (SWN, mortally wounded); Alice's "Stabilize Juno" rolls as
+    her own character, Vex, aimed at Juno (it was 403: "the sheet 'juno' is another
+    member's"), and applies to Juno; Juno may not stabilize herself (003: the mortally
+    wounded take no action)."""
+    table = _swn_table(server)
+    with server.client() as c:
+        bob = c.post(f"/api/rooms/{table.room}/members",
+                     json={"name": "Bob", "invite": table.invite}).json()  # fmt: skip
+    table.tokens["bob"], table.ids["bob"] = bob["token"], bob["member"]
+    assert put(table, "alice", "vex", VEX, "application/toml").status_code == 201
+    assert put(table, "bob", "juno", JUNO, "application/toml").status_code == 201
+    _ok(table, "gm", {"kind": "add", "sheet": "vex"})
+    _ok(table, "gm", {"kind": "add", "sheet": "juno"})
+    _ok(table, "gm", {"kind": "start"})
+    for call in table.fight("gm")["calls"]:
+        _ok(table, "gm", {"kind": "dismiss", "call": call["call"]})
+    _ok(table, "gm", {"kind": "damage", "combatant": "juno", "amount": 99})
+    assert "mortally wounded" in _card(table, "juno")["conditions"]
+    herself = table.roll("bob", "@juno swn stabilize --vs @juno")
+    assert herself.status_code == 422 and "cannot stabilize itself" in herself.text
+    for _ in range(20):
+        got = table.roll("alice", "swn stabilize --vs @juno")
+        assert got.status_code == 201, got.text
+        roll = got.json()
+        assert roll["sheet"] == "vex" and "--vs @juno" in roll["command"]
+        if not roll["result"]["success"]:
+            continue
+        event = {"kind": "result", "of": "stabilize"}
+        applied = _event(table, "gm", event, int(roll["seq"]))
+        assert applied.status_code == 201, applied.text
+        assert "stabilized" in _card(table, "juno")["conditions"]
+        assert verify(table.export("gm")).ok
+        return
+    raise AssertionError("Vex never stabilized Juno")
+
+
+def _card(table: Table, cid: str) -> dict[str, Any]:
+    return dict(next(c for c in table.fight("gm")["combatants"] if c["combatant"] == cid))
+
+
+def test_an_npc_whose_morale_broke_makes_no_attack(server: Server) -> None:
+    """§1.7: 003, Morale ("Greater = flee/withdraw/surrender"): the thug whose morale
+    broke is refused an attack on its turn (409, naming why), and nothing is rolled."""
+    table = _swn_table(server)
+    assert put(table, "alice", "vex", VEX, "application/toml").status_code == 201
+    assert put(table, "gm", "thug", THUG, "application/toml").status_code == 201
+    _ok(table, "gm", {"kind": "add", "sheet": "vex"})
+    _ok(table, "gm", {"kind": "add", "sheet": "thug"})
+    _ok(table, "gm", {"kind": "start"})
+    for call in table.fight("gm")["calls"]:
+        _ok(table, "gm", {"kind": "dismiss", "call": call["call"]})
+    _ok(table, "gm", {"kind": "set", "combatant": "thug", "add": ["broken"]})
+    _turn_to(table, "thug")
+    size = len(table.log("gm"))
+    got = _attack(table, "gm", {"attacker": "thug", "target": "vex", "weapon": "Club"})
+    assert got.status_code == 409 and "morale broke" in got.json()["error"], got.text
+    assert len(table.log("gm")) == size
+
+
+def test_the_turn_waits_for_an_open_defense_call(table: Table) -> None:
+    """§1.9: Next with Dai's defense call open is refused, naming the call (it was
+    taken, and she answered a turn later); once she answers, the turn passes."""
+    orc = _visible_duel(table)
+    call = _defense_call(table, orc)
+    assert call is not None
+    got = _event(table, "gm", {"kind": "next"})
+    assert got.status_code == 422, got.text
+    assert f"defense call {call['call']} is open" in got.json()["error"]
+    assert _by_call(table, "alice", call["call"]).status_code == 201
+    _ok(table, "gm", {"kind": "next"})

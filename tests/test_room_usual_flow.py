@@ -196,11 +196,16 @@ def test_repeated_parries_are_counted_until_the_next_turn(table: Table) -> None:
     for n in range(2):
         rolled = table.roll("alice", "@dai gurps defend parry" + (f" --parried {n}" if n else ""))
         assert rolled.status_code == 201, rolled.text
-        counted = _ok(table, "alice", {"kind": "defend", "combatant": "dai", "defense": "parry"},
+        # Issue 71 §1.9: her defense comes from her call; a roll she chose counts only
+        # when the GM counts it.
+        mine = _event(table, "alice", {"kind": "defend", "combatant": "dai", "defense": "parry"},
+                      int(rolled.json()["seq"]))  # fmt: skip
+        assert mine.status_code == 403 and "defense call" in mine.json()["error"]
+        counted = _ok(table, "gm", {"kind": "defend", "combatant": "dai", "defense": "parry"},
                       int(rolled.json()["seq"]))  # fmt: skip
         assert counted[0]["values"]["parried"] == [n, n + 1]
     other = table.roll("alice", "3d6").json()
-    wrong = _event(table, "alice", {"kind": "defend", "combatant": "dai", "defense": "parry"},
+    wrong = _event(table, "gm", {"kind": "defend", "combatant": "dai", "defense": "parry"},
                    int(other["seq"]))  # fmt: skip
     assert wrong.status_code == 422 and "defense roll" in wrong.json()["error"]
     theirs = _event(table, "bob", {"kind": "defend", "combatant": "dai", "defense": "parry"}, None)
@@ -236,7 +241,7 @@ def test_an_exchange_reads_the_trackers_values(table: Table) -> None:
     _ok(table, "gm", {"kind": "start"})
     _ok(table, "gm", {"kind": "damage", "combatant": "dai", "amount": 9})
     rolled = table.roll("alice", "@dai gurps defend parry").json()
-    _ok(table, "alice", {"kind": "defend", "combatant": "dai", "defense": "parry"},
+    _ok(table, "gm", {"kind": "defend", "combatant": "dai", "defense": "parry"},
         int(rolled["seq"]))  # fmt: skip
     hp = next(c for c in table.fight("gm")["combatants"] if c["combatant"] == "dai")["values"]["hp"]
     full = next(c for c in table.fight("gm")["combatants"] if c["combatant"] == "dai")

@@ -104,6 +104,8 @@ def _event(fight: Fight, ev: Mapping[str, Any]) -> tuple[Fight, tuple[Record, ..
     if kind == "start":
         return start(fight, ev), ()
     if kind in TURN_EVENTS:
+        if kind == "next" and fight.rules >= OPEN_DEFENSE_RULES:
+            _no_open_defense(fight)
         return turn_event(fight, ev), ()
     if kind == "reveal":
         c = fight.combatant(ev["combatant"])
@@ -142,6 +144,25 @@ def _event(fight: Fight, ev: Mapping[str, Any]) -> tuple[Fight, tuple[Record, ..
 LATER_SHOCK_RULES = SECRET_CALL_RULES
 """The first rules by which shock taken on one's own turn counts from one's next turn
 (B419; issue 71 §1.5)."""
+
+
+OPEN_DEFENSE_RULES = SECRET_CALL_RULES
+"""The first rules by which the turn does not pass while a defense call is open."""
+
+
+def _no_open_defense(fight: Fight) -> None:
+    """From rules 6 (issue 71 §1.9), the turn passes only once every defense call is
+    closed: a defense is made against the attack it answers, in the attacker's turn
+    (B374), so it is answered (by the defender's player, or by the GM's roll of it) or
+    dismissed by the GM (no defense made: nothing follows) before ``next``."""
+    open_ = [c for c in fight.calls if c.kind == "defense"]
+    if open_:
+        who = fight.combatants.get(open_[0].combatant)
+        name = open_[0].combatant if who is None or who.hidden else who.name
+        raise RuleError(
+            f"{name}'s defense call {open_[0].id} is open: it is answered (her roll, or the "
+            "GM's) or dismissed before the turn passes (B374)"
+        )
 
 
 def _fallen(fight: Fight, cid: str) -> Fight:

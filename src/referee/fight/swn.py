@@ -22,6 +22,7 @@ from ..systems import swn
 from .model import Combatant
 
 __all__ = [
+    "fled_refusal",
     "FUDGE_TRACKED",
     "SWN_TRACKED",
     "end_round",
@@ -130,3 +131,15 @@ def swn_answer(c: Combatant, kind: str, success: bool) -> Combatant:
     if kind == "morale" and not success:
         return c.with_conditions(c.conditions | {"broken"})
     return c
+
+
+def fled_refusal(c: Combatant) -> str | None:
+    """Why ``c`` may make no attack, if its morale broke (``003``, "Morale": "Greater =
+    flee/withdraw/surrender"): it flees or surrenders, and fights on only if the GM
+    says so (she drops ``broken``). None for one whose morale holds."""
+    if "broken" in c.conditions:
+        return (
+            f"{c.name}'s morale broke: it flees or surrenders, and makes no attack (003, "
+            "Morale); the GM may rally it (drop 'broken')"
+        )
+    return None

@@ -244,6 +244,10 @@ class FightWrites(StoreParts):
                 same_roll(fight, ev, e)
             if ev.get("kind") == "result" and ev.get("of") == "stabilize":
                 stabilized_at(fight, ev, e)
+            used = await _applied(conn, room, roll)
+            if used is not None:  # issue 71 §1.6: one roll, one combatant
+                raise Conflict(409, f"roll {roll} was applied already (seq {used}): a roll "
+                                    "is applied once")  # fmt: skip
         try:
             done = step(fight, ev)
         except RefereeError as exc:
@@ -266,6 +270,24 @@ class FightWrites(StoreParts):
                 fields["sealed"] = True
             items.append((r.kind, fields))
         return items, done.fight
+
+
+async def _applied(conn: AsyncConnection, room: str, roll: int) -> int | None:
+    """The seq of the first fight entry that applied the roll at seq ``roll`` (its
+    ``why``), or None: a roll is applied to the fight once (issue 71 §1.6). The
+    entries are stored canonical (:func:`..log.encode`: sorted keys, no spaces)."""
+    found = await conn.scalar(
+        sa.select(sa.func.min(entries.c.seq)).where(
+            entries.c.room_id == room,
+            entries.c.seq > roll,
+            entries.c.kind.in_(tuple(FIGHT_KINDS)),
+            sa.or_(
+                entries.c.body.contains(f'"why":{int(roll)},'),
+                entries.c.body.contains(f'"why":{int(roll)}}}'),
+            ),
+        )
+    )
+    return None if found is None else int(found)
 
 
 async def _system(conn: AsyncConnection, room: str) -> str:

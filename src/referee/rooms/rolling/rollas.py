@@ -179,7 +179,10 @@ async def as_sheet(
     else:
         own = [r for r in sheets.values() if r.owner == member.id]
         row = own[0] if len(own) == 1 else None
-    refs = {f"@{name}": _readable(sheets, name, member) for name in _REF.findall(command)}
+    # A stabilize names its patient, whose sheet it does not read (issue 71 §1.6): a
+    # player's medic may aim it at another player's character.
+    aim = command.startswith("swn stabilize ")
+    refs = {f"@{name}": _readable(sheets, name, member, aim) for name in _REF.findall(command)}
     if row is None and not refs:
         return None
     key = (None if row is None else row.sha256, tuple((k, r.sha256) for k, r in refs.items()),
@@ -220,9 +223,12 @@ def _two_sheets(command: str) -> str | None:
     return shlex.join([first, "fudge", "oppose", trait, other, "--sheet2", second, *rest])
 
 
-def _readable(sheets: Mapping[str, SheetRow], name: str, member: Member) -> SheetRow:
+def _readable(
+    sheets: Mapping[str, SheetRow], name: str, member: Member, aim: bool = False
+) -> SheetRow:
     """The sheet ``name`` of the room, if ``member`` may roll as it or read it (its
-    owner, or the GM).
+    owner, or the GM); with ``aim``, a player's sheet that a roll only aims at (a
+    stabilize's patient), whoever's it is.
 
     Raises:
         ApiError: 422 for no such sheet (for a player, a sheet of the GM's too: contract
@@ -233,7 +239,7 @@ def _readable(sheets: Mapping[str, SheetRow], name: str, member: Member) -> Shee
     if row is None or (row.owner == "gm" and not member.is_gm):  # the GM's are the GM's
         known = ", ".join(sorted(k for k, r in sheets.items() if member.is_gm or r.owner != "gm"))
         raise ApiError(422, f"no sheet {name!r} in this room (sheets: {known or 'none yet'})")
-    if row.owner != member.id and not member.is_gm:
+    if row.owner != member.id and not member.is_gm and not aim:
         raise ApiError(403, f"the sheet {name!r} is another member's")
     return row
 

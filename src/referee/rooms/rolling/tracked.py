@@ -7,9 +7,10 @@ last turn (B376) and whether it is very tired (B426)."""
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..db.epochs import Conflict
+from ..errors import ApiError
 from .rollas import as_sheet
 
 if TYPE_CHECKING:
@@ -105,6 +106,25 @@ async def _down_rounds(store: Store, room: str, sheet: str, resolved: str) -> st
     return resolved
 
 
+def _not_herself(typed: str, row: Any) -> None:
+    """Refuse a stabilize aimed at the sheet it is rolled as (issue 71 §1.6): the
+    mortally wounded are down at 0 HP and take no action, so a stabilize is another's
+    Main Action (003, "Mortal Wounds" and "Stabilization": "Int/Heal or Dex/Heal as
+    Main Action")."""
+    found = _VS.search(typed)
+    words = typed.split()
+    if words[:1] and words[0].startswith("@"):
+        words = words[1:]
+    if row is not None and found is not None and words[:2] == ["swn", "stabilize"]:
+        if found.group(1) == row.sheet:
+            raise ApiError(
+                422,
+                f"'{row.sheet}' cannot stabilize itself: the mortally wounded take no action "
+                "(003, Mortal Wounds); roll it as the medic's sheet, @MEDIC swn stabilize "
+                f"--vs @{row.sheet}",
+            )
+
+
 async def made_as_sheet(
     st: _State,
     room: str,
@@ -133,6 +153,7 @@ async def made_as_sheet(
     if found is None:
         return None, command, visibility
     typed, row, resolved = found
+    _not_herself(typed, row)
     if row is not None and row.owner == "gm" and visibility == "public":
         if await st.store.hides_sheet(room, row.sheet):
             if not command.startswith("@") and resolved == typed:

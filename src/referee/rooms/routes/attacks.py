@@ -50,6 +50,7 @@ from ...fight import Combatant, Fight
 from ...fight.defenses import defense_choices
 from ...fight.maneuvers import MANEUVERS as MANEUVER_NAMES
 from ...fight.maneuvers import aim_turns, attack_refusal, tracker_modifiers
+from ...fight.swn import fled_refusal
 from ...systems.gurps.damage import read_damage
 from ...systems.gurps.locations import require_targetable
 from ..db.store import Member
@@ -107,6 +108,9 @@ def install(app: FastAPI) -> None:
             if c.sheet is None:
                 raise ApiError(422, f"{c.name} has no sheet to read its numbers from")
         _on_turn(fight, attacker)  # contract v1.4: turns are the fight's (409)
+        fled = fled_refusal(attacker) if fight.system == "swn" else None
+        if fled is not None:
+            raise ApiError(409, fled)
         if fight.system == "swn":
             return await swn_attack(st, room, member, attacker, target, body.weapon,
                                     body.visibility)  # fmt: skip

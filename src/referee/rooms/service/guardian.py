@@ -61,7 +61,7 @@ class Guardian:
         """Refuse (403) a fight event the member may not make, before anything else is
         looked at: a player answers her own combatant's call with its own roll, ends
         her own turn, takes her own combatant's maneuver (on its turn: the fight's rules
-        check that), counts her own defense with her roll, and spends her own Luck Point
+        check that), and spends her own Luck Point
         (002); all else is the GM's. A player gets the same 403 for a call that is not
         hers and one that does not exist, so no answer tells of a hidden NPC's calls.
 
@@ -83,10 +83,12 @@ class Guardian:
             return
         elif kind == "maneuver" and cid in mine:
             return  # on her own turn: the fight's rules check that (contract v1.4)
-        elif kind == "defend" and cid in mine:
-            if roll is None:
-                raise Conflict(403, "a player counts a defense with their roll of it")
-            return
+        elif kind == "defend" and cid in mine:  # issue 71 §1.9
+            raise Conflict(
+                403,
+                "a player's defense comes from her defense call, answered by its own roll "
+                "(contract v1.4), not from a roll she chose: the GM counts any other",
+            )
         elif kind == "set" and isinstance(cid, str) and cid in mine and set(ev) <= SPEND:
             values = ev.get("values")
             if isinstance(values, Mapping) and set(values) == {"luck"}:

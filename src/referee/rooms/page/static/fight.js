@@ -154,8 +154,12 @@
     // the clicker's own sheet; the fight's tracker gives its rounds down.
     const dying = fight.system === "swn" && (c.conditions || []).includes("mortally wounded")
       && !(c.conditions || []).includes("dead") && !(c.conditions || []).includes("stabilized");
-    if (dying && c.sheet && !c.out) {
-      li.append(button(`Stabilize ${c.name}`, () => R.post("rolls", { command: `swn stabilize --vs @${c.sheet}`, visibility: "public" }, "stabilize"), "stabilize"));
+    // Issue 71 §1.6: rolled as the medic's sheet (the clicker's character in the fight),
+    // never by the dying one herself (003: the mortally wounded take no action).
+    const medic = (fight.combatants || []).find((x) => x.owner === member && x.sheet && !x.out && x.combatant !== c.combatant);
+    if (dying && c.sheet && !c.out && (isGm || c.owner !== member)) {
+      const as = medic && !isGm ? `@${medic.sheet} ` : "";
+      li.append(button(`Stabilize ${c.name}`, () => R.post("rolls", { command: `${as}swn stabilize --vs @${c.sheet}`, visibility: "public" }, "stabilize"), "stabilize"));
     }
     // A player attacks with her own character; the GM with her NPCs (secret, v1.4).
     if (!c.out && (isGm ? c.owner === "gm" : c.owner === member)) {
@@ -187,6 +191,10 @@
     // fight; a downed foe may still be hit (finished off), a dead one no more.
     const foes = fight.combatants.filter((x) => x.combatant !== c.combatant && !x.out
       && !(x.conditions || []).includes("dead"));
+    // Issue 71 §1.7: those still standing first, so that the default is never a downed
+    // foe (one may still be chosen, to finish it off); a broken NPC flees (003, Morale).
+    foes.sort((a, b) => Number(!!a.down) - Number(!!b.down));
+    if ((c.conditions || []).includes("broken")) return null;
     if (!foes.length || !["gurps", "swn"].includes(fight.system) || !c.sheet) return null;
     if (fight.current !== c.combatant || c.down || c.out) return null;
     if ((c.conditions || []).includes("stunned")) return null;  // B420: no action but Do Nothing
@@ -251,6 +259,13 @@
     ["concentrate", {}, "Concentrate"], ["wait", {}, "Wait"], ["do nothing", {}, "Do Nothing"],
   ];
   function maneuverRow(c) {
+    if (fight.system === "swn" && fight.current === c.combatant && !c.down && !c.out
+        && !(c.values || {}).acted && !(c.conditions || []).includes("broken")) {
+      // SWN's Total Defense (003): +2 AC and no Shock until its next turn (issue 71 §1.7).
+      const row = el("div", "maneuver-row write");
+      row.append(button("Total Defense", () => send({ kind: "maneuver", combatant: c.combatant, maneuver: "total defense" }), "maneuver"));
+      return row;
+    }
     if (fight.system !== "gurps" || fight.current !== c.combatant || c.down || (c.values || {}).acted) return null;
     const row = el("div", "maneuver-row write");
     const pick = el("select");
