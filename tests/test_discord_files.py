@@ -11,14 +11,17 @@ from __future__ import annotations
 import os
 import signal
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from discord_standin import Bot, StandIn, gateway_server, interaction, opts
+from discord_standin import Bot, StandIn, gateway_server, interaction, opts, sub
 from gateway_standin import wait_until
+from rooms_server import Server, make_table
 
 CHANNEL = "1500000000000000991"
+DAI_SHEET = (Path(__file__).parents[1] / "examples" / "sheets" / "dai.toml").read_bytes()
 GOOD = b"""name = "Dai against an orc"
 [[combatants]]
 sheet = "example:dai.toml"
@@ -147,6 +150,29 @@ def test_a_refused_file_is_logged_in_one_line(
     assert "refused Dai's encounter 'bomb.toml': bomb.toml: the file nests 5000" in lines[0]
     assert "refused a sheet of 5,004 bytes: the file nests 5000 levels deep" in lines[1]
     assert "internal error" not in logged and "Traceback" not in logged, logged
+
+
+def test_a_lookalike_character_is_refused_on_discord_too(
+    bot: Bot, rest: StandIn, discord_db: str
+) -> None:
+    """§3.7 through ``/sheet`` in a linked channel: the rooms' sheet service refuses
+    "Dаi Blackthorn" (a Cyrillic а) beside Dai, naming her."""
+    channel, gm, ayla, bob = ("1500000000000000997", "1400000000000000997",
+                              "1400000000000000998", "1400000000000000999")  # fmt: skip
+    table = make_table(Server(bot.base, discord_db))
+    got = bot.ask("referee", sub("link", room=table.room, token=table.tokens["gm"]), user=gm,
+                  channel=channel, permissions=str(1 << 4))  # fmt: skip
+    assert "rolls into room" in got["data"]["content"], got
+    dai = DAI_SHEET
+    fake = dai.replace(b"Dai Blackthorn", "D\u0430i Blackthorn".encode())
+    for user, body, n in ((ayla, dai, 1), (bob, fake, 2)):
+        resolved = _attached(rest, f"/attachments/97/{n}.toml", body, "dai.toml", None)
+        payload = interaction("sheet", opts(file="9"), user=user, channel=channel,
+                              resolved=resolved)  # fmt: skip
+        said = _said(bot, payload)
+        if n == 1:
+            assert "Loaded Dai Blackthorn" in said, said
+    assert "reads the same as 'Dai Blackthorn' (@Dai-Blackthorn)" in said, said
 
 
 def test_a_simulations_unknown_option_is_refused(bot: Bot, rest: StandIn) -> None:

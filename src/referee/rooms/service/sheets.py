@@ -13,6 +13,7 @@ from ..rolling.rollas import SHEET_NAME, read_sheet_body
 from ..state import State
 from .access import conflicts, writable
 from .guardian import Guardian
+from .lookalike import confusable
 
 __all__ = ["listed_sheets", "readable_sheet", "sheet_name", "store_sheet"]
 
@@ -31,8 +32,10 @@ async def store_sheet(
     ``member``: its ``sheet`` entry (the API's PUT, and Discord's ``/sheet``).
 
     Raises:
-        ApiError: 409 for an archived room; 422 for an empty or unreadable sheet, or
-            one of another system than the room's; 403 for another member's sheet.
+        ApiError: 409 for an archived room; 422 for an empty or unreadable sheet, one
+            of another system than the room's, or a character whose name reads as
+            another's in the room (:mod:`.lookalike`; the same name is taken again
+            only from the same member); 403 for another member's sheet.
     """
     await writable(st, room)
     if not body:
@@ -42,6 +45,17 @@ async def store_sheet(
     system = (await st.room(room) or {}).get("system")
     if system is not None and read.system != system:
         raise ApiError(422, f"{read.name}'s sheet is for {read.system}; this room plays {system}")
+    rows = await st.sheets.of(st, room)
+    others = [r for r in rows.values() if r.sheet != sheet]
+    twin = await asyncio.to_thread(confusable, read.name, [r.name for r in others])
+    if twin is not None:
+        row = next(r for r in others if r.name == twin)
+        if twin != read.name or row.owner != member.id:
+            raise ApiError(
+                422,
+                f"{read.name!r} reads the same as {twin!r} (@{row.sheet}), another character "
+                "in this room: rename your character to load it",
+            )
     sha = hashlib.sha256(body).hexdigest()
     st.sheets.read(sha, read)
     entry = await conflicts(
