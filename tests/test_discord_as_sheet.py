@@ -63,3 +63,32 @@ def test_a_named_sheet_in_a_channel_with_no_room(bot: Bot, rest: StandIn) -> Non
     assert "@Dai-Blackthorn is another player's character" in said(other), other
     unknown = bot.ask("roll", opts(exprs="@Nobody 3d6"), user=ALICE, channel=channel)
     assert "no character @Nobody in this channel" in said(unknown), unknown
+
+
+def _completed(bot: Bot, typed: str, user: str, channel: str) -> list[str]:
+    focused = [{"type": 1, "name": "check", "options": [
+        {"name": "words", "type": 3, "value": typed, "focused": True}]}]  # fmt: skip
+    got = bot.ask("gurps", focused, kind=4, user=user, channel=channel)
+    assert got["type"] == 8, got
+    return [c["value"] for c in got["data"]["choices"]]
+
+
+def test_autocomplete_after_a_named_sheet(bot: Bot, rest: StandIn) -> None:
+    """Issue 71 §3.9: after ``@Dai-Blackthorn St``, the owner and the GM are offered
+    that sheet's traits, each after its ``@NAME`` (before, nothing was offered);
+    another player, who may not roll as Dai, nothing. In a linked channel, and in one
+    with no room."""
+    linked_channel, bare = "1500000000000000823", "1500000000000000824"
+    linked(bot, linked_channel)
+    got = bot.ask("referee", sub("gm-channel", channel=NOTES), user=GM, channel=bare,
+                  permissions=CAN_MANAGE)  # fmt: skip
+    assert "You are this channel's GM" in said(got), got
+    for channel in (linked_channel, bare):
+        load_dai(bot, rest, channel)
+        for user in (ALICE, GM):
+            offered = _completed(bot, "@Dai-Blackthorn St", user, channel)
+            assert "@Dai-Blackthorn Stealth" in offered, (channel, user, offered)
+            assert all(o.startswith("@Dai-Blackthorn ") for o in offered), offered
+            kept = _completed(bot, "@Dai-Blackthorn Stea -2", user, channel)
+            assert "@Dai-Blackthorn Stealth -2" in kept, (channel, user, kept)
+        assert _completed(bot, "@Dai-Blackthorn St", BOB, channel) == [], channel

@@ -8,12 +8,13 @@ ones resumed from, the others ending the bot with what Discord said."""
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from discord_standin import StandIn, gateway_server, interaction, opts
+from discord_standin import TOKEN, StandIn, gateway_server, interaction, opts
 from gateway_standin import wait_until
 
 CHANNEL = "1500000000000000971"
@@ -155,3 +156,32 @@ def test_malformed_frames_of_every_opcode_are_skipped_naming_why(
     passed = [line for line in logged.splitlines() if "GUILD_CREATE" in line]
     assert len(passed) == 1 and "referee does not read" in passed[0], logged
     assert "Traceback" not in logged and "KeyError" not in logged, logged
+
+
+def test_discords_error_words_are_logged_without_any_token(
+    db_url: str, rest: StandIn, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """§3.9: an error body that echoes the interaction's token and the bot's (and one
+    shaped like a token) is logged with each redacted; before, it was printed as it
+    came."""
+    with gateway_server(db_url, rest, serve=False) as bot:
+        payload = interaction("roll", opts(exprs="3d6"), channel=CHANNEL)
+        path = f"/interactions/{payload['id']}/{payload['token']}/callback"
+        other = "MTEwMDAwMDAwMDAwMDAwMDAwMQ.GaBcDe.aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+        words = f"Invalid token {payload['token']} for Bot {TOKEN}; also {other}"
+        rest.answers[path] = (400, {"message": words, "code": 50027})
+        try:
+            capfd.readouterr()
+            bot.gateway.dispatch(bot.session, payload)
+            wait_until(lambda: path in rest.answered, what="the refused answer")
+            err = ""
+            for _ in range(100):
+                err += capfd.readouterr().err
+                if "50027" in err:
+                    break
+                time.sleep(0.05)
+        finally:
+            del rest.answers[path]
+    assert "Discord answered 400, code 50027: Invalid token … for Bot …; also …" in err, err
+    for secret in (payload["token"], TOKEN, other, "GaBcDe"):
+        assert secret not in err, (secret, err)

@@ -167,15 +167,27 @@ async def sheet_of(bot: Discord, call: Call, channel: Channel) -> Any:
     return None if found is None else await bot.sheet(*found)
 
 
+_NAMED = re.compile(r"\s*@([A-Za-z0-9_-]{1,40})\s+")
+"""A sheet named first in what is typed (``@Dai-Blackthorn St``)."""
+
+
 async def complete(bot: Discord, call: Call) -> list[dict[str, str]]:
     """Autocomplete choices for the focused option: the caller's trait and weapon names
-    that contain what is typed so far (25 at most)."""
+    that contain what is typed so far (25 at most); after ``@NAME``, those of the sheet
+    named, if the caller may roll as it (a player her own, the GM any), each choice
+    keeping ``@NAME`` before it."""
     focused = next((o for o in option_values(call.data) if o.get("focused")), None)
     if focused is None:
         return []
     typed = str(focused.get("value") or "")[:100]
     channel = await bot.store.channel(call.channel)
-    read = await sheet_of(bot, call, channel)
+    named = _NAMED.match(typed)
+    prefix = ""
+    if named:  # "@Dai-Blackthorn St": that sheet's names, if the caller may roll as it
+        read = await named_sheet(bot, call, channel, named[1])
+        prefix, typed = f"@{named[1]} ", typed[named.end() :]
+    else:
+        read = await sheet_of(bot, call, channel)
     if read is None:
         return []
     names: list[str] = []
@@ -189,7 +201,7 @@ async def complete(bot: Discord, call: Call) -> list[dict[str, str]]:
     head, _, tail = _split(typed)
     seen: dict[str, None] = {}
     for name in names:
-        choice = f"{name} {tail}".strip() if tail else name
+        choice = prefix + (f"{name} {tail}".strip() if tail else name)
         if head.lower() in name.lower() and len(seen) < 25 and len(choice) <= 100:
             seen[choice] = None
     return [{"name": n, "value": n} for n in seen]

@@ -82,19 +82,29 @@ class Rest:
                 method, self.api + path, json=payload, headers=headers
             )
         except httpx.HTTPError as exc:
-            said = " ".join(str(exc).split())[:200]
+            said = self._redacted(" ".join(str(exc).split()), path)[:200]
             raise RestError(
                 f"{method} {_shown(path)}: could not reach Discord's API at {self.api} "
                 f"({type(exc).__name__}{': ' + said if said else ''})"
             ) from None
         if response.status_code >= 300:
             code, why = discord_error(response.content)
+            why = self._redacted(why, path)
             raise RestError(
                 f"{method} {_shown(path)}: Discord answered {response.status_code}{why}",
                 response.status_code,
                 code,
             )
         return response.json() if response.content else None
+
+    def _redacted(self, text: str, path: str) -> str:
+        """``text`` (Discord's words for an error, which it may echo from the request)
+        without the bot's token, the interaction's token in ``path``, or anything shaped
+        like either."""
+        secrets = [self.token or "", *_path_tokens(path)]
+        for secret in sorted(filter(None, secrets), key=len, reverse=True):
+            text = text.replace(secret, "…")
+        return _TOKEN_SHAPED.sub("…", text)
 
     async def callback(self, interaction: str, token: str, answer: dict[str, Any]) -> None:
         """Answer an interaction that came through the gateway (over HTTP, the answer is
@@ -233,6 +243,26 @@ def _errors(tree: Any, where: str) -> Iterator[str]:
                     yield f"{where or 'the request'}: {' '.join(str(error['message']).split())}"
         else:
             yield from _errors(value, f"{where}.{key}" if where else str(key))
+
+
+_TOKEN_SHAPED = re.compile(
+    r"[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{20,}"  # a bot token
+    r"|(?<![A-Za-z0-9_-])aW50ZXJhY3Rpb246[A-Za-z0-9_.-]+"  # "interaction:" in base64
+    r"|[A-Za-z0-9_-]{60,}"  # any long secret-like run
+)
+"""What a token looks like, redacted from Discord's words wherever it is echoed."""
+
+
+def _path_tokens(path: str) -> list[str]:
+    """The interaction tokens in a callback's or a webhook's path.
+
+    >>> _path_tokens("/interactions/1300000000000000001/tok-abc.DEF/callback")
+    ['tok-abc.DEF']
+    >>> _path_tokens("/channels/1/messages")
+    []
+    """
+    found = re.match(r"^/(?:interactions|webhooks)/\d+/([^/]+)", path)
+    return [found[1]] if found else []
 
 
 def _shown(path: str) -> str:
