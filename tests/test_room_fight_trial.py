@@ -157,6 +157,10 @@ def test_an_unconscious_character_is_offered_no_defense(table: Table) -> None:
             continue
         assert len(got.json()["rolls"]) == 2  # the attack, then its damage: no defense
         assert _hp(table, "dai") < before
+        # Its text calls no knockdown (B420) and says what the tracker did.
+        blow = got.json()["rolls"][1]
+        assert "--unconscious" in blow["resolved"] and "knockdown" not in blow["text"]
+        assert f"→ {_hp(table, 'dai')} HP" in blow["text"], blow["text"]
         return
     raise AssertionError("the orc never hit")
 
@@ -275,3 +279,36 @@ def test_the_turn_waits_for_an_open_defense_call(table: Table) -> None:
     assert f"defense call {call['call']} is open" in got.json()["error"]
     assert _by_call(table, "alice", call["call"]).status_code == 201
     _ok(table, "gm", {"kind": "next"})
+
+
+def test_a_players_damage_text_says_what_the_tracker_does(table: Table) -> None:
+    """§1.8: Alice's public damage roll on the orc no longer claims an injury at DR 0
+    ("injury 9 (×1.5)" while the tracker applied 7): it says the basic damage, which
+    the fight takes through the orc's DR at the location; the orc's HP change is the
+    tracker's, and ``referee verify`` re-runs the roll to the same text."""
+    orc = _visible_duel(table)
+    for _ in range(20):
+        _turn_to(table, "dai")
+        got = _attack(table, "alice", {"attacker": "dai", "target": orc, "weapon": "Knife (Swung)"})
+        assert got.status_code == 201, got.text
+        damage = [r for r in got.json()["rolls"] if "gurps damage" in r.get("command", "")]
+        if not damage:
+            continue
+        (roll,) = damage
+        assert roll["visibility"] == "public" and "--basic-only" in roll["command"]
+        assert "injury" not in roll["text"] and "basic damage" in roll["text"], roll["text"]
+        assert verify(table.export("alice")).ok and verify(table.export("gm")).ok
+        return
+    raise AssertionError("Dai never hit")
+
+
+def test_an_attacks_label_names_its_weapon_once() -> None:
+    """§1.10: the fight's attack label "Longbow (shock -4)" was joined to the sheet's
+    "Longbow" ("Longbow: Longbow (shock -4)"); a label that starts with the trait's name
+    and its parenthesis names it already. Another label still follows the name."""
+    from referee.commands.sheeted import labelled
+
+    assert labelled("Longbow", "Longbow (shock -4)") == "Longbow (shock -4)"
+    assert labelled("Knife (Swung)", "Knife (Swung) (prone -4)") == "Knife (Swung) (prone -4)"
+    assert labelled("Longbow", "at the orc") == "Longbow: at the orc"
+    assert labelled("Longbow", "Longbowman's shot") == "Longbow: Longbowman's shot"

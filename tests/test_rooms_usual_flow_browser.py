@@ -317,6 +317,37 @@ async def test_the_usual_flow(server: Server, second: Server, chromium: Any) -> 
             await gm.wait_for_timeout(200)
             assert table.fight("gm")["current"] != "orc"
 
+        # Issue 71 §1.1: the hidden guard attacks Aldo. Alice's defense call, on her
+        # page, names it by its opaque id only and carries none of its numbers; she
+        # clicks her defense, and on a failure the damage the server rolls from its own
+        # record reaches Aldo.
+        _heal_aldo(table)
+        guard_id = next(c["combatant"] for c in table.fight("gm")["combatants"]
+                        if c["name"] == "Gate Guard")  # fmt: skip
+        guard_calls = 0
+        for _ in range(15):
+            _turn_of(table, guard_id)
+            with table.client("gm") as c:
+                body = {"attacker": guard_id, "target": "aldo", "weapon": "Broadsword (Swung)"}
+                got = c.post(f"/api/rooms/{room}/fight/attack", json=body)
+            assert got.status_code == 201, got.text
+            calls = [x for x in table.fight("gm")["calls"] if x["kind"] == "defense"]
+            if not calls:
+                continue
+            (call,) = calls
+            assert call["why"] == f"defend against {guard_id}'s attack (B374-B377)"
+            assert "then" not in call and "attack" in call
+            item = player.locator(f"#fight li.call[data-call='{call['call']}']")
+            await expect(item.locator("button.answer").first).to_be_visible()
+            shown = await item.inner_text()
+            assert "Gate Guard" not in shown and "1d+3" not in shown, shown
+            await item.locator("button.answer").last.click()  # her worst: a fair chance to fail
+            await expect(item).to_have_count(0)
+            guard_calls += 1
+            if guard_calls == 2:
+                break
+        assert guard_calls, "the guard never hit Aldo in 15 attacks"
+
         # A hostile player's view, Alice's and Bob's: nothing names the guard or its
         # sheet; Bob sees Aldo's wounds as they are, and none of the orc's rolls.
         texts = [await player.content()]
@@ -335,7 +366,7 @@ async def test_the_usual_flow(server: Server, second: Server, chromium: Any) -> 
         orc_rolls = [e for e in table.log("gm") if e["kind"] == "roll" and e.get("sheet") == "orc"]
         assert orc_rolls and all(bobs[e["seq"]]["redacted"] for e in orc_rolls)
         for text in texts:
-            for name in ("Gate Guard", "@guard", '"guard"', "'guard'"):
+            for name in ("Gate Guard", "@guard", '"guard"', "'guard'", "1d+3 cut", "gurps blow"):
                 assert name not in text, (name, text[:300])
 
         # Both pages at once, each in its renderer (issue 53: most of the test's time).
@@ -363,16 +394,38 @@ BRYN = (
 """Bob's character, the slowest (Basic Speed 5.25: no tie to roll off, B363)."""
 
 
-def _gm_event(table: Table, body: dict[str, Any]) -> None:
+def _gm_event(table: Table, body: dict[str, Any], gone: bool = False) -> None:
     """A GM's fight event by the API, waiting out her rate (429) as a page does: the
-    GM's page makes its own requests meanwhile, and on a fast machine they meet it."""
+    GM's page makes its own requests meanwhile, and on a fast machine they meet it.
+    ``gone``: a dismissed call that its answer closed meanwhile is no failure."""
     with table.client("gm") as client:
         for _ in range(100):
             got = client.post(f"/api/rooms/{table.room}/fight", json=body)
             if got.status_code != 429:
                 break
             time.sleep(0.1)
+    if gone and got.status_code == 422 and "is open in this fight" in got.text:
+        return  # (the player's click answered it meanwhile)
     assert got.status_code == 201, got.text
+
+
+def _close_defenses(table: Table, fight: dict[str, Any]) -> None:
+    """The GM dismisses an open defense call (no defense made): the turn waits for it
+    (rules 6)."""
+    for call in fight["calls"]:
+        if call["kind"] == "defense":
+            _gm_event(table, {"event": {"kind": "dismiss", "call": call["call"]}}, gone=True)
+
+
+def _heal_aldo(table: Table) -> None:
+    """Sir Aldo back on his feet (the GM's hand), for the next exchange."""
+    values = _aldo(table)["values"]
+    hurt = int(values["hp_max"]) - int(values["hp"])
+    if hurt > 0:
+        _gm_event(table, {"event": {"kind": "heal", "combatant": "aldo", "amount": hurt}})
+    drop = [x for x in _aldo(table)["conditions"] if x in ("unconscious", "prone", "stunned")]
+    if drop:
+        _gm_event(table, {"event": {"kind": "set", "combatant": "aldo", "drop": drop}})
 
 
 def _gm_next(table: Table) -> None:
@@ -387,6 +440,7 @@ def _turn_of(table: Table, cid: str) -> None:
         c = next(x for x in fight["combatants"] if x["combatant"] == cid)
         if fight["current"] == cid and not c["values"].get("acted"):
             return
+        _close_defenses(table, fight)
         _gm_next(table)
     raise AssertionError(f"{cid}'s turn never came")
 
@@ -399,6 +453,7 @@ def _aldos_turn(table: Table) -> None:
         aldo = next(c for c in fight["combatants"] if c["combatant"] == "aldo")
         if fight["current"] == "aldo" and not aldo["values"].get("acted"):
             return
+        _close_defenses(table, fight)
         _gm_next(table)
     raise AssertionError("Sir Aldo's turn never came")
 
@@ -459,6 +514,9 @@ async def test_the_usual_flow_in_swn(server: Server, second: Server, chromium: A
         await expect(mine).to_have_count(1)  # the PCs' side roll is Vex's, one click
         kinds = {c["kind"] for c in table.fight("gm")["calls"]}
         assert kinds == {"side initiative"}, kinds
+        # Issue 71 §1.10: started, its rolls waiting: no "Not started", no second Start.
+        await expect(gm.locator("#fight-turn")).to_contain_text("initiative rolls to make")
+        await expect(gm.locator("#fight button:text('Start the fight')")).to_have_count(0)
         await mine.click()
         theirs = gm.locator("#fight li.call button.answer")
         for _ in range(10):  # each of the GM's calls, until none is left

@@ -353,10 +353,21 @@ def damage(
     ] = None,
     label: LabelOpt = None,
     sheet: SheetOpt = None,
+    basic_only: Annotated[
+        bool,
+        typer.Option(
+            "--basic-only",
+            help="Say the basic damage alone: the injury is the target's (its DR and the "
+            "hit location), as a room's fight applies it.",
+        ),
+    ] = False,
 ) -> Twin:
     """A damage roll against DR, and the injury it does (wounding multiplier), with odds.
 
-    An armor divisor divides DR first (Basic Set p. B378, rounded down).
+    An armor divisor divides DR first (Basic Set p. B378, rounded down). With
+    ``--basic-only`` (a room's exchange, issue 71 §1.8) the text names no injury: the
+    fight takes the basic damage through the target's own DR at the location (B378,
+    B398-B399), and what a player reads is what the tracker did.
     """
     read = resolve_damage(ctx, " ".join(words), damage_type, sheet, "gurps damage")
     expression, kind, div = read.expression, read.damage_type, read.divisor
@@ -380,6 +391,12 @@ def damage(
 
     def go(rng: RandomSource) -> Reply:
         r = g.damage(expression, dr=dr, damage_type=kind, divisor=div, rng=rng)
+        if basic_only:
+            dice = ", ".join(str(d) for d in r.dice)
+            shown = expression if div is None else f"{expression}({div})"
+            text = (f"{shown} {kind}: rolled {sum(r.dice)} ({dice}), basic damage "
+                    f"{r.basic_damage}, through the target's DR at the hit location")  # fmt: skip
+            return done(Reply({**render.damage_json(r, dist, injury), "text": text}, text))
         return done(Reply(render.damage_json(r, dist, injury), r.text))
 
     def chances() -> Reply:

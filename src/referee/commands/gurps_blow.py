@@ -104,6 +104,14 @@ def blow_cmd(
     ] = None,
     hpt: HptOpt = False,
     lpt: LptOpt = False,
+    unconscious: Annotated[
+        bool,
+        typer.Option(
+            "--unconscious",
+            help="The target is already unconscious: no knockdown roll (B420), nor one to "
+            "stay conscious (B419). In a room's fight the tracker says so.",
+        ),
+    ] = False,
     label: LabelOpt = None,
     sheet: SheetOpt = None,
 ) -> Twin:
@@ -146,6 +154,10 @@ def blow_cmd(
     def go(rng: RandomSource) -> Reply:
         h = strike(spec, target, options, effect, rng, crit)
         calls = next_calls(target, h, spec)
+        if unconscious:  # B420: knockdown and stunning mean nothing to the unconscious
+            calls = tuple(
+                c for c in calls if "against knockdown" not in c and "to stay conscious" not in c
+            )
         data = blow_json(h, spec.expression, spec.damage_type, target.name, calls, crit)
         text = _text(name, target.name, spec.expression, spec.damage_type, h, target, calls)
         return Reply({**data, "label": label, "text": text}, text)

@@ -119,7 +119,10 @@ def resolved_as(ctx: typer.Context, **params: Raw) -> None:
 
 def labelled(name: str, given: str | None) -> str:
     """The label of a roll resolved from a sheet: the trait's name, then the label the
-    player gave, if any (``Stealth: past the guard``), unless it names the trait already."""
+    player gave, if any (``Stealth: past the guard``), unless it names the trait already
+    (``Longbow (shock -4)``, as a room's fight labels an attack: issue 71 §1.10)."""
     if not given:
         return name
-    return given if given == name or given.startswith(f"{name}: ") else f"{name}: {given}"
+    if given == name or given.startswith(f"{name}: ") or given.startswith(f"{name} ("):
+        return given
+    return f"{name}: {given}"

@@ -52,6 +52,8 @@ async def with_tracked_hp(store: Store, room: str, typed: str, resolved: str) ->
             if words[0] == "gurps" and words[1:2] == ["blow"]:  # the exchange's damage
                 if "--hp" not in words and c.value("hp_max"):
                     out += f" --hp {c.value('hp_max')}"
+                if "unconscious" in c.conditions and "--unconscious" not in words:
+                    out += " --unconscious"  # B420: no knockdown roll (issue 71 §1.4)
             if words[0] == "gurps" and "gurps attack" in resolved:
                 given = typed.split()
                 if "--hp" not in words and c.value("hp_max"):  # the sheet gave none

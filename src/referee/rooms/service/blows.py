@@ -55,7 +55,7 @@ def damage_step(
         event["location"] = location
     if crit and isinstance(table, Mapping) and table.get("effect") in BLOWS:
         event["effect"] = table["effect"]
-    return f"gurps damage {shlex.quote(dice)}", event
+    return f"gurps damage {shlex.quote(dice)} --basic-only", event  # issue 71 §1.8
 
 
 async def damage_after(

@@ -18,6 +18,7 @@
   let bySide = false;  // the GM's "one roll a side" (SWN), kept across redraws
   let npcSecret = true;  // the GM's NPCs' calls rolled in secret (contract v1.4)
   const applied = new Set();  // rolls whose damage the fight has taken (GM's view)
+  let oddsAt = null;  // the round and turn those odds were asked at (cleared after)
   let oddsLine = "";  // the GM's last "odds from here" headline (issue 68 §4), kept across redraws
 
   // A hidden combatant's id names nothing (contract v1.3): a player reads it as such.
@@ -98,7 +99,14 @@
     return out;
   }
 
+  const INITIATIVE = ["initiative", "side initiative", "tiebreak"];
+  function rollsToStart() {  // the initiative rolls the first round waits for (rules 4)
+    return fight.round ? 0 : fight.calls.filter((x) => INITIATIVE.includes(x.kind)).length;
+  }
+
   function turnLine() {
+    const waiting = rollsToStart();  // issue 71 §1.10: started, its rolls not all in
+    if (waiting) return `Starting: ${waiting} initiative roll${waiting === 1 ? "" : "s"} to make; the first round begins with the last.`;
     if (!fight.round) return `Not started: ${fight.combatants.length} in the fight.`;
     const able = fight.combatants.filter((c) => fight.order.includes(c.combatant) && !c.down && !c.out);
     const hiddenLeft = fight.order.some((id) => !fight.combatants.some((c) => c.combatant === id));
@@ -402,7 +410,9 @@
     items.push(turn);
     const controls = el("p", "controls");
     if (isGm && fight.combatants.length) {
-      if (!fight.round) {
+      if (!fight.round && rollsToStart()) {
+        // Started: the order waits for its rolls (the calls below); no second Start.
+      } else if (!fight.round) {
         controls.append(button("Start the fight", () => send(bySide && fight.system === "swn" ? { kind: "start", group: true } : { kind: "start" })));
         if (fight.system === "swn") {  // one initiative roll a side (an option, 003 gives none)
           const sides = el("input");
@@ -438,6 +448,10 @@
     if (controls.childNodes.length) items.push(controls);
     if (isGm && ["gurps", "swn"].includes(fight.system) && fight.combatants.length) {
       // The GM's alone: nothing logged, nothing sent to the players (issue 68 §4).
+      if (oddsAt && (oddsAt.round !== fight.round || oddsAt.current !== fight.current)) {
+        oddsLine = "";  // issue 71 §1.10: odds of another turn are not these
+        oddsAt = null;
+      }
       const shown = el("span", "meta odds", oddsLine);
       shown.setAttribute("aria-live", "polite");
       const p = el("p", "odds");
@@ -453,7 +467,9 @@
         const h = got.headline, pct = (p) => (100 * p).toFixed(1) + "%";
         const wins = Object.entries(h.win).map(([side, p]) => `${side} ${pct(p)}`);
         if (h.draw >= 0.0005) wins.push(`draw ${pct(h.draw)}`);
-        say(`${wins.join(", ")}; ${h.rounds.toFixed(1)} rounds on average`);
+        oddsAt = { round: fight.round, current: fight.current };
+        const at = new Date().toTimeString().slice(0, 5);
+        say(`${wins.join(", ")}; ${h.rounds.toFixed(1)} rounds on average (from round ${fight.round || 1}, at ${at})`);
       }, "odds"), " ", shown);
       items.push(p);
     }
