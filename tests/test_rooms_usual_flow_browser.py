@@ -328,8 +328,8 @@ async def test_the_usual_flow(server: Server, second: Server, chromium: Any) -> 
         for _ in range(15):
             _turn_of(table, guard_id)
             with table.client("gm") as c:
-                body = {"attacker": guard_id, "target": "aldo", "weapon": "Broadsword (Swung)"}
-                got = c.post(f"/api/rooms/{room}/fight/attack", json=body)
+                asked = {"attacker": guard_id, "target": "aldo", "weapon": "Broadsword (Swung)"}
+                got = c.post(f"/api/rooms/{room}/fight/attack", json=asked)
             assert got.status_code == 201, got.text
             calls = [x for x in table.fight("gm")["calls"] if x["kind"] == "defense"]
             if not calls:
