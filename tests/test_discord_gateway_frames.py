@@ -8,6 +8,9 @@ ones resumed from, the others ending the bot with what Discord said."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -185,3 +188,25 @@ def test_discords_error_words_are_logged_without_any_token(
     assert "Discord answered 400, code 50027: Invalid token … for Bot …; also …" in err, err
     for secret in (payload["token"], TOKEN, other, "GaBcDe"):
         assert secret not in err, (secret, err)
+
+
+def test_a_refused_token_is_said_as_soon_as_discord_answers(tmp_path: Path, rest: StandIn) -> None:
+    """§3.8: a well-made token that Discord refuses (401 from ``GET /gateway/bot``) is
+    said while the rest is still importing: the database is never opened (before, the
+    refusal came after every import and the database, 3.8-5.4 s from start). A new
+    process, not the tests' zygote, which has imported it all."""
+    db = tmp_path / "rooms.sqlite3"
+    refused = TOKEN[:-3] + "xyz"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path),
+           "REFEREE_DISCORD_API": rest.base, "REFEREE_DISCORD_TOKEN": refused}  # fmt: skip
+    env.pop("REFEREE_DISCORD_PUBLIC_KEY", None)
+    done = subprocess.run(
+        [sys.executable, "-m", "referee.cli", "discord", "run", "--no-serve", "--db", str(db)],
+        env=env, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    assert done.stderr == (
+        "referee discord run: Discord refused the bot's token (401 Unauthorized): copy it "
+        "again from the application's Bot page into REFEREE_DISCORD_TOKEN\n"
+    ), done.stderr
+    assert not db.exists()

@@ -136,6 +136,12 @@ def run(
     problem = token_problem(os.environ.get("REFEREE_DISCORD_TOKEN"))
     if problem is not None:
         _fail(problem, "run")
+    # Whether Discord takes the token, asked while the rest is imported: a refusal is
+    # said as soon as Discord answers (issue 71), not after the imports and the database.
+    from ..rooms.discord.token import API, ask_discord
+
+    ask_discord(os.environ["REFEREE_DISCORD_TOKEN"].strip(),
+                os.environ.get("REFEREE_DISCORD_API") or API)  # fmt: skip
     # here, not at the top: each import costs 36-2157 ms of start-up otherwise (issue 53)
     import asyncio
 

@@ -52,6 +52,7 @@ __all__ = [
     "create_app",
     "from_environment",
     "keep_gc",
+    "warm_up",
 ]
 
 
@@ -195,6 +196,7 @@ def create_app(
     limits: type[RoomsLimits] = RoomsLimits,
     telemetry: bool = False,
     discord: DiscordConfig | None = None,
+    warm: bool = True,
 ) -> FastAPI:
     """The rooms' app on the database at ``db_url`` (migrated to the newest schema).
 
@@ -204,6 +206,9 @@ def create_app(
     ``telemetry`` turns on FastAPI's own OpenTelemetry (spans, metrics and logs, sent
     to the providers the process sets up); off, FastAPI does not even look for a
     provider, which it otherwise does on every request, at about 5% of a roll's time.
+
+    ``warm=False`` leaves :func:`warm_up` to the caller (``referee discord run`` does it
+    once connected to Discord, not before).
     """
 
     @asynccontextmanager
@@ -215,7 +220,8 @@ def create_app(
         if not store.sqlite:  # other servers may share this database: hear their appends
             listener = Listener(db_url, state.noticed, state.reconnected)
             await listener.start()
-        await asyncio.to_thread(_warm)
+        if warm:
+            await asyncio.to_thread(warm_up)
         # A command's reading runs in a worker thread (:mod:`.plans`): hand the
         # interpreter back to the event loop every millisecond, not every 5 (the
         # default), so that a long reading slows the rolls of other rooms little.
@@ -278,7 +284,7 @@ def create_app(
     return app
 
 
-def _warm() -> None:
+def warm_up() -> None:
     """Load what the first roll would (the command layer, the engine), then move every
     object made so far out of the garbage collector's sight (``gc.freeze``): a server
     holds some hundred thousand long-lived objects (modules, schemas, caches), and a

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 import hikari
 
 from .frames import Frames
+from .token import REFUSED
 
 if TYPE_CHECKING:
     from .interactions import Discord
@@ -54,10 +55,6 @@ DISCORD_EPOCH_MS = 1_420_070_400_000
 TRIP = 0.5
 """Seconds left for an answer's own way to Discord: an interaction that arrives with
 less than its window and this left is deferred at once."""
-REFUSED = (
-    "Discord refused the bot's token ({why}): copy it again from the application's Bot "
-    "page into REFEREE_DISCORD_TOKEN"
-)
 
 
 RECONNECTS = frozenset({4000, 4001, 4002, 4003, 4005, 4007, 4008, 4009})

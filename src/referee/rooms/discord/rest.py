@@ -14,10 +14,10 @@ from urllib.parse import unquote, urlsplit
 
 import httpx
 
+from .token import API
+
 __all__ = ["API", "ATTACHMENT_HOSTS", "Rest", "RestError"]
 
-API = "https://discord.com/api/v10"
-"""Discord's REST API (version 10)."""
 ATTACHMENT_HOSTS = ("https://cdn.discordapp.com/", "https://media.discordapp.net/")
 """Where Discord keeps attachments: a sheet is fetched from these only."""
 

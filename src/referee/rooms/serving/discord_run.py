@@ -25,11 +25,11 @@ from typing import Any
 import uvicorn
 from fastapi import FastAPI
 
-from ..app import create_app
+from ..app import create_app, warm_up
 from ..db.store import chosen_db
 from ..discord.config import DiscordConfig
 from ..discord.gateway import Gateway, GatewayRefused, ended
-from ..discord.token import MISSING, token_problem
+from ..discord.token import MISSING, OPENING, token_problem
 from ..limits import limits_from
 
 __all__ = ["LOCAL_PAGES", "is_loopback", "pages_url", "run"]
@@ -100,7 +100,8 @@ async def run(
         raise GatewayRefused(problem or MISSING)
     chosen = limits_from(env, limits or [])
     url = chosen_db(db, env)
-    app = create_app(url, chosen, discord=config)
+    OPENING.set()  # a refusal from here on is the gateway's to report
+    app = create_app(url, chosen, discord=config, warm=False)
     async with _serving(app, host, port, serve) as (pages, stopped):
         assert config.token is not None
         bot = app.state.discord
@@ -111,11 +112,15 @@ async def run(
         say(f"referee discord: connected to Discord's gateway; {where}")
         if bot.local_pages:
             say(LOCAL_PAGES)
+        # What the first roll loads (the command layer), once connected, not before: the
+        # gateway's first interaction comes after it, or waits on its imports (issue 71).
+        warmed = asyncio.ensure_future(asyncio.to_thread(warm_up))
         joined = asyncio.ensure_future(gateway.join())
         try:
             await asyncio.wait((joined, stopped), return_when=asyncio.FIRST_COMPLETED)
         finally:
             await gateway.close()
+            await warmed
         failed = joined.exception() if joined.done() and not joined.cancelled() else None
         if failed is not None:
             raise GatewayRefused(ended(failed))
