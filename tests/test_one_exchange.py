@@ -1,5 +1,5 @@
 """Issue 65 §6, "one exchange for every front end": a room's exchange is made of separate
-rolls (the attack, the defense, the damage step: :mod:`referee.rooms.routes.attacks`),
+rolls (the attack, the defense, the damage step: :mod:`referee.rooms.service.fighting.attacks`),
 and ``gurps attack``'s exchange is one roll. On the same dice they must agree: whether
 the blow lands, where, what the critical table does to it, and the injury. Both ways of
 the room's damage step are checked: the GM's ``gurps blow --vs`` (an NPC's attack) and
@@ -18,7 +18,7 @@ from referee import commands
 from referee.fight import Combatant, begin, numbers, step
 from referee.fight.events import RULES
 from referee.rng import ReplaySource
-from referee.rooms.service.blows import damage_step
+from referee.rooms.service.fighting.blows import damage_step
 
 ORC = "--target-name Orc --dr 2 --hp 12 --parry 10 --defense parry"
 

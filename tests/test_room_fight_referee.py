@@ -323,7 +323,7 @@ def test_a_bad_location_is_refused_before_the_maneuver_is_spent(table: Table) ->
 def test_an_npcs_defense_command_names_nothing_of_its_sheet() -> None:
     """Rules 3 (a visible NPC's sheet stays the GM's): the defense the GM rolls by hand is
     logged without the weapon it parries with and without the label naming it."""
-    from referee.rooms.service.blows import unnamed
+    from referee.rooms.service.fighting.blows import unnamed
 
     chosen = "gurps defend parry 'Broadsword (Swung)' --retreat --mod -4 --label 'Parry (x)'"
     assert unnamed(chosen) == "gurps defend parry --retreat --mod -4"

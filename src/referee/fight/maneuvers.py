@@ -17,7 +17,7 @@ the fight's rules 5 (:data:`.events.RULES`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..errors import RuleError
@@ -37,6 +37,7 @@ __all__ = [
     "move_and_attack_cap",
     "new_turn",
     "tracker_modifiers",
+    "typed_modifiers",
 ]
 
 MANEUVER_RULES = 5
@@ -254,3 +255,44 @@ def tracker_modifiers(c: Combatant, level: int, ranged: bool = False) -> list[tu
     if taken == "move and attack" and not ranged:  # the cap is a melee attack's (B365)
         mods += move_and_attack_cap(level, mods)
     return mods
+
+
+UNSHOCKED = frozenset({"ST", "HT", "Will", "Per", "HP", "FP"})
+"""The traits a shock penalty leaves alone (B419: "DX and IQ, and skills based on them";
+not ST, HT, Will or Per, nor resistance rolls)."""
+
+
+def typed_modifiers(fight: Fight, c: Combatant, words: Sequence[str]) -> list[tuple[str, int]]:
+    """The fight's modifiers on a roll made as ``c``'s sheet while its fight is under
+    way (issue 72 §3; contract v1.5, "typed rolls in a fight carry its state"), its
+    resolved command ``words`` (``gurps check 15 --label DX``), each named:
+
+    - ``gurps attack LEVEL``: :func:`tracker_modifiers`, as the Fight panel's attack;
+    - ``gurps defend KIND``: :func:`defense_modifiers` (stunned −4, posture, All-Out
+      Defense's +2, B420, B551, B366), as a defense call's choices;
+    - ``gurps check``: shock (B419), on ``c``'s own turn, to a check of DX, IQ or a
+      skill. *Option, documented*: referee's sheets do not keep a GURPS skill's base
+      attribute, so every skill is taken as DX- or IQ-based (most are); the attributes
+      ST, HT, Will and Per and the rolls named after them (``HT (knockdown)``) take
+      none. A GM who rolls a Per-, Will- or HT-based skill of a shocked combatant asks
+      for a bare roll.
+
+    None in a fight not under way or of another system (SWN's own state goes into its
+    attack by the Fight panel)."""
+    if fight.system != "gurps" or not fight.round or c.id in fight.removed:
+        return []
+    head = list(words[:2])
+    if head == ["gurps", "attack"] and len(words) > 2:
+        try:
+            level = int(words[2])
+        except ValueError:
+            return []
+        return tracker_modifiers(c, level, "--ranged" in words)
+    if head == ["gurps", "defend"] and len(words) > 2 and words[2] in ("dodge", "parry", "block"):
+        return defense_modifiers(c, words[2])
+    if head == ["gurps", "check"] and "--label" in words[:-1]:
+        trait = words[words.index("--label") + 1].split(":")[0].split(" (")[0].strip()
+        if trait in UNSHOCKED or fight.current != c.id or not shock_now(c):
+            return []
+        return [("shock", -shock_now(c))]
+    return []

@@ -14,13 +14,14 @@ when the exporter sees it. The GM's export checks the whole fight.
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Mapping
 from typing import Any
 
 from ...errors import RefereeError
 from ...fight import numbers
 from ...fight.maneuvers import defense_modifiers as state_defense_modifiers
-from ...fight.maneuvers import defenses_allowed, tracker_modifiers
+from ...fight.maneuvers import defenses_allowed, typed_modifiers
 from ..fightlog import Seen, events_of, replay_seen
 
 __all__ = ["check_fight"]
@@ -123,14 +124,19 @@ def _tracked(seen: Seen, roll: Mapping[str, Any]) -> str | None:
         (x for cid, x in fight.combatants.items() if x.sheet == sheet and cid not in fight.removed),
         None,
     )
-    words = str(roll.get("resolved") or "").split()
-    if c is None or words[:2] != ["gurps", "attack"] or len(words) < 3:
-        return f"roll {roll.get('seq')} names modifiers of the fight, but is no attack of it"
     try:
-        level = int(words[2])
+        words = shlex.split(str(roll.get("resolved") or ""))
     except ValueError:
-        return f"roll {roll.get('seq')} names modifiers of the fight, but no skill level"
-    want = [f"{n} {m:+d}" for n, m in tracker_modifiers(c, level, "--ranged" in words)]
+        words = []
+    if c is None or words[:1] != ["gurps"] or words[1:2] not in (["attack"], ["defend"], ["check"]):
+        return f"roll {roll.get('seq')} names modifiers of the fight, but is no roll they change"
+    if words[1] == "attack":
+        try:
+            int(words[2])
+        except (IndexError, ValueError):
+            return f"roll {roll.get('seq')} names modifiers of the fight, but no skill level"
+    # The Fight panel's attack (contract v1.4) and a typed roll (issue 72 §3) alike.
+    want = [f"{n} {m:+d}" for n, m in typed_modifiers(fight, c, words)]
     if roll.get("tracker") != want:
         return (
             f"roll {roll.get('seq')}'s modifiers are not the fight's: it names "

@@ -7,8 +7,10 @@ last turn (B376) and whether it is very tired (B426)."""
 from __future__ import annotations
 
 import re
+import shlex
 from typing import TYPE_CHECKING, Any
 
+from ...fight.maneuvers import typed_modifiers
 from ..db.epochs import Conflict
 from ..errors import ApiError
 from .rollas import as_sheet
@@ -135,7 +137,8 @@ async def made_as_sheet(
     visibility: str,
     call_sheet: str | None,
     limits: CommandLimits,
-) -> tuple[tuple[str, str | None] | None, str, str]:
+    tracked: bool = True,
+) -> tuple[tuple[str, str | None] | None, str, str, list[str] | None]:
     """The sheet a roll is made as (contract v1.1: ``(the command as typed, the
     sheet's name)``, or None), the command to roll, and its visibility:
 
@@ -147,19 +150,62 @@ async def made_as_sheet(
       only the GM's one sheet, not named and not needed (the command names no trait),
       the roll is made as no sheet instead, as asked;
     - an exchange aimed at a combatant of the fight reads its values from it
-      (:func:`with_tracked_hp`).
+      (:func:`with_tracked_hp`);
+    - with ``tracked``, a roll made as a combatant's sheet while its fight is under way
+      takes the fight's modifiers, the last of the four values (:func:`_with_state`:
+      the entry's ``tracker``, or None for none to name).
     """
     if call_sheet is not None:
-        return ((command, call_sheet) if call_sheet else None), command, visibility
+        return ((command, call_sheet) if call_sheet else None), command, visibility, None
     found = await as_sheet(st, room, member, command, limits)
     if found is None:
-        return None, command, visibility
+        return None, command, visibility, None
     typed, row, resolved = found
     _not_herself(typed, row)
     if row is not None and row.owner == "gm" and visibility == "public":
         if await st.store.hides_sheet(room, row.sheet):
             if not command.startswith("@") and resolved == typed:
-                return None, command, visibility  # the GM's only sheet, unasked, unneeded
+                return None, command, visibility, None  # the GM's only sheet, unasked
             visibility = "gm"
     made_as = (typed, None if row is None else row.sheet)
-    return made_as, await with_tracked_hp(st.store, room, typed, resolved), visibility
+    resolved = await with_tracked_hp(st.store, room, typed, resolved)
+    tracker: list[str] | None = None
+    if tracked and row is not None:
+        resolved, tracker = await _with_state(st.store, room, row.sheet, resolved)
+    return made_as, resolved, visibility, tracker
+
+
+async def _with_state(
+    store: Store, room: str, sheet: str, resolved: str
+) -> tuple[str, list[str] | None]:
+    """``resolved`` with the fight's modifiers on a roll made as ``sheet`` while its fight
+    is under way (issue 72 §3; :func:`referee.fight.maneuvers.typed_modifiers`), each
+    a ``--mod`` and named in the label (``DX (shock -1)``), and their names for the
+    entry's ``tracker`` (``[]`` when the fight puts none on it, so that ``referee
+    verify`` checks that too); None for a roll made outside a fight under way or as no
+    combatant's sheet."""
+    try:
+        fight = await store.fight(room)
+    except Conflict:  # no fight in a room with no system
+        return resolved, None
+    c = next((x for cid, x in fight.combatants.items()
+              if x.sheet == sheet and cid not in fight.removed), None)  # fmt: skip
+    if c is None or not fight.round or fight.system != "gurps":
+        return resolved, None
+    try:
+        words = shlex.split(resolved)
+    except ValueError:
+        return resolved, None
+    if words[:1] != ["gurps"] or words[1:2] not in (["attack"], ["defend"], ["check"]):
+        return resolved, None  # a roll the fight's state never changes (damage, 3d6...)
+    mods = typed_modifiers(fight, c, words)
+    if not mods:
+        return resolved, []
+    named = ", ".join(f"{n} {m:+d}" for n, m in mods)
+    if "--label" in words[:-1]:
+        at = words.index("--label") + 1
+        words[at] = f"{words[at]} ({named})"
+    else:
+        words += ["--label", f"({named})"]
+    words += [w for _, m in mods for w in ("--mod", str(m))]
+    return shlex.join(words), [f"{n} {m:+d}" for n, m in mods]

@@ -94,7 +94,7 @@ def _page_url(request: Request, room: str, code: str) -> str:
 
 async def roll(st: State, room: str, member: Member, body: NewRoll) -> Response:
     """``POST /api/rooms/{room}/rolls`` once its caller is known: roll, log, answer."""
-    entry = await roll_entry(st, room, member, body.command, body.visibility)
+    entry = await roll_entry(st, room, member, body.command, body.visibility, bare=body.bare)
     return _answer(st.frames.text(entry, member.id, ()))
 
 

@@ -40,6 +40,8 @@ class NewMember(BaseModel):
 class NewRoll(BaseModel):
     command: str = Field(max_length=100_000)
     visibility: Literal["public", "gm", "blind"] = "public"
+    bare: bool = False
+    """The GM's roll without the fight's modifiers (contract v1.5; logged ``"bare"``)."""
 
 
 MAX_SEQ = 2**53 - 1

@@ -53,6 +53,7 @@ def roll_maker(
     as_sheet: tuple[str, str | None] | None = None,
     call: str | None = None,
     tracker: list[str] | None = None,
+    bare: bool = False,
 ) -> Callable[[int, Epoch], dict[str, Any]]:
     """The function that rolls a command :func:`..rolling.reading.read_command` read,
     once its seq and epoch are known, on the epoch's stream for its visibility, and
@@ -98,6 +99,8 @@ def roll_maker(
             fields["call"] = call
         if tracker is not None:  # the fight's modifiers on it, named (contract v1.4)
             fields["tracker"] = tracker
+        if bare:  # the GM asked for it without the fight's modifiers (contract v1.5)
+            fields["bare"] = True
         return fields
 
     return make
@@ -113,9 +116,18 @@ async def roll_entry(
     call_sheet: str | None = None,
     call: str | None = None,
     tracker: list[str] | None = None,
+    bare: bool = False,
+    typed: bool = True,
 ) -> dict[str, Any]:
     """Roll ``command`` in ``room`` as ``member`` and log it: the new entry, as the log
     holds it (every front end shows it through :func:`..log.view`).
+
+    A roll made as a combatant's sheet while its fight is under way takes the fight's
+    modifiers and names them in ``tracker`` (issue 72 §3), unless the caller gives
+    ``tracker`` (the Fight panel's attack, which put them on itself) or asks for a
+    ``bare`` roll: the GM's alone, logged with ``"bare": true`` (contract v1.5). The
+    server's own rolls whose commands carry the state already (a defense call's
+    choice, checked by ``referee verify`` through its call) pass ``typed=False``.
 
     The sheet it is made as, and what that changes, are
     :func:`..rolling.tracked.made_as_sheet`'s (``call_sheet``: a fight call's; ``call``:
@@ -129,11 +141,15 @@ async def roll_entry(
         raise ApiError(422, f"the command is over {st.limits.command:,} characters")
     if not command:
         raise ApiError(422, "the command is empty: type a roll such as 3d6+2")
-    made_as, command, visibility = await made_as_sheet(
-        st, room, member, command, visibility, call_sheet, room_limits(st.limits.draws)
-    )
+    if bare and not member.is_gm:
+        raise ApiError(403, "only the GM asks for a bare roll in a fight (contract v1.5)")
+    made_as, command, visibility, state = await made_as_sheet(
+        st, room, member, command, visibility, call_sheet, room_limits(st.limits.draws),
+        tracked=typed and tracker is None and not bare,
+    )  # fmt: skip
     read = await st.plans.read(command, st.limits.draws, st.limits.read_seconds)
-    make = roll_maker(member, read, visibility, made_as, call, tracker)
+    make = roll_maker(member, read, visibility, made_as, call,
+                      tracker if tracker is not None else state, bare)  # fmt: skip
     entry = await st.append(room, "roll", make)
     st.charge(member, len(entry["draws"]) / st.limits.draws_per_request)
     return entry

@@ -12,12 +12,12 @@ import shlex
 from collections.abc import Mapping
 from typing import Any
 
-from ... import commands
-from ...errors import RefereeError
-from ...fight import Combatant
-from ...sheets import find_attack
-from ...systems.gurps.blows import BLOWS
-from ..errors import ApiError
+from .... import commands
+from ....errors import RefereeError
+from ....fight import Combatant
+from ....sheets import find_attack
+from ....systems.gurps.blows import BLOWS
+from ...errors import ApiError
 
 __all__ = ["HIT_TABLES", "damage_after", "damage_step", "sheet_of", "unnamed", "weapon_of"]
 

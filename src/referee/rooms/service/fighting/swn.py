@@ -1,12 +1,12 @@
-"""An SWN attack in the fight, in one request (issue 65 §7): ``POST
-/api/rooms/{room}/fight/attack`` in an SWN room. The player picks her target from the
+"""An SWN attack in the fight, whole (issue 65 §7): :func:`.attacks.attack` in an SWN
+room. The player picks her target from the
 fight; the server reads its Armor Class and HP from its sheet and the tracker (she no
 longer types them), rolls her attack as her sheet, and applies its damage (with Shock)
 to the target.
 
 Source: ``003``, "Combat": 1d20 + attack bonus + skill + attribute modifier against
 the target's AC, damage on a hit and Shock on a miss within its AC; a Main Action, on
-one's own turn (the route checks the turn, :func:`.attacks._on_turn`). An NPC's AC is
+one's own turn (:func:`.attacks._on_turn` checks the turn). An NPC's AC is
 not among the numbers the GM keeps (:data:`referee.fight.npcs.SHEET_NUMBERS`): the roll
 names it, as a player's own ``swn attack --vs`` would.
 """
@@ -16,19 +16,20 @@ from __future__ import annotations
 import shlex
 from typing import Any
 
-from ...fight import Combatant
-from ..db.epochs import Conflict
-from ..db.fightstore import NOTHING
-from ..db.store import Member
-from ..errors import ApiError
-from ..log import view
-from ..service import conflicts, roll_entry
+from ....fight import Combatant
+from ...db.epochs import Conflict
+from ...db.fightstore import NOTHING
+from ...db.store import Member
+from ...errors import ApiError
+from ...log import view
+from ..access import conflicts
+from ..rolls import roll_entry
 
 __all__ = ["answered", "applied", "swn_attack"]
 
 
 def _permit(fight: Any, ev: Any, roll: int | None) -> None:
-    """The route decided who may attack before any die was drawn."""
+    """:func:`.attacks.attack` decided who may attack before any die was drawn."""
 
 
 async def swn_attack(
