@@ -22,6 +22,7 @@ from referee.systems.gurps.criticals import CRITICAL_HEAD_BLOW, CRITICAL_HIT, HE
 from referee.systems.gurps.damage import read_damage
 from referee.systems.gurps.exchange import Target, exchange, exchanges
 from referee.systems.gurps.exchange_odds import double_odds, exchange_odds
+from referee.systems.gurps.locations import LargeArea
 from referee.systems.gurps.melee import AttackOptions
 from test_exchange_odds import ONE_OF, WAYS, _check, _runs
 
@@ -102,12 +103,17 @@ def test_the_odds_read_the_head_table_at_the_head() -> None:
 
 def test_large_area_injury_averages_the_torso_and_the_least_protected_dr_b400() -> None:
     """B400 (``COMBAT.md``: "the DR used is the average of the torso's and the
-    least-protected location's"): torso DR 3, bare arms (0): DR 1 (1.5, rounded down,
-    referee's reading); no location may be chosen; and its odds equal enumeration."""
+    least-protected location's"): torso DR 3, bare arms (0): DR 2 (1.5, a half rounded
+    up by default, as GCS and GURPS Game Aid; 1 with ``LargeArea.DOWN``: B400 does not
+    say); no location may be chosen; and its odds equal enumeration."""
 
     bare = Target("Orc", dodge=8, dr=3, hp=12, dr_at=(("arm", 0),))
     x = exchange(14, read_damage("3d cr"), bare, options=AttackOptions(large_area=True),
                  defense="dodge", rng=_replay(2, 4, 5, 2, 2, 5, 3, 4, 3))  # fmt: skip
+    assert x.hurt is not None and (x.hurt.dr, x.hurt.penetrating) == (2, 8)
+    down = AttackOptions(large_area=LargeArea.DOWN)
+    x = exchange(14, read_damage("3d cr"), bare, options=down, defense="dodge",
+                 rng=_replay(2, 4, 5, 2, 2, 5, 3, 4, 3))  # fmt: skip
     assert x.hurt is not None and (x.hurt.dr, x.hurt.penetrating) == (1, 9)
     covered = Target("Orc", dodge=8, dr=3, hp=12, dr_at=(("skull", 1),))  # the skull: 1 + 2
     y = exchange(14, read_damage("3d cr"), covered, options=AttackOptions(large_area=True),

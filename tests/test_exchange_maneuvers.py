@@ -52,7 +52,13 @@ from referee.systems.gurps.damage import read_damage
 from referee.systems.gurps.exchange import Exchange, Target, exchange, exchanges
 from referee.systems.gurps.exchange_odds import double_odds, exchange_odds
 from referee.systems.gurps.locations import read_location
-from referee.systems.gurps.melee import AttackOptions, DefenseOptions, Posture, effective_attack
+from referee.systems.gurps.melee import (
+    AttackOptions,
+    DefenseOptions,
+    Posture,
+    RangedKind,
+    effective_attack,
+)
 from referee.systems.gurps.odds_steps import ExchangeOdds
 from referee.systems.gurps.situation import aim_bonus, range_penalty, rof_bonus
 from referee.systems.gurps.slam import SlamBounds, slam, slam_dice, slam_odds
@@ -323,10 +329,12 @@ def test_a_volleys_odds_equal_enumeration_b373_b375(
     skill: int, rof: int, recoil: int, defense: str, criticals: bool
 ) -> None:
     """One more hit per full Recoil of margin, at most RoF; a Dodge stops one plus its
-    margin, a block one; each hit its own damage dice, summed."""
+    margin, a block one; each hit its own damage dice, summed. A volley to block is of
+    arrows (B375: "You cannot block bullets or beam weapons")."""
     target = Target("Orc", dodge=8, block=9, dr=1, hp=8)
+    kind = RangedKind.ARROW if defense == "block" else RangedKind.MISSILE
     opts = AttackOptions(ranged=True, rof=rof, recoil=recoil, criticals=criticals,
-                         location="vitals")  # fmt: skip
+                         location="vitals", ranged_kind=kind)  # fmt: skip
     _enumerated(skill, "1d pi", target, opts, defense)
 
 
@@ -505,9 +513,11 @@ def test_a_lone_attack_takes_the_situation_too() -> None:
 
 
 def test_a_volley_against_all_out_defense_double_equals_enumeration() -> None:
-    """B366 with B375: the second defense stops hits as it would first."""
+    """B366 with B375: the second defense stops hits as it would first (arrows: B375
+    lets no block stop a bullet)."""
     target = Target("Orc", dodge=7, block=8, hp=8)
-    opts = AttackOptions(ranged=True, rof=2, criticals=False, location="vitals")
+    opts = AttackOptions(ranged=True, rof=2, criticals=False, location="vitals",
+                         ranged_kind=RangedKind.ARROW)  # fmt: skip
     _enumerated(10, "1d-1 pi", target, opts, "dodge", DefenseOptions(aod_double=True))
 
 

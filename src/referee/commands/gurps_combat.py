@@ -22,10 +22,11 @@ from ..errors import RuleError
 from ..sheets import Attack, find_attack
 from ..systems.gurps.criticals import EyeRow, unarmed_name
 from ..systems.gurps.damage import read_damage
+from ..systems.gurps.defenses import allowed_against
 from ..systems.gurps.locations import require_targetable
-from ..systems.gurps.melee import AttackOptions, DefenseOptions, RangedKind, TorsoMiss
+from ..systems.gurps.melee import AttackOptions, DefenseOptions, TorsoMiss
 from .gurps_exchange import exchange_twin, lone_twin
-from .gurps_maneuvers import Situation, gather_situation, situation_params
+from .gurps_maneuvers import MissileKind, Situation, gather_situation, ranged_kind, situation_params
 from .gurps_target import (
     DrAtOpt,
     DrOpt,
@@ -141,12 +142,21 @@ def attack_cmd(
         typer.Option(
             "--ranged",
             help="A ranged attack (All-Out Attack is +1); a missile, which cannot be parried "
-            "(B376).",
+            "(B376) nor retreated from (B377). A sheet's weapon with an Acc is one.",
         ),
     ] = False,
     thrown: Annotated[
         bool, typer.Option("--thrown", help="A thrown weapon: ranged, parried at -1 (B376).")
     ] = False,
+    missile: Annotated[
+        MissileKind | None,
+        typer.Option(
+            "--missile",
+            help="A missile's kind (ranged): arrow (a bolt, a stone: blocked, B375) or bullet "
+            "(a beam: not blocked); by default a bullet when the damage is pi or a tight "
+            "beam's, else an arrow.",
+        ),
+    ] = None,
     thrown_small: Annotated[
         bool,
         typer.Option(
@@ -280,9 +290,10 @@ def attack_cmd(
     injury, and what the GM must call for next, with each step's exact odds. ``attrs``
     gathers the situation's and the maneuvers' options (:mod:`.gurps_maneuvers`)."""
     level, found = _weapon(ctx, weapon, sheet)
-    if thrown and thrown_small:
-        raise RuleError("a thrown weapon is small or not: --thrown or --thrown-small (B376)")
-    kind = RangedKind.SMALL_THROWN if thrown_small else RangedKind.THROWN
+    if found is not None and found.acc is not None and not ranged:
+        ranged = True  # a weapon with an Acc is a ranged one (B268-B269), as in the room
+        resolved_as(ctx, ranged=True)
+    kind = ranged_kind(thrown, thrown_small, missile, ranged)
     if unarmed is None:  # by the sheet's name for the attack (B557): a punch, kick, bite...
         unarmed = found is not None and unarmed_name(found.full_name)
     if thrust is None:  # by the sheet's usage (MA97): 'Thrust', else a swing
@@ -305,9 +316,9 @@ def attack_cmd(
         criticals,
         tight_beam=tight_beam,
         ranged=ranged or thrown or thrown_small,
-        ranged_kind=kind if thrown or thrown_small else RangedKind.MISSILE,
+        ranged_kind=kind,
         strong=strong,
-        large_area=large_area,
+        large_area=(sit.large_area_dr or True) if large_area else False,  # B400's rounding
         head_blow_table=head_blow_table,
         double=double,
         feint=feint,
@@ -325,15 +336,15 @@ def attack_cmd(
         move_and_attack=sit.move_and_attack,
         bulk=bulk,
         rof=sit.rof,
-        recoil=sit.recoil,
+        recoil=sit.recoil or 1,
         dual_weapon=sit.dual_weapon,
         off_hand=sit.off_hand,
     )
     name = label or (found.full_name if found else None)
     if found is not None:
         resolved_as(ctx, weapon=str(level), label=labelled(found.full_name, label))
-        if unarmed or thrust:  # what the sheet's names said, so the roll replays without it
-            resolved_as(ctx, unarmed=unarmed or None, thrust=thrust or None)
+        if unarmed or (thrust and long):  # what the sheet's names said, replayed without it
+            resolved_as(ctx, unarmed=unarmed or None, thrust=(thrust and long) or None)
     spec_text = damage or (found.damage if found else None)
     parry_level, fenced = read_parry(parry)
     target = typed_target(
@@ -371,6 +382,9 @@ def attack_cmd(
         aod_double=sit.aod_double,
         drop=sit.dodge_and_drop,
         heavy=sit.heavy,
-        break_on=sit.break_on,
+        break_on=sit.break_on or 2,
     )
+    if sit.heavy and allowed_against(options, spec.damage_type).parry is None:
+        raise RuleError("--heavy is for a parry (B376), and a missile cannot be parried "
+                        "(B376): leave --heavy out")  # fmt: skip
     return exchange_twin(level, spec, target, options, defense, defense_options, name)

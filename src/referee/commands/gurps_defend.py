@@ -120,7 +120,7 @@ def defend_cmd(
         ),
     ] = False,
     heavy: HeavyOpt = False,
-    break_on: BreakOnOpt = 2,
+    break_on: BreakOnOpt = None,
     label: LabelOpt = None,
     sheet: SheetOpt = None,
 ) -> Twin:
@@ -151,6 +151,10 @@ def defend_cmd(
         raise RuleError("--dodge-and-drop is a Dodge (B377)")
     if heavy and kind != "parry" and aod_double is None:
         raise RuleError("--heavy is a parry's (B376)")
+    if break_on is not None and not heavy:
+        raise RuleError("--break-on is the 1d roll that breaks a parrying weapon (B376): it "
+                        "needs --heavy, or leave it out")  # fmt: skip
+    break_on = 2 if break_on is None else break_on
     options = DefenseOptions(retreat, aod, shield, parried, fencing, block_retreat,
                              drop=dodge_and_drop, heavy=heavy, break_on=break_on)  # fmt: skip
     second = _second(aod_double, kind)

@@ -20,7 +20,7 @@ from ..systems.gurps.damage import DamageSpec
 from ..systems.gurps.exchange import Target, exchanges
 from ..systems.gurps.exchange_odds import double_odds, exchange_odds
 from ..systems.gurps.melee import AttackOptions, DefenseOptions, attack, effective_attack
-from ..systems.gurps.success import skill_odds
+from ..systems.gurps.success import require_rollable, skill_odds
 from .gurps_target import with_pain, with_pain_odds, with_tolerance
 from .registry import Twin
 from .result import Reply
@@ -47,6 +47,8 @@ def lone_twin(level: int, options: AttackOptions, name: str | None) -> Twin:
     """
     pair = _pair(options)
     eff = effective_attack(level, pair[0] if pair else options)
+    for o in pair or (options,):  # the roll refuses below 3 (000; B344): so do the odds
+        require_rollable(effective_attack(level, o))
 
     def go(rng: RandomSource) -> Reply:
         feinted = None  # All-Out Attack (Feint): its Quick Contest first (B365)

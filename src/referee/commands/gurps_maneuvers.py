@@ -11,15 +11,26 @@ from __future__ import annotations
 
 import inspect
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Annotated, Any
 
 import typer
 
 from ..errors import RuleError
+from ..systems.gurps.defense import RangedKind
+from ..systems.gurps.locations import LargeArea
 from ..systems.gurps.situation import Posture
 from ..systems.gurps.tolerance import Tolerance
 
-__all__ = ["BreakOnOpt", "HeavyOpt", "Situation", "gather_situation", "situation_params"]
+__all__ = [
+    "BreakOnOpt",
+    "HeavyOpt",
+    "MissileKind",
+    "Situation",
+    "gather_situation",
+    "ranged_kind",
+    "situation_params",
+]
 
 HeavyOpt = Annotated[
     bool,
@@ -30,7 +41,7 @@ HeavyOpt = Annotated[
     ),
 ]
 BreakOnOpt = Annotated[
-    int,
+    int | None,
     typer.Option(
         "--break-on",
         min=1,
@@ -52,13 +63,17 @@ class Situation:
     move_and_attack: bool = False
     bulk: int | None = None
     rof: int = 1
-    recoil: int = 1
+    recoil: int | None = None
+    """``--recoil`` as typed; None: not given (Recoil 1)."""
     dual_weapon: bool = False
     off_hand: bool = False
     aod_double: bool = False
     dodge_and_drop: bool = False
     heavy: bool = False
-    break_on: int = 2
+    break_on: int | None = None
+    """``--break-on`` as typed; None: not given (2)."""
+    large_area_dr: LargeArea | None = None
+    """``--large-area-dr``: how large-area injury's DR rounds (B400); None: up."""
     tolerance: Tolerance | None = None
     """The target's Injury Tolerance typed (``--unliving``...); None: the sheet's."""
 
@@ -104,7 +119,7 @@ def situation_params() -> list[inspect.Parameter]:
         _opt("rof", int, 1, "--rof",
              "Rapid Fire: shots fired; the RoF bonus, and one more hit per full --recoil "
              "of margin (B373).", min=1, max=1000),
-        _opt("recoil", int, 1, "--recoil", "The weapon's Recoil, for --rof (B373).",
+        _opt("recoil", int | None, None, "--recoil", "The weapon's Recoil, for --rof (B373).",
              min=1, max=100),
         _opt("dual_weapon", bool, False, "--dual-weapon",
              "Dual-Weapon Attack: two attacks, each at -4 (B417)."),
@@ -120,9 +135,12 @@ def situation_params() -> list[inspect.Parameter]:
         _opt("heavy", bool, False, "--heavy",
              "The attacking weapon is 3x or more the parrying weapon's weight: a parry "
              "that holds may break it (B376)."),
-        _opt("break_on", int, 2, "--break-on",
-             "With --heavy: the 1d roll at or under which the parrying weapon breaks.",
+        _opt("break_on", int | None, None, "--break-on",
+             "With --heavy: the 1d roll at or under which the parrying weapon breaks (2).",
              min=1, max=6),
+        _opt("large_area_dr", LargeArea | None, None, "--large-area-dr",
+             "With --large-area: the average DR's half rounds up (the default, as GCS and "
+             "GURPS Game Aid) or down (B400 does not say)."),
         *(_opt(t.value, bool, False, f"--{t.value}",
                f"The target has Injury Tolerance ({t.value.title()}) (B380).")
           for t in Tolerance),
@@ -133,12 +151,80 @@ def gather_situation(kwargs: dict[str, Any]) -> None:
     """The options as ``attrs``: one :class:`Situation`.
 
     Raises:
-        RuleError: more than one Injury Tolerance (B60: they exclude each other).
+        RuleError: more than one Injury Tolerance (B60: they exclude each other); an
+            option given without the one it belongs to (:func:`orphans`).
     """
     given = [t for t in Tolerance if kwargs.pop(t.value)]
     if len(given) > 1:
         flags = " and ".join(f"--{t.value}" for t in given)
         raise RuleError(f"{flags}: Diffuse, Homogenous and Unliving exclude each other (B60)")
+    orphans(kwargs)
     names = [f for f in Situation.__dataclass_fields__ if f != "tolerance"]
     kwargs["attrs"] = Situation(**{n: kwargs.pop(n) for n in names},
                                 tolerance=given[0] if given else None)  # fmt: skip
+
+
+def orphans(kwargs: dict[str, Any]) -> None:
+    """Refuse an option that would be ignored, or that contradicts another, as typed
+    (issue 73 §2.5): ``--break-on`` without ``--heavy`` (B376); ``--acc`` without
+    ``--aim`` (B364); ``--bulk`` without ``--move-and-attack`` (B365); ``--recoil``
+    without ``--rof`` (B373); ``--thrust`` or ``--swing`` without ``--long`` (*GURPS
+    Martial Arts*, p. 97); ``--feint`` with ``--dual-weapon`` (B365's All-Out Attack
+    (Feint) is a feint and one attack, B417's Dual-Weapon Attack two attacks); a prone
+    attacker's Move and Attack (B551: a prone fighter moves only by crawling, so say
+    ``--posture crawling``; B365).
+
+    Raises:
+        RuleError: naming the option and the one it needs.
+    """
+    lone = [
+        ("--break-on", kwargs.get("break_on") is not None, kwargs.get("heavy"), "--heavy",
+         "the 1d roll that breaks a parrying weapon (B376)"),
+        ("--acc", kwargs.get("acc") is not None, kwargs.get("aim"), "--aim",
+         "the weapon's Acc, added after an Aim (B364)"),
+        ("--bulk", kwargs.get("bulk") is not None, kwargs.get("move_and_attack"),
+         "--move-and-attack", "the weapon's Bulk, for a ranged Move and Attack (B365)"),
+        ("--recoil", kwargs.get("recoil") is not None, (kwargs.get("rof") or 1) > 1, "--rof",
+         "the weapon's Recoil, for Rapid Fire (B373)"),
+        ("--thrust/--swing", kwargs.get("thrust") is not None, kwargs.get("long"), "--long",
+         "what All-Out Attack (Long) costs the damage (Martial Arts p. 97)"),
+        ("--large-area-dr", kwargs.get("large_area_dr") is not None, kwargs.get("large_area"),
+         "--large-area", "how large-area injury rounds its DR (B400)"),
+    ]  # fmt: skip
+    for flag, given, needed, need, what in lone:
+        if given and not needed:
+            raise RuleError(f"{flag} is {what}: it needs {need}, or leave it out")
+    if kwargs.get("feint") is not None and kwargs.get("dual_weapon"):
+        raise RuleError("--feint with --dual-weapon: All-Out Attack (Feint) is a feint and "
+                        "one attack (B365), a Dual-Weapon Attack two (B417); give one")  # fmt: skip
+    if kwargs.get("move_and_attack") and kwargs.get("posture") == Posture.PRONE:
+        raise RuleError("--posture prone with --move-and-attack: lying prone, a fighter moves "
+                        "only by crawling (B551): give --posture crawling, or no move")  # fmt: skip
+
+
+class MissileKind(StrEnum):
+    """``--missile``: what kind of missile a ranged attack is (B375)."""
+
+    ARROW = "arrow"
+    BULLET = "bullet"
+
+
+def ranged_kind(
+    thrown: bool, thrown_small: bool, missile: MissileKind | None, ranged: bool
+) -> RangedKind:
+    """The attack's :class:`~referee.systems.gurps.defense.RangedKind` from
+    ``--thrown``, ``--thrown-small`` and ``--missile`` (B375-B376); a plain ``--ranged``
+    is :attr:`~referee.systems.gurps.defense.RangedKind.MISSILE`, told by its damage.
+
+    Raises:
+        RuleError: two kinds at once, or ``--missile`` on a melee attack.
+    """
+    given = [f for f, on in (("--thrown", thrown), ("--thrown-small", thrown_small),
+                             (f"--missile {missile}", missile is not None)) if on]  # fmt: skip
+    if len(given) > 1:
+        raise RuleError(f"{' and '.join(given)}: a ranged attack is one kind (B375-B376)")
+    if missile is not None and not ranged:
+        raise RuleError(f"--missile {missile} is a ranged attack's: add --ranged")
+    if thrown or thrown_small:
+        return RangedKind.SMALL_THROWN if thrown_small else RangedKind.THROWN
+    return RangedKind.MISSILE if missile is None else RangedKind(missile.value)

@@ -17,7 +17,7 @@ from fractions import Fraction
 from ...odds import odds
 from .criticals import HEAD
 from .damage import DamageSpec, _dice_adds, armor_dr
-from .locations import LOCATIONS, Location, location_injury, read_location
+from .locations import LOCATIONS, LargeArea, Location, location_injury, read_location
 from .target import Target
 from .tolerance import struck_as, tolerant_injury
 from .wounds import Wound, extra_dr, wound_effects
@@ -52,7 +52,7 @@ def blow(
     location: Location,
     effect: str = "normal",
     tight_beam: bool = False,
-    large_area: bool = False,
+    large_area: bool | LargeArea = False,
 ) -> Blow:
     """The blow of a damage roll totalling ``total`` (dice and adds) at ``location``,
     under a critical hit's ``effect`` (B556's Critical Hit Table: ``max``, ``double``,
@@ -80,7 +80,7 @@ def blow(
     elif effect in ("double", "triple"):
         basic *= 2 if effect == "double" else 3
     dr = (
-        _large_area_dr(target, damage)
+        _large_area_dr(target, damage, large_area)
         if large_area
         else (target.dr_over(location.key) + extra_dr(struck, damage.damage_type))
     )
@@ -113,11 +113,13 @@ def blow(
     return Blow(basic, dr, through, injury, wound)
 
 
-def _large_area_dr(target: Target, damage: DamageSpec) -> int:
+def _large_area_dr(target: Target, damage: DamageSpec, large_area: bool | LargeArea) -> int:
     """B400, "Large-Area Injury": the average of the torso's DR and the least-protected
-    location's (each with its own, the skull's 2), rounded down."""
+    location's (each with its own, the skull's 2), a half rounded as ``large_area``
+    says (:class:`.locations.LargeArea`; ``True``: up, the default)."""
     each = [target.dr_over(k) + extra_dr(loc, damage.damage_type) for k, loc in LOCATIONS.items()]
-    return (target.dr_over("torso") + min(each)) // 2
+    rounding = large_area if isinstance(large_area, LargeArea) else LargeArea.UP
+    return rounding.average(target.dr_over("torso"), min(each))
 
 
 def penetrates(
@@ -125,7 +127,7 @@ def penetrates(
     target: Target,
     location: Location,
     effect: str = "normal",
-    large_area: bool = False,
+    large_area: bool | LargeArea = False,
 ) -> Fraction:
     """P(any of the damage penetrates DR at ``location``), over the damage dice."""
     count, adds = _dice_adds(damage.expression)

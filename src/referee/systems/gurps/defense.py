@@ -6,8 +6,9 @@ combat chapter; see docs/reference/sources.md): B374-B377, "Active Defense" (Dod
 Parry, Block, retreating); B366, "All-Out Defense" (Increased Defense); B376,
 "Parrying" (parrying more than once: −4 a parry after the first with the same
 weapon, −2 with a fencing weapon; thrown weapons at −1, small ones at −2; missiles
-not at all); B377, "Dodge and Drop" (+3 to Dodge against a ranged attack, then
-prone); B374, a shield's Defense Bonus; B419 and B426 (reeling and very tired
+not at all); B375, "Blocking" (no block against bullets or beams); B377,
+"Retreating" (against a melee attack) and "Dodge and Drop" (+3 to Dodge against a
+ranged attack, then prone); B374, a shield's Defense Bonus; B419 and B426 (reeling and very tired
 halve Dodge). A defense roll is made at any effective skill, even 2 or less
 (``000``, "Base Skill vs Effective Skill": "unless you are attempting a defense
 roll").
@@ -28,12 +29,15 @@ from .success import SuccessRoll, check
 
 __all__ = [
     "DEFENSES",
+    "Allowed",
     "DefenseOptions",
     "DefenseRoll",
     "RangedKind",
     "defend",
     "defense_modifiers",
+    "defenses_against",
     "halved_dodge",
+    "missile_kind",
 ]
 
 DEFENSES = ("dodge", "parry", "block")
@@ -41,20 +45,28 @@ DEFENSES = ("dodge", "parry", "block")
 
 
 class RangedKind(StrEnum):
-    """What a ranged attack is, for the parry against it.
+    """What a ranged attack is, for the defenses against it (:func:`defenses_against`).
 
     Source: *GURPS Basic Set*, 4th edition, B376, "Parrying": thrown weapons may be
     parried at −1, or −2 for small ones (a knife, a shuriken: 1 lb or less); missile
-    weapons (arrows, bolts, bullets, beams) may not be parried at all. Dodge and
-    Block are not changed by it (a missile may be blocked).
+    weapons (arrows, bolts, bullets, beams) may not be parried at all. B375,
+    "Blocking": "You cannot block bullets or beam weapons"; a thrown weapon or a
+    slower missile (an arrow, a bolt, a sling stone) may be blocked. B377,
+    "Retreating": a retreat is against a melee attack, so against none of these.
     """
 
     MISSILE = "missile"
-    """The default for a ranged attack: a missile, which no parry can stop."""
+    """The default for a ranged attack: a missile, told by its damage
+    (:func:`missile_kind`): a bullet or beam when piercing (``pi-`` to ``pi++``, a
+    firearm's) or tight-beam burning, else an arrow. Never parried."""
+    ARROW = "arrow"
+    """An arrow, a bolt, a sling stone, a dart from a blowpipe: not parried, blocked."""
+    BULLET = "bullet"
+    """A bullet or a beam: neither parried nor blocked (B375, B376)."""
     THROWN = "thrown"
-    """A thrown weapon (an axe, a spear): parried at −1."""
+    """A thrown weapon (an axe, a spear): parried at −1, blocked."""
     SMALL_THROWN = "small thrown"
-    """A small thrown weapon (a knife, a shuriken, 1 lb or less): parried at −2."""
+    """A small thrown weapon (a knife, a shuriken, 1 lb or less): parried at −2, blocked."""
 
     @property
     def parry(self) -> int | None:
@@ -63,7 +75,78 @@ class RangedKind(StrEnum):
         >>> RangedKind.MISSILE.parry, RangedKind.THROWN.parry, RangedKind.SMALL_THROWN.parry
         (None, -1, -2)
         """
-        return {RangedKind.MISSILE: None, RangedKind.THROWN: -1}.get(self, -2)
+        return {RangedKind.THROWN: -1, RangedKind.SMALL_THROWN: -2}.get(self)
+
+
+def missile_kind(damage_type: str, tight_beam: bool = False) -> RangedKind:
+    """A missile's kind told by its damage, as :attr:`RangedKind.MISSILE` is read:
+    piercing damage (``pi-``, ``pi``, ``pi+``, ``pi++``: a firearm's bullet) or a
+    tight-beam burning attack (a laser) is a bullet or beam, which B375 forbids to
+    block; anything else (an arrow's or bolt's ``imp``, a sling's ``cr``) an arrow,
+    which may be blocked. referee's reading, for a missile whose kind is not given
+    (``--missile arrow|bullet`` says it).
+
+    >>> missile_kind("pi"), missile_kind("imp"), missile_kind("burn", tight_beam=True)
+    (<RangedKind.BULLET: 'bullet'>, <RangedKind.ARROW: 'arrow'>, <RangedKind.BULLET: 'bullet'>)
+    """
+    bullet = damage_type.startswith("pi") or (tight_beam and damage_type == "burn")
+    return RangedKind.BULLET if bullet else RangedKind.ARROW
+
+
+@dataclass(frozen=True, slots=True)
+class Allowed:
+    """The active defenses, and the retreat, that an attack leaves its target
+    (:func:`defenses_against`). Dodge is always allowed."""
+
+    melee: bool
+    """A melee attack: a retreat is allowed (B377); Dodge and Drop is not (B377)."""
+    parry: int | None
+    """The modifier to a parry against it (−1, −2 for thrown weapons); None: no parry
+    (a missile, B376)."""
+    block: bool
+    """A block is allowed: not against a bullet or beam (B375)."""
+
+    @property
+    def retreat(self) -> bool:
+        """A retreat adds to a defense: against a melee attack only (B377)."""
+        return self.melee
+
+    @property
+    def defenses(self) -> tuple[str, ...]:
+        """The active defenses allowed, in :data:`DEFENSES`' order."""
+        return tuple(d for d in DEFENSES if self.allows(d))
+
+    def allows(self, defense: str) -> bool:
+        """Whether ``defense`` (dodge, parry or block) may be made against the attack."""
+        return {"dodge": True, "parry": self.parry is not None, "block": self.block}[defense]
+
+
+def defenses_against(
+    kind: RangedKind | None = None, damage_type: str = "cr", tight_beam: bool = False
+) -> Allowed:
+    """Which active defenses, and whether a retreat, an attack allows: ``kind`` None
+    for a melee attack, else the ranged attack's kind (:class:`RangedKind`;
+    :attr:`RangedKind.MISSILE` told by ``damage_type`` and ``tight_beam``,
+    :func:`missile_kind`). The one place that says it: the exchange, its odds, the
+    CLI and the simulator ask it; a room's fight should too.
+
+    Source: *GURPS Basic Set*, 4th edition: B376, "Parrying" (a thrown weapon at −1,
+    a small one at −2, a missile not at all); B375, "Blocking" ("You cannot block
+    bullets or beam weapons"; thrown weapons and arrows may be blocked); B377,
+    "Retreating" (a retreat is against a melee attack).
+
+    >>> defenses_against()
+    Allowed(melee=True, parry=0, block=True)
+    >>> defenses_against(RangedKind.MISSILE, "pi").defenses
+    ('dodge',)
+    >>> defenses_against(RangedKind.MISSILE, "imp").defenses, defenses_against(RangedKind.THROWN)
+    (('dodge', 'block'), Allowed(melee=False, parry=-1, block=True))
+    """
+    if kind is None:
+        return Allowed(True, 0, True)
+    if kind is RangedKind.MISSILE:
+        kind = missile_kind(damage_type, tight_beam)
+    return Allowed(False, kind.parry, kind is not RangedKind.BULLET)
 
 
 class _Checked:

@@ -16,6 +16,9 @@ short):
   to resolve (the weapon is lost).
 - B377, "Dodge and Drop": +3 to Dodge against a ranged attack; the defender is prone
   afterwards, whether the Dodge succeeds or not (:mod:`.defense` adds the +3).
+- B375-B377, which defenses an attack allows (:func:`.defense.defenses_against`): no
+  parry against a missile, no block against a bullet or beam, no retreat but against
+  a melee attack (:func:`settle_defense` applies it).
 - B419, B426: reeling and very tired halve Dodge (:meth:`.target.Target.level`).
 """
 
@@ -27,7 +30,17 @@ from fractions import Fraction
 from ...errors import RuleError
 from ...rng import RandomSource
 from ...roller import draw_faces
-from .defense import DEFENSES, DefenseOptions, DefenseRoll, defend, defense_modifiers
+from .defense import (
+    DEFENSES,
+    Allowed,
+    DefenseOptions,
+    DefenseRoll,
+    RangedKind,
+    defend,
+    defense_modifiers,
+    defenses_against,
+)
+from .melee import AttackOptions
 from .success import skill_odds
 from .target import Target, choose_defense
 
@@ -35,9 +48,11 @@ __all__ = [
     "Breakage",
     "DefenseOdds",
     "DefenseStep",
+    "allowed_against",
     "defense_odds",
     "defense_step",
     "second_defense",
+    "settle",
     "settle_defense",
     "step_calls",
 ]
@@ -206,26 +221,87 @@ def defense_odds(
                        parried)  # fmt: skip
 
 
+def allowed_against(options: AttackOptions, damage_type: str) -> Allowed:
+    """The defenses, and the retreat, an attack with these options and this damage
+    allows: :func:`.defense.defenses_against` for its kind (melee, or
+    :attr:`.melee.AttackOptions.ranged_kind`; B375-B377, 4th edition).
+
+    >>> allowed_against(AttackOptions(ranged=True), "pi").defenses
+    ('dodge',)
+    """
+    kind = options.ranged_kind if options.ranged else None
+    return defenses_against(kind, damage_type, options.tight_beam)
+
+
 def settle_defense(
-    ranged: bool, target: Target, defense: str, options: DefenseOptions
+    allowed: Allowed | bool, target: Target, defense: str, options: DefenseOptions
 ) -> tuple[str, DefenseOptions]:
-    """The defense chosen and its options as the target and the attack settle them: a
-    fencing Parry (B376, the target's); Dodge and Drop (B377, 4th edition) is a Dodge, against a
-    ranged attack (``defense="best"`` becomes ``dodge``).
+    """The defense chosen and its options as the target and the attack settle them
+    (:func:`settle`, without the target it leaves). ``allowed`` True: a ranged attack
+    whose kind is not known (an arrow's rules), False: a melee attack."""
+    if isinstance(allowed, bool):
+        allowed = defenses_against(RangedKind.ARROW if allowed else None)
+    _, defense, options = settle(allowed, target, defense, options)
+    return defense, options
+
+
+def settle(
+    allowed: Allowed, target: Target, defense: str, options: DefenseOptions
+) -> tuple[Target, str, DefenseOptions]:
+    """The target, the defense chosen and its options as the attack settles them: a
+    fencing Parry (B376, the target's); no Block against a bullet or beam (B375: the
+    target's Block is left out, so ``best`` passes over it); no retreat but against a
+    melee attack (B377); Dodge and Drop (B377, 4th edition) is a Dodge, against a
+    ranged attack (``defense="best"`` becomes ``dodge``). ``allowed`` is
+    :func:`.defense.defenses_against`'s answer for the attack.
 
     Raises:
-        RuleError: Dodge and Drop against a melee attack, or with a parry or block.
+        RuleError: a retreat against a ranged attack; a block against a bullet or beam,
+            or a target with only a Block; Dodge and Drop against a melee attack, or
+            with a parry or block.
     """
     if target.fencing and not options.fencing:
         options = replace(options, fencing=True)
+    if options.retreat and not allowed.retreat:
+        raise RuleError("--retreat is against a melee attack (B377, \"Retreating\"): a "
+                        "ranged attack allows none")  # fmt: skip
+    if options.aod_double:
+        _two_defenses(allowed, target)
+    if not allowed.block and target.block is not None:
+        if defense == "block":
+            raise RuleError("bullets and beams cannot be blocked (B375): dodge them")
+        usable = target.dodge is not None or (target.parry is not None and allowed.parry
+                                              is not None)  # fmt: skip
+        if defense == "best" and not usable:
+            raise RuleError(f"{target.name} has only a Block given, and bullets and beams "
+                            "cannot be blocked (B375): it needs a Dodge")  # fmt: skip
+        target = replace(target, block=None)
     if options.drop:
-        if not ranged:
+        if allowed.melee:
             raise RuleError("--dodge-and-drop is against a ranged attack (B377)")
         if defense in ("parry", "block"):
             raise RuleError(f"--dodge-and-drop is a Dodge (B377), not a {defense}")
         if defense == "best":
             defense = "dodge"
-    return defense, options
+    return target, defense, options
+
+
+_BARRED = {"parry": "a missile cannot be parried (B376)",
+           "block": "bullets and beams cannot be blocked (B375)"}  # fmt: skip
+
+
+def _two_defenses(allowed: Allowed, target: Target) -> None:
+    """Refuse All-Out Defense (Double) against an attack that leaves the target fewer
+    than two of the defenses it was given (B366), naming those given and why the
+    attack bars the rest (B375, B376)."""
+    given = [d for d in DEFENSES if target.level(d) is not None]
+    barred = [d for d in given if not allowed.allows(d)]
+    if barred and len(given) - len(barred) < 2:
+        names = [d.title() for d in given]
+        named = " and ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names)
+        raise RuleError(f"All-Out Defense (Double) needs two different defenses (B366): "
+                        f"{target.name} has {named} given, and "
+                        f"{'; '.join(_BARRED[d] for d in barred)}")  # fmt: skip
 
 
 def step_calls(name: str, step: DefenseStep | None, options: DefenseOptions) -> tuple[str, ...]:

@@ -26,7 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 
-from ...fmt import percent, rolled
+from ...fmt import percent
 from ...results import Chances
 from ...rng import RandomSource
 from ...roller import draw_faces
@@ -35,11 +35,11 @@ from .blows import blow, on_head, penetrates
 from .contest import ContestResult, quick_contest
 from .criticals import CriticalRoll, head_blow
 from .damage import DamageSpec, _dice_adds
-from .defenses import DefenseStep, defense_step, settle_defense, step_calls
+from .defenses import DefenseStep, allowed_against, defense_step, settle, step_calls
 from .exchange_odds import ExchangeOdds, exchange_odds, injury_chance
+from .hurts import Hurt, hurt_line, next_calls
 from .locations import (
     RANDOM_TABLE,
-    Location,
     read_location,
     require_targetable,
 )
@@ -54,7 +54,6 @@ from .melee import (
 )
 from .rapid import hit_text, landed_hits, step_parts
 from .target import Target, choose_defense
-from .wounds import Wound, blunt_trauma, knockback
 
 __all__ = [
     "Exchange",
@@ -70,28 +69,6 @@ __all__ = [
     "next_calls",
     "strike",
 ]
-
-
-@dataclass(frozen=True, slots=True)
-class Hurt:
-    """The damage step: location, dice, what the critical table did, and the injury."""
-
-    location: Location
-    location_roll: tuple[int, int, int] | None
-    dice: tuple[int, ...]
-    basic: int
-    dr: int
-    penetrating: int
-    injury: int
-    effect: str = "normal"
-    chance_through: Fraction = Fraction(0)
-    """Before the damage dice: P(any damage penetrates DR here)."""
-    wound: Wound | None = None
-    """What the injury does (:func:`.wounds.wound_effects`): shock, a major wound,
-    crippling, knockdown."""
-    head_blow: CriticalRoll | None = None
-    """A critical hit that landed on the head at random: its 3d6 read on the Critical
-    Head Blow Table (B556) once the location was known."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,7 +158,7 @@ class Exchange:
             for n, more in enumerate(self.more, 2):  # Rapid Fire's further hits (B373)
                 start = None if start is None else start - self.hurts[n - 2].injury
                 parts.append(hit_text(n, more.location.key, more.basic, more.dr, more.injury,
-                                      start, self.target.name))  # fmt: skip
+                                      start, self.target.name, more.wound))  # fmt: skip
         out = "; ".join(parts) + f" — {percent(self.chance_to_injure)} to injure"
         if self.calls:
             out += ". Next: " + "; ".join(self.calls)
@@ -207,7 +184,8 @@ def exchange(
             damage may not target (B399), a Deceptive Attack below 10 (B369).
     """
     options = options or AttackOptions()
-    defense, defense_options = settle_defense(options.ranged, target, defense,
+    facing, defense, defense_options = settle(allowed_against(options, damage.damage_type),
+                                              target, defense,
                                               defense_options or DefenseOptions())  # fmt: skip
     if options.location is not None:
         require_targetable(options.location, damage.damage_type, options.tight_beam)
@@ -230,7 +208,7 @@ def exchange(
     hit, crit = rolled_attack.hit, rolled_attack.critical_hit
     step = DefenseStep(None)  # B366's second defense, B376's breakage: .defenses
     if hit and not crit:
-        step = defense_step(target, defense, defense_options,
+        step = defense_step(facing, defense, defense_options,
                             rolled_attack.defense_modifier - feinted, parry, rng)  # fmt: skip
     defense_roll, landing = step.first, landed_hits(rolled_attack, step)  # B373, B375
     if not landing:
@@ -244,8 +222,9 @@ def exchange(
     hurt = strike(damage, target, options, effect, rng, critical)
     more = tuple(strike(damage, target, options, "normal", rng) for _ in range(landing - 1))
     calls, now = list(step_calls(target.name, step, defense_options)), target
-    for h in (hurt, *more):  # each blow's calls, at the HP the blows before left (B419)
-        calls += [c for c in next_calls(now, h, damage) if c not in calls]
+    for n, h in enumerate((hurt, *more), 1):  # each at the HP the blows before left (B419)
+        nth = n if more else None  # B420: one knockdown roll for each major wound
+        calls += [c for c in next_calls(now, h, damage, nth) if c not in calls]
         base = now.current_hp if now.current_hp is not None else now.hp
         now = now if base is None else replace(now, current_hp=base - h.injury)
     return Exchange(attacker, target, rolled_attack, damage, defense_roll, hurt, chance,
@@ -288,32 +267,6 @@ def exchanges(
     second = exchange(skill, damage, after, attacker=attacker, options=options, defense=defense,
                       defense_options=again if parried else defense_options, rng=rng)  # fmt: skip
     return first, second
-
-
-def hurt_line(h: Hurt, expression: str, damage_type: str, note: str | None = None) -> str:
-    """A blow that landed, in words: where (and its 3d6 when random), the damage against
-    DR with its odds to penetrate, the dice, what a critical row did (``note`` in its
-    place), the basic damage, what penetrates and the injury, crippling (B421) and a
-    blinded eye (B399). The exchange's text and ``gurps blow``'s both say it so."""
-    where = h.location.key
-    if h.location_roll is not None:
-        where += f" ({rolled(sum(h.location_roll), h.location_roll)})"
-    dmg = f"{expression} {damage_type} vs DR {h.dr} ({percent(h.chance_through)} to penetrate)"
-    times = "" if h.effect in ("normal", "drop") else f", {h.effect.replace('_', ' ')}"
-    if h.head_blow is not None:
-        times = f", a head hit: {h.head_blow.text}"
-    if note is not None:
-        times = note
-    line = f"hits the {where}; {dmg}: {rolled(sum(h.dice), h.dice)}{times}, basic {h.basic}"
-    if h.penetrating:
-        line += f", {h.penetrating} penetrates: injury {h.injury}"
-        if h.wound is not None and h.wound.crippled:
-            line += f"; the {h.wound.crippled} is crippled (B421)"
-        if h.wound is not None and h.wound.blinded:
-            line += "; the eye is blinded (B399)"
-    else:
-        line += ", stopped by DR: no injury"
-    return line
 
 
 def aimed_options(options: AttackOptions, damage: DamageSpec) -> AttackOptions:
@@ -368,48 +321,3 @@ def strike(
     chance = penetrates(damage, target, location, effect, options.large_area)
     return Hurt(location, where_roll, dice, hit.basic, hit.dr, hit.penetrating, hit.injury,
                 effect, chance, hit.wound, head)  # fmt: skip
-
-
-def next_calls(target: Target, hurt: Hurt, damage: DamageSpec) -> tuple[str, ...]:
-    """What the rules now call for: B420's knockdown roll (:func:`.wounds.wound_effects`),
-    B378's knockback (:func:`.wounds.knockback`, when ST or HP is known), and B419's
-    rolls at 0 HP and below."""
-    calls = []
-    hp = target.hp
-    w = hurt.wound
-    before = target.current_hp if target.current_hp is not None else hp
-    after = None if before is None else before - hurt.injury
-    if hp is not None and after is not None and hurt.injury and after <= -10 * hp:
-        return (f"{target.name} is dead at {after} HP, the body destroyed (-10×HP, B419)",)
-    if hp is not None and after is not None and hurt.injury and after <= -5 * hp:
-        return (f"{target.name} is dead at {after} HP (-5×HP, B419)",)
-    if w is not None and w.knockdown is not None:
-        mod = f" at {w.knockdown:+d}" if w.knockdown else ""
-        calls.append(
-            f"{target.name} rolls HT{mod} against knockdown and stunning for {w.why} "
-            "(B420: on a failure, stunned and prone; by 5 or more, unconscious)"
-        )
-    if hurt.effect == "double_shock" and hurt.penetrating:
-        calls.append("double shock, at most -8 (critical hit)")
-    trauma = blunt_trauma(hurt.basic, damage.damage_type, hurt.penetrating > 0)
-    if target.flexible and hurt.dr and trauma:
-        calls.append(
-            f"blunt trauma: {target.name} takes {trauma} HP of injury through the flexible "
-            "armor (B379)"
-        )
-    st = target.st if target.st is not None else target.hp
-    if st is not None:
-        yards = knockback(hurt.basic, damage.damage_type, hurt.penetrating > 0, st, damage.notes)
-        if yards:
-            calls.append(
-                f"{target.name} is knocked back {yards} yard{'s' if yards > 1 else ''} and "
-                "rolls DX, Acrobatics or Judo or falls (B378)"
-            )
-    if hp is None or before is None or after is None or not hurt.injury:
-        return tuple(calls)
-    if after <= 0 < before or (after <= 0 and before <= 0):
-        calls.append(f"{target.name} rolls HT each turn to stay conscious (B419, at 0 HP or less)")
-    for k in range(1, 5):
-        if after <= -k * hp < before:
-            calls.append(f"{target.name} rolls HT to survive at -{k}×HP (B419)")
-    return tuple(calls)

@@ -27,7 +27,7 @@ from .allout import feint_odds
 from .blows import blow, on_head
 from .criticals import EyeRow
 from .damage import DamageSpec, _dice_adds
-from .defenses import defense_odds, settle_defense
+from .defenses import allowed_against, defense_odds, settle
 from .locations import location_odds, read_location
 from .melee import (
     AIMED,
@@ -44,7 +44,7 @@ from .odds_steps import prepared as _prepared
 from .odds_steps import table_odds as _table_odds
 from .odds_steps import ways as _ways
 from .rapid import volley_odds
-from .success import skill_odds
+from .success import require_rollable, skill_odds
 from .target import Target
 
 __all__ = ["THRESHOLDS", "ExchangeOdds", "double_odds", "exchange_odds", "injury_chance"]
@@ -69,7 +69,8 @@ def exchange_odds(
             location the damage may not target (B399).
     """
     options = options or AttackOptions()
-    defense, defense_options = settle_defense(options.ranged, target, defense,
+    target, defense, defense_options = settle(allowed_against(options, damage.damage_type),
+                                              target, defense,
                                               defense_options or DefenseOptions())  # fmt: skip
     if options.rof > 1:  # Rapid Fire: several hits (B373, B375)
         return volley_odds(skill, damage, target, options, defense, defense_options, attacker)
@@ -109,6 +110,7 @@ def _split(
     defense_options: DefenseOptions,
 ) -> _Split:
     eff = effective_attack(skill, options)
+    require_rollable(eff)  # the roll refuses below 3 (000; B344): so do its odds
     o = skill_odds(eff)
     crit, normal = o.critical_success, o.success - o.critical_success
     aimed = None if options.location is None else read_location(options.location).key
@@ -233,7 +235,8 @@ def double_odds(
     with a fencing weapon (B376, "Parrying": each parry after the first with the same
     weapon). Only those two change the second's chance to injure (the crippling caps
     follow the full HP), so it is worked out once for each pair of them."""
-    defense, defense_options = settle_defense(options.ranged, target, defense,
+    target, defense, defense_options = settle(allowed_against(options, damage.damage_type),
+                                              target, defense,
                                               defense_options or DefenseOptions())  # fmt: skip
     prepared, fenced = _prepared(damage, target, options, defense_options)
     sp = _split(skill, prepared, target, options, defense, fenced)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
+from enum import StrEnum
 from fractions import Fraction
 
 from ...errors import RuleError
@@ -25,6 +26,7 @@ from .damage import WOUNDING, damage_type_name
 __all__ = [
     "LOCATIONS",
     "RANDOM_TABLE",
+    "LargeArea",
     "Location",
     "cripples",
     "location_injury",
@@ -33,6 +35,31 @@ __all__ = [
     "read_location",
     "require_targetable",
 ]
+
+
+class LargeArea(StrEnum):
+    """How large-area injury rounds its DR (B400, "Large-Area Injury": the DR is "the
+    average of" the torso's and the least-protected location's; the page does not say
+    how a half rounds, so referee makes it an option).
+
+    Given as an attack's ``large_area`` (:attr:`.melee.AttackOptions.large_area`):
+    ``True`` reads as :attr:`UP`, the default.
+    """
+
+    UP = "up"
+    """The default: a half rounds up (torso DR 6, face DR 1: 4), as GCS and GURPS Game
+    Aid (``crnormand/gurps``) compute it, so a GM checking by either gets the same."""
+    DOWN = "down"
+    """A half rounds down (torso 6, face 1: 3): referee's earlier reading."""
+
+    def average(self, torso: int, least: int) -> int:
+        """The DR: the average of ``torso`` and ``least``, rounded this way.
+
+        >>> LargeArea.UP.average(6, 1), LargeArea.DOWN.average(6, 1), LargeArea.UP.average(4, 2)
+        (4, 3, 3)
+        """
+        return (torso + least + (1 if self is LargeArea.UP else 0)) // 2
+
 
 PIERCING = frozenset({"imp", "pi-", "pi", "pi+", "pi++"})
 """Impaling and every piercing type: what may target the vitals and the eye (B399)."""

@@ -36,7 +36,7 @@ from .defense import (
     defense_modifiers,
     halved_dodge,
 )
-from .locations import read_location
+from .locations import LargeArea, read_location
 from .situation import (
     MOVE_AND_ATTACK_CAP,
     Posture,
@@ -153,8 +153,7 @@ class AttackOptions:
     a die when that is worse, a thrust at no cost (*GURPS Martial Arts*, p. 97; the
     Basic Set's B365 has no Long; :func:`.allout.long_damage`)."""
     thrust: bool = False
-    """The attack is a thrust, not a swing: All-Out Attack (Long) costs it no damage
-    (MA97). Off: a swing."""
+    """A thrust, not a swing (off): All-Out Attack (Long) costs it no damage (MA97)."""
     unarmed: bool = False
     """An unarmed attack (a punch, kick, bite, slam, head butt...): a critical miss reads
     B557's Unarmed Critical Miss Table, not B556's Critical Miss Table."""
@@ -163,10 +162,10 @@ class AttackOptions:
     eye_row: EyeRow = EyeRow.AS_AIMED
     """What the Critical Head Blow Table's rows 6-7 do to an attack aimed at the eye
     (B556; :class:`.criticals.EyeRow`)."""
-    large_area: bool = False
+    large_area: bool | LargeArea = False
     """Large-area injury (B400: an explosion, fire, a breath): the DR is the average of
-    the torso's and the least-protected location's (rounded down, referee's reading),
-    and the blow is to the body as a whole, so no location may be chosen."""
+    the torso's and the least-protected location's (a half rounded up, or as the
+    :class:`.locations.LargeArea` given), and no location may be chosen."""
     head_blow_table: bool = True
     """A critical hit to the skull, face or eye reads the Critical Head Blow Table
     (B556); off: the Critical Hit Table for every location (referee's earlier reading)."""
@@ -217,9 +216,10 @@ class AttackOptions:
                 f"not {'both' if len(chosen) == 2 else 'all of them'} (B365)"
             )
         if chosen and chosen[0] != "Determined" and self.ranged:
-            raise RuleError(f"All-Out Attack ({chosen[0]}) is for a melee attack only (B365)")
+            src = "Martial Arts p. 97" if chosen[0] == "Long" else "B365"  # Long is MA97's
+            raise RuleError(f"All-Out Attack ({chosen[0]}) is for a melee attack only ({src})")
         if self.ranged_kind is not RangedKind.MISSILE and not self.ranged:
-            raise RuleError(f"a {self.ranged_kind.value} weapon is a ranged attack (B376)")
+            raise RuleError(f"a ranged kind ({self.ranged_kind}) is a ranged attack's (B376)")
         if self.feint is not None and not -10 <= self.feint <= 40:
             raise RuleError(f"a feint's resisting level {self.feint} is out of range (-10 to 40)")
         check_situation(self)

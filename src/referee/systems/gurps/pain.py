@@ -7,7 +7,10 @@ knockdown (B419–B420)" states them: B59, High Pain Threshold: no shock, +3 to 
 roll against knockdown and stunning; B142, Low Pain Threshold: shock doubled, at most
 −8, and −4 to that roll. The blow is :func:`.blows.blow`, the one
 :func:`.exchange.exchange` rolls, so the odds and the roll cannot disagree; where it
-lands, and with which critical effect, comes from :func:`.exchange_odds.exchange_odds`.
+lands, and with which critical effect, comes from :func:`.exchange_odds.exchange_odds`
+(All-Out Attack (Long)'s cost to a swing only, *GURPS Martial Arts* p. 97; the
+Critical Head Blow Table's rows 6-7 at the eye as :class:`.criticals.EyeRow` reads
+them, B556), so each breakdown sums to the exchange's own figure.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from fractions import Fraction
 from ...fmt import percent
 from .allout import long_damage
 from .blows import blow, on_head
+from .criticals import EyeRow
 from .damage import DamageSpec, _dice_adds
 from .exchange_odds import exchange_odds
 from .locations import location_odds, read_location
@@ -80,7 +84,7 @@ def pain_odds(
     if options.strong:
         damage = replace(damage, expression=strong_damage(damage.expression))
     elif options.long:
-        damage = replace(damage, expression=long_damage(damage.expression))
+        damage = replace(damage, expression=long_damage(damage.expression, options.thrust))
     landed = steps.hit - steps.defended
     if options.random_location:
         where = location_odds()
@@ -91,7 +95,8 @@ def pain_odds(
         critical = steps.critical_hit * where.get(key, Fraction(0))
         _add(lands, (key, "normal"), p * landed - critical)
         head = options.head_blow_table and on_head(key, damage.damage_type)
-        table = _table_odds(head) if options.criticals else {"normal": Fraction(1)}
+        as_4 = head and key == "eye" and options.eye_row is EyeRow.AS_4  # B556 rows 6-7
+        table = _table_odds(head, as_4) if options.criticals else {"normal": Fraction(1)}
         for effect, q in table.items():
             _add(lands, (key, effect), critical * q)
     count, adds = _dice_adds(damage.expression)

@@ -38,8 +38,9 @@ from .defenses import DefenseStep, second_defense
 from .locations import RANDOM_TABLE, read_location
 from .melee import AIMED, AttackOptions, AttackRoll, effective_attack, misses_by_one, parry_modifier
 from .odds_steps import ExchangeOdds, hp_odds, prepared, ways
-from .success import Outcome, margin, outcome
+from .success import Outcome, margin, outcome, require_rollable
 from .target import Target, choose_defense
+from .wounds import Wound
 
 __all__ = [
     "hit_text",
@@ -102,15 +103,27 @@ def step_parts(name: str, step: DefenseStep | None, attack: AttackRoll, landed: 
 
 
 def hit_text(
-    number: int, where: str, basic: int, dr: int, injury: int, before: int | None, name: str
+    number: int,
+    where: str,
+    basic: int,
+    dr: int,
+    injury: int,
+    before: int | None,
+    name: str,
+    wound: Wound | None = None,
 ) -> str:
-    """One more hit of a volley (its blow's location, basic damage, DR and injury), as
-    the exchange's text adds it."""
+    """One more hit of a volley (its blow's location, basic damage, DR and injury, and
+    what its ``wound`` did: a crippled limb, B421; a blinded eye, B399), as the
+    exchange's text adds it, and as it says the first hit's."""
     line = f"hit {number}: the {where}, {basic} basic vs DR {dr}"
     line += f", injury {injury}" if injury else ", no injury"
     if before is not None and injury:
         line += f" ({name} {before} → {before - injury} HP)"
-    return line  # fmt: skip
+    if wound is not None and injury and wound.crippled:
+        line += f"; the {wound.crippled} is crippled (B421)"
+    if wound is not None and injury and wound.blinded:
+        line += "; the eye is blinded (B399)"
+    return line
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,6 +225,7 @@ def _volley(
 ) -> ExchangeOdds:
     damage, defense_options = prepared(damage, target, options, defense_options)
     eff = effective_attack(skill, options)
+    require_rollable(eff)  # as the roll (000; B344)
     aimed = None if options.location is None else read_location(options.location).key
     against = -options.deceptive + (2 if options.telegraphic else 0)
     parry = parry_modifier(options)

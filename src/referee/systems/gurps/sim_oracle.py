@@ -26,7 +26,9 @@ rules notes), in the order applied:
 3. The defender rolls its best defense (:func:`.target.choose_defense`), with the
    tactics' retreat on its first defense of a turn against a melee attack (B377),
    −4 for each parry already made that turn (B376), −4 while stunned (B420), Dodge
-   halved while reeling (B419); a missile cannot be parried (B376).
+   halved while reeling (B419); a missile cannot be parried (B376), nor a bullet or
+   beam blocked (B375), nor a retreat made against either (B377): what
+   :func:`.defense.defenses_against` allows.
 4. A blow's injury (:func:`.blows.blow`) comes off its HP; its shock waits for the
    victim's next turn (at most −4, −8 with Low Pain Threshold or a critical hit's
    double shock); crossing −1×HP ... −4×HP calls an HT roll to live (a failure by 1
@@ -44,6 +46,7 @@ from dataclasses import dataclass
 
 from ...rng import RandomSource
 from ...roller import draw_faces
+from .defense import Allowed, RangedKind, defenses_against, missile_kind
 from .exchange import Hurt, exchange
 from .melee import AttackOptions, DefenseOptions, effective_attack
 from .sim_encounter import Encounter, Fighter, Pick
@@ -52,7 +55,18 @@ from .success import check
 from .target import Target
 from .wounds import SurviveCritical
 
-__all__ = ["DEAD", "FLED", "UNCONSCIOUS", "UP", "First", "Outcome", "run_once"]
+__all__ = [
+    "AGAINST",
+    "DEAD",
+    "FLED",
+    "UNCONSCIOUS",
+    "UP",
+    "First",
+    "Outcome",
+    "against",
+    "can_defend",
+    "run_once",
+]
 
 UP, UNCONSCIOUS, DEAD, FLED = range(4)
 
@@ -109,10 +123,29 @@ def target_of(f: Fighter, hp: int, stunned: bool) -> Target:
     )  # fmt: skip
 
 
-def can_defend(f: Fighter, ranged: bool) -> bool:
-    """Whether ``f`` has an active defense against the attack: a Parry is none against
-    a missile (*GURPS Basic Set*, 4th edition, B376)."""
-    return f.dodge is not None or f.block is not None or (f.parry is not None and not ranged)
+AGAINST = (defenses_against(), defenses_against(RangedKind.ARROW),
+           defenses_against(RangedKind.BULLET))  # fmt: skip
+"""What a melee attack, an arrow (any missile that may be blocked) and a bullet or beam
+each allow (:func:`.defense.defenses_against`; B375-B377), by :func:`against`'s index."""
+
+
+def against(f: Fighter) -> int:
+    """The index in :data:`AGAINST` of what ``f``'s attack allows its foe: 0 in melee, 1
+    an arrow, 2 a bullet or beam (a missile told by its damage, :func:`.defense.
+    missile_kind`, as the exchange tells it)."""
+    if not f.ranged:
+        return 0
+    return 2 if missile_kind(f.damage.damage_type) is RangedKind.BULLET else 1
+
+
+def can_defend(f: Fighter, allowed: Allowed | bool) -> bool:
+    """Whether ``f`` has an active defense against the attack (*GURPS Basic Set*, 4th
+    edition): a Parry is none against a missile (B376), a Block none against a bullet or
+    beam (B375). ``allowed`` True: a missile that may be blocked; False: melee."""
+    if isinstance(allowed, bool):
+        allowed = AGAINST[int(allowed)]
+    return (f.dodge is not None or (f.block is not None and allowed.block)
+            or (f.parry is not None and allowed.parry is not None))  # fmt: skip
 
 
 def options_for(a: Fighter, all_out: bool, shock: int) -> AttackOptions:
@@ -214,12 +247,13 @@ def run_once(enc: Encounter, rng: RandomSource) -> Outcome:
                 return
         j = pick(i)
         t = fs[j]
-        defends = can_defend(t, f.ranged) and not aoa[j]
+        allowed = AGAINST[against(f)]  # B375-B377: the defenses and retreat it allows
+        defends = can_defend(t, allowed) and not aoa[j]
         aoa[i] = f.tactics.all_out_attack == "defenseless" and (stunned[j] or not defends)
         options = options_for(f, aoa[i], felt)
         if effective_attack(f.skill, options) < 3:
             return  # below 3 no attack roll is allowed (000)
-        retreat = t.tactics.retreat and not f.ranged and not retreated[j]
+        retreat = t.tactics.retreat and allowed.retreat and not retreated[j]
         dopts = DefenseOptions(retreat=retreat, all_out=aod[j], parried=parried[j])
         ex = exchange(f.skill, f.damage, target_of(t, hp[j], stunned[j]), attacker=f.name,
                       options=options, defense="best" if defends else "none",

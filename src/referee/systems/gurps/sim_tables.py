@@ -9,7 +9,8 @@ encounter from the rule modules that ``gurps attack`` uses, so nothing is writte
   (:func:`.melee.effective_attack`; B365, B419).
 - The defense each combatant rolls in every state, and its level
   (:func:`.target.choose_defense`, :func:`.defense.defense_modifiers`,
-  :func:`.defenses.settle_defense`; B374-B377, B366, B419, B420).
+  :func:`.defenses.settle`, what :func:`.defense.defenses_against` allows; B374-B377,
+  B366, B419, B420).
 - B398's random hit location (:data:`.locations.RANDOM_TABLE`).
 - A critical hit's effect on the blow (B556; :func:`.exchange.critical_effect`,
   :func:`.criticals.head_blow`, :func:`.blows.on_head`).
@@ -30,12 +31,12 @@ from .blows import blow, on_head
 from .criticals import CRITICAL_HEAD_BLOW, CRITICAL_HIT, HEAD, CriticalRoll, head_blow
 from .damage import _dice_adds
 from .defense import DEFENSES, DefenseOptions, defense_modifiers
-from .defenses import settle_defense
+from .defenses import settle
 from .exchange import critical_effect
 from .locations import RANDOM_TABLE, read_location
 from .melee import AIMED, effective_attack, misses_by_one
 from .sim_encounter import Aim, Encounter, Pick
-from .sim_oracle import can_defend, options_for, target_of
+from .sim_oracle import AGAINST, against, can_defend, options_for, target_of
 from .success import Outcome, margin, outcome
 from .target import choose_defense
 
@@ -66,6 +67,8 @@ class Tables:
         self.ht = np.array([f.ht for f in fs], dtype=np.int64)
         self.speed = np.array([float(f.basic_speed) for f in fs])
         self.ranged = np.array([f.ranged for f in fs])
+        self.against = np.array([against(f) for f in fs], dtype=np.int64)
+        """Each attack's index in :data:`.sim_oracle.AGAINST`: melee, arrow, bullet."""
         self.lpt = np.array([f.lpt for f in fs])
         self.flee = np.array([f.tactics.flee == "reeling" for f in fs])
         self.aod = np.array([f.tactics.all_out_defense == "reeling" for f in fs])
@@ -76,7 +79,7 @@ class Tables:
         self.danger_rank = np.array([by_danger.index(j) for j in range(c)], dtype=np.int64)
         self.first_rank = np.arange(c, dtype=np.int64)
         self._rolls()
-        self.can_defend = np.array([[can_defend(f, r) for r in (False, True)] for f in fs])
+        self.can_defend = np.array([[can_defend(f, a) for a in AGAINST] for f in fs])
         self.attack_eff = np.array([[[effective_attack(f.skill, options_for(f, bool(x), s))
                                       for s in range(self.max_shock + 1)] for x in (0, 1)]
                                     for f in fs], dtype=np.int64)  # fmt: skip
@@ -103,23 +106,26 @@ class Tables:
 
     def _defenses(self) -> None:
         p = self.max_parried + 1
-        self.def_kind = np.full((self.c, 2, 2, 2, 2, 2, p), -1, dtype=np.int64)
-        self.def_level = np.zeros((self.c, 2, 2, 2, 2, 2, p), dtype=np.int64)
+        n = len(AGAINST)
+        self.def_kind = np.full((self.c, n, 2, 2, 2, 2, p), -1, dtype=np.int64)
+        self.def_level = np.zeros((self.c, n, 2, 2, 2, 2, p), dtype=np.int64)
         for j, f in enumerate(self.enc.fighters):
-            for ranged in (0, 1):
-                if not can_defend(f, bool(ranged)):
+            for k, allowed in enumerate(AGAINST):  # B375-B377: melee, arrow, bullet
+                if not can_defend(f, allowed):
                     continue
-                parry = None if ranged else 0  # a missile cannot be parried (B376)
+                parry = allowed.parry  # None: a missile cannot be parried (B376)
                 for index in np.ndindex(2, 2, 2, 2, p):
                     stunned, reeling, retreat, aod, parried = (int(x) for x in index)
+                    if retreat and not allowed.retreat:
+                        continue  # B377: no retreat from a missile (never looked up)
                     target = target_of(f, 0 if reeling else f.hp, bool(stunned))
                     options = DefenseOptions(retreat=bool(retreat), all_out=bool(aod),
                                              parried=parried)  # fmt: skip
-                    _, options = settle_defense(bool(ranged), target, "best", options)
+                    target, _, options = settle(allowed, target, "best", options)
                     chosen = choose_defense(target, "best", options, 0, parry)
                     assert chosen is not None
                     mods = defense_modifiers(chosen[0], options, 0, parry or 0)
-                    at = (j, ranged, *index)
+                    at = (j, k, *index)
                     self.def_kind[at] = DEFENSES.index(chosen[0])
                     self.def_level[at] = chosen[1] + sum(m for _, m in mods)
 

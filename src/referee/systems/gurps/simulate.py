@@ -255,13 +255,13 @@ class _Batch:
         Set*, 4th edition: B365, B369-B381, B398-B400, B556), from the tables."""
         t = self.t
         j = self.pick(rows, a)
-        ranged = t.ranged[a]
-        defends = t.can_defend[j, ranged.astype(np.int64)] & ~self.aoa[rows, j]
+        allows = t.against[a]  # what the attack allows (B375-B377; .sim_oracle.AGAINST)
+        defends = t.can_defend[j, allows] & ~self.aoa[rows, j]
         all_out = t.aoa[a] & (self.stunned[rows, j] | ~defends)
         self.aoa[rows, a] = all_out
         eff = t.attack_eff[a, all_out.astype(np.int64), np.minimum(felt, t.max_shock)]
         ok = eff >= 3
-        rows, a, j, eff, ranged, defends = rows[ok], a[ok], j[ok], eff[ok], ranged[ok], defends[ok]
+        rows, a, j, eff, allows, defends = rows[ok], a[ok], j[ok], eff[ok], allows[ok], defends[ok]
         m = len(rows)
         if m == 0:
             return
@@ -273,11 +273,11 @@ class _Batch:
         hit = success | torso
         # the defense: none after a critical hit (B381) or against All-Out Attack (B365)
         rolls_def = hit & ~crit & defends
-        retreat = t.retreat[j] & ~ranged & ~self.retreated[rows, j]
+        retreat = t.retreat[j] & (allows == 0) & ~self.retreated[rows, j]  # melee only (B377)
         reeling = 3 * self.hp[rows, j] < t.hp[j]
         parried = np.minimum(self.parried[rows, j], t.max_parried)
         i64 = np.int64
-        state = (j, ranged.astype(i64), self.stunned[rows, j].astype(i64), reeling.astype(i64),
+        state = (j, allows, self.stunned[rows, j].astype(i64), reeling.astype(i64),
                  retreat.astype(i64), self.aod[rows, j].astype(i64), parried)  # fmt: skip
         kind = t.def_kind[state]
         level = np.clip(t.def_level[state], t.lo, t.hi) - t.lo

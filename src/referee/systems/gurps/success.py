@@ -33,6 +33,7 @@ __all__ = [
     "outcome",
     "parse_skill",
     "read_skill",
+    "require_rollable",
     "skill_odds",
 ]
 
@@ -281,6 +282,23 @@ def _bounded_mod(value: int) -> int:
     return value
 
 
+def require_rollable(effective: int) -> None:
+    """Refuse a success roll, and so its odds, at effective skill below 3: "you may not
+    attempt a success roll if your effective skill is less than 3, unless you are
+    attempting a defense roll" (``000``, "Base Skill vs Effective Skill"; B344, 4th
+    edition). The roll (:func:`check`) and every odds that stand for it ask this, so
+    the two refuse alike.
+
+    Raises:
+        RuleError: ``effective`` below 3.
+    """
+    if effective < 3:
+        raise RuleError(
+            f"effective skill {effective} is below 3: no roll is allowed "
+            "except a defense roll (000, 'Base Skill vs Effective Skill')"
+        )
+
+
 def check(
     skill: str | int,
     *,
@@ -305,11 +323,8 @@ def check(
     mods = own + tuple(_bounded_mod(m) for m in modifiers)
     label = label or name
     effective = base + sum(mods)
-    if effective < 3 and not defense:
-        raise RuleError(
-            f"effective skill {effective} is below 3: no roll is allowed "
-            "except a defense roll (000, 'Base Skill vs Effective Skill')"
-        )
+    if not defense:
+        require_rollable(effective)
     a, b, c = draw_faces(rng, 3, 6)  # the same dice as roll("3d6"), without a RollResult
     total = a + b + c
     return SuccessRoll(

@@ -23,7 +23,9 @@ Readings referee states (docs/systems/gurps.md):
   Elsewhere its type's modifier holds, a limb's ×1 cap included (never raising it).
 - No Brain treats the skull and eye as the face for wounding, the skull's DR 2 and
   knockdown; the armor's DR is still the struck location's. No Vitals treats the vitals
-  as the torso (the groin is left a groin: B60 names only the vitals).
+  and the groin as the torso, as B60 says (hits to the vitals or groin are torso hits;
+  GURPS Game Aid's damage calculator reads it so too): no −5 to knockdown, no doubled
+  crushing shock at a male's groin.
 - Diffuse treats a limb or extremity as the torso: it is never crippled.
 """
 
@@ -34,7 +36,7 @@ from fractions import Fraction
 
 from ...errors import RuleError
 from .damage import damage_type_name
-from .locations import Location, location_injury, location_wounding, read_location
+from .locations import LargeArea, Location, location_injury, location_wounding, read_location
 
 __all__ = ["TOLERANT_WOUNDING", "Tolerance", "struck_as", "tolerance_of", "tolerant_injury"]
 
@@ -78,8 +80,8 @@ def tolerance_of(forms: tuple[str, ...]) -> Tolerance | None:
 def struck_as(location: Location, tolerance: Tolerance | None) -> Location:
     """The location whose rules a blow at ``location`` follows (*GURPS Basic Set*, 4th
     edition, B60): No Brain's skull and
-    eye as the face (Homogenous, Diffuse), No Vitals' vitals as the torso, and Diffuse's
-    limbs and extremities as the torso.
+    eye as the face (Homogenous, Diffuse), No Vitals' vitals and groin as the torso, and
+    Diffuse's limbs and extremities as the torso.
 
     >>> from .locations import LOCATIONS
     >>> struck_as(LOCATIONS["skull"], Tolerance.HOMOGENOUS).key
@@ -91,7 +93,7 @@ def struck_as(location: Location, tolerance: Tolerance | None) -> Location:
     if tolerance in (Tolerance.HOMOGENOUS, Tolerance.DIFFUSE):
         if location.key in ("skull", "eye"):
             return read_location("face")
-        if location.key == "vitals":
+        if location.key in ("vitals", "groin"):  # No Vitals (B60)
             return read_location("torso")
     if tolerance is Tolerance.DIFFUSE and location.cripple_divisor:
         return read_location("torso")
@@ -105,7 +107,7 @@ def tolerant_injury(
     hp: int | None,
     tolerance: Tolerance,
     tight_beam: bool = False,
-    large_area: bool = False,
+    large_area: bool | LargeArea = False,
 ) -> int:
     """The injury of ``penetrating`` damage at the location a blow follows (``struck``,
     :func:`struck_as`) on a target with Injury Tolerance (*GURPS Basic Set*, 4th
