@@ -114,7 +114,8 @@ def test_a_player_learns_nothing_from_the_odds(table: Table) -> None:
     now_gm, now_alice = table.log("gm"), table.log("alice")
     assert frames == [e["seq"] for e in now_alice]
     added = now_gm[len(log_gm) :]
-    assert [e["kind"] for e in added] in (["roll"], ["lock", "roll"])  # the marker's only
+    # the marker's only (with its epoch's lock and the lock's signed head, contract v1.5)
+    assert [e["kind"] for e in added] in (["roll"], ["lock", "head", "roll"])
     assert now_gm[: len(log_gm)] == log_gm and now_alice[: len(log_alice)] == log_alice
     assert table.export("gm")[: len(export_gm)] == export_gm
     assert table.export("alice")[: len(export_alice)] == export_alice
