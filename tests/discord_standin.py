@@ -57,6 +57,7 @@ def snowflake(at: float | None = None) -> str:
 
 
 CALLBACK = re.compile(r"/interactions/\d+/[^/]+/callback")
+MESSAGES = re.compile(r".*/channels/\d+/messages")
 
 
 @dataclass(repr=False)
@@ -152,7 +153,10 @@ def _rest() -> Iterator[StandIn]:
                     "json": json.loads(body) if body else None,
                 }
             )
-            self._json(*state.answers.get(self.path, (200, {})))
+            made: dict[str, Any] = {}
+            if self.command == "POST" and MESSAGES.fullmatch(self.path):  # as Discord answers
+                made = {"id": snowflake(), "channel_id": self.path.split("/")[-2]}
+            self._json(*state.answers.get(self.path, (200, made)))
 
         def _json(self, status: int, answer: Any) -> None:
             out = json.dumps(answer).encode()
@@ -269,6 +273,26 @@ def interaction(
         "app_permissions": "0",
         "locale": "en-US",
     }
+
+
+def component(
+    custom_id: str,
+    values: list[str] | None = None,
+    *,
+    message: dict[str, Any] | None = None,
+    user: str = "1400000000000000001",
+    username: str = "dai",
+    channel: str = "1500000000000000001",
+) -> dict[str, Any]:
+    """A press of a button (or, with ``values``, a choice in a select) on ``message``, as
+    Discord sends a message component interaction (type 3)."""
+    made = interaction("~", user=user, username=username, channel=channel, kind=3)
+    made["data"] = {"custom_id": custom_id, "component_type": 3 if values is not None else 2}
+    if values is not None:
+        made["data"]["values"] = values
+    made["message"] = {"id": snowflake(), "content": "", "components": [], "flags": 0,
+                       **(message or {})}  # fmt: skip
+    return made
 
 
 def sub(name: str, **values: Any) -> list[dict[str, Any]]:

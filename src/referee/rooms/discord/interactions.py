@@ -24,7 +24,7 @@ from ..errors import ApiError
 from ..rolling.plans import Plans
 from ..rolling.reading import read_odds
 from ..rolling.rollas import Lru, read_sheet_body
-from . import rolling, setup
+from . import fightroom, rolling, setup
 from .calls import Call, Done, Refusal
 from .characters import complete
 from .config import DiscordConfig
@@ -43,7 +43,7 @@ __all__ = ["Discord"]
 
 log = logging.getLogger(__name__)
 
-PING, COMMAND, AUTOCOMPLETE = 1, 2, 4
+PING, COMMAND, COMPONENT, AUTOCOMPLETE = 1, 2, 3, 4
 PONG, REPLY, DEFERRED, CHOICES = 1, 4, 5, 8
 
 
@@ -76,6 +76,8 @@ class Discord:
         how many interactions use it."""
         self.pacer = Pacer(config.user_pace, config.channel_pace)
         """How fast each user and each channel may send commands (:mod:`.pacing`)."""
+        self.fight_desk = fightroom.FightDesk()
+        """Each channel's running fight: its status message and the prompts posted."""
         self.fights = asyncio.Semaphore(AT_ONCE)
         """Simulations fought at once (:mod:`.simulating`)."""
         self.local_pages = False
@@ -137,6 +139,13 @@ class Discord:
         kind = interaction.get("type")
         if kind == PING:
             return 200, {"type": PONG}
+        if kind == COMPONENT:  # a button or a select of the fight (issue 72 §2)
+            slow = self.pacer.take(str((interaction.get("member") or {}).get("user", {}).get("id")
+                                       if isinstance(interaction.get("member"), dict) else ""),
+                                   str(interaction.get("channel_id") or ""))  # fmt: skip
+            if slow is not None:
+                return 200, {"type": REPLY, "data": note(f"⚠ {slow}")}
+            return 200, await fightroom.press(self, interaction, self.config.public_url or base_url)
         if kind not in (COMMAND, AUTOCOMPLETE):
             return 400, {"error": f"interaction type {str(kind)[:20]} is not one referee takes"}
         try:

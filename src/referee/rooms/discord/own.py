@@ -10,6 +10,10 @@ __all__ = ["OWN"]
 
 SUB_COMMAND, STRING, INTEGER, BOOLEAN, CHANNEL, NUMBER, ATTACHMENT = 1, 3, 4, 5, 7, 10, 11
 
+WHO = {"type": STRING, "name": "who", "description": "The combatant: its name or id.",
+       "required": True}  # fmt: skip
+"""A ``/fight`` option that names a combatant."""
+
 OWN: list[dict[str, Any]] = [
     {
         "name": "sheet",
@@ -93,6 +97,45 @@ OWN: list[dict[str, Any]] = [
                 "name": "status",
                 "description": "This channel's room, GM and GM channel, and your character.",
             },
+        ],
+    },
+    {
+        "name": "fight",
+        "description": "Run the room's fight here: turns, defenses and calls as buttons.",
+        "options": [
+            {"type": SUB_COMMAND, "name": "start",
+             "description": "Start the fight: the order by the rules (the GM).",
+             "options": [{"type": BOOLEAN, "name": "sides",
+                          "description": "SWN: one initiative roll a side (003 gives none)."}]},
+            {"type": SUB_COMMAND, "name": "add",
+             "description": "Add a character by @sheet, or the GM's NPCs with a count (the GM).",
+             "options": [
+                 {"type": STRING, "name": "sheet", "description": "The sheet: @dai, @orc.",
+                  "required": True, "max_length": 41},
+                 {"type": INTEGER, "name": "count", "description": "How many (Orc 1, Orc 2...).",
+                  "min_value": 1, "max_value": 20},
+                 {"type": BOOLEAN, "name": "hidden",
+                  "description": "Hidden from the players until revealed."},
+             ]},
+            {"type": SUB_COMMAND, "name": "reveal", "description": "Reveal a hidden NPC (the GM).",
+             "options": [WHO]},
+            {"type": SUB_COMMAND, "name": "remove",
+             "description": "Take a combatant out of the fight (the GM).",
+             "options": [WHO]},
+            {"type": SUB_COMMAND, "name": "next", "description": "The next turn (the GM)."},
+            {"type": SUB_COMMAND, "name": "end",
+             "description": "Stop running the fight in this channel (the GM; the log keeps it)."},
+            {"type": SUB_COMMAND, "name": "odds",
+             "description": "The odds of the fight from here (the GM's alone)."},
+            {"type": SUB_COMMAND, "name": "settings",
+             "description": "Whether your NPCs roll in secret, and who rolls the PCs' defenses.",
+             "options": [
+                 {"type": BOOLEAN, "name": "secret", "description": "My NPCs roll in secret."},
+                 {"type": BOOLEAN, "name": "gm-defends",
+                  "description": "I roll every PC's defenses (not their players)."},
+             ]},
+            {"type": SUB_COMMAND, "name": "status",
+             "description": "Post the fight's status here again."},
         ],
     },
 ]  # fmt: skip

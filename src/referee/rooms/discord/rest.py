@@ -127,9 +127,14 @@ class Rest:
         """Another message in answer to an interaction (ephemeral if its flags say)."""
         await self._call("POST", f"/webhooks/{application}/{token}", message, bot=False)
 
-    async def post(self, channel: str, message: dict[str, Any]) -> None:
-        """A message from the bot in ``channel`` (the GM's channel)."""
-        await self._call("POST", f"/channels/{channel}/messages", message, bot=True)
+    async def post(self, channel: str, message: dict[str, Any]) -> Any:
+        """A message from the bot in ``channel`` (the GM's channel, a fight's status):
+        the message Discord made (its ``id``)."""
+        return await self._call("POST", f"/channels/{channel}/messages", message, bot=True)
+
+    async def edit(self, channel: str, message_id: str, message: dict[str, Any]) -> None:
+        """Edit one of the bot's messages (a fight's status)."""
+        await self._call("PATCH", f"/channels/{channel}/messages/{message_id}", message, bot=True)
 
     async def register(
         self, application: str, commands: list[dict[str, Any]], guild: str | None = None

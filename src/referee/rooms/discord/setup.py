@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 import time
 
 from ..log import view
-from . import characters, linking
+from . import characters, fightroom, linking
 from .calls import Call, Done, Refusal
 from .members import member_of, missed_note
 from .replies import message, note
@@ -154,6 +154,7 @@ HANDLERS: dict[str, tuple[Callable[[Discord, Call], Awaitable[Done]], Callable[[
     "referee": (referee, _private),
     "seed": (seed, _private),
     "sheet": (characters.sheet, _private),
+    "fight": (fightroom.fight, fightroom.private),
 }
 """The commands of the front end itself, with whether each answer is ephemeral; every
 other name is a rolling command (:mod:`.rolling`)."""

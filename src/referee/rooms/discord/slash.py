@@ -191,7 +191,7 @@ def application_commands() -> list[dict[str, Any]]:
 
     >>> names = [c["name"] for c in application_commands()]
     >>> names
-    ['roll', 'odds', 'fudge', 'gurps', 'swn', 'sheet', 'seed', 'referee']
+    ['roll', 'odds', 'fudge', 'gurps', 'swn', 'sheet', 'seed', 'referee', 'fight']
     >>> gurps = next(c for c in application_commands() if c["name"] == "gurps")
     >>> [s["name"] for s in gurps["options"]]
     ['attack', 'blow', 'check', 'contest', 'damage', 'defend', 'reaction', 'slam', 'simulate']

@@ -138,6 +138,16 @@ class DiscordStore:
         )
         self._keep(("member", room, user), member)
 
+    async def users(self, room: str) -> dict[str, str]:
+        """Each member of ``room`` that a Discord user rolls as: member id → user id (a
+        fight's prompts mention their players)."""
+        t = discord_members
+        async with self.store.engine.connect() as conn:
+            rows = (await conn.execute(
+                sa.select(t.c.member_id, t.c.user_id).where(t.c.room_id == room)
+            )).all()  # fmt: skip
+        return {str(r.member_id): str(r.user_id) for r in rows}
+
     async def claim_member(self, room: str, user: str, member: str) -> str:
         """Record that ``user`` rolls as ``member`` in ``room``, unless another server
         recorded another member for them first: the member that counts."""

@@ -1,0 +1,254 @@
+"""A whole GURPS fight on Discord with no page open (issue 72 §2), through interactions
+only, on both transports (the HTTP endpoint and the gateway stand-in) and both backends:
+the GM's ``/fight`` commands, a visible orc and a hidden guard, the status message, Dai's
+turns pressed by her player (attack select, End turn), her defenses pressed from their
+buttons with their odds, her calls (knockdown) answered, the GM's NPCs acted from her
+ephemeral controls, a stranger's press refused with nothing rolled, used buttons
+disabled, nothing public naming the hidden guard, and the export verifying."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from discord_standin import Bot, StandIn, component, opts, sub
+from referee.rooms.audit.verify import verify
+from rooms_server import Table
+from test_discord_answers import ALICE, GM, load_dai, said
+from test_discord_answers import link as linked
+
+STRANGER = "1400000000000000899"
+ORC = b"""system = "gurps"
+name = "Orc Raider"
+hp = 12
+dr = 1
+dodge = 8
+[attributes]
+ST = 12
+DX = 11
+IQ = 9
+HT = 11
+[skills]
+Broadsword = 13
+[[attacks]]
+name = "Broadsword"
+usage = "Swung"
+level = 13
+damage = "1d+1 cut"
+parry = "9"
+"""
+GUARD = ORC.replace(b"Orc Raider", b"Gate Guard").replace(b"DX = 11", b"DX = 10")
+
+
+def _load(bot: Bot, rest: StandIn, channel: str, name: str, body: bytes) -> None:
+    path = f"/attachments/{channel}/{name}.toml"
+    rest.files[path] = body
+    resolved = {"attachments": {"9": {"id": "9", "filename": f"{name}.toml", "size": len(body),
+                                      "url": rest.base + path}}}  # fmt: skip
+    got = bot.ask("sheet", opts(file="9"), user=GM, channel=channel, resolved=resolved)
+    assert said(got).startswith("Loaded"), got
+
+
+def _press(
+    bot: Bot, channel: str, user: str, custom_id: str, values: list[str] | None = None,
+    message: dict[str, Any] | None = None,
+) -> dict[str, Any]:  # fmt: skip
+    got = bot.send(component(custom_id, values, message=message, user=user, channel=channel))
+    assert got.status_code == 200, got.text
+    answer: dict[str, Any] = got.json()
+    return answer
+
+
+def _ids(message: dict[str, Any]) -> list[dict[str, Any]]:
+    return [item for row in message.get("components") or [] for item in row["components"]]
+
+
+def _prompt(rest: StandIn, channel: str, prefix: str) -> dict[str, Any] | None:
+    """The last message posted to the channel with a component whose id starts so."""
+    for m in reversed(rest.posted(channel)):
+        if any(str(i.get("custom_id", "")).startswith(prefix) for i in _ids(m)):
+            return dict(m)
+    return None
+
+
+def test_a_whole_gurps_fight_on_discord(bot: Bot, rest: StandIn) -> None:
+    channel = "1500000000000000851"
+    table: Table = linked(bot, channel)
+    load_dai(bot, rest, channel)
+    _load(bot, rest, channel, "orc", ORC)
+    _load(bot, rest, channel, "guard", GUARD)
+    ok = [
+        bot.ask("fight", sub("add", sheet="@Dai-Blackthorn"), user=GM, channel=channel),
+        bot.ask("fight", sub("add", sheet="@Orc-Raider"), user=GM, channel=channel),
+        bot.ask("fight", sub("add", sheet="@Gate-Guard", hidden=True), user=GM, channel=channel),
+    ]
+    assert all("Added" in said(x) for x in ok), ok
+    refused = bot.ask("fight", sub("next"), user=ALICE, channel=channel)
+    assert "only this channel's GM" in said(refused)
+    assert "The fight starts" in said(bot.ask("fight", sub("start"), user=GM, channel=channel))
+    presses = _play(bot, rest, channel, table, "Dai")
+    print(presses, table.fight("gm")["round"])
+    assert presses["turns"] >= 1 and presses["npc"] >= 1 and presses["defense"] >= 1, presses
+    assert presses["knockdown"] >= 1 and presses["refused"] == 1, presses
+    # Nothing the channel receives names the hidden guard or its numbers.
+    public = json.dumps(rest.posted(channel))
+    for secret in ("Gate Guard", "Gate-Guard", "guard"):
+        assert secret not in public, secret
+    assert verify(table.export("gm")).ok and verify(table.export("alice")).ok
+
+
+THUG = b"""system = "swn"
+name = "Street Thug"
+level = 1
+[attributes]
+dex = 10
+[combat]
+attack_bonus = 1
+ac = 12
+hp = 6
+[[weapons]]
+name = "Club"
+damage = "1d6"
+skill = "stab"
+attribute = "str"
+"""
+BOSS = THUG.replace(b"Street Thug", b"Gang Boss").replace(b"hp = 6", b"hp = 12")
+
+
+def test_a_whole_swn_fight_on_discord(bot: Bot, rest: StandIn) -> None:
+    """SWN (003): one initiative roll a side, Vex's side roll and her turns pressed by her
+    player (an attack; Total Defense once), the GM's thug and hidden boss from her
+    controls; the boss never named in public; the export verifies."""
+    import referee.examples
+
+    channel = "1500000000000000852"
+    table = _swn(bot, channel)
+    vex = (Path(referee.examples.__file__).parent / "sheets" / "vex.toml").read_bytes()
+    path = f"/attachments/{channel}/vex.toml"
+    rest.files[path] = vex
+    resolved = {"attachments": {"9": {"id": "9", "filename": "vex.toml", "size": len(vex),
+                                      "url": rest.base + path}}}  # fmt: skip
+    got = bot.ask("sheet", opts(file="9"), user=ALICE, channel=channel, resolved=resolved)
+    assert said(got).startswith("Loaded"), got
+    _load(bot, rest, channel, "thug", THUG)
+    _load(bot, rest, channel, "boss", BOSS)
+    for asked in (sub("add", sheet="@Vex-Ortega"), sub("add", sheet="@Street-Thug"),
+                  sub("add", sheet="@Gang-Boss", hidden=True)):  # fmt: skip
+        assert "Added" in said(bot.ask("fight", asked, user=GM, channel=channel))
+    assert "starts" in said(bot.ask("fight", sub("start", sides=True), user=GM, channel=channel))
+    presses = _play(bot, rest, channel, table, "Vex")
+    print(presses, table.fight("gm")["round"])
+    assert presses["turns"] >= 1 and presses["npc"] >= 1, presses
+    assert presses.get("side initiative", 0) == 1, presses  # Vex's side roll, hers to press
+    assert presses.get("maneuver") == 1, presses  # Total Defense, from her turn's select
+    public = json.dumps(rest.posted(channel))
+    assert "Gang Boss" not in public and "Gang-Boss" not in public
+    assert verify(table.export("gm")).ok and verify(table.export("alice")).ok
+
+
+def _swn(bot: Bot, channel: str) -> Table:
+    """An SWN room linked to ``channel``."""
+    from rooms_server import Server
+
+    server = Server(bot.base, "")
+    with server.client() as c:
+        made = c.post("/api/rooms", json={"name": "Spike drive", "system": "swn"}).json()
+        alice = c.post(f"/api/rooms/{made['room']}/members",
+                       json={"name": "Alice", "invite": made["invite"]}).json()  # fmt: skip
+    table = Table(server, made["room"], made["invite"],
+                  {"gm": made["token"], "alice": alice["token"]},
+                  {"gm": "gm", "alice": alice["member"]})  # fmt: skip
+    got = bot.ask("referee", sub("link", room=table.room, token=table.tokens["gm"]), user=GM,
+                  channel=channel, permissions=str(1 << 4))  # fmt: skip
+    assert "rolls into room" in said(got), got
+    return table
+
+
+def _play(bot: Bot, rest: StandIn, channel: str, table: Table, player: str) -> dict[str, int]:
+    """Play the fight through presses alone (and the GM's ``/fight next`` after her NPCs'
+    turns) for some rounds: how many presses of each kind were taken."""
+    presses: dict[str, int] = {"turns": 0, "npc": 0, "refused": 0, "defense": 0, "knockdown": 0}
+    for _ in range(80):
+        fight = table.fight("gm")
+        if any("dead" in c["conditions"] for c in fight["combatants"]):
+            break
+        if fight["round"] > 5 and (presses["knockdown"] or fight["system"] == "swn"):
+            break
+        if fight["round"] > 12:
+            break
+        open_ = {c["call"]: c["kind"] for c in fight["calls"]}
+        waiting = [m for m in rest.posted(channel) for i in _ids(m)[:1]
+                   if i["custom_id"].startswith(("rf:def:", "rf:call:"))
+                   and i["custom_id"].split(":")[2] in open_]  # fmt: skip
+        if waiting:  # the player's character's defense or call: hers to press
+            call = waiting[-1]
+            button = _ids(call)[0]
+            if presses["refused"] == 0:  # a stranger first: refused, nothing rolled
+                size = len(table.log("gm"))
+                no = _press(bot, channel, STRANGER, button["custom_id"], message=call)
+                assert no["data"]["flags"] == 64 and "⚠" in no["data"]["content"], no
+                assert len(table.log("gm")) == size
+                presses["refused"] += 1
+            got = _press(bot, channel, ALICE, button["custom_id"], message=call)
+            assert got["type"] == 7, got  # the prompt updated, its buttons disabled
+            assert all(i["disabled"] for i in _ids(got["data"])), got
+            kind = open_[button["custom_id"].split(":")[2]]
+            presses[kind] = presses.get(kind, 0) + 1
+            continue
+        current = fight["current"]
+        me = next((c for c in fight["combatants"] if c["combatant"] == current), None)
+        owners = {x["combatant"]: x["owner"] for x in fight["combatants"]}
+        gm_calls = [c for c in fight["calls"] if owners.get(c["combatant"]) == "gm"]
+        if gm_calls or me is None or me["owner"] == "gm":  # the GM's: her own controls
+            controls = _press(bot, channel, GM, "rf:gm")
+            assert controls["data"]["flags"] == 64, controls
+            mine = {**controls["data"], "flags": 64}
+            rolls = [i for i in _ids(controls["data"])
+                     if i["custom_id"].startswith(("rf:call:", "rf:def:"))]  # fmt: skip
+            if rolls:
+                got = _press(bot, channel, GM, rolls[0]["custom_id"], message=mine)
+                assert got["type"] == 7, got
+                presses["npc"] += 1
+                continue
+            picks = [i for i in _ids(controls["data"]) if i["custom_id"].startswith("rf:att:")]
+            if picks and me is not None and not me["values"].get("acted"):
+                values = [o["value"] for o in picks[0]["options"]]
+                value = next((v for v in values if v.startswith(player)), values[0])
+                got = _press(bot, channel, GM, picks[0]["custom_id"], [value], message=mine)
+                assert got["type"] == 7, got
+                presses["npc"] += 1
+                continue
+            if fight["round"]:
+                bot.ask("fight", sub("next"), user=GM, channel=channel)
+            continue
+        if me.get("out") or me.get("down"):  # fallen in her own turn: the GM moves on
+            bot.ask("fight", sub("next"), user=GM, channel=channel)
+            continue
+        turn = _prompt(rest, channel, f"rf:end:{current}")
+        assert turn is not None, rest.posted(channel)[-3:]
+        assert f"<@{ALICE}>" in turn["content"]
+        selects = [i for i in _ids(turn) if i["custom_id"].startswith("rf:att:")]
+        if not selects:  # stunned: Do Nothing, then End turn
+            ended = _press(bot, channel, ALICE, f"rf:end:{current}", message=turn)
+            assert ended["type"] in (4, 7), ended
+            continue
+        select = selects[0]
+        labels = [o["label"] for o in select["options"]]
+        assert all("Gate Guard" not in x and "Gang Boss" not in x for x in labels), labels
+        if fight["system"] == "gurps":
+            assert all("to hit" in o["description"] for o in select["options"]), select
+        moves = [i for i in _ids(turn) if i["custom_id"].startswith("rf:man:")]
+        if fight["system"] == "swn" and not presses.get("maneuver") and moves:
+            got = _press(bot, channel, ALICE, moves[0]["custom_id"], ["0"], message=turn)
+            assert got["type"] == 7 and "Total Defense" in got["data"]["content"], got
+            presses["maneuver"] = 1
+            me = {**me, "values": {**me["values"], "acted": 1}}
+        if not me["values"].get("acted"):
+            got = _press(bot, channel, ALICE, select["custom_id"], [select["options"][0]["value"]],
+                         message=turn)  # fmt: skip
+            assert got["type"] == 7, got
+            presses["turns"] += 1
+        ended = _press(bot, channel, ALICE, f"rf:end:{current}", message=turn)
+        assert ended["type"] in (4, 7), ended
+    return presses
