@@ -252,3 +252,50 @@ def _play(bot: Bot, rest: StandIn, channel: str, table: Table, player: str) -> d
         ended = _press(bot, channel, ALICE, f"rf:end:{current}", message=turn)
         assert ended["type"] in (4, 7), ended
     return presses
+
+
+def test_the_page_and_discord_in_one_fight(bot: Bot, rest: StandIn) -> None:
+    """§2: the GM's attack made from the page (its API) reaches the channel as Dai's
+    defense prompt; Alice presses her defense on Discord, and the page's log has it."""
+    import time
+
+    channel = "1500000000000000853"
+    table: Table = linked(bot, channel)
+    load_dai(bot, rest, channel)
+    _load(bot, rest, channel, "orc", ORC)
+    for asked in (sub("add", sheet="@Dai-Blackthorn"), sub("add", sheet="@Orc-Raider")):
+        assert "Added" in said(bot.ask("fight", asked, user=GM, channel=channel))
+    bot.ask("fight", sub("start"), user=GM, channel=channel)
+    for _ in range(30):
+        fight = table.fight("gm")
+        if fight["current"] != "Orc-Raider":
+            for c in fight["calls"]:
+                with table.client("gm") as client:
+                    client.post(f"/api/rooms/{table.room}/fight",
+                                json={"event": {"kind": "dismiss", "call": c["call"]}})  # fmt: skip
+            bot.ask("fight", sub("next"), user=GM, channel=channel)
+            continue
+        with table.client("gm") as client:  # the page's attack
+            body = {"attacker": "Orc-Raider", "target": "Dai-Blackthorn", "weapon": "Broadsword"}
+            got = client.post(f"/api/rooms/{table.room}/fight/attack", json=body)
+        assert got.status_code == 201, got.text
+        calls = [c for c in table.fight("gm")["calls"] if c["kind"] == "defense"]
+        if not calls:
+            bot.ask("fight", sub("next"), user=GM, channel=channel)
+            continue
+        (call,) = calls
+        end = time.monotonic() + 10
+        prompt = None
+        while prompt is None and time.monotonic() < end:
+            prompt = _prompt(rest, channel, f"rf:def:{call['call']}:")
+            time.sleep(0.05)
+        assert prompt is not None, "the page's attack never reached the channel"
+        size = len(table.log("alice"))
+        got_ = _press(bot, channel, ALICE, _ids(prompt)[0]["custom_id"], message=prompt)
+        assert got_["type"] == 7, got_
+        answered = [
+            e for e in table.log("alice")[size:] if (e.get("event") or {}).get("kind") == "answer"
+        ]
+        assert answered, table.log("alice")[size:]
+        return
+    raise AssertionError("the orc never hit Dai")

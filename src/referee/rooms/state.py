@@ -72,6 +72,9 @@ class State:
         """What to call when a member is removed, by (room, member): each of their live
         sockets on this server registers one (:meth:`on_removal`)."""
         self.rotated: list[Callable[[str], None]] = []
+        self.fight_watchers: list[Callable[[str], None]] = []
+        """Told of each room whose fight changed on this server, whatever front end
+        changed it (Discord's status and prompts follow the page's clicks, issue 72 §2)."""
         """What to call with a room's id when its GM's token changes (a ``token`` entry
         this server writes or reads): a front end that caches what the old token proved
         (Discord's links) forgets it."""
@@ -364,4 +367,7 @@ class State:
                     forget(room)
         elif entry["kind"] in ("invite", "archive"):
             self._rooms.pop(room, None)  # read afresh: its invite, or that it is archived
+        if entry["kind"] in ("combatant", "change", "turn"):
+            for told in list(self.fight_watchers):
+                told(room)
         self.broker.publish(room, entry)

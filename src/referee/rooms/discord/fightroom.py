@@ -66,6 +66,10 @@ class Desk:
     """The GM's NPCs roll in secret (the default, contract v1.4)."""
     editing: asyncio.Task[None] | None = None
     dirty: bool = False
+    following: asyncio.Future[None] | None = None
+    """A refresh for a change made elsewhere (the page), waiting for it to settle."""
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    """One refresh at a time: a prompt is posted once."""
 
 
 class FightDesk:
@@ -192,11 +196,25 @@ def _odds_text(got: dict[str, Any]) -> str:
 # --- The status message and the prompts -------------------------------------------------
 
 
+async def follow(bot: Discord, channel: str, room: str) -> None:
+    """Follow a change made by another front end (the page): once it settles, refresh."""
+    try:
+        await asyncio.sleep(COALESCE)
+        await refresh(bot, channel, room)
+    except Exception as exc:  # noqa: BLE001 - logged; the fight goes on
+        log.warning("referee discord: the fight's channel did not follow: %s", exc)
+
+
 async def refresh(bot: Discord, channel: str, room: str) -> None:
     """Bring the channel up to the fight: the status message (edits coalesced), a
     prompt for a player's character whose turn it is, and one for each call on a
     player's character (its defense, its HT rolls), each once."""
     desk = bot.fight_desk.of(channel, room)
+    async with desk.lock:
+        await _refresh(bot, channel, room, desk)
+
+
+async def _refresh(bot: Discord, channel: str, room: str, desk: Desk) -> None:
     st = bot.st
     public = await fighting.seen(st, room, Member(room, NOBODY, ""))
     whole = await fighting.seen(st, room, Member(room, "gm", "GM"))

@@ -78,12 +78,22 @@ class Discord:
         """How fast each user and each channel may send commands (:mod:`.pacing`)."""
         self.fight_desk = fightroom.FightDesk()
         """Each channel's running fight: its status message and the prompts posted."""
+        st.fight_watchers.append(self._fight_changed)
         self.fights = asyncio.Semaphore(AT_ONCE)
         """Simulations fought at once (:mod:`.simulating`)."""
         self.local_pages = False
         """The room pages are on this computer only (``referee discord run`` on a
         loopback address, with no ``REFEREE_PUBLIC_URL``): what players see carries no
         link to them, which none of them could open."""
+
+    def _fight_changed(self, room: str) -> None:
+        """A room's fight changed (on the page, say): each channel running it follows,
+        once the change settles (:func:`.fightroom.follow`)."""
+        for channel, desk in list(self.fight_desk.desks.items()):
+            if desk.room == room and (desk.following is None or desk.following.done()):
+                desk.following = asyncio.ensure_future(fightroom.follow(self, channel, room))
+                self._later.add(desk.following)
+                desk.following.add_done_callback(self._later.discard)
 
     async def close(self) -> None:
         for task in list(self._later):
