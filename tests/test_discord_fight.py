@@ -57,7 +57,13 @@ def _press(
     got = bot.send(component(custom_id, values, message=message, user=user, channel=channel))
     assert got.status_code == 200, got.text
     answer: dict[str, Any] = got.json()
+    if answer["type"] == 7 and not int((message or {}).get("flags") or 0) & 64:
+        PUBLIC.append(answer["data"])  # a public prompt, updated: every player reads it
     return answer
+
+
+PUBLIC: list[dict[str, Any]] = []
+"""Every public message a press updated, in this module's run."""
 
 
 def _ids(message: dict[str, Any]) -> list[dict[str, Any]]:
@@ -91,9 +97,11 @@ def test_a_whole_gurps_fight_on_discord(bot: Bot, rest: StandIn) -> None:
     print(presses, table.fight("gm")["round"])
     assert presses["turns"] >= 1 and presses["npc"] >= 1 and presses["defense"] >= 1, presses
     assert presses["knockdown"] >= 1 and presses["refused"] == 1, presses
-    # Nothing the channel receives names the hidden guard or its numbers.
-    public = json.dumps(rest.posted(channel))
-    for secret in ("Gate Guard", "Gate-Guard", "guard"):
+    # Nothing the channel receives (posts, updated prompts, labels, options, custom_ids)
+    # names the hidden guard, or shows a number of the GM's secret rolls: her NPCs'
+    # weapon ("Broadsword") is in their roll texts alone.
+    public = json.dumps([rest.posted(channel), PUBLIC])
+    for secret in ("Gate Guard", "Gate-Guard", "guard", "Broadsword"):
         assert secret not in public, secret
     assert verify(table.export("gm")).ok and verify(table.export("alice")).ok
 
