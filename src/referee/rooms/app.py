@@ -197,6 +197,7 @@ def create_app(
     telemetry: bool = False,
     discord: DiscordConfig | None = None,
     warm: bool = True,
+    rooms: tuple[State, Discord | None] | None = None,
 ) -> FastAPI:
     """The rooms' app on the database at ``db_url`` (migrated to the newest schema).
 
@@ -208,14 +209,21 @@ def create_app(
     provider, which it otherwise does on every request, at about 5% of a roll's time.
 
     ``warm=False`` leaves :func:`warm_up` to the caller (``referee discord run`` does it
-    once connected to Discord, not before).
+    once connected to Discord, not before). ``rooms``: the state and Discord front end
+    the caller made and will close (``referee discord run``, which connects to Discord
+    before it loads the pages), instead of the app's own on ``db_url``.
     """
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        store = await Store.open(db_url)
-        state = app.state.rooms = State(store, limits)
-        bot = app.state.discord = None if chat is None else Discord(state, chat)
+        if rooms is None:
+            store = await Store.open(db_url)
+            state = State(store, limits)
+            bot = None if chat is None else Discord(state, chat)
+        else:
+            state, bot = rooms
+            store = state.store
+        app.state.rooms, app.state.discord = state, bot
         listener = None
         if not store.sqlite:  # other servers may share this database: hear their appends
             listener = Listener(db_url, state.noticed, state.reconnected)
@@ -231,11 +239,12 @@ def create_app(
             yield
         finally:
             keeper.cancel()
-            if bot is not None:
+            if bot is not None and rooms is None:
                 await bot.close()
             if listener is not None:
                 await listener.stop()
-            await store.close()
+            if rooms is None:
+                await store.close()
 
     chat = discord if discord is not None else _Config.from_environment()
     app = FastAPI(

@@ -20,17 +20,18 @@ import socket
 import sys
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import uvicorn
-from fastapi import FastAPI
-
-from ..app import create_app, warm_up
-from ..db.store import chosen_db
+from ..db.store import Store, chosen_db
 from ..discord.config import DiscordConfig
 from ..discord.gateway import Gateway, GatewayRefused, ended
+from ..discord.interactions import Discord
 from ..discord.token import MISSING, OPENING, token_problem
 from ..limits import limits_from
+from ..state import State
+
+if TYPE_CHECKING:
+    from fastapi import FastAPI
 
 __all__ = ["LOCAL_PAGES", "is_loopback", "pages_url", "run"]
 
@@ -101,29 +102,72 @@ async def run(
     chosen = limits_from(env, limits or [])
     url = chosen_db(db, env)
     OPENING.set()  # a refusal from here on is the gateway's to report
-    app = create_app(url, chosen, discord=config, warm=False)
-    async with _serving(app, host, port, serve) as (pages, stopped):
-        assert config.token is not None
-        bot = app.state.discord
-        bot.local_pages = bool(pages) and not config.public_url and is_loopback(host)
-        gateway = Gateway(bot, config.token, config.public_url or pages or "")
-        await gateway.start()
-        where = f"room pages at {pages}/" if pages else "no room pages (--no-serve)"
-        say(f"referee discord: connected to Discord's gateway; {where}")
-        if bot.local_pages:
-            say(LOCAL_PAGES)
-        # What the first roll loads (the command layer), once connected, not before: the
-        # gateway's first interaction comes after it, or waits on its imports (issue 71).
-        warmed = asyncio.ensure_future(asyncio.to_thread(warm_up))
-        joined = asyncio.ensure_future(gateway.join())
+    sock = _bind(host, port) if serve else None
+    pages = pages_url(host, sock.getsockname()[1]) if sock is not None else None
+    try:
+        store = await Store.open(url)
+    except BaseException:
+        if sock is not None:
+            sock.close()
+        raise
+    try:
+        bot = Discord(State(store, chosen), config)
         try:
-            await asyncio.wait((joined, stopped), return_when=asyncio.FIRST_COMPLETED)
+            await _connected(bot, config, url, pages, sock, host, say)
         finally:
-            await gateway.close()
-            await warmed
-        failed = joined.exception() if joined.done() and not joined.cancelled() else None
-        if failed is not None:
-            raise GatewayRefused(ended(failed))
+            await bot.close()
+    finally:
+        await store.close()
+
+
+async def _connected(
+    bot: Discord,
+    config: DiscordConfig,
+    url: str,
+    pages: str | None,
+    sock: socket.socket | None,
+    host: str,
+    say: Callable[[str], None],
+) -> None:
+    """Connect to the gateway with the Discord front end ``bot``, then load and serve
+    the room pages (the web app, its routes and pages: 0.7 s of imports, which the
+    gateway does not need to connect; a page asked for meanwhile waits on the socket,
+    bound already), until Ctrl-C or the connection ends for good."""
+    assert config.token is not None
+    bot.local_pages = bool(pages) and not config.public_url and is_loopback(host)
+    gateway = Gateway(bot, config.token, config.public_url or pages or "")
+    try:
+        await gateway.start()
+    except BaseException:
+        if sock is not None:
+            sock.close()
+        raise
+    where = f"room pages at {pages}/" if pages else "no room pages (--no-serve)"
+    say(f"referee discord: connected to Discord's gateway; {where}")
+    if bot.local_pages:
+        say(LOCAL_PAGES)
+    joined = asyncio.ensure_future(gateway.join())
+    try:
+        # The pages, and what the first roll loads (the command layer), once connected,
+        # not before (issue 71); imported in a thread, so the gateway is served meanwhile.
+        app = await asyncio.to_thread(_pages, bot, url)
+        async with _serving(app, sock) as stopped:
+            from ..app import warm_up
+
+            await asyncio.to_thread(warm_up)
+            await asyncio.wait((joined, stopped), return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        await gateway.close()
+    failed = joined.exception() if joined.done() and not joined.cancelled() else None
+    if failed is not None:
+        raise GatewayRefused(ended(failed))
+
+
+def _pages(bot: Discord, url: str) -> FastAPI:
+    """The rooms' web app around the bot's own state (imported here: see :func:`run`)."""
+    from ..app import create_app
+
+    return create_app(url, bot.st.limits, discord=bot.config, warm=False, rooms=(bot.st, bot))
 
 
 class _OneLine(logging.Formatter):
@@ -154,37 +198,13 @@ def _one_line_exception(loop: asyncio.AbstractEventLoop, context: dict[str, Any]
     print(f"referee discord: {context.get('message', 'an error')}{said}", file=sys.stderr)
 
 
-@asynccontextmanager
-async def _serving(
-    app: FastAPI, host: str, port: int, serve: bool
-) -> AsyncIterator[tuple[str | None, asyncio.Future[None]]]:
-    """The app's lifespan (its database, its Discord front end), and with ``serve`` its
-    pages on ``host:port`` (port 0: a free one); yields their URL and a future that
-    ends when the server stops (Ctrl-C)."""
-    if not serve:
-        loop = asyncio.get_running_loop()
-        stopped: asyncio.Future[None] = loop.create_future()
+def _bind(host: str, port: int) -> socket.socket:
+    """The room pages' socket, listening on ``host:port`` (port 0: a free one), bound
+    before anything else is done, so that a port already taken is said at once.
 
-        def stop() -> None:
-            if not stopped.done():
-                stopped.set_result(None)
-
-        for sig in (signal.SIGINT, signal.SIGTERM):  # as uvicorn stops on them, when it serves
-            loop.add_signal_handler(sig, stop)
-        async with app.router.lifespan_context(app):
-            yield None, stopped
-        return
-    server = uvicorn.Server(
-        uvicorn.Config(
-            app,
-            host=host,
-            port=port,
-            log_level="warning",
-            ws="websockets-sansio",
-            ws_per_message_deflate=False,
-        )
-    )
-
+    Raises:
+        GatewayRefused: the port cannot be had.
+    """
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     try:
@@ -197,15 +217,44 @@ async def _serving(
             f"could not serve the room pages on {host}:{port} ({exc.strerror or exc}); "
             "choose another --port, or --no-serve"
         ) from None
+    return sock
+
+
+@asynccontextmanager
+async def _serving(app: FastAPI, sock: socket.socket | None) -> AsyncIterator[asyncio.Future[None]]:
+    """The app's lifespan (its listener, its collector), and with ``sock`` its pages
+    served there; yields a future that ends when the server stops (Ctrl-C)."""
+    if sock is None:
+        loop = asyncio.get_running_loop()
+        stopped: asyncio.Future[None] = loop.create_future()
+
+        def stop() -> None:
+            if not stopped.done():
+                stopped.set_result(None)
+
+        for sig in (signal.SIGINT, signal.SIGTERM):  # as uvicorn stops on them, when it serves
+            loop.add_signal_handler(sig, stop)
+        async with app.router.lifespan_context(app):
+            yield stopped
+        return
+    import uvicorn
+
+    server = uvicorn.Server(
+        uvicorn.Config(
+            app,
+            log_level="warning",
+            ws="websockets-sansio",
+            ws_per_message_deflate=False,
+        )
+    )
     task = asyncio.ensure_future(server.serve(sockets=[sock]))
     while not server.started:
         if task.done():
             task.result()
-            raise GatewayRefused(f"could not serve the room pages on {host}:{port}")
+            raise GatewayRefused("could not serve the room pages")
         await asyncio.sleep(0.02)
-    bound = sock.getsockname()[1]
     try:
-        yield pages_url(host, bound), task
+        yield task
     finally:
         server.should_exit = True
         await task
