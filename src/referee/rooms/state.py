@@ -156,6 +156,12 @@ class State:
         self._catch_up(room, f)
         return f.revealed
 
+    def revealed_now(self, room: str) -> set[int] | None:
+        """:meth:`revealed`, when it needs no wait (the room is followed and read);
+        else None."""
+        f = self._followed.get(room)
+        return f.revealed if f is not None and f.ready.is_set() else None
+
     def follows(self, room: str) -> bool:
         """Whether this server follows ``room``'s log (so it hears of every new entry)."""
         return room in self._followed
@@ -330,8 +336,9 @@ class State:
         return await self.store.append(room, kind, fields)
 
     def _committed(self, entries: list[dict[str, Any]]) -> None:
-        for entry in entries:
-            self.published(entry["room"], entry)
+        with self.broker.batch():  # each socket's frames of the batch in one write
+            for entry in entries:
+                self.published(entry["room"], entry)
 
     def on_removal(self, room: str, member: str, call: Callable[[], None]) -> Callable[[], None]:
         """Call ``call`` when ``member`` is removed from ``room`` (a ``leave`` entry this

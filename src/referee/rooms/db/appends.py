@@ -133,12 +133,14 @@ class Appends(HeadWrites):
         groups: list[tuple[str, list[tuple[str, Fields]]]],
         written: list[dict[str, Any]] | None = None,
         heads: dict[str, Head] | None = None,
+        texts: list[tuple[dict[str, Any], str]] | None = None,
     ) -> list[list[dict[str, Any] | Exception]]:
         """Append entries to rooms inside the caller's transaction: for each room, each
         sealed entry, or the exception that its fields' function raised (that item is
         left out). Every entry written (the ``lock`` entries too) is added to ``written``;
         each room's head after them to ``heads`` (if its epoch is locked), for the caller
-        to remember once the transaction commits.
+        to remember once the transaction commits; each entry with its stored text to
+        ``texts`` (the text every member who sees it whole is sent, once committed).
 
         Each room's row is locked first, so the seqs are the room's next ones with no
         gaps. Before the first roll of an epoch, its ``lock`` entry is written. However
@@ -176,6 +178,7 @@ class Appends(HeadWrites):
             if heads is not None and epoch is not None and epoch.mix is not None:
                 heads[room] = Head(log.seq, log.chain, epoch)
         if sealed_all:
+            bodies = [encode(e) for e in sealed_all]
             await conn.execute(
                 sa.insert(entries),
                 [
@@ -184,9 +187,9 @@ class Appends(HeadWrites):
                         "seq": e["seq"],
                         "kind": e["kind"],
                         "ref": e.get("of") if e["kind"] == "reveal" else None,
-                        "body": encode(e),
+                        "body": body,
                     }
-                    for e in sealed_all
+                    for e, body in zip(sealed_all, bodies, strict=True)
                 ],
             )
             await conn.execute(_MOVE, moved)
@@ -197,6 +200,8 @@ class Appends(HeadWrites):
                 )
         if written is not None:  # beside what the caller wrote before (never inserted twice)
             written.extend(sealed_all)
+        if texts is not None and sealed_all:  # their stored texts, for the caller
+            texts.extend(zip(sealed_all, bodies, strict=True))
         return out
 
     async def _one(
@@ -250,6 +255,7 @@ class Appends(HeadWrites):
         results: Results = {}
         written: list[dict[str, Any]] = []
         heads: dict[str, Head] = {}
+        texts: list[tuple[dict[str, Any], str]] = []
         try:
             if not self.sqlite and all(room in self.heads for room, _ in rooms_):
                 rooms_ = await self._write_if_heads(batch, rooms_, results, written, heads)
@@ -259,7 +265,9 @@ class Appends(HeadWrites):
                     if self.synced is not None and self.paths.threaded:
                         # SQLite: the whole batch in one thread hop
                         began, loop = time.perf_counter(), time.thread_time()
-                        made = await self.synced.run(self._append_many, groups, written, heads)
+                        made = await self.synced.run(
+                            self._append_many, groups, written, heads, texts
+                        )
                         self.paths.took(
                             time.perf_counter() - began,
                             self.synced.cpu,
@@ -269,9 +277,11 @@ class Appends(HeadWrites):
                         if self.synced is not None:
                             self.paths.away()
                         async with self.engine.begin() as conn:
-                            made = await self._append_many(conn, groups, written, heads)
+                            made = await self._append_many(conn, groups, written, heads, texts)
                 for (_room, idx), sealed in zip(rooms_, made, strict=True):
                     results.update(zip(idx, sealed, strict=True))
+                for entry, text in texts:  # committed: encoded once, stored and sent
+                    self.frames.whole(entry, text)
         except Exception as exc:  # the statement or the transaction failed: say so
             failed = {room for room, _ in rooms_}
             written[:] = [e for e in written if e["room"] not in failed]

@@ -12,10 +12,15 @@ entries from the store, which is the source of truth: nothing is lost.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import logging
 from collections import defaultdict
+from collections.abc import Callable, Iterator
 from typing import Any
 
 __all__ = ["Broker", "Stalls", "Subscription", "Watch"]
+
+log = logging.getLogger(__name__)
 
 
 class Subscription:
@@ -30,6 +35,10 @@ class Subscription:
         self.pending: list[dict[str, Any]] = []
         self.closed = False
         self._event = asyncio.Event()
+        self.direct: Callable[[dict[str, Any]], bool] | None = None
+        """Set by the socket's task while it waits with nothing pending: sends an entry
+        at once, without waking the task, and says whether it did (else the entry is
+        queued and the task woken, as without it)."""
 
     def close(self) -> None:
         """Its socket went: wake the waiter, which then sees :attr:`closed`."""
@@ -38,6 +47,8 @@ class Subscription:
 
     def notify(self, entry: dict[str, Any]) -> None:
         self.latest = max(self.latest, entry["seq"])
+        if self.direct is not None and not self.pending and self.direct(entry):
+            return
         if len(self.pending) < self.MAX_PENDING:
             self.pending.append(entry)
         self._event.set()
@@ -56,6 +67,35 @@ class Broker:
 
     def __init__(self) -> None:
         self._rooms: dict[str, set[Subscription]] = defaultdict(set)
+        self._held: dict[Any, list[bytes]] | None = None
+
+    def write(self, transport: Any, frame: bytes) -> None:
+        """Write ``frame`` to a socket's ``transport`` (a subscription's
+        :attr:`~Subscription.direct` send): at once, or, while a batch's entries are
+        published (:meth:`batch`), with the batch's other frames for that socket, in one
+        write (one system call a socket a batch, rather than one a frame)."""
+        if self._held is None:
+            transport.write(frame)
+        else:
+            self._held.setdefault(transport, []).append(frame)
+
+    @contextlib.contextmanager
+    def batch(self) -> Iterator[None]:
+        """Publish a batch of entries inside this: each socket's frames are written
+        together at its end (:meth:`write`), in the order they were published."""
+        if self._held is not None:  # already in one: its end writes them
+            yield
+            return
+        self._held = {}
+        try:
+            yield
+        finally:
+            held, self._held = self._held, None
+            for transport, frames in held.items():
+                try:
+                    transport.write(frames[0] if len(frames) == 1 else b"".join(frames))
+                except Exception:  # that socket is going: its task ends it
+                    log.warning("referee rooms: a live socket's frames were not written")
 
     def subscribe(self, room: str) -> Subscription:
         sub = Subscription()
@@ -78,14 +118,16 @@ class Broker:
 
 
 class Watch:
-    """One socket's send under way (``since``: the loop's time when it began)."""
+    """One socket's send under way (``since``: the loop's time when it began), and the
+    last seq it sent (``sent``: -1 before any)."""
 
-    __slots__ = ("late", "since", "task")
+    __slots__ = ("late", "sent", "since", "task")
 
     def __init__(self, task: asyncio.Task[Any]) -> None:
         self.task = task
         self.since: float | None = None
         self.late = False
+        self.sent = -1
 
 
 class Stalls:

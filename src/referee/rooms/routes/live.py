@@ -11,26 +11,34 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit
 
 from fastapi import FastAPI, Request, WebSocket, WebSocketDisconnect
+from websockets.protocol import State as _WsState
 
 from ..db.store import Member
 from ..errors import ApiError
-from ..fanout.broker import Watch
+from ..fanout.broker import Subscription, Watch
 from ..service import authenticate
 from ..state import State
 from .api import Caller, cookie_name
 
-__all__ = ["install", "serve"]
+__all__ = ["BEHIND", "TOO_SLOW", "install", "serve"]
 
 BAD_TOKEN = 4401
 FOREIGN_ORIGIN = 4403
 TOO_MANY = 4429
 """Close code for a socket over :attr:`.state.RoomsLimits.sockets`, or over the member's rate."""
 TOO_SLOW = 4408
-"""Close code for a socket that did not take a frame within ``send_wait`` seconds."""
+"""Close code for a socket that did not take a frame within ``send_wait`` seconds. Its
+reason names the last seq written to it (``not reading; after=SEQ``): every entry up
+to it comes before the close frame, and a client that opens ``?after=SEQ`` again has
+the rest from the log, with no gap (:data:`BEHIND`)."""
+BEHIND = "not reading; after="
+"""The reason of a :data:`TOO_SLOW` close, before the seq the socket has."""
+_OPEN = _WsState.OPEN
 TOKEN_WAIT = 10.0
 """Seconds a socket may take to send its token."""
 
@@ -77,18 +85,86 @@ async def _send(
     While a frame waits for the client to take it, ``watch`` says since when."""
     room = entry["room"]
     revealed = await st.revealed(room)
-    loop = asyncio.get_running_loop()
-    watch.since = loop.time()
-    await ws.send_text(st.frames.text(entry, member.id, revealed))
-    watch.since = None
+    await _frame(ws, st, member, entry, revealed, watch)
     if entry["kind"] == "leave" and entry["member"] == member.id:
         raise _Removed
     if entry["kind"] == "reveal":
         again = await st.store.entry(room, entry["of"])
         if again is not None:
-            watch.since = loop.time()
-            await ws.send_text(st.frames.text(again, member.id, revealed))
-            watch.since = None
+            await _frame(ws, st, member, again, revealed, watch)
+    watch.sent = entry["seq"]
+
+
+async def _frame(
+    ws: WebSocket,
+    st: State,
+    member: Member,
+    entry: dict[str, Any],
+    revealed: set[int],
+    watch: Watch,
+) -> None:
+    """One frame: written straight to uvicorn's transport when the socket is open,
+    writable and uncompressed (:func:`_raw`: its bytes are made once for every socket
+    that sends them, :meth:`..log.Frames.frame`); else through ASGI, which waits while
+    the transport is paused (``watch`` then says since when)."""
+    raw = _raw(ws)
+    if raw is not None and raw.writable.is_set():
+        raw.transport.write(st.frames.frame(entry, member.id, revealed))
+        return
+    watch.since = asyncio.get_running_loop().time()
+    await ws.send_text(st.frames.text(entry, member.id, revealed))
+    watch.since = None
+
+
+async def _close_behind(ws: WebSocket, reason: str) -> None:
+    """Close with :data:`TOO_SLOW` a socket that stopped reading: its close frame goes
+    after the frames already queued for it (through ASGI it would wait for the
+    transport to drain, which a client that does not read never lets it do), so a
+    client that reads again gets every frame up to the seq its reason names, then the
+    close, and opens ``?after=SEQ`` for the rest."""
+    proto: Any = getattr(ws._send, "__self__", None)  # as :func:`_raw` finds it
+    conn = getattr(proto, "conn", None)
+    if (
+        type(proto).__name__ != "WebSocketsSansIOProtocol"
+        or conn is None
+        or conn.state is not _OPEN
+        or proto.close_sent
+        or proto.transport.is_closing()
+    ):
+        await _close(ws, TOO_SLOW, reason)
+        return
+    # What uvicorn's own send does for a close, without its wait for the transport.
+    proto.queue.put_nowait({"type": "websocket.disconnect", "code": TOO_SLOW, "reason": reason})
+    conn.send_close(TOO_SLOW, reason)
+    proto.transport.write(b"".join(conn.data_to_send()))
+    proto.close_sent = True
+    if proto.read_paused:
+        proto.read_paused = False
+        proto.transport.resume_reading()
+    proto.close_timer = proto.loop.call_later(proto.close_timeout, proto.transport.close)
+
+
+def _raw(ws: WebSocket) -> Any:
+    """uvicorn's ``websockets-sansio`` protocol behind ``ws``, when a text frame may be
+    written to its transport as it would write it: the connection open, no close sent,
+    no extension (permessage-deflate) agreed. Else None: the frame goes through ASGI.
+
+    A server's frames are never masked, so a frame's bytes are the same for every
+    socket; the protocol keeps no state of the frames it sends whole (a fragmented
+    message, which this never sends, would be the exception)."""
+    proto: Any = getattr(ws._send, "__self__", None)  # starlette keeps uvicorn's send
+    if type(proto).__name__ != "WebSocketsSansIOProtocol":
+        return None
+    conn = getattr(proto, "conn", None)
+    if (
+        conn is None
+        or conn.extensions
+        or conn.state is not _OPEN
+        or proto.close_sent
+        or proto.transport.is_closing()
+    ):
+        return None
+    return proto
 
 
 async def _send_after(
@@ -191,9 +267,15 @@ async def _follow(
         # Removed between the handshake's check and now? The leave dropped the token.
         if await st.member(token) is None:
             raise _Removed
-        last = await _send_after(ws, st, member, room, max(after, -1), watch)
+        watch.sent = max(after, -1)  # the last seq sent, from here on
+        await _send_after(ws, st, member, room, watch.sent, watch)
+        direct = _direct(ws, st, member, room, sub, watch)
         while True:
-            news = await sub.wait()
+            sub.direct = direct  # while it waits, and only then: nothing else is sending
+            try:
+                news = await sub.wait()
+            finally:
+                sub.direct = None
             if removed:
                 if await st.member(token) is None:  # removed, or this token rotated
                     raise _Removed
@@ -201,13 +283,12 @@ async def _follow(
             if sub.closed:
                 break
             for entry in news:
-                if entry["seq"] == last + 1:  # the usual case: straight from the broker
+                if entry["seq"] == watch.sent + 1:  # the usual case: straight from the broker
                     await _send(ws, st, member, entry, watch)
-                    last = entry["seq"]
-                elif entry["seq"] > last:  # a gap: the store fills it
-                    last = await _send_after(ws, st, member, room, last, watch)
-            if sub.latest > last:  # more than the broker kept
-                last = await _send_after(ws, st, member, room, last, watch)
+                elif entry["seq"] > watch.sent:  # a gap: the store fills it
+                    await _send_after(ws, st, member, room, watch.sent, watch)
+            if sub.latest > watch.sent:  # more than the broker kept
+                await _send_after(ws, st, member, room, watch.sent, watch)
     except (WebSocketDisconnect, RuntimeError):
         pass  # it went, or the server closed it (a keepalive ping unanswered)
     except _Removed:  # the GM removed this member, or rotated this token: it no longer works
@@ -217,13 +298,40 @@ async def _follow(
         if not watch.late:
             raise
         watch.task.uncancel()  # it stopped reading (:class:`Stalls`): let it go
-        await _close(ws, TOO_SLOW, "not reading")
+        await _close_behind(ws, f"{BEHIND}{watch.sent}")
     finally:
         unwatch()
         st.stalls.forget(watch)
         st.broker.unsubscribe(room, sub)
         reader.cancel()
         await _close(ws, 1000, "")
+
+
+def _direct(
+    ws: WebSocket, st: State, member: Member, room: str, sub: Subscription, watch: Watch
+) -> Callable[[dict[str, Any]], bool]:
+    """The socket's :attr:`.broker.Subscription.direct`: the next entry's frame written
+    at once, in the publisher's turn of the loop, without waking the socket's task (a
+    wake-up and a pass through its loop a frame, issue 74), when it is the next seq, its
+    room's reveals are known, the transport takes it now (:func:`_raw`), and it needs
+    nothing else (a ``reveal`` sends the revealed roll after it; a ``leave`` may end
+    the socket): otherwise False, and the task sends it as before."""
+
+    def send(entry: dict[str, Any]) -> bool:
+        if sub.closed or entry["seq"] != watch.sent + 1 or entry["kind"] in ("reveal", "leave"):
+            return False
+        revealed = st.revealed_now(room)
+        raw = _raw(ws)
+        if revealed is None or raw is None or not raw.writable.is_set():
+            return False
+        try:
+            st.broker.write(raw.transport, st.frames.frame(entry, member.id, revealed))
+        except Exception:  # never the publisher's failure: the task sends it, or ends
+            return False
+        watch.sent = entry["seq"]
+        return True
+
+    return send
 
 
 async def _drain(ws: WebSocket, st: State) -> Any:
