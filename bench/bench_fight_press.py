@@ -26,6 +26,7 @@ from referee.rooms.db.store import sqlite_url
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from discord_standin import component, gateway_server, interaction, opts, stand_in, sub  # noqa: E402
 from rooms_server import Server, make_table  # noqa: E402
+from test_discord_fight import settle  # noqa: E402
 
 TURNS = int(os.environ.get("TURNS", "60"))
 GM, ALICE = "1400000000000000801", "1400000000000000802"
@@ -94,6 +95,7 @@ def main() -> None:
             ask("fight", sub("add", sheet="@Orc-Raider"), GM)
             ask("fight", sub("start"), GM)
             for _ in range(TURNS):
+                settle(rest, 0.05)
                 sent = time.perf_counter()
                 ask("roll", opts(exprs="3d6"), ALICE)
                 times["roll"].append(time.perf_counter() - sent)
@@ -118,6 +120,7 @@ def main() -> None:
                     before = len(rest.posted(CHANNEL))
                     press("attack", GM, picks[0]["custom_id"], [picks[0]["options"][0]["value"]],
                           {**controls, "flags": 64})  # fmt: skip
+                    settle(rest, 0.05)
                     for m in rest.posted(CHANNEL)[before:]:
                         found = [i for i in _ids(m) if i["custom_id"].startswith("rf:def:")]
                         if found:

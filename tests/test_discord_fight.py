@@ -66,6 +66,21 @@ PUBLIC: list[dict[str, Any]] = []
 """Every public message a press updated, in this module's run."""
 
 
+def settle(rest: StandIn, quiet: float = 0.3, most: float = 10) -> None:
+    """Wait until the bot has posted what a press left to post (it answers first): no
+    new call to the REST stand-in for ``quiet`` seconds."""
+    import time
+
+    end = time.monotonic() + most
+    seen, since = len(rest.calls), time.monotonic()
+    while time.monotonic() < end:
+        time.sleep(0.02)
+        if len(rest.calls) != seen:
+            seen, since = len(rest.calls), time.monotonic()
+        elif time.monotonic() - since >= quiet:
+            return
+
+
 def _ids(message: dict[str, Any]) -> list[dict[str, Any]]:
     return [item for row in message.get("components") or [] for item in row["components"]]
 
@@ -178,6 +193,7 @@ def _play(bot: Bot, rest: StandIn, channel: str, table: Table, player: str) -> d
     turns) for some rounds: how many presses of each kind were taken."""
     presses: dict[str, int] = {"turns": 0, "npc": 0, "refused": 0, "defense": 0, "knockdown": 0}
     for _ in range(80):
+        settle(rest)
         fight = table.fight("gm")
         if any("dead" in c["conditions"] for c in fight["combatants"]):
             break

@@ -20,7 +20,9 @@ the weapon's index on the sheet), ``man:CID:I`` (a maneuver of
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
@@ -66,6 +68,9 @@ class Desk:
     """The GM's NPCs roll in secret (the default, contract v1.4)."""
     editing: asyncio.Task[None] | None = None
     dirty: bool = False
+    pending: asyncio.Future[None] | None = None
+    """What a press does after it answers (the channel's prompts and status, a line for
+    the channel): the next press of the channel waits for it (:func:`settled`)."""
     following: asyncio.Future[None] | None = None
     """A refresh for a change made elsewhere (the page), waiting for it to settle."""
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
@@ -105,6 +110,7 @@ async def fight(bot: Discord, call: Call) -> Done:
         raise Refusal("this channel is linked to no room: /referee link it first")
     room = channel.room
     desk = bot.fight_desk.of(call.channel, room)
+    await settled(desk)
     if sub == "status":
         desk.status = None
         await refresh(bot, call.channel, room)
@@ -194,6 +200,33 @@ def _odds_text(got: dict[str, Any]) -> str:
 
 
 # --- The status message and the prompts -------------------------------------------------
+
+
+def after(bot: Discord, channel: str, room: str, *steps: Callable[[], Awaitable[None]]) -> None:
+    """Do ``steps`` once the press has answered (Discord waits for no post of ours), in
+    order, after what the channel's last press left to do; a failure is logged."""
+    desk = bot.fight_desk.of(channel, room)
+    before = desk.pending
+
+    async def run() -> None:
+        if before is not None:
+            with contextlib.suppress(Exception):
+                await before
+        for step in steps:
+            try:
+                await step()
+            except Exception as exc:  # noqa: BLE001 - logged; the fight goes on
+                log.warning("referee discord: the fight's channel was not brought up: %s", exc)
+
+    desk.pending = asyncio.ensure_future(run())
+    bot.keep(desk.pending)
+
+
+async def settled(desk: Desk) -> None:
+    """Wait for what the channel's last press left to do, so that presses take turns."""
+    if desk.pending is not None and not desk.pending.done():
+        with contextlib.suppress(Exception):
+            await desk.pending
 
 
 async def follow(bot: Discord, channel: str, room: str) -> None:
@@ -435,6 +468,7 @@ async def _pressed(
         member = await member_of(bot, room, call, join=False)
     if member is None:
         raise Refusal("you are not at this table: this is not your character's to do")
+    await settled(desk)
     seen = ("gm" if desk.secret else "public") if member.is_gm else None
     mine = bool(int(message.get("flags") or 0) & EPHEMERAL)
     """A press on an ephemeral message (the GM's controls) may show her the whole rolls;
@@ -445,7 +479,9 @@ async def _pressed(
         got = await fighting.attack(st, room, member, args[0], target, weapon, visibility=seen)
         out = _told(got, mine)
         if member.is_gm:  # the channel sees what the characters see
-            await _narrate(bot, call.channel, room, args[0], target)
+            attacker = args[0]
+            after(bot, call.channel, room,
+                  lambda: _narrate(bot, call.channel, room, attacker, target))  # fmt: skip
     elif verb == "man" and args and values:
         table = (
             OTHER_MANEUVERS
@@ -478,7 +514,6 @@ async def _pressed(
     elif verb == "gm":
         if not member.is_gm:
             raise Refusal("the NPCs are the GM's")
-        await refresh(bot, call.channel, room)
         return {"type": REPLY, "data": {**await _gm_controls(bot, room), "flags": EPHEMERAL}}
     elif verb == "pg" and len(args) == 2:
         turn = await turn_of(st, room, member, args[0])
@@ -491,7 +526,7 @@ async def _pressed(
         }
     else:
         raise Refusal("that button is not one referee knows")
-    await refresh(bot, call.channel, room)
+    after(bot, call.channel, room, lambda: refresh(bot, call.channel, room))
     content = (str(message.get("content") or "") + "\n" + "\n".join(out)).strip()
     used = disabled(message.get("components") or [])
     return {"type": UPDATE, "data": {"content": content[:2000], "components": used}}

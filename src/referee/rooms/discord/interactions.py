@@ -213,6 +213,11 @@ class Discord:
         for step in done.after:
             self._spawn(step())
 
+    def keep(self, task: asyncio.Future[None]) -> None:
+        """Keep ``task`` until it ends (closing the bot cancels it)."""
+        self._later.add(task)  # type: ignore[arg-type]
+        task.add_done_callback(self._later.discard)
+
     def _spawn(self, work: Awaitable[None]) -> None:
         async def logged() -> None:
             try:
