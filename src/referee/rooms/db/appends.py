@@ -63,6 +63,10 @@ _MOVE = (
 )
 """A room's next seq and last chain link, after its appends."""
 
+_INSERT_SQLITE = "INSERT INTO entries (room_id, seq, kind, ref, body) VALUES (?, ?, ?, ?, ?)"
+_MOVE_SQLITE = "UPDATE rooms SET next_seq = ?, last_chain = ? WHERE rooms.id = ?"
+"""SQLite: :data:`entries`' insert and :data:`_MOVE`, as the driver takes them."""
+
 
 class Appends(HeadWrites):
     """The store's appends (mixed into :class:`.store.Store`, which makes the engine)."""
@@ -179,20 +183,38 @@ class Appends(HeadWrites):
                 heads[room] = Head(log.seq, log.chain, epoch)
         if sealed_all:
             bodies = [encode(e) for e in sealed_all]
-            await conn.execute(
-                sa.insert(entries),
-                [
-                    {
-                        "room_id": e["room"],
-                        "seq": e["seq"],
-                        "kind": e["kind"],
-                        "ref": e.get("of") if e["kind"] == "reveal" else None,
-                        "body": body,
-                    }
-                    for e, body in zip(sealed_all, bodies, strict=True)
-                ],
-            )
-            await conn.execute(_MOVE, moved)
+            if self.sqlite:  # SQLite's own statements (SQLAlchemy's compiling was half)
+                await conn.exec_driver_sql(
+                    _INSERT_SQLITE,
+                    [
+                        (
+                            e["room"],
+                            e["seq"],
+                            e["kind"],
+                            e.get("of") if e["kind"] == "reveal" else None,
+                            body,
+                        )
+                        for e, body in zip(sealed_all, bodies, strict=True)
+                    ],
+                )
+                await conn.exec_driver_sql(
+                    _MOVE_SQLITE, [(m["b_next"], m["b_chain"], m["b_id"]) for m in moved]
+                )
+            else:
+                await conn.execute(
+                    sa.insert(entries),
+                    [
+                        {
+                            "room_id": e["room"],
+                            "seq": e["seq"],
+                            "kind": e["kind"],
+                            "ref": e.get("of") if e["kind"] == "reveal" else None,
+                            "body": body,
+                        }
+                        for e, body in zip(sealed_all, bodies, strict=True)
+                    ],
+                )
+                await conn.execute(_MOVE, moved)
             if not self.sqlite:  # the other servers read these when this commits
                 await notify(
                     cast(AsyncConnection, conn),

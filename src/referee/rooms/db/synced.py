@@ -41,6 +41,8 @@ class Conn(Protocol):
 
     async def scalar(self, statement: Any, parameters: Any = None, /) -> Any: ...
 
+    async def exec_driver_sql(self, statement: str, parameters: Any = None, /) -> Any: ...
+
 
 class Synced:
     """A synchronous connection behind the coroutine interface of :class:`Conn`: its
@@ -54,6 +56,9 @@ class Synced:
 
     async def scalar(self, statement: Any, parameters: Any = None, /) -> Any:
         return self.conn.scalar(statement, parameters)
+
+    async def exec_driver_sql(self, statement: str, parameters: Any = None, /) -> Any:
+        return self.conn.exec_driver_sql(statement, parameters)
 
 
 def pragmas(dbapi: Any, _record: Any) -> None:
