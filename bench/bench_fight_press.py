@@ -59,8 +59,9 @@ def _ids(message: dict[str, Any]) -> list[dict[str, Any]]:
 def main() -> None:
     print(f"== Discord: a fight's presses through the gateway, {TURNS} turns ==")
     with tempfile.TemporaryDirectory() as tmp, stand_in() as rest:
-        hosts = {"REFEREE_DISCORD_ATTACHMENT_HOSTS": rest.base + "/attachments/"}
-        with gateway_server(sqlite_url(Path(tmp) / "fight.sqlite3"), rest, **hosts) as bot:
+        db = sqlite_url(Path(tmp) / "fight.sqlite3")
+        hosts = rest.base + "/attachments/"
+        with gateway_server(db, rest, REFEREE_DISCORD_ATTACHMENT_HOSTS=hosts) as bot:
             table = make_table(Server(bot.base, ""))
             print(f"(the bot: pid {bot.pid})", flush=True)
 

@@ -65,7 +65,9 @@ def test_a_player_may_not_target_another_members_sheet(table: Table) -> None:
     refused = table.roll("alice", "@dai gurps attack 'Knife (Swung)' --vs @orc")
     assert refused.status_code == 422
     assert refused.json()["error"] == "no sheet 'orc' in this room (sheets: dai)"
-    assert put(table, "bob", "vex", DAI_TOML.read_bytes(), "application/toml").status_code == 201
+    # Bob's own character (another name: a name that reads as Dai's is refused, issue 71).
+    vex = DAI_TOML.read_bytes().replace(b'name = "Dai Blackthorn"', b'name = "Vex Rook"')
+    assert put(table, "bob", "vex", vex, "application/toml").status_code == 201
     theirs = table.roll("alice", "@dai gurps attack 'Knife (Swung)' --vs @vex")
     assert theirs.status_code == 403 and "another member's" in theirs.json()["error"]
     unknown = table.roll("alice", "@dai gurps attack 'Knife (Swung)' --vs @nobody")
