@@ -39,14 +39,16 @@ from referee.systems.gurps.blows import blow
 from referee.systems.gurps.damage import DamageSpec, read_damage
 from referee.systems.gurps.defense import (
     Allowed,
+    Flank,
     RangedKind,
     defenses_against,
     missile_kind,
+    situation_defense,
 )
 from referee.systems.gurps.exchange import Target, exchange
 from referee.systems.gurps.exchange_odds import exchange_odds
 from referee.systems.gurps.locations import LargeArea, read_location
-from referee.systems.gurps.melee import AttackOptions, DefenseOptions, EyeRow
+from referee.systems.gurps.melee import AttackOptions, DefenseOptions, EyeRow, Posture
 from referee.systems.gurps.pain import pain_odds
 from referee.systems.gurps.sim_oracle import AGAINST, against, can_defend
 from referee.systems.gurps.tolerance import Tolerance
@@ -419,3 +421,63 @@ def test_the_options_with_theirs_still_work() -> None:
                  "gurps attack 14 --thrown --heavy --damage 1d --target-name X --parry 9",
                  "gurps attack 14 --posture crawling --move-and-attack"):  # fmt: skip
         commands.run(line, seeded(1))
+
+
+# -------------------------- §2.4: the target's situation (B390-B391, B420, B551), typed
+
+
+def test_the_targets_situation_changes_its_defense_b390_b420_b551() -> None:
+    """B420: a stunned defender is at −4 to its active defenses; B551's Posture table,
+    Defense column: kneeling and sitting −2, crawling and prone −3; B390: an attack from
+    a side hex is defended at −2; ``--defense-mod`` is the GM's own. Each is in the
+    text, the JSON and the odds, and the odds equal every run of the exchange."""
+    target = Target("Orc", dodge=9, parry=10, hp=12, dr=1)
+    opts = DefenseOptions(stunned=True, posture=Posture.PRONE, flank=Flank.SIDE, modifier=1)
+    plain = AttackOptions(criticals=False)
+    o = exchange_odds(14, read_damage("1d+1 cut"), target, plain, "best", opts)
+    assert (o.defense, o.defense_level) == ("parry", 10 - 4 - 3 - 2 + 1)
+    _enumerated(14, "1d+1 cut", target, plain, "best", opts)
+    table = {Posture.STANDING: 0, Posture.CROUCHING: 0, Posture.KNEELING: -2,
+             Posture.SITTING: -2, Posture.CRAWLING: -3, Posture.PRONE: -3}  # fmt: skip
+    for posture, m in table.items():
+        assert sum(v for _, v in situation_defense(DefenseOptions(posture=posture))) == m
+    line = ("gurps attack 14 --damage '1d+1 cut' --target-name Orc --dodge 9 --parry 10 "
+            "--hp 12 --dr 1 --target-stunned --target-posture prone --flank side "
+            "--defense-mod 1")  # fmt: skip
+    named = [["stunned", -4], ["prone", -3], ["from the side", -2], ["modifier", 1]]
+    rolled = next(x for x in (commands.run(line, seeded(k)) for k in range(20))
+                  if x.data["defense"] is not None)  # fmt: skip
+    assert rolled.data["defense_modifiers"] == named
+    assert rolled.data["defense"]["effective"] == 2
+    assert "Parry (stunned -4, prone -3, from the side -2, modifier +1) 10-4-3-2+1 = 2" \
+        in rolled.text  # fmt: skip
+    odds = _odds(line)
+    assert odds.data["defense_modifiers"] == named and odds.data["odds"]["defense_level"] == 2
+    assert "the defense: stunned -4, prone -3, from the side -2, modifier +1" in odds.text
+    with pytest.raises(RuleError, match="B551"):
+        commands.run(line.replace("prone", "kneeling") + " --retreat", seeded(1))
+    with pytest.raises(RuleError, match="--target-stunned is the target's"):
+        commands.run("gurps attack 14 --target-stunned", seeded(1))
+
+
+def test_an_attack_from_behind_allows_no_active_defense_b391() -> None:
+    """B391: an attack from behind allows no active defense; its odds are those of an
+    undefended exchange, run on every outcome of its dice."""
+    target = Target("Orc", dodge=9, parry=10, hp=12, dr=1)
+    back = DefenseOptions(flank=Flank.BACK)
+    o = exchange_odds(12, read_damage("1d+1 cut"), target, AttackOptions(), "best", back)
+    assert o.defense is None and o.defended == 0
+    _enumerated(12, "1d+1 cut", target, AttackOptions(criticals=False), "best", back)
+    line = "gurps attack 12 --damage '1d+1 cut' --target-name Orc --dodge 9 --hp 12 --flank back"
+    got = commands.run(line, seeded(1))
+    assert "from behind: Orc has no active defense (B391)" in got.text
+    assert got.data["defense"] is None
+    with pytest.raises(RuleError, match="B391"):
+        commands.run(line + " --defense dodge", seeded(1))
+
+
+def test_a_volley_at_a_stunned_target_equals_enumeration_b420() -> None:
+    """B420's −4 with B373's volley: the Dodge stops hits as its margin allows."""
+    target = Target("Orc", dodge=11, hp=8)
+    opts = AttackOptions(ranged=True, rof=2, criticals=False, location="vitals")
+    _enumerated(12, "1d-1 pi", target, opts, "dodge", DefenseOptions(stunned=True))

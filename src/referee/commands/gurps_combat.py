@@ -358,7 +358,9 @@ def attack_cmd(
         if location is not None and spec_text is not None:  # only some damage reaches it
             require_targetable(location, read_damage(spec_text).damage_type, tight_beam)
         told = [f for f, on in (("--aod-double", sit.aod_double), ("--dodge-and-drop",
-                sit.dodge_and_drop), ("--heavy", sit.heavy)) if on]  # fmt: skip
+                sit.dodge_and_drop), ("--heavy", sit.heavy), ("--defense-mod", sit.defense_mod),
+                ("--target-posture", sit.target_posture != "standing"), ("--target-stunned",
+                sit.target_stunned), ("--flank", sit.flank != "front")) if on]  # fmt: skip
         if told:
             raise RuleError(f"{told[0]} is the target's defense: give a target (--vs or "
                             "--target-name and its numbers)")  # fmt: skip
@@ -383,6 +385,10 @@ def attack_cmd(
         drop=sit.dodge_and_drop,
         heavy=sit.heavy,
         break_on=sit.break_on or 2,
+        modifier=sit.defense_mod,
+        posture=sit.target_posture,
+        stunned=sit.target_stunned,
+        flank=sit.flank,
     )
     if sit.heavy and allowed_against(options, spec.damage_type).parry is None:
         raise RuleError("--heavy is for a parry (B376), and a missile cannot be parried "

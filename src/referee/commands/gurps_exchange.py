@@ -17,6 +17,7 @@ from ..rng import RandomSource
 from ..systems.gurps.allout import feint_penalty
 from ..systems.gurps.contest import quick_contest
 from ..systems.gurps.damage import DamageSpec
+from ..systems.gurps.defense import Flank, situation_defense
 from ..systems.gurps.exchange import Target, exchanges
 from ..systems.gurps.exchange_odds import double_odds, exchange_odds
 from ..systems.gurps.melee import AttackOptions, DefenseOptions, attack, effective_attack
@@ -97,6 +98,10 @@ def exchange_twin(
         RuleError: anything :func:`.exchange_odds.exchange_odds` refuses, before any die.
     """
     who = name or "Attack"
+    named = situation_defense(defense_options)  # B390, B420, B551
+    if defense_options.flank is Flank.BACK:
+        named.append(("from behind: no defense (B391)", 0))
+    situated = [[n, m] for n, m in named]
     pair = _pair(options)
     first = pair[0] if pair else options
     # checks the choice; computed once, for the odds and the roll alike (cached)
@@ -105,16 +110,23 @@ def exchange_twin(
     def exchange_go(rng: RandomSource) -> Reply:
         both = exchanges(level, spec, target, attacker=who, options=options, defense=defense,
                          defense_options=defense_options, rng=rng)  # fmt: skip
-        data = {**exchange_json(both[0]), "label": name}
+        data = {**exchange_json(both[0]), "label": name, "defense_modifiers": situated}
         reply = Reply(data, both[0].text)
         if len(both) == 2:  # All-Out Attack (Double), a Dual-Weapon Attack
             text = f"first: {both[0].text}\nsecond: {both[1].text}"
             reply = Reply({**data, "second": exchange_json(both[1]), "text": text}, text)
+        if defense_options.flank is Flank.BACK:  # B391: said, as no defense roll says it
+            text = f"{reply.text} [from behind: {target.name} has no active defense (B391)]"
+            reply = Reply({**reply.data, "text": text}, text)
         return with_tolerance(with_pain(reply, target), target)
 
     def steps_odds() -> Reply:
         o = exchange_odds(level, spec, target, first, defense, defense_options, attacker=who)
         data, text = {**exchange_odds_json(o), "label": name}, o.text
+        data["defense_modifiers"] = situated
+        if situated:  # the target's situation, named (B390, B420, B551)
+            text += "\n  the defense: " + ", ".join(f"{n} {m:+d}" if m else n
+                                                    for n, m in named)  # fmt: skip
         if pair:
             either, both = double_odds(o, level, spec, target, first, defense, defense_options,
                                        then=pair[1])  # fmt: skip

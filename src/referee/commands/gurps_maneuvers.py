@@ -17,7 +17,7 @@ from typing import Annotated, Any
 import typer
 
 from ..errors import RuleError
-from ..systems.gurps.defense import RangedKind
+from ..systems.gurps.defense import Flank, RangedKind
 from ..systems.gurps.locations import LargeArea
 from ..systems.gurps.situation import Posture
 from ..systems.gurps.tolerance import Tolerance
@@ -72,6 +72,10 @@ class Situation:
     heavy: bool = False
     break_on: int | None = None
     """``--break-on`` as typed; None: not given (2)."""
+    defense_mod: int = 0
+    target_posture: Posture = Posture.STANDING
+    target_stunned: bool = False
+    flank: Flank = Flank.FRONT
     large_area_dr: LargeArea | None = None
     """``--large-area-dr``: how large-area injury's DR rounds (B400); None: up."""
     tolerance: Tolerance | None = None
@@ -138,6 +142,16 @@ def situation_params() -> list[inspect.Parameter]:
         _opt("break_on", int | None, None, "--break-on",
              "With --heavy: the 1d roll at or under which the parrying weapon breaks (2).",
              min=1, max=6),
+        _opt("defense_mod", int, 0, "--defense-mod",
+             "The GM's own modifier to the target's defense.", min=-20, max=20),
+        _opt("target_posture", Posture, Posture.STANDING, "--target-posture",
+             "The target's posture: its defenses kneeling or sitting -2, crawling or prone "
+             "-3, and no retreat kneeling or sitting (B551)."),
+        _opt("target_stunned", bool, False, "--target-stunned",
+             "The target is stunned: -4 to its defenses (B420)."),
+        _opt("flank", Flank, Flank.FRONT, "--flank",
+             "Where the attack comes from: side, the target's defenses -2; back, none "
+             "(B390-B391)."),
         _opt("large_area_dr", LargeArea | None, None, "--large-area-dr",
              "With --large-area: the average DR's half rounds up (the default, as GCS and "
              "GURPS Game Aid) or down (B400 does not say)."),

@@ -25,12 +25,14 @@ from enum import StrEnum
 from ...errors import RuleError
 from ...results import Chances
 from ...rng import RandomSource
+from .situation import Posture
 from .success import SuccessRoll, check
 
 __all__ = [
     "DEFENSES",
     "Allowed",
     "DefenseOptions",
+    "Flank",
     "DefenseRoll",
     "RangedKind",
     "defend",
@@ -38,6 +40,7 @@ __all__ = [
     "defenses_against",
     "halved_dodge",
     "missile_kind",
+    "situation_defense",
 ]
 
 DEFENSES = ("dodge", "parry", "block")
@@ -149,6 +152,21 @@ def defenses_against(
     return Allowed(False, kind.parry, kind is not RangedKind.BULLET)
 
 
+class Flank(StrEnum):
+    """Where an attack comes from, for the defense against it.
+
+    Source: *GURPS Basic Set*, 4th edition, B390-B391 (facing; the arcs of B389): an
+    attack from a side hex is defended at −2; from behind, with no active defense at
+    all. The GM judges the hex; referee takes it as given.
+    """
+
+    FRONT = "front"
+    SIDE = "side"
+    """From a side hex: every active defense at −2."""
+    BACK = "back"
+    """From behind: no active defense."""
+
+
 class _Checked:
     """What an attack and a defense answer from their success roll (``check``)."""
 
@@ -200,6 +218,16 @@ class DefenseOptions:
     (B376, "Parrying Heavy Weapons"; :mod:`.defenses`)."""
     break_on: int = 2
     """With :attr:`heavy`: the 1d roll at or under which the parrying weapon breaks."""
+    modifier: int = 0
+    """The GM's own modifier to the defense (``--defense-mod``), named ``modifier``."""
+    posture: Posture = Posture.STANDING
+    """The defender's posture: B551's Defense column (kneeling and sitting −2,
+    crawling and prone −3); kneeling or sitting, no retreat (B551, as the fight)."""
+    stunned: bool = False
+    """The defender is stunned: −4 to every active defense (B420)."""
+    flank: Flank = Flank.FRONT
+    """Where the attack comes from: the side −2; behind, no active defense (B390-B391;
+    :class:`Flank`)."""
 
     def __post_init__(self) -> None:
         if not 0 <= self.shield <= 10:
@@ -213,6 +241,10 @@ class DefenseOptions:
         if self.drop and self.retreat:
             raise RuleError("--dodge-and-drop or --retreat, not both: Dodge and Drop is a "
                             "drop in place (B377, referee's reading)")  # fmt: skip
+        if not -20 <= self.modifier <= 20:
+            raise RuleError(f"--defense-mod {self.modifier}: a defense modifier is -20 to 20")
+        if self.retreat and self.posture in (Posture.KNEELING, Posture.SITTING):
+            raise RuleError(f"a {self.posture} defender cannot retreat (B551)")
         if self.aod_double and self.all_out:
             raise RuleError("All-Out Defense is Increased Defense (--aod) or Double "
                             "(--aod-double), not both (B366)")  # fmt: skip
@@ -242,7 +274,24 @@ def defense_modifiers(
         mods.append(("the attack", against))
     if kind == "parry" and parry:
         mods.append(("thrown", parry))
-    return mods
+    return mods + situation_defense(options)
+
+
+def situation_defense(options: DefenseOptions) -> list[tuple[str, int]]:
+    """The defender's situation, named, as every defense takes it: stunned −4 (B420),
+    posture (B551's Defense column), an attack from the side −2 (B390), the GM's own
+    ``modifier``; none when there is none, so a plain defense is unchanged.
+
+    >>> situation_defense(DefenseOptions(stunned=True, posture=Posture.PRONE,
+    ...                                  flank=Flank.SIDE, modifier=1))
+    [('stunned', -4), ('prone', -3), ('from the side', -2), ('modifier', 1)]
+    """
+    posture = {Posture.KNEELING: -2, Posture.SITTING: -2, Posture.CRAWLING: -3,
+               Posture.PRONE: -3}.get(options.posture, 0)  # fmt: skip
+    named = [("stunned", -4 if options.stunned else 0), (str(options.posture), posture),
+             ("from the side", -2 if options.flank is Flank.SIDE else 0),
+             ("modifier", options.modifier)]  # fmt: skip
+    return [(n, m) for n, m in named if m]
 
 
 def halved_dodge(dodge: int, *, reeling: bool = False, very_tired: bool = False) -> int:

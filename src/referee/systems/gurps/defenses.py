@@ -35,10 +35,12 @@ from .defense import (
     Allowed,
     DefenseOptions,
     DefenseRoll,
+    Flank,
     RangedKind,
     defend,
     defense_modifiers,
     defenses_against,
+    situation_defense,
 )
 from .melee import AttackOptions
 from .success import skill_odds
@@ -163,7 +165,9 @@ def _roll(
     rng: RandomSource | None,
 ) -> DefenseRoll:
     kind, level = chosen
-    label = f"{target.name}'s {kind.title()}{halved(target, kind)}"
+    where = ", ".join(f"{n} {m:+d}" for n, m in situation_defense(options))
+    label = f"{target.name}'s {kind.title()}{halved(target, kind)}" + (f" ({where})" if where
+                                                                       else "")  # fmt: skip
     return defend(kind, level, options, against=against, parry=parry or 0, label=label, rng=rng)
 
 
@@ -262,6 +266,12 @@ def settle(
     """
     if target.fencing and not options.fencing:
         options = replace(options, fencing=True)
+    if options.flank is Flank.BACK:  # B391: an attack from behind allows no defense
+        if defense in DEFENSES or options.aod_double or options.drop:
+            raise RuleError("an attack from behind (--flank back) allows no active defense "
+                            f"(B391): leave out --defense {defense}, --aod-double and "
+                            "--dodge-and-drop")  # fmt: skip
+        defense = "none"
     if options.retreat and not allowed.retreat:
         raise RuleError("--retreat is against a melee attack (B377, \"Retreating\"): a "
                         "ranged attack allows none")  # fmt: skip
