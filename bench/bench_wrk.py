@@ -12,6 +12,10 @@ round-robin across the rooms, each with one of the room's members' tokens, on
 ``CONNECTIONS`` connections (50) from ``THREADS`` threads (2), for ``DURATION``
 seconds (10).
 
+With ``--against``, it also prints the server's CPU a roll against the reference's,
+round by round (issue 74 §3 asks for half), and whether this tree's medians meet the
+rooms' goal (1,000 rolls/s with a POST p99 of 50 ms at most, nothing lost).
+
 Each run prints the acknowledged rolls/s (answers 201 over wrk's duration), wrk's
 POST p50 and p99, the server's CPU a roll (``/proc``), the machine's load
 (``/proc/loadavg``), and whether every subscriber got every roll: the server is
@@ -70,6 +74,11 @@ CONNECTIONS = int(os.environ.get("CONNECTIONS", "50"))
 THREADS = int(os.environ.get("THREADS", "2"))
 DURATION = int(os.environ.get("DURATION", "10"))
 ROUNDS = int(os.environ.get("ROUNDS", "3"))
+
+GOAL_ROLLS, GOAL_P99 = 1000, 50.0
+"""The rooms' goal on two cores: acknowledged rolls a second, and POST p99 (ms)."""
+CPU_TARGET = 0.5
+"""Issue 74 §3: the server's CPU a roll at most this share of the reference's."""
 
 HERE = Path(__file__).resolve().parent
 SRC = HERE.parent / "src"
@@ -337,12 +346,22 @@ def main(argv: list[str]) -> int:
                 time.sleep(1.0)
     ok = all(r.complete for rs in runs.values() for r in rs)
     for name, rs in runs.items():
-        rates, p99s = [r.rolls for r in rs], [r.p99 for r in rs]
+        rates, p99s, cpus = [r.rolls for r in rs], [r.p99 for r in rs], [r.cpu for r in rs]
         print(
             f"{name}: median {statistics.median(rates):,.0f} rolls/s "
             f"({min(rates):,.0f}-{max(rates):,.0f}), p99 {statistics.median(p99s):.1f} ms "
-            f"({min(p99s):.1f}-{max(p99s):.1f})"
+            f"({min(p99s):.1f}-{max(p99s):.1f}), server CPU "
+            f"{statistics.median(cpus):.3f} ms a roll ({min(cpus):.3f}-{max(cpus):.3f})"
         )
+    new_runs = runs["this tree"]
+    goal = (
+        statistics.median(r.rolls for r in new_runs) >= GOAL_ROLLS
+        and statistics.median(r.p99 for r in new_runs) <= GOAL_P99
+    )
+    print(
+        f"the rooms' goal, {GOAL_ROLLS:,} rolls/s with p99 at most {GOAL_P99:.0f} ms, nothing "
+        f"lost (this tree's medians): {'PASS' if goal and ok else 'MISS'}"
+    )
     if against is not None:
         old, new = runs[sides[0][0]], runs["this tree"]
         ratios = [b.rolls / a.rolls for a, b in zip(old, new, strict=True)]
@@ -352,6 +371,13 @@ def main(argv: list[str]) -> int:
             f"this tree / {sides[0][0]}, round by round: "
             f"{', '.join(f'{r:.2f}x' for r in ratios)}  (target: rolls/s at least the "
             f"reference's and p99 no worse: {'PASS' if faster and p99 and ok else 'MISS'})"
+        )
+        cpu = [b.cpu / a.cpu for a, b in zip(old, new, strict=True)]
+        halved = statistics.median(cpu) <= CPU_TARGET
+        print(
+            f"server CPU a roll, this tree / {sides[0][0]}, round by round: "
+            f"{', '.join(f'{r:.2f}x' for r in cpu)}  (issue 74's target, at most "
+            f"{CPU_TARGET}x, the median: {'PASS' if halved else 'MISS'})"
         )
     else:
         print(f"every subscriber had every roll: {'PASS' if ok else 'MISS'}")

@@ -29,13 +29,16 @@ for b in roll odds sample startup gurps exchange_odds fudge swn gurps_sim fight 
   "$PY" "bench/bench_$b.py" 2>&1 | tee -a "$log" || { failed=1; echo "bench_$b.py FAILED"; }
   echo
 done
-# wrk into many rooms (issue 51), side by side with ae0daa9 (before issues 39-44) when
-# this checkout has that commit; alone otherwise. Needs Debian's wrk (skipped without).
+# wrk into many rooms (issue 51), side by side with aa80c05 (the rooms before issue 74
+# §3's work on a roll's CPU: it prints the ratio of the server's CPU a roll, and the
+# rooms' goal) when this checkout has that commit; alone otherwise. Needs Debian's wrk
+# (skipped without).
 against=()
-git cat-file -e ae0daa9^{commit} 2>/dev/null && against=(--against ae0daa9)
+git cat-file -e aa80c05^{commit} 2>/dev/null && against=(--against aa80c05)
 "$PY" bench/bench_wrk.py "${against[@]}" 2>&1 | tee -a "$log" || { failed=1; echo "bench_wrk.py FAILED"; }
 echo
-# The same load's instructions a roll, counted under callgrind (needs Debian's valgrind).
+# The same load's instructions a roll, counted under callgrind (needs Debian's valgrind),
+# beside the same commit.
 "$PY" bench/bench_instructions.py "${against[@]}" 2>&1 | tee -a "$log" || { failed=1; echo "bench_instructions.py FAILED"; }
 echo
 misses=$(grep -cE ' MISS\)?$' "$log")
