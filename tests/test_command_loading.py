@@ -41,7 +41,7 @@ def test_a_first_word_loads_only_its_own_commands(first: str) -> None:
     assert word in seen["words"]
     other_modules = {m for w, ms in DECLARED_BY.items() for m in ms} - owners
     assert not other_modules & set(seen["modules"]), seen
-    assert seen["swn"] == (word == "swn")
+    assert not seen["swn"]  # SWN's encounter simulator: loaded when run (issue 74)
 
 
 def test_the_console_script_reads_a_system_command_and_a_bare_expression() -> None:

@@ -241,16 +241,18 @@ def build(words: Sequence[str] = ()) -> typer.Typer:
     """
     group = ALIASES.get(words[0], words[0]) if words else None
     only = group in DECLARED_BY
+    # the application's own commands (serve, verify, rooms, discord) need no system's
+    own = group in _OWN
     # ``referee --help`` lists the systems' groups by their help alone: their commands
     # stay unloaded (the groups are made empty below, in the order a full build has).
     bare_help = list(words) == ["--help"]
     if only:
-        load(group)
+        load(group, words[1] if len(words) > 1 else None)
     elif bare_help:
         roots = [w for w in DECLARED_BY if (w,) not in GROUP_HELP]
         for word in sorted(roots, key=lambda w: DECLARED_BY[w]):
             load(word)
-    else:
+    elif not own:
         load()
     asked = _asked(group, words[1:]) if only and group is not None else ()
     apps: dict[tuple[str, ...], typer.Typer] = {}
@@ -284,9 +286,15 @@ def build(words: Sequence[str] = ()) -> typer.Typer:
     apps[()].command("verify", epilog=VERIFY_EXAMPLES)(verify)
     if only:  # (with serve and verify beside it, typer keeps "sheet" a command by name)
         return apps[()]
-    apps[()].add_typer(rooms_app, name="rooms")
-    apps[()].add_typer(discord_app, name="discord")
+    if group in (None, "rooms") or not own:
+        apps[()].add_typer(rooms_app, name="rooms")
+    if group in (None, "discord") or not own:
+        apps[()].add_typer(discord_app, name="discord")
     return apps[()]
+
+
+_OWN = frozenset({"serve", "verify", "rooms", "discord"})
+"""The first words of the commands that are the application's own, not a system's."""
 
 
 app: typer.Typer  # (bound by __getattr__ below, when first asked for)

@@ -14,8 +14,6 @@ from ..fmt import fraction, percent, readable, short_fraction
 from ..render import gurps as render
 from ..rng import RandomSource
 from ..systems import gurps as g
-from ..systems.gurps.damage import armor_dr
-from ..systems.gurps.reaction import check_modifier
 from .gurps_traits import Skill, resolve_damage, resolve_skill
 from .registry import LabelOpt, NamesOpt, Twin, command, label_reply, read_names, twins
 from .result import Plan, Reply
@@ -300,6 +298,8 @@ def reaction(
     label: LabelOpt = None,
 ) -> Twin:
     """A reaction roll: 3d6 plus modifiers on the Reaction Table (the GM's secret by default)."""
+    from ..systems.gurps.reaction import check_modifier
+
     total = check_modifier(modifier + sum(mod or []))
     odds = g.reaction_odds(total)
 
@@ -374,6 +374,8 @@ def damage(
     if read.sheet is not None:
         resolved_as(ctx, words=read.words(), damage_type=None)
         resolved_as(ctx, label=labelled(read.source or "", label))
+    from ..systems.gurps.damage import armor_dr
+
     met = armor_dr(dr, div)
     dist = g.damage_odds(expression, dr=met, damage_type=kind)
     injury = g.injury_odds(expression, dr=met, damage_type=kind)

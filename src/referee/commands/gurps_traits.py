@@ -17,23 +17,25 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 from ..errors import RuleError, SheetError
-from ..sheets import Attack, Kind, Sheet, Trait, find_attack, find_trait
 from ..systems import gurps as g
-from ..systems.gurps.damage import MARKERS, damage_type_name, read_damage, with_adds
 from .sheeted import sheet_for, trait_json
+
+if TYPE_CHECKING:
+    from ..sheets import Attack, Sheet, Trait
+
+# The sheets' model and GURPS's damage rules are imported where a name is read from a
+# sheet or a damage is typed, not by every command that may take them: ``referee gurps
+# check 12`` reads neither (issue 74).
 
 __all__ = ["Damage", "Skill", "best_defense", "defense_level", "resolve_damage", "resolve_skill"]
 
 _NUMBER = re.compile(r"^\s*(-?\d+)")
 _DEFENSE = re.compile(r"^(parry|block)\b\s*(.*)$", re.I)
-
-ROLLED = (Kind.ATTRIBUTE, Kind.SKILL, Kind.TECHNIQUE, Kind.SPELL, Kind.DEFENSE)
-"""What a GURPS success roll may name on a sheet."""
 
 _EXPLICIT = re.compile(r"^\s*(.*?[A-Za-z)\]])-(\d.*)$")
 """``Broadsword-14``: a name and its level, with no space before the dash."""
@@ -61,7 +63,11 @@ class Skill:
     @property
     def defense(self) -> bool:
         """Dodge is a defense roll (allowed below 3, ``000``)."""
-        return self.trait is not None and self.trait.kind is Kind.DEFENSE
+        if self.trait is None:
+            return False
+        from ..sheets import Kind
+
+        return self.trait.kind is Kind.DEFENSE
 
     def json(self) -> dict[str, Any] | None:
         """The ``trait`` of the result's JSON, or None."""
@@ -109,8 +115,11 @@ def resolve_skill(ctx: typer.Context, text: str, path: str | None, command: str)
     assert found is not None  # the pattern matches any text
     name, mods = found.group("name"), found.group("mods").replace(" ", "")
     sheet = sheet_for(ctx, path, "gurps", command, name)
+    from ..sheets import Kind, find_trait
+
+    rolled = (Kind.ATTRIBUTE, Kind.SKILL, Kind.TECHNIQUE, Kind.SPELL, Kind.DEFENSE)
     try:
-        trait = find_trait(sheet, name, ROLLED)
+        trait = find_trait(sheet, name, rolled)
     except SheetError as exc:
         if " has no " not in str(exc):
             raise  # several traits match: the player names one
@@ -125,6 +134,8 @@ def _from_weapons(sheet: Sheet, name: str) -> Trait | None:
     """A name that is no trait but a weapon (``Sai (Swing)``: its level as the sheet
     saved it), or a defense with one (``Parry Broadsword``; ``Parry`` or ``Block``
     alone: the sheet's best), read from the sheet's weapons; None if neither."""
+    from ..sheets import Kind, Trait, find_attack
+
     defense = _DEFENSE.match(name.strip())
     if defense is not None:
         which, rest = defense.group(1).lower(), defense.group(2).strip()
@@ -187,6 +198,8 @@ class Damage:
         and the markers (``["2d+1(2)", "cut", "ex"]``)."""
         div = self.divisor
         shown = "" if div is None else f"({div.numerator if div.denominator == 1 else float(div)})"
+        from ..systems.gurps.damage import MARKERS
+
         markers = [n for n in self.notes if n.lower() in MARKERS]
         return [f"{self.expression}{shown}", self.damage_type, *markers]
 
@@ -215,6 +228,9 @@ def resolve_damage(
         RuleError: a type given twice, or an attack whose damage is not dice+adds.
         CommandError, SheetError: as :func:`resolve_skill`.
     """
+    from ..sheets import find_attack
+    from ..systems.gurps.damage import damage_type_name, read_damage, with_adds
+
     text = " ".join(text.split())
     if re.fullmatch(r"\d+d\s*([+-]\s*\d+)?", text):
         return Damage(text.replace(" ", ""), damage_type or "cr")

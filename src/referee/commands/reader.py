@@ -25,7 +25,7 @@ from ..errors import CommandError
 from ..rng import CappedSource, RandomSource, RecordingSource, resolve
 from .coercion import lighten
 from .line import arrange, is_word, normalise, split_line
-from .registry import ALIASES, COMMANDS, DECLARED_BY, DEFAULTS, Command, root_app
+from .registry import ALIASES, COMMANDS, DECLARED_BY, DEFAULTS, NAMED_BY, Command, root_app
 from .result import (
     BUILTIN,
     CommandLimits,
@@ -58,15 +58,20 @@ CLI_ONLY = ("--json", "--seed", "-n", "--secret", "--open")
 """Options of the CLI alone: a result is already structured and rolled by the caller."""
 
 
-def load(first: str | None = None) -> None:
+def load(first: str | None = None, second: str | None = None) -> None:
     """Declare the commands of the group that ``first`` names (``gurps``, an alias, or
     ``roll``), or with no word every command: each system's commands are loaded when
     that system is asked for, so ``referee gurps check 12`` does not import SWN's
-    encounter simulator (:data:`.registry.DECLARED_BY`)."""
+    encounter simulator (:data:`.registry.DECLARED_BY`). With ``second``, the word
+    after it, only the module that declares that word's commands when one does
+    (:data:`.registry.NAMED_BY`): ``gurps check`` loads neither GURPS's exchange nor
+    its simulator."""
     if first is None:
         names = {m for group in DECLARED_BY.values() for m in group}
     else:
-        names = set(DECLARED_BY.get(ALIASES.get(first, first), ()))
+        group = ALIASES.get(first, first)
+        one = NAMED_BY.get(group, {}).get(second) if second is not None else None
+        names = {one} if one is not None else set(DECLARED_BY.get(group, ()))
     for name in sorted(names):
         import_module(f"{__package__}.{name}")
 

@@ -29,6 +29,7 @@ __all__ = [
     "DECLARED_BY",
     "DEFAULTS",
     "GROUP_HELP",
+    "NAMED_BY",
     "Command",
     "Twin",
     "command",
@@ -99,6 +100,26 @@ DECLARED_BY: dict[str, tuple[str, ...]] = {
 """The modules of :mod:`referee.commands` that declare each first word's commands:
 :func:`.reader.load` imports only those a command line names (a test checks that
 together they declare every command, and each only its own words)."""
+NAMED_BY: dict[str, dict[str, str]] = {
+    "gurps": {
+        **dict.fromkeys(("check", "contest", "damage", "reaction", "retry", "table"), "gurps"),
+        "attack": "gurps_combat",
+        "blow": "gurps_blow",
+        "defend": "gurps_defend",
+        "simulate": "gurps_simulate",
+        "slam": "gurps_slam",
+    },
+    "swn": {
+        **dict.fromkeys(
+            ("check", "initiative", "morale", "oppose", "save", "simulate", "stabilize"), "swn"
+        ),
+        "attack": "swn_attack",
+    },
+}
+"""Of a group that several modules declare, the one module that declares each second
+word's commands (``gurps check``: :mod:`.gurps`): :func:`.reader.load` imports only
+that one for ``referee gurps check 12`` (issue 74; a test checks the map is exact). A
+word not here (``gurps odds``, whose commands every module declares) loads the group."""
 ALIASES = {alias: s.name for s in SYSTEMS.values() for alias in s.aliases}
 """Other names of the system command groups (from the systems registry)."""
 

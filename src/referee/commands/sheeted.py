@@ -8,13 +8,15 @@ override it, and the text says so.
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from ..errors import NoSheetError
-from ..sheets import Sheet, Trait, require
 from .result import resources_of
+
+if TYPE_CHECKING:  # the sheets' model is imported when a sheet is read (issue 74)
+    from ..sheets import Sheet, Trait
 
 __all__ = [
     "TargetNameOpt",
@@ -67,6 +69,8 @@ def sheet_for(
             "sheet to read it from",
             command,
         )
+    from ..sheets import require
+
     return require(sheet, system, command)
 
 
@@ -80,6 +84,8 @@ def maybe_sheet(ctx: typer.Context, path: str | None, system: str, command: str)
     sheet = resources_of(ctx).sheet(path)
     if sheet is None or (path is None and sheet.system != system):
         return None
+    from ..sheets import require
+
     return require(sheet, system, command)
 
 

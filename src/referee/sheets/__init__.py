@@ -19,12 +19,14 @@ Names are matched in one place (:mod:`.match`): :func:`find_trait` and
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..errors import SheetError
-from .formats import MAX_BYTES, MAX_DEPTH, kind_of, load_json
-from .gcs import gcs_sheet, is_gcs, read_gcs
 from .match import find_attack, find_trait
 from .model import Attack, Kind, Sheet, Trait
-from .native import read_toml
+
+if TYPE_CHECKING:
+    from .formats import MAX_BYTES, MAX_DEPTH
 
 __all__ = [
     "MAX_BYTES",
@@ -54,6 +56,12 @@ def read_sheet(data: bytes) -> Sheet:
             of an unsupported kind (GCS XML or version 1, naming how to convert it),
             or holds values a sheet cannot have.
     """
+    # here, not at the top: the readers and their parsers (tomllib, the bounds' checks)
+    # are loaded when a sheet is read, not by every command that may take one (issue 74)
+    from .formats import kind_of, load_json
+    from .gcs import gcs_sheet, is_gcs, read_gcs
+    from .native import read_toml
+
     kind = kind_of(data)  # each reader checks the bounds before it parses
     if kind == "toml":
         return read_toml(data)
@@ -70,6 +78,17 @@ def read_sheet(data: bytes) -> Sheet:
         assert isinstance(doc, dict)
         return read_foundry_swnr(doc)
     raise SheetError("this JSON is neither a GCS character file nor a Foundry swnr actor export")
+
+
+def __getattr__(name: str) -> int:
+    """:data:`MAX_BYTES` and :data:`MAX_DEPTH`, from :mod:`.formats` when first asked
+    for (issue 74)."""
+    if name in ("MAX_BYTES", "MAX_DEPTH"):
+        from . import formats
+
+        value: int = getattr(formats, name)
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def require(sheet: Sheet, system: str, command: str) -> Sheet:

@@ -15,29 +15,71 @@ left out, not guessed.
 Fraction(146, 243)
 """
 
-from .action import (
-    MAX_MODIFIER,
-    NO_DIFFICULTY,
-    ActionOdds,
-    ActionRoll,
-    action,
-    action_odds,
-    difficulty_level,
+from typing import TYPE_CHECKING
+
+from ...lazy import export
+
+if TYPE_CHECKING:
+    from .action import (
+        MAX_MODIFIER,
+        NO_DIFFICULTY,
+        ActionOdds,
+        ActionRoll,
+        action,
+        action_odds,
+        difficulty_level,
+    )
+    from .dice import (
+        MAX_REROLLS,
+        Reroll,
+        Strategy,
+        choose,
+        dice_distribution,
+        face_text,
+        net_rerolls,
+        read_faces,
+        read_rerolls,
+    )
+    from .ladder import FATE_CORE, LADDERS, PSI_PUNK, Degrees, Ladder, Level, ladder_from_data
+    from .ladder_file import get_ladder, load_ladder
+    from .opposed import OpposedRoll, TieRule, oppose, oppose_odds
+
+export(
+    __name__,
+    {
+        "action": (
+            "MAX_MODIFIER",
+            "NO_DIFFICULTY",
+            "ActionOdds",
+            "ActionRoll",
+            "action",
+            "action_odds",
+            "difficulty_level",
+        ),
+        "dice": (
+            "MAX_REROLLS",
+            "Reroll",
+            "Strategy",
+            "choose",
+            "dice_distribution",
+            "face_text",
+            "net_rerolls",
+            "read_faces",
+            "read_rerolls",
+        ),
+        "ladder": (
+            "FATE_CORE",
+            "LADDERS",
+            "PSI_PUNK",
+            "Degrees",
+            "Ladder",
+            "Level",
+            "ladder_from_data",
+        ),
+        "ladder_file": ("get_ladder", "load_ladder"),
+        "opposed": ("OpposedRoll", "TieRule", "oppose", "oppose_odds"),
+    },
 )
-from .dice import (
-    MAX_REROLLS,
-    Reroll,
-    Strategy,
-    choose,
-    dice_distribution,
-    face_text,
-    net_rerolls,
-    read_faces,
-    read_rerolls,
-)
-from .ladder import FATE_CORE, LADDERS, PSI_PUNK, Degrees, Ladder, Level, ladder_from_data
-from .ladder_file import get_ladder, load_ladder
-from .opposed import OpposedRoll, TieRule, oppose, oppose_odds
 
 __all__ = [
     "FATE_CORE",

@@ -12,14 +12,15 @@ from __future__ import annotations
 
 import functools
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from fractions import Fraction
+from itertools import product
 
 from ...errors import RuleError
 from ...fmt import percent, rolled
-from ...odds import odds
 from ...results import Chances
 from ...rng import RandomSource
 from ...roller import draw_faces
@@ -170,6 +171,19 @@ class SkillOdds:
     """P(critical failure)."""
 
 
+@functools.cache
+def three_d6() -> dict[int, Fraction]:
+    """The distribution of 3d6's total, from its 216 rolls: ``odds("3d6").distribution``
+    (a test compares them) without the dice grammar, whose parser (lark, about 40 ms)
+    ``referee gurps check 12`` would load for it alone (issue 74).
+
+    >>> three_d6()[10], three_d6()[3]
+    (Fraction(1, 8), Fraction(1, 216))
+    """
+    counts = Counter(a + b + c for a, b, c in product(range(1, 7), repeat=3))
+    return {total: Fraction(counts[total], 216) for total in sorted(counts)}
+
+
 @functools.lru_cache(maxsize=4096)
 def skill_odds(effective: int) -> SkillOdds:
     """Exact odds of success and of each critical at ``effective`` skill, from the 3d6 distribution.
@@ -179,7 +193,7 @@ def skill_odds(effective: int) -> SkillOdds:
     >>> skill_odds(10).success
     Fraction(1, 2)
     """
-    dist = odds("3d6").distribution
+    dist = three_d6()
     tally = dict.fromkeys(Outcome, Fraction(0))
     for total, p in dist.items():
         tally[outcome(total, effective)] += p

@@ -10,64 +10,133 @@ notes on Stars Without Number (the "rules README"); docs/reference/sources.md li
 (1, 12, Fraction(3, 10))
 """
 
-from .attributes import ATTRIBUTES, attribute_modifier, best_attribute, resolve_modifier
-from .checks import Check, Kind
-from .combat import (
-    Attack,
-    AttackOdds,
-    InitiativeEntry,
-    ShockFloor,
-    Weapon,
-    attack,
-    attack_modifier,
-    attack_odds,
-    damage_distribution,
-    hit_odds,
-    initiative,
+from typing import TYPE_CHECKING
+
+from ...lazy import export
+
+if TYPE_CHECKING:
+    from .attributes import ATTRIBUTES, attribute_modifier, best_attribute, resolve_modifier
+    from .checks import Check, Kind
+    from .combat import (
+        Attack,
+        AttackOdds,
+        InitiativeEntry,
+        ShockFloor,
+        Weapon,
+        attack,
+        attack_modifier,
+        attack_odds,
+        damage_distribution,
+        hit_odds,
+        initiative,
+    )
+    from .encounter import Combatant, Encounter, Side, Target, load_encounter, load_party
+    from .injury import (
+        TOOLS,
+        Condition,
+        DeathWindow,
+        Health,
+        Stabilization,
+        end_round,
+        heal,
+        rest_night,
+        stabilize,
+        stabilize_difficulty,
+        stabilize_odds,
+        take_damage,
+        wait_minutes,
+    )
+    from .opposed import (
+        Opposed,
+        TieRule,
+        morale,
+        morale_certainty,
+        morale_odds,
+        morale_triggers,
+        oppose,
+        oppose_odds,
+    )
+    from .saves import SaveKind, save, save_attribute, save_odds, save_target
+    from .skills import (
+        DIFFICULTIES,
+        MAX_HELPERS,
+        PSYCHIC_SKILLS,
+        SKILLS,
+        CheckOdds,
+        Helper,
+        assume_skill,
+        difficulty_value,
+        read_helpers,
+        skill_check,
+        skill_check_odds,
+        skill_name,
+        skill_odds,
+    )
+    from .turns import ACTIONS, Turn, plan_turn
+
+export(
+    __name__,
+    {
+        "attributes": ("ATTRIBUTES", "attribute_modifier", "best_attribute", "resolve_modifier"),
+        "checks": ("Check", "Kind"),
+        "combat": (
+            "Attack",
+            "AttackOdds",
+            "InitiativeEntry",
+            "ShockFloor",
+            "Weapon",
+            "attack",
+            "attack_modifier",
+            "attack_odds",
+            "damage_distribution",
+            "hit_odds",
+            "initiative",
+        ),
+        "encounter": ("Combatant", "Encounter", "Side", "Target", "load_encounter", "load_party"),
+        "injury": (
+            "TOOLS",
+            "Condition",
+            "DeathWindow",
+            "Health",
+            "Stabilization",
+            "end_round",
+            "heal",
+            "rest_night",
+            "stabilize",
+            "stabilize_difficulty",
+            "stabilize_odds",
+            "take_damage",
+            "wait_minutes",
+        ),
+        "opposed": (
+            "Opposed",
+            "TieRule",
+            "morale",
+            "morale_certainty",
+            "morale_odds",
+            "morale_triggers",
+            "oppose",
+            "oppose_odds",
+        ),
+        "saves": ("SaveKind", "save", "save_attribute", "save_odds", "save_target"),
+        "skills": (
+            "DIFFICULTIES",
+            "MAX_HELPERS",
+            "PSYCHIC_SKILLS",
+            "SKILLS",
+            "CheckOdds",
+            "Helper",
+            "assume_skill",
+            "difficulty_value",
+            "read_helpers",
+            "skill_check",
+            "skill_check_odds",
+            "skill_name",
+            "skill_odds",
+        ),
+        "turns": ("ACTIONS", "Turn", "plan_turn"),
+    },
 )
-from .encounter import Combatant, Encounter, Side, Target, load_encounter, load_party
-from .injury import (
-    TOOLS,
-    Condition,
-    DeathWindow,
-    Health,
-    Stabilization,
-    end_round,
-    heal,
-    rest_night,
-    stabilize,
-    stabilize_difficulty,
-    stabilize_odds,
-    take_damage,
-    wait_minutes,
-)
-from .opposed import (
-    Opposed,
-    TieRule,
-    morale,
-    morale_certainty,
-    morale_odds,
-    morale_triggers,
-    oppose,
-    oppose_odds,
-)
-from .saves import SaveKind, save, save_attribute, save_odds, save_target
-from .skills import (
-    DIFFICULTIES,
-    MAX_HELPERS,
-    PSYCHIC_SKILLS,
-    SKILLS,
-    CheckOdds,
-    Helper,
-    assume_skill,
-    difficulty_value,
-    read_helpers,
-    skill_check,
-    skill_check_odds,
-    skill_name,
-    skill_odds,
-)
-from .turns import ACTIONS, Turn, plan_turn
 
 __all__ = [
     "ATTRIBUTES",
