@@ -9,6 +9,7 @@ disabled, nothing public naming the hidden guard, and the export verifying."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -108,7 +109,7 @@ def test_a_whole_gurps_fight_on_discord(bot: Bot, rest: StandIn) -> None:
     refused = bot.ask("fight", sub("next"), user=ALICE, channel=channel)
     assert "only this channel's GM" in said(refused)
     assert "The fight starts" in said(bot.ask("fight", sub("start"), user=GM, channel=channel))
-    presses = _play(bot, rest, channel, table, "Dai")
+    presses = _play(bot, rest, channel, table, {"Dai-Blackthorn"})
     print(presses, table.fight("gm")["round"])
     assert presses["turns"] >= 1 and presses["npc"] >= 1 and presses["defense"] >= 1, presses
     assert presses["knockdown"] >= 1 and presses["refused"] == 1, presses
@@ -160,7 +161,7 @@ def test_a_whole_swn_fight_on_discord(bot: Bot, rest: StandIn) -> None:
                   sub("add", sheet="@Gang-Boss", hidden=True)):  # fmt: skip
         assert "Added" in said(bot.ask("fight", asked, user=GM, channel=channel))
     assert "starts" in said(bot.ask("fight", sub("start", sides=True), user=GM, channel=channel))
-    presses = _play(bot, rest, channel, table, "Vex")
+    presses = _play(bot, rest, channel, table, {"Vex-Ortega"}, knockdown=False)
     print(presses, table.fight("gm")["round"])
     assert presses["turns"] >= 1 and presses["npc"] >= 1, presses
     assert presses.get("side initiative", 0) == 1, presses  # Vex's side roll, hers to press
@@ -188,7 +189,16 @@ def _swn(bot: Bot, channel: str) -> Table:
     return table
 
 
-def _play(bot: Bot, rest: StandIn, channel: str, table: Table, player: str) -> dict[str, int]:
+def _who(message: dict[str, Any]) -> str:
+    """The Discord user a prompt mentions: the character's player, whose it is to press."""
+    found = re.search(r"<@(\d+)>", str(message.get("content") or ""))
+    assert found, message
+    return found[1]
+
+
+def _play(
+    bot: Bot, rest: StandIn, channel: str, table: Table, pcs: set[str], knockdown: bool = True
+) -> dict[str, int]:
     """Play the fight through presses alone (and the GM's ``/fight next`` after her NPCs'
     turns) for some rounds: how many presses of each kind were taken."""
     presses: dict[str, int] = {"turns": 0, "npc": 0, "refused": 0, "defense": 0, "knockdown": 0}
@@ -197,7 +207,7 @@ def _play(bot: Bot, rest: StandIn, channel: str, table: Table, player: str) -> d
         fight = table.fight("gm")
         if any("dead" in c["conditions"] for c in fight["combatants"]):
             break
-        if fight["round"] > 5 and (presses["knockdown"] or fight["system"] == "swn"):
+        if fight["round"] > 5 and (presses["knockdown"] or not knockdown):
             break
         if fight["round"] > 12:
             break
@@ -214,7 +224,7 @@ def _play(bot: Bot, rest: StandIn, channel: str, table: Table, player: str) -> d
                 assert no["data"]["flags"] == 64 and "⚠" in no["data"]["content"], no
                 assert len(table.log("gm")) == size
                 presses["refused"] += 1
-            got = _press(bot, channel, ALICE, button["custom_id"], message=call)
+            got = _press(bot, channel, _who(call), button["custom_id"], message=call)
             assert got["type"] == 7, got  # the prompt updated, its buttons disabled
             assert all(i["disabled"] for i in _ids(got["data"])), got
             kind = open_[button["custom_id"].split(":")[2]]
@@ -238,7 +248,7 @@ def _play(bot: Bot, rest: StandIn, channel: str, table: Table, player: str) -> d
             picks = [i for i in _ids(controls["data"]) if i["custom_id"].startswith("rf:att:")]
             if picks and me is not None and not me["values"].get("acted"):
                 values = [o["value"] for o in picks[0]["options"]]
-                value = next((v for v in values if v.startswith(player)), values[0])
+                value = next((v for v in values if v.split("|")[0] in pcs), values[0])
                 got = _press(bot, channel, GM, picks[0]["custom_id"], [value], message=mine)
                 assert got["type"] == 7, got
                 presses["npc"] += 1
@@ -251,10 +261,10 @@ def _play(bot: Bot, rest: StandIn, channel: str, table: Table, player: str) -> d
             continue
         turn = _prompt(rest, channel, f"rf:end:{current}")
         assert turn is not None, rest.posted(channel)[-3:]
-        assert f"<@{ALICE}>" in turn["content"]
+        player = _who(turn)
         selects = [i for i in _ids(turn) if i["custom_id"].startswith("rf:att:")]
         if not selects:  # stunned: Do Nothing, then End turn
-            ended = _press(bot, channel, ALICE, f"rf:end:{current}", message=turn)
+            ended = _press(bot, channel, player, f"rf:end:{current}", message=turn)
             assert ended["type"] in (4, 7), ended
             continue
         select = selects[0]
@@ -264,16 +274,16 @@ def _play(bot: Bot, rest: StandIn, channel: str, table: Table, player: str) -> d
             assert all("to hit" in o["description"] for o in select["options"]), select
         moves = [i for i in _ids(turn) if i["custom_id"].startswith("rf:man:")]
         if fight["system"] == "swn" and not presses.get("maneuver") and moves:
-            got = _press(bot, channel, ALICE, moves[0]["custom_id"], ["0"], message=turn)
+            got = _press(bot, channel, player, moves[0]["custom_id"], ["0"], message=turn)
             assert got["type"] == 7 and "Total Defense" in got["data"]["content"], got
             presses["maneuver"] = 1
             me = {**me, "values": {**me["values"], "acted": 1}}
         if not me["values"].get("acted"):
-            got = _press(bot, channel, ALICE, select["custom_id"], [select["options"][0]["value"]],
+            got = _press(bot, channel, player, select["custom_id"], [select["options"][0]["value"]],
                          message=turn)  # fmt: skip
             assert got["type"] == 7, got
             presses["turns"] += 1
-        ended = _press(bot, channel, ALICE, f"rf:end:{current}", message=turn)
+        ended = _press(bot, channel, player, f"rf:end:{current}", message=turn)
         assert ended["type"] in (4, 7), ended
     return presses
 
@@ -323,3 +333,43 @@ def test_the_page_and_discord_in_one_fight(bot: Bot, rest: StandIn) -> None:
         assert answered, table.log("alice")[size:]
         return
     raise AssertionError("the orc never hit Dai")
+
+
+BOB, CAROL = "1400000000000000803", "1400000000000000804"
+HARDY = (Path(__file__).parents[1] / "examples" / "sheets" / "dai.toml").read_bytes()
+HARDY = HARDY.replace(b"dodge = 10", b"dodge = 10\nhp = 40")
+
+
+def test_three_against_four_for_five_rounds(bot: Bot, rest: StandIn) -> None:
+    """§4: a whole GURPS fight of 3 PCs (Alice's, Bob's, Carol's) against 4 NPCs (three
+    orcs from one sheet, and a hidden guard) for five rounds, through presses alone;
+    each prompt pressed by the player it mentions; nothing public names the guard."""
+    channel = "1500000000000000854"
+    table: Table = linked(bot, channel)
+    for user, name in ((ALICE, b"Dai Blackthorn"), (BOB, b"Wren Ash"), (CAROL, b"Kell Stone")):
+        body = HARDY.replace(b"Dai Blackthorn", name)
+        path = f"/attachments/{channel}/{user}.toml"
+        rest.files[path] = body
+        file = {"id": "9", "filename": "pc.toml", "size": len(body), "url": rest.base + path}
+        got = bot.ask("sheet", opts(file="9"), user=user, channel=channel,
+                      resolved={"attachments": {"9": file}})  # fmt: skip
+        assert said(got).startswith("Loaded"), got
+    _load(bot, rest, channel, "orc", ORC.replace(b"hp = 12", b"hp = 40"))
+    _load(bot, rest, channel, "guard", GUARD.replace(b"hp = 12", b"hp = 40"))
+    pcs = {"Dai-Blackthorn", "Wren-Ash", "Kell-Stone"}
+    for asked in [*(sub("add", sheet=f"@{pc}") for pc in sorted(pcs)),
+                  sub("add", sheet="@Orc-Raider", count=3),
+                  sub("add", sheet="@Gate-Guard", hidden=True)]:  # fmt: skip
+        assert "Added" in said(bot.ask("fight", asked, user=GM, channel=channel))
+    assert len(table.fight("gm")["combatants"]) == 7
+    assert "starts" in said(bot.ask("fight", sub("start"), user=GM, channel=channel))
+    presses = _play(bot, rest, channel, table, pcs, knockdown=False)
+    print(presses, table.fight("gm")["round"])
+    assert table.fight("gm")["round"] > 5 or any(
+        "dead" in c["conditions"] for c in table.fight("gm")["combatants"]
+    ), presses
+    assert presses["turns"] >= 5 and presses["npc"] >= 5, presses
+    public = json.dumps([rest.posted(channel), PUBLIC])
+    for secret in ("Gate Guard", "Gate-Guard", "Broadsword"):
+        assert secret not in public, secret
+    assert verify(table.export("gm")).ok
