@@ -300,6 +300,8 @@ def test_aim_adds_the_weapons_acc_and_a_missile_cannot_be_parried(table: Table) 
                 if call["kind"] == "defense":  # Dai's own choice: Dodge, never Parry (B376)
                     labels = [c["label"] for c in call["choices"]]
                     assert labels and not any("Parry" in label for label in labels), labels
+                    # Nor a retreat against a missile (B377; issue 73 §1.2).
+                    assert not any("retreat" in label for label in labels), labels
         _ok(table, "gm", {"kind": "set", "combatant": "wren", "drop": ["prone"]})
     assert verify(table.export("gm")).ok
 

@@ -22,6 +22,7 @@ from typing import Any
 from ..commands.gurps_target import target_of
 from ..commands.gurps_traits import defense_level
 from ..sheets.model import Sheet
+from ..systems.gurps.defense import RangedKind, defenses_against
 from ..systems.gurps.melee import DefenseOptions, defense_modifiers, halved_dodge
 from ..systems.gurps.success import skill_odds
 from .maneuvers import defense_modifiers as state_modifiers
@@ -35,7 +36,7 @@ _NO_RETREAT = frozenset({"kneeling", "sitting", "retreated"})
 
 
 def defense_choices(
-    sheet: Sheet, c: Combatant, against: int = 0, missile: bool = False
+    sheet: Sheet, c: Combatant, against: int = 0, missile: bool = False, damage_type: str = "cr"
 ) -> list[dict[str, Any]]:
     """Every active defense ``c`` (played from ``sheet``) may make now against an attack
     whose effect on defenses is ``against`` (−1 per level of Deceptive Attack, B369),
@@ -43,20 +44,23 @@ def defense_choices(
     ``{"label", "command", "level", "odds"}``, ``odds`` its exact chance to hold
     (a defense roll: 3-4 always holds, 17-18 never, B374) as a fraction.
 
-    ``missile``: the attack is a ranged weapon's, which cannot be parried (B376; the room
-    reads a weapon with an Acc as a missile, a thrown one too: it leaves out its −1
-    parry). An empty list: no active defense is allowed (All-Out Attack, B365) or the
-    sheet gives none."""
+    ``missile``: the attack is a ranged weapon's (the room reads a weapon with an Acc as a
+    missile, a thrown one too), of ``damage_type``: the defenses it allows are
+    :func:`referee.systems.gurps.defense.defenses_against`'s, the exchange's own rule:
+    no parry (B376), no block against a bullet or beam (B375: piercing damage), and no
+    retreat (B377: a retreat is against melee attacks). An empty list: no active
+    defense is allowed (All-Out Attack, B365) or the sheet gives none."""
     allowed = defenses_allowed(c)
-    if missile:  # B376: a missile cannot be parried (a thrown weapon read as one here)
-        allowed = tuple(d for d in allowed if d != "parry")
+    if missile:  # the one rule of what a missile allows (B375-B377; issue 73 §1.2)
+        rule = defenses_against(RangedKind.MISSILE, damage_type)
+        allowed = tuple(d for d in allowed if rule.allows(d))
     target = replace(
         target_of(sheet),
         hp=c.value("hp_max") or None,
         current_hp=c.value("hp"),
         very_tired=bool(c.value("fp_max")) and 3 * c.value("fp") < c.value("fp_max"),
     )
-    retreats = (False,) if c.conditions & _NO_RETREAT else (False, True)
+    retreats = (False,) if c.conditions & _NO_RETREAT or missile else (False, True)
     found: list[tuple[int, int, dict[str, Any]]] = []
     for kind, base, weapon, fencing in _bases(sheet, target, allowed):
         mods = state_modifiers(c, kind)

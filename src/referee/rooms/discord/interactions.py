@@ -24,7 +24,7 @@ from ..errors import ApiError
 from ..rolling.plans import Plans
 from ..rolling.reading import read_odds
 from ..rolling.rollas import Lru, read_sheet_body
-from . import fightroom, rolling, setup
+from . import fightpress, fightroom, rolling, setup
 from .calls import Call, Done, Refusal
 from .characters import complete
 from .config import DiscordConfig
@@ -150,12 +150,15 @@ class Discord:
         if kind == PING:
             return 200, {"type": PONG}
         if kind == COMPONENT:  # a button or a select of the fight (issue 72 §2)
-            slow = self.pacer.take(str((interaction.get("member") or {}).get("user", {}).get("id")
-                                       if isinstance(interaction.get("member"), dict) else ""),
-                                   str(interaction.get("channel_id") or ""))  # fmt: skip
+            try:  # a shape Discord does not send is a 400, as a command's
+                call = Call.of({**interaction, "data": {"name": "~press"}}, base_url, address)
+            except Exception as exc:  # noqa: BLE001 - any malformed shape is a 400
+                return 400, {"error": f"a malformed interaction: {_shape(exc)}"}
+            slow = self.pacer.take(call.user, call.channel)
             if slow is not None:
                 return 200, {"type": REPLY, "data": note(f"⚠ {slow}")}
-            return 200, await fightroom.press(self, interaction, self.config.public_url or base_url)
+            url = self.config.public_url or base_url
+            return 200, await fightpress.press(self, interaction, url)
         if kind not in (COMMAND, AUTOCOMPLETE):
             return 400, {"error": f"interaction type {str(kind)[:20]} is not one referee takes"}
         try:

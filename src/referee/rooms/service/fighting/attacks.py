@@ -159,6 +159,7 @@ async def attack(
         held, rolled, entries = await _defense(
             st, room, member, attacker, now, hit, then, ranged,
             attack=int(rolls[0]["seq"]) if secret else None,
+            damage_type=read_damage(dice).damage_type,
         )  # fmt: skip
         rolls.extend(rolled)
         logged.extend(entries)
@@ -204,6 +205,7 @@ async def _defense(
     then: str,
     missile: bool = False,
     attack: int | None = None,
+    damage_type: str = "cr",
 ) -> tuple[bool, list[dict[str, Any]], list[dict[str, Any]]]:
     """The target's defense against ``hit``: ``(whether the damage waits or was kept
     off, the rolls made, the fight's entries)``. ``attack``: the seq of an attack roll
@@ -215,7 +217,7 @@ async def _defense(
         return False, [], []
     sheet = await sheet_of(st, room, target)
     against = int(hit.get("defense_modifier") or 0)
-    choices = await asyncio.to_thread(defense_choices, sheet, target, against, missile)
+    choices = await asyncio.to_thread(defense_choices, sheet, target, against, missile, damage_type)
     # What an exchange event can hold (issue 71 §1.3: nothing refused after the roll):
     # the twelve best choices whose texts fit (a weapon's name may be long).
     choices = [c for c in choices if all(len(c[k]) <= 200 for k in ("label", "command"))][:12]
