@@ -1,0 +1,171 @@
+"""What each command line imports (issue 74 §1): the modules are listed and checked,
+so a new import that slows a command's start-up fails here, not only in
+``bench/bench_startup.py``.
+
+Each command runs in a child process, as the console script does, and writes the
+names in ``sys.modules`` when it exits; the tests assert on those names, never on
+times.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+from referee.odds import odds
+from referee.systems.gurps.success import three_d6
+
+PROBE = """
+import atexit, json, sys
+out = sys.argv[1]
+atexit.register(lambda: open(out, "w").write(json.dumps(sorted(sys.modules))))
+sys.argv = ["referee", *sys.argv[2:]]
+from referee.cli import main
+main()
+"""
+
+HEAVY = (
+    # web frameworks and servers
+    "fastapi",
+    "starlette",
+    "uvicorn",
+    "httpx",
+    "anyio",
+    "h11",
+    "websockets",
+    # database drivers and their toolkit
+    "sqlalchemy",
+    "sqlite3",
+    "psycopg",
+    "psycopg2",
+    "asyncpg",
+    "aiosqlite",
+    # numbers in bulk
+    "numpy",
+    # Discord
+    "hikari",
+    "aiohttp",
+    # what typer may import and these lines never need
+    "pydantic",
+    "rich",
+    # the rooms' service, their stores and their audit
+    "referee.rooms.db",
+    "referee.rooms.audit",
+    "referee.rooms.service",
+    "referee.rooms.discord",
+    "referee.fight",
+)
+"""Packages (and their modules) no plain command line needs."""
+
+
+_NOT_PASSED = ("REFEREE_SHEET", "COVERAGE_PROCESS_START", "COVERAGE_PROCESS_CONFIG")
+"""Not given to the child: a default sheet, and coverage (which imports sqlite3)."""
+
+
+def imported(tmp_path: Path, words: Sequence[str]) -> set[str]:
+    """The modules loaded by ``referee WORDS`` by the time it exits (status 0)."""
+    out = tmp_path / "modules.json"
+    env = {k: v for k, v in os.environ.items() if k not in _NOT_PASSED}
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, str(out), *words],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    names: list[str] = json.loads(out.read_text())
+    return set(names)
+
+
+def under(modules: set[str], packages: Sequence[str]) -> set[str]:
+    """The modules of ``modules`` that are one of ``packages`` or inside one."""
+    return {m for m in modules if any(m == p or m.startswith(f"{p}.") for p in packages)}
+
+
+@pytest.mark.parametrize(
+    "words",
+    [
+        ["roll", "3d6"],
+        ["gurps", "check", "12"],
+        ["fudge", "roll", "Good"],
+        ["swn", "save", "physical", "--level", "3"],
+        ["odds", "3d6"],
+        ["verify", "--help"],
+    ],
+    ids=" ".join,
+)
+def test_a_command_line_imports_no_web_framework_database_numpy_or_discord(
+    tmp_path: Path, words: list[str]
+) -> None:
+    modules = imported(tmp_path, words)
+    assert "referee.cli" in modules  # the probe ran the console script's code
+    assert under(modules, HEAVY) == set()
+
+
+def test_roll_imports_no_typer_and_no_system(tmp_path: Path) -> None:
+    modules = imported(tmp_path, ["roll", "3d6"])
+    assert "referee.roller" in modules and "lark" in modules  # it parsed and rolled
+    assert under(modules, ["typer", "click", "referee.systems", "referee.sheets"]) == set()
+
+
+def test_gurps_check_imports_its_one_command_module_and_rule(tmp_path: Path) -> None:
+    """``gurps check 12``: typer and GURPS's success rolls, and nothing else of GURPS's
+    commands or combat, no sheet reader, no other system and not the dice grammar."""
+    modules = imported(tmp_path, ["gurps", "check", "12"])
+    assert {"typer", "referee.commands.gurps", "referee.systems.gurps.success"} <= modules
+    commands = {m for m in under(modules, ["referee.commands"]) if m.count(".") == 2}
+    assert {m for m in commands if "gurps" in m} == {
+        "referee.commands.gurps",
+        "referee.commands.gurps_traits",
+    }
+    assert under(modules, ["referee.systems.swn", "referee.systems.fudge"]) == set()
+    for heavy in ("exchange", "exchange_odds", "melee", "defense", "defenses", "simulate"):
+        assert f"referee.systems.gurps.{heavy}" not in modules
+    assert under(modules, ["referee.sheets", "tomllib", "lark"]) == set()
+
+
+def test_verify_help_loads_no_system_and_no_audit(tmp_path: Path) -> None:
+    modules = imported(tmp_path, ["verify", "--help"])
+    assert under(modules, ["referee.systems.gurps", "referee.systems.swn"]) == set()
+    assert {m for m in modules if m.startswith("referee.commands.") and "gurps" in m} == set()
+
+
+@pytest.mark.parametrize("system", ["gurps", "swn", "fudge"])
+def test_a_lazy_system_package_exports_each_name_from_its_module(system: str) -> None:
+    """Every name the package promises (``__all__``) is read from the module its table
+    names, and is the object that module defines."""
+    import importlib
+
+    package = importlib.import_module(f"referee.systems.{system}")
+    table: dict[str, str] = package.__dict__["_lazy_from"]
+    assert set(table) == set(package.__all__)
+    for name, where in table.items():
+        module = importlib.import_module(f"referee.systems.{system}.{where}")
+        assert getattr(package, name) is getattr(module, name), name
+    with pytest.raises(AttributeError, match="no attribute 'no_such_rule'"):
+        package.no_such_rule  # noqa: B018
+
+
+def test_a_function_keeps_its_name_when_its_module_of_that_name_is_imported() -> None:
+    """``gurps.damage`` is the function, as the package's eager imports made it, even
+    after ``referee.systems.gurps.damage`` (the module) has been imported."""
+    import importlib
+
+    from referee.systems import gurps
+
+    damage_module = importlib.import_module("referee.systems.gurps.damage")
+
+    assert callable(gurps.damage) and gurps.damage is damage_module.damage
+    assert gurps.success.LIMIT == 1000  # a module by its name, as before
+
+
+def test_three_d6_is_the_dice_engine_s_3d6() -> None:
+    assert three_d6() == odds("3d6").distribution
+    assert list(three_d6()) == list(odds("3d6").distribution)
