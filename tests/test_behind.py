@@ -122,3 +122,30 @@ def test_a_socket_that_falls_behind_is_told_its_seq_and_catches_up_from_the_log(
                 again.stop()
         finally:
             steady.stop()
+
+
+def test_a_frame_written_straight_is_the_frame_websockets_would_write() -> None:
+    """The live sockets write their frames to uvicorn's transport themselves
+    (:func:`referee.rooms.routes.live._raw`): each must be byte for byte the frame
+    websockets makes for the same text, at every length form (7, 16 and 64 bits)."""
+    from websockets.frames import Frame, Opcode
+
+    from referee.rooms.log import ws_frame
+
+    for text in ("", "é" * 62, "x" * 125, "x" * 126, "x" * 65535, "x" * 65536):
+        made = Frame(Opcode.TEXT, text.encode()).serialize(mask=False, extensions=[])
+        assert ws_frame(text) == made, len(text)
+
+
+def test_uvicorns_protocol_still_has_what_the_straight_path_reads() -> None:
+    """The straight path reads uvicorn's ``websockets-sansio`` protocol's state, and
+    falls back to ASGI when its class is another: an upgrade that renames what it reads
+    would cost the speed silently, so this names each attribute."""
+    import inspect
+
+    from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+
+    source = inspect.getsource(WebSocketsSansIOProtocol)
+    for name in ("conn", "close_sent", "writable", "transport", "queue", "loop",
+                 "close_timer", "close_timeout", "read_paused"):  # fmt: skip
+        assert f"self.{name} =" in source or f"self.{name}: " in source, name

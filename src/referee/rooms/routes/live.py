@@ -320,11 +320,11 @@ def _direct(
     def send(entry: dict[str, Any]) -> bool:
         if sub.closed or entry["seq"] != watch.sent + 1 or entry["kind"] in ("reveal", "leave"):
             return False
-        revealed = st.revealed_now(room)
-        raw = _raw(ws)
-        if revealed is None or raw is None or not raw.writable.is_set():
-            return False
         try:
+            revealed = st.revealed_now(room)
+            raw = _raw(ws)
+            if revealed is None or raw is None or not raw.writable.is_set():
+                return False
             st.broker.write(raw.transport, st.frames.frame(entry, member.id, revealed))
         except Exception:  # never the publisher's failure: the task sends it, or ends
             return False
