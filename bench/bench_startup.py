@@ -29,6 +29,12 @@ from pathlib import Path
 
 from _timing import fmt, row, verdict
 
+
+def line(*cells: str) -> None:
+    """A row of the commands' table: its first column wide enough for their names."""
+    print(f"{cells[0]:<27}" + "".join(f"{c:>12}" for c in cells[1:-1]) + f"   {cells[-1]}")
+
+
 RUNS = int(os.environ.get("RUNS", "15"))
 REFEREE = str(Path(sys.executable).parent / "referee")
 BASELINE = [sys.executable, "-c", "import random"]
@@ -113,10 +119,10 @@ def main() -> None:
     print()
     if BEFORE is not None:
         before_roll = median[BEFORE, "roll 3d6"]
-        row("command", "before", "beside roll", "after", "beside roll", "target")
+        line("command", "before", "beside roll", "after", "beside roll", "target")
         for name in cmds:
             was, now = median[BEFORE, name], median[None, name]
-            row(
+            line(
                 name,
                 fmt(was),
                 f"{was / before_roll:.2f}x",
@@ -125,10 +131,10 @@ def main() -> None:
                 _target(now, now / roll),
             )
         return
-    row("command", "referee", "beside roll", "target")
+    line("command", "referee", "beside roll", "target")
     for name in cmds:
         now = median[None, name]
-        row(name, fmt(now), f"{now / roll:.2f}x", _target(now, now / roll))
+        line(name, fmt(now), f"{now / roll:.2f}x", _target(now, now / roll))
 
 
 def _target(seconds: float, beside_roll: float) -> str:

@@ -148,8 +148,11 @@ async def _connected(
         say(LOCAL_PAGES)
     joined = asyncio.ensure_future(gateway.join())
     try:
-        # The pages, and what the first roll loads (the command layer), once connected,
+        # What the first roll loads (the command layer), then the pages, once connected,
         # not before (issue 71); imported in a thread, so the gateway is served meanwhile.
+        # The command layer first: a /roll waits for it, a page waits for the pages (and
+        # a roll made meanwhile would wait on the pages' imports too; issue 74 §2).
+        await asyncio.to_thread(_commands)
         app = await asyncio.to_thread(_pages, bot, url)
         async with _serving(app, sock) as stopped:
             from ..app import warm_up
@@ -161,6 +164,14 @@ async def _connected(
     failed = joined.exception() if joined.done() and not joined.cancelled() else None
     if failed is not None:
         raise GatewayRefused(ended(failed))
+
+
+def _commands() -> None:
+    """Load the command layer, as the first roll would (the engine, typer, every
+    system's commands)."""
+    from ..rolling.reading import read_command
+
+    read_command("3d6")
 
 
 def _pages(bot: Discord, url: str) -> FastAPI:
