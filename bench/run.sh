@@ -25,7 +25,7 @@ fi
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 failed=0
-for b in roll odds sample startup gurps exchange_odds fudge swn gurps_sim fight rooms tracker copy append tables discord gateway fight_press; do
+for b in roll odds sample startup gurps exchange_odds fudge swn gurps_sim fight rooms tracker copy append tables discord gateway bot_start fight_press; do
   "$PY" "bench/bench_$b.py" 2>&1 | tee -a "$log" || { failed=1; echo "bench_$b.py FAILED"; }
   echo
 done
