@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from referee.commands.reader import load
-from referee.commands.registry import ALIASES, COMMANDS, DECLARED_BY
+from referee.commands.registry import ALIASES, COMMANDS, DECLARED_BY, NAMED_BY
 
 PROBE = """
 import json, sys
@@ -26,6 +26,22 @@ print(json.dumps({"words": sorted({k[0] for k in COMMANDS}), "modules": mods,
 def test_every_command_is_declared_by_the_modules_its_first_word_names() -> None:
     load()
     assert {key[0] for key in COMMANDS} == set(DECLARED_BY)
+
+
+def test_each_second_word_is_declared_by_the_one_module_the_map_names() -> None:
+    """``referee gurps check 12`` loads only the module that ``NAMED_BY`` names for
+    ``gurps check`` (issue 74): that module declares every command under those words,
+    and the map names every word of its groups but ``odds`` (which every module of the
+    group declares under)."""
+    load()
+    for group, words in NAMED_BY.items():
+        assert set(DECLARED_BY[group]) >= set(words.values())
+        under = {k for k in COMMANDS if k[0] == group and len(k) > 1 and k[1] != "odds"}
+        assert {k[1] for k in under} == set(words), group
+        for key in under:
+            function = COMMANDS[key].function
+            assert function is not None
+            assert function.__module__ == f"referee.commands.{words[key[1]]}", key
 
 
 @pytest.mark.parametrize("first", sorted({*DECLARED_BY, *ALIASES}))
