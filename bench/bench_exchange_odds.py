@@ -1,6 +1,7 @@
 """Issue 52 §3: the exact odds of each step of a GURPS exchange (``gurps odds attack``
 with a target), for a GCS fixture's weapon against another fixture, cold: each call
-starts with referee's odds caches cleared. Target: within 50 ms each.
+starts with referee's odds caches cleared. Target: within 50 ms each. Issue 73 §2
+adds a Rapid Strike (B370: two attacks, the odds of either and both).
 
 The issue names no reference library (none computes a GURPS exchange's odds); the
 ratio printed is the time against that 50 ms budget."""
@@ -25,6 +26,7 @@ CASES: tuple[tuple[str, str, str, list[str]], ...] = (
         "Sora.gcs",
         ["--thrown-small", "--rof", "10", "--recoil", "2", "--random-location"],
     ),
+    ("C31R07.gcs", "Talons (Slash)", "Master Ninja.gcs", ["--rapid"]),
 )
 
 
@@ -33,15 +35,15 @@ def clear() -> None:
     from referee.pools import _die_cached
     from referee.systems.gurps.allout import feint_odds
     from referee.systems.gurps.damage import _dice_adds
-    from referee.systems.gurps.exchange_odds import _odds, _split
+    from referee.systems.gurps.exchange_odds import _blow_joint, _blow_ways, _odds, _split
     from referee.systems.gurps.locations import cripples, location_odds, location_wounding
     from referee.systems.gurps.odds_steps import table_odds as _table_odds
     from referee.systems.gurps.odds_steps import ways as _ways
     from referee.systems.gurps.rapid import _volley, _ways3
 
-    for cache in (_odds, _split, _table_odds, _ways, location_odds, location_wounding, cripples,
-                  _dice_adds, _odds_or_refusal, _die_cached, feint_odds, _volley,
-                  _ways3):  # fmt: skip
+    for cache in (_odds, _split, _blow_ways, _blow_joint, _table_odds, _ways, location_odds,
+                  location_wounding, cripples, _dice_adds, _odds_or_refusal, _die_cached,
+                  feint_odds, _volley, _ways3):  # fmt: skip
         cache.cache_clear()
 
 

@@ -25,6 +25,7 @@ from ..systems.gurps.damage import read_damage
 from ..systems.gurps.defenses import allowed_against
 from ..systems.gurps.locations import require_targetable
 from ..systems.gurps.melee import AttackOptions, DefenseOptions, TorsoMiss
+from ..systems.gurps.situation import at_half_damage
 from .gurps_exchange import exchange_twin, lone_twin
 from .gurps_maneuvers import MissileKind, Situation, gather_situation, ranged_kind, situation_params
 from .gurps_target import (
@@ -191,7 +192,9 @@ def attack_cmd(
     telegraphic: Annotated[
         bool, typer.Option("--telegraphic", help="Telegraphic Attack: +4, the defense +2.")
     ] = False,
-    rapid: Annotated[bool, typer.Option("--rapid", help="Rapid Strike: -6.")] = False,
+    rapid: Annotated[
+        bool, typer.Option("--rapid", help="Rapid Strike: two attacks at -6 each (B370).")
+    ] = False,
     location: Annotated[
         str | None, typer.Option(help="Aim at a hit location at its penalty (skull, vitals...).")
     ] = None,
@@ -372,6 +375,9 @@ def attack_cmd(
     elif damage is not None and re.fullmatch(r"\s*\d+d\s*([+-]\s*\d+)?\s*", damage):
         spec_text = f"{damage} cr"  # dice+adds with no type: crushing, as gurps damage
     spec = read_damage(spec_text)
+    if sit.half_damage_range is not None and sit.range_yards is not None:  # 1/2D (B378)
+        half = at_half_damage(sit.range_yards, sit.half_damage_range, sit.half_damage_from)
+        spec = replace(spec, half=half)
     if found is not None and damage is None:
         resolved_as(ctx, damage=spec_text)
     defense_options = DefenseOptions(
@@ -393,4 +399,5 @@ def attack_cmd(
     if sit.heavy and allowed_against(options, spec.damage_type).parry is None:
         raise RuleError("--heavy is for a parry (B376), and a missile cannot be parried "
                         "(B376): leave --heavy out")  # fmt: skip
-    return exchange_twin(level, spec, target, options, defense, defense_options, name)
+    return exchange_twin(level, spec, target, options, defense, defense_options, name,
+                         knockdown_ht=sit.target_ht)  # fmt: skip

@@ -12,7 +12,7 @@ from dataclasses import replace
 
 from ..fmt import fraction, percent
 from ..render.combat import attack_json, exchange_json, exchange_odds_json
-from ..render.gurps import contest_json, skill_odds_json
+from ..render.gurps import check_json, contest_json, skill_odds_json
 from ..rng import RandomSource
 from ..systems.gurps.allout import feint_penalty
 from ..systems.gurps.contest import quick_contest
@@ -30,13 +30,21 @@ __all__ = ["exchange_twin", "lone_twin"]
 
 
 def _pair(options: AttackOptions) -> tuple[AttackOptions, AttackOptions] | None:
-    """The two attacks' options of All-Out Attack (Double) or a Dual-Weapon Attack (the
-    off hand's −4 on the second, B417); None for one attack."""
+    """The two attacks' options of All-Out Attack (Double), a Dual-Weapon Attack (the
+    off hand's −4 on the second, B417) or a Rapid Strike (−6 each, B370); None for one
+    attack."""
     if options.dual_weapon:
         return replace(options, off_hand=False), options
-    if options.double:
+    if options.double or options.rapid:
         return options, options
     return None
+
+
+_PAIRS = {
+    "dual": "Dual-Weapon Attack, B417",
+    "rapid": "Rapid Strike, B370",
+    "double": "All-Out Attack, Double",
+}
 
 
 def lone_twin(level: int, options: AttackOptions, name: str | None) -> Twin:
@@ -90,6 +98,8 @@ def exchange_twin(
     defense: str,
     defense_options: DefenseOptions,
     name: str | None,
+    *,
+    knockdown_ht: int | None = None,
 ) -> Twin:
     """The whole exchange against ``target`` (two for Double or Dual-Weapon) and its
     exact odds, with the target's pain threshold and Injury Tolerance named.
@@ -109,12 +119,20 @@ def exchange_twin(
 
     def exchange_go(rng: RandomSource) -> Reply:
         both = exchanges(level, spec, target, attacker=who, options=options, defense=defense,
-                         defense_options=defense_options, rng=rng)  # fmt: skip
+                         defense_options=defense_options, rng=rng,
+                         knockdown_ht=knockdown_ht)  # fmt: skip
         data = {**exchange_json(both[0]), "label": name, "defense_modifiers": situated}
+        if spec.half:  # 1/2D (B378): said, as the hit's text says it
+            data["half_damage"] = True
         reply = Reply(data, both[0].text)
-        if len(both) == 2:  # All-Out Attack (Double), a Dual-Weapon Attack
+        if len(both) == 2:  # All-Out Attack (Double), a Dual-Weapon Attack, a Rapid Strike
             text = f"first: {both[0].text}\nsecond: {both[1].text}"
-            reply = Reply({**data, "second": exchange_json(both[1]), "text": text}, text)
+            second = exchange_json(both[1])
+            knocked = both[1].knocked  # B420: the first's knockdown roll, before the second
+            if knocked is not None:
+                text = text.replace("\nsecond: ", f"\nthen: {knocked.text}\nsecond: ", 1)
+                second["knockdown"] = {**check_json(knocked.roll), "state": str(knocked.state)}
+            reply = Reply({**data, "second": second, "text": text}, text)
         if defense_options.flank is Flank.BACK:  # B391: said, as no defense roll says it
             text = f"{reply.text} [from behind: {target.name} has no active defense (B391)]"
             reply = Reply({**reply.data, "text": text}, text)
@@ -124,13 +142,16 @@ def exchange_twin(
         o = exchange_odds(level, spec, target, first, defense, defense_options, attacker=who)
         data, text = {**exchange_odds_json(o), "label": name}, o.text
         data["defense_modifiers"] = situated
+        if spec.half:  # 1/2D (B378)
+            data["half_damage"] = True
+            text += "\n  at 1/2D range: basic damage halved (B378)"
         if situated:  # the target's situation, named (B390, B420, B551)
             text += "\n  the defense: " + ", ".join(f"{n} {m:+d}" if m else n
                                                     for n, m in named)  # fmt: skip
         if pair:
             either, both = double_odds(o, level, spec, target, first, defense, defense_options,
-                                       then=pair[1])  # fmt: skip
-            what = "Dual-Weapon Attack, B417" if options.dual_weapon else "All-Out Attack, Double"
+                                       then=pair[1], knockdown_ht=knockdown_ht)  # fmt: skip
+            what = _PAIRS["dual" if options.dual_weapon else "rapid" if options.rapid else "double"]
             text += f"\n  two attacks ({what}): either injures {percent(either)}, "
             text += f"both {percent(both)}"
             data = {**data, "double": {"either": fraction(either), "both": fraction(both)}}

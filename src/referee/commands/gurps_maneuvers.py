@@ -19,7 +19,7 @@ import typer
 from ..errors import RuleError
 from ..systems.gurps.defense import Flank, RangedKind
 from ..systems.gurps.locations import LargeArea
-from ..systems.gurps.situation import Posture
+from ..systems.gurps.situation import HalfDamageFrom, Posture
 from ..systems.gurps.tolerance import Tolerance
 
 __all__ = [
@@ -56,6 +56,9 @@ class Situation:
     """The options of this module as given (each named as its flag)."""
 
     range_yards: int | None = None
+    half_damage_range: int | None = None
+    """``--half-damage-range``: the weapon's 1/2D in yards (B378); None: not given."""
+    half_damage_from: HalfDamageFrom = HalfDamageFrom.PAST
     aim: int = 0
     acc: int | None = None
     posture: Posture = Posture.STANDING
@@ -75,6 +78,9 @@ class Situation:
     defense_mod: int = 0
     target_posture: Posture = Posture.STANDING
     target_stunned: bool = False
+    target_ht: int | None = None
+    """``--target-ht``: the target's HT, for the knockdown roll between two attacks
+    (B420); None: not given."""
     flank: Flank = Flank.FRONT
     large_area_dr: LargeArea | None = None
     """``--large-area-dr``: how large-area injury's DR rounds (B400); None: up."""
@@ -105,6 +111,11 @@ def situation_params() -> list[inspect.Parameter]:
         _opt("range_yards", int | None, None, "--range",
              "A ranged attack's distance in yards: B550's range penalty (10 yd: -4).",
              min=0, max=10**8),
+        _opt("half_damage_range", int | None, None, "--half-damage-range",
+             "The weapon's 1/2D in yards: with --range past it, basic damage is halved "
+             "(B378).", min=0, max=10**8),
+        _opt("half_damage_from", HalfDamageFrom, HalfDamageFrom.PAST, "--half-damage-from",
+             "Where 1/2D begins: past the 1/2D (the default) or at it (B378)."),
         _opt("aim", int, 0, "--aim",
              "Turns of Aim (ranged): the weapon's Acc, +1 for 2 turns, +2 for 3+ (B364).",
              min=0, max=100),
@@ -149,6 +160,9 @@ def situation_params() -> list[inspect.Parameter]:
              "-3, and no retreat kneeling or sitting (B551)."),
         _opt("target_stunned", bool, False, "--target-stunned",
              "The target is stunned: -4 to its defenses (B420)."),
+        _opt("target_ht", int | None, None, "--target-ht",
+             "The target's HT: with two attacks (--double, --dual-weapon, --rapid), the "
+             "first's knockdown roll is made before the second (B420).", min=1, max=40),
         _opt("flank", Flank, Flank.FRONT, "--flank",
              "Where the attack comes from: side, the target's defenses -2; back, none "
              "(B390-B391)."),
@@ -204,6 +218,16 @@ def orphans(kwargs: dict[str, Any]) -> None:
          "what All-Out Attack (Long) costs the damage (Martial Arts p. 97)"),
         ("--large-area-dr", kwargs.get("large_area_dr") is not None, kwargs.get("large_area"),
          "--large-area", "how large-area injury rounds its DR (B400)"),
+        ("--target-ht", kwargs.get("target_ht") is not None,
+         kwargs.get("double") or kwargs.get("dual_weapon") or kwargs.get("rapid"),
+         "--double, --dual-weapon or --rapid",
+         "the target's HT, for the knockdown roll between two attacks (B420)"),
+        ("--half-damage-range", kwargs.get("half_damage_range") is not None,
+         kwargs.get("range_yards") is not None, "--range",
+         "the weapon's 1/2D, against the range to the target (B378)"),
+        ("--half-damage-from", kwargs.get("half_damage_from", "past") != "past",
+         kwargs.get("half_damage_range") is not None, "--half-damage-range",
+         "where the weapon's 1/2D begins (B378)"),
     ]  # fmt: skip
     for flag, given, needed, need, what in lone:
         if given and not needed:

@@ -61,8 +61,10 @@ def blow(
     normal blow).
 
     Source: B378-B379 (crushing does at least 0, any other type at least 1; DR, and
-    armor divisors), B399 (a location's own DR: the skull's 2, none against toxic),
-    B398-B400 (wounding by location, crippling caps) and B419-B421
+    armor divisors; at 1/2D range, :attr:`.damage.DamageSpec.half`, basic damage is
+    halved, as the roll and a critical row leave it, rounding down and to no less than
+    that least: referee's reading, 4th edition), B399 (a location's own DR: the skull's
+    2, none against toxic), B398-B400 (wounding by location, crippling caps) and B419-B421
     (:func:`.wounds.wound_effects`).
 
     >>> b = blow(9, DamageSpec("2d+1", "cut"), Target(dr=2, hp=10), read_location("torso"))
@@ -79,6 +81,8 @@ def blow(
         basic = max(count * 6 + adds, least)
     elif effect in ("double", "triple"):
         basic *= 2 if effect == "double" else 3
+    if damage.half:  # 1/2D (B378): halved after the roll, before DR, rounded down
+        basic = max(basic // 2, least)
     dr = (
         _large_area_dr(target, damage, large_area)
         if large_area

@@ -281,6 +281,9 @@ class DamageSpec:
     """The armor divisor, if any: ``(2)``."""
     notes: tuple[str, ...] = ()
     """Markers shown but not resolved by referee: ``ex`` (explosive), ``inc``, ``nw``..."""
+    half: bool = False
+    """A ranged attack at its 1/2D range: basic damage halved after the roll, before DR
+    (B378; :func:`.situation.at_half_damage`)."""
 
 
 _DAMAGE_TEXT = re.compile(

@@ -38,6 +38,7 @@ from .damage import DamageSpec, _dice_adds
 from .defenses import DefenseStep, allowed_against, defense_step, settle, step_calls
 from .exchange_odds import ExchangeOdds, exchange_odds, injury_chance
 from .hurts import Hurt, hurt_line, next_calls
+from .knocked import Knockdown, roll_knockdown, standing
 from .locations import (
     RANDOM_TABLE,
     read_location,
@@ -94,6 +95,9 @@ class Exchange:
     defense (B366), a heavy weapon's breakage (B376)."""
     more: tuple[Hurt, ...] = ()
     """Rapid Fire: the hits that landed after the first, each its own blow (B373)."""
+    knocked: Knockdown | None = None
+    """The second of two attacks: the knockdown roll the first called, made before it
+    (B420; :mod:`.knocked`)."""
 
     @property
     def feinted(self) -> int:
@@ -149,7 +153,8 @@ class Exchange:
             note = None
             if crit is not None and crit.entry.effect == "eye" and h.effect != "eye":
                 note = ", aimed at the eye: rows 6-7 read as row 4 (B556; EyeRow.AS_4)"
-            line = hurt_line(h, self.damage.expression, self.damage.damage_type, note)
+            line = hurt_line(h, self.damage.expression, self.damage.damage_type, note,
+                             half=self.damage.half)  # fmt: skip
             start = self.hp_after
             start = None if start is None else start + sum(x.injury for x in self.hurts)
             if start is not None and h.injury:
@@ -241,21 +246,26 @@ def exchanges(
     defense: str = "best",
     defense_options: DefenseOptions | None = None,
     rng: RandomSource | None = None,
+    knockdown_ht: int | None = None,
 ) -> tuple[Exchange, ...]:
-    """The exchanges of one attack maneuver: one, or with All-Out Attack (Double) or a
-    Dual-Weapon Attack two on the same foe, the second against the foe as the first left
-    it: its HP now (B365; :mod:`.allout`), and a parry the first drew counts against the
-    second (B376: −4 for each parry after the first with the same weapon, −2 fencing;
-    the target's Parry is one weapon's). A Dual-Weapon Attack's two are each at −4, and
-    the off hand's, the second, −4 more (B417). Draws: the first exchange's, then the
-    second's.
+    """The exchanges of one attack maneuver: one, or with All-Out Attack (Double), a
+    Dual-Weapon Attack or a Rapid Strike two on the same foe, the second against the foe
+    as the first left it: its HP now (B365; :mod:`.allout`), and a parry the first drew
+    counts against the second (B376: −4 for each parry after the first with the same
+    weapon, −2 fencing; the target's Parry is one weapon's). A Dual-Weapon Attack's two
+    are each at −4, and the off hand's, the second, −4 more (B417); a Rapid Strike's two
+    are each at −6 (B370, "Rapid Strike", 4th edition; referee's reading rolls both in
+    one command, as Double's). With ``knockdown_ht`` (the target's HT), a first blow
+    that calls the HT roll against knockdown (B420) has it rolled before the second,
+    which then meets a foe stunned and prone, or unconscious (:mod:`.knocked`). Draws:
+    the first exchange's, then the knockdown roll's, then the second's.
 
     Raises:
         RuleError: as :func:`exchange`; a second parry past 20 (before any die).
     """
     defense_options = defense_options or DefenseOptions()
     again, leading = None, options
-    if options is not None and (options.double or options.dual_weapon):  # before any die
+    if options is not None and (options.double or options.dual_weapon or options.rapid):
         again = replace(defense_options, parried=defense_options.parried + 1)
         leading = replace(options, off_hand=False)  # a Dual-Weapon Attack's off hand: 2nd
     first = exchange(skill, damage, target, attacker=attacker, options=leading,
@@ -264,9 +274,16 @@ def exchanges(
         return (first,)
     after = replace(target, current_hp=first.hp_after)
     parried = first.defense is not None and first.defense.defense == "parry"
-    second = exchange(skill, damage, after, attacker=attacker, options=options, defense=defense,
-                      defense_options=again if parried else defense_options, rng=rng)  # fmt: skip
-    return first, second
+    meets, against = defense, again if parried else defense_options
+    knocked = None  # B420: the first's knockdown roll, before the second
+    h = first.hurt
+    if knockdown_ht is not None and h is not None and h.injury and h.wound is not None \
+            and h.wound.knockdown is not None:  # fmt: skip
+        knocked = roll_knockdown(knockdown_ht, h.wound.knockdown, target.name, rng)
+        meets, against = standing(knocked.state, meets, against)
+    second = exchange(skill, damage, after, attacker=attacker, options=options, defense=meets,
+                      defense_options=against, rng=rng)  # fmt: skip
+    return first, replace(second, knocked=knocked)
 
 
 def aimed_options(options: AttackOptions, damage: DamageSpec) -> AttackOptions:

@@ -18,6 +18,7 @@ one, so the odds and the roll cannot disagree.
 from __future__ import annotations
 
 import functools
+import math
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import TypeVar
@@ -28,7 +29,8 @@ from .blows import blow, on_head
 from .criticals import EyeRow
 from .damage import DamageSpec, _dice_adds
 from .defenses import allowed_against, defense_odds, settle
-from .locations import location_odds, read_location
+from .knocked import Fallen, knockdown_odds, standing
+from .locations import LargeArea, location_odds, read_location
 from .melee import (
     AIMED,
     AttackOptions,
@@ -151,34 +153,53 @@ def _injuries(
 ) -> tuple[dict[int, Fraction], Fraction, Fraction, Fraction]:
     """P(each injury), a major wound, a knockdown roll and a crippled limb, over the
     damage dice, from the blows that land (``lands``; the rest count nowhere)."""
-    count, adds = _dice_adds(damage.expression)
-    dice, whole = _ways(count), 6**count  # each total's ways in 6**count: whole numbers
-    injury: dict[int, Fraction] = {}
-    major = knock = crippled = Fraction(0)
-    done: dict[tuple[str, str], tuple[dict[int, int], list[int]]] = {}
+    # Whole numbers throughout: each landing's chance over one common denominator, and
+    # each damage total's ways in 6**dice; one division at the end.
+    den = math.lcm(*(p.denominator for p in lands.values()))
+    whole = den * 6 ** _dice_adds(damage.expression)[0]
+    counts: dict[int, int] = {}
+    marks = [0, 0, 0]  # a major wound, a knockdown roll, a crippled limb
     # One limb does as the other unless the target's DR tells them apart.
     sided = any(k.startswith(("left ", "right ")) for k, _ in target.dr_at)
+    full = replace(target, current_hp=None)  # a blow reads the full HP only (B420, B421)
+    done: dict[tuple[str, str], tuple[tuple[tuple[int, int], ...], tuple[int, int, int]]] = {}
     for (key, effect), p in lands.items():
-        loc = read_location(key)
         side = (key if sided else key.removeprefix("left ").removeprefix("right "), effect)
-        ways, flags = done.setdefault(side, ({}, [0, 0, 0]))
-        for total, w in dice.items() if not ways else ():
-            b = blow(total + adds, damage, target, loc, effect, options.tight_beam,
-                     options.large_area)  # fmt: skip
-            ways[b.injury] = ways.get(b.injury, 0) + w
-            if b.injury:
-                flags[0] += w if b.wound.major else 0
-                flags[1] += w if b.wound.knockdown is not None else 0
-                flags[2] += w if b.wound.crippled else 0
-        scale = p / whole
-        for n, w in ways.items():
-            _add(injury, n, scale * w)
-        major, knock, crippled = (
-            major + scale * flags[0],
-            knock + scale * flags[1],
-            crippled + scale * flags[2],
-        )
-    return injury, major, knock, crippled
+        if side not in done:
+            done[side] = _blow_ways(key, effect, damage, full, options.tight_beam,
+                                    options.large_area)  # fmt: skip
+        ways, flags = done[side]
+        c = p.numerator * (den // p.denominator)
+        for n, w in ways:
+            counts[n] = counts.get(n, 0) + c * w
+        for i in range(3):
+            marks[i] += c * flags[i]
+    injury = {n: Fraction(w, whole) for n, w in counts.items()}
+    return injury, Fraction(marks[0], whole), Fraction(marks[1], whole), Fraction(marks[2], whole)
+
+
+@functools.lru_cache(maxsize=1024)
+def _blow_ways(
+    key: str,
+    effect: str,
+    damage: DamageSpec,
+    target: Target,
+    tight_beam: bool,
+    large_area: bool | LargeArea,
+) -> tuple[tuple[tuple[int, int], ...], tuple[int, int, int]]:
+    """A blow at ``key`` over the damage dice: each injury's ways, and the ways it is a
+    major wound, calls a knockdown roll, cripples (B378-B379, B398-B400, B419-B421),
+    from :func:`_blow_joint`. Cached, so that the second attack of a pair, at other HP
+    now, reads the same blows."""
+    ways: dict[int, int] = {}
+    flags = [0, 0, 0]
+    for (injury, kd, major, crippled), w in _blow_joint(key, effect, damage, target,
+                                                        tight_beam, large_area):  # fmt: skip
+        ways[injury] = ways.get(injury, 0) + w
+        flags[0] += w if major else 0
+        flags[1] += w if kd is not None else 0
+        flags[2] += w if crippled else 0
+    return tuple(ways.items()), (flags[0], flags[1], flags[2])
 
 
 @functools.lru_cache(maxsize=512)
@@ -223,6 +244,7 @@ def double_odds(
     defense_options: DefenseOptions | None = None,
     *,
     then: AttackOptions | None = None,
+    knockdown_ht: int | None = None,
 ) -> tuple[Fraction, Fraction]:
     """All-Out Attack (Double, B365; :mod:`.allout`) or a Dual-Weapon Attack (B417):
     P(either attack injures), P(both do), as :func:`.exchange.exchanges` rolls them.
@@ -234,7 +256,10 @@ def double_odds(
     that was not critical, against a Parry) leaves the second's parry at −4 more, −2
     with a fencing weapon (B376, "Parrying": each parry after the first with the same
     weapon). Only those two change the second's chance to injure (the crippling caps
-    follow the full HP), so it is worked out once for each pair of them."""
+    follow the full HP), so it is worked out once for each pair of them. With
+    ``knockdown_ht``, a first blow that calls the knockdown roll (B420) leaves the foe
+    standing, stunned and prone, or unconscious by that roll's odds (:mod:`.knocked`),
+    and the second meets it so; only P(both) changes, as the roll follows an injury."""
     target, defense, defense_options = settle(allowed_against(options, damage.damage_type),
                                               target, defense,
                                               defense_options or DefenseOptions())  # fmt: skip
@@ -243,29 +268,77 @@ def double_odds(
     parried = sp.defense == "parry"  # as first.defense: the defense a hit draws
     again = replace(defense_options, parried=defense_options.parried + 1)
     now = target.current_hp if target.current_hp is not None else target.hp
-    seconds: dict[tuple[bool, bool], Fraction] = {}
+    seconds: dict[tuple[bool, bool, Fallen], Fraction] = {}
 
-    def second(n: int, drew: bool) -> Fraction:
-        """P(the second injures) after a first of injury ``n`` that drew a parry or not."""
+    def second(n: int, drew: bool, state: Fallen = Fallen.UP) -> Fraction:
+        """P(the second injures) after a first of injury ``n`` that drew a parry or not
+        and left the foe ``state`` (B420)."""
         after = target if not n else replace(target, current_hp=None if now is None else now - n)
-        key = (after.reeling, drew)
+        key = (after.reeling, drew, state)
         if key not in seconds:
-            seconds[key] = exchange_odds(skill, damage, after, then or options, defense,
-                                         again if drew else defense_options).injures  # fmt: skip
+            meets, against = standing(state, defense, again if drew else defense_options)
+            seconds[key] = exchange_odds(skill, damage, after, then or options, meets,
+                                         against).injures  # fmt: skip
         return seconds[key]
 
-    after_roll = _injuries(sp.rolled, prepared, target, options)[0]
-    after_crit = _injuries(sp.free, prepared, target, options)[0]
+    after_roll = _joint(sp.rolled, prepared, target, options)
+    after_crit = _joint(sp.free, prepared, target, options)
     missed = 1 - sp.hit  # no defense drawn
     either = 1 - missed * (1 - second(0, False)) - sp.defended * (1 - second(0, parried))
     both = Fraction(0)
     for group, drew in ((after_roll, parried), (after_crit, False)):
-        for n, p in group.items():
-            if n:
-                both += p * second(n, drew)
-            else:
+        for (n, kd), p in group.items():
+            if not n:
                 either -= p * (1 - second(0, drew))
+                continue
+            falls: tuple[tuple[Fallen, Fraction], ...] = ((Fallen.UP, Fraction(1)),)
+            if knockdown_ht is not None and kd is not None:
+                falls = knockdown_odds(knockdown_ht + kd)
+            for state, q in falls:
+                both += p * q * second(n, drew, state)
     return either, both
+
+
+def _joint(
+    lands: dict[tuple[str, str], Fraction],
+    damage: DamageSpec,
+    target: Target,
+    options: AttackOptions,
+) -> dict[tuple[int, int | None], Fraction]:
+    """P(each injury and the knockdown roll's modifier it calls, None for none; B420)
+    over the damage dice, from the blows that land (``lands``)."""
+    full = replace(target, current_hp=None)  # a blow reads the full HP only (B420, B421)
+    out: dict[tuple[int, int | None], Fraction] = {}
+    whole = 6 ** _dice_adds(damage.expression)[0]
+    for (key, effect), p in lands.items():
+        for (n, kd, _, _), w in _blow_joint(key, effect, damage, full, options.tight_beam,
+                                            options.large_area):  # fmt: skip
+            _add(out, (n, kd), p * Fraction(w, whole))
+    return out
+
+
+@functools.lru_cache(maxsize=1024)
+def _blow_joint(
+    key: str,
+    effect: str,
+    damage: DamageSpec,
+    target: Target,
+    tight_beam: bool,
+    large_area: bool | LargeArea,
+) -> tuple[tuple[tuple[int, int | None, bool, bool], int], ...]:
+    """A blow at ``key`` over the damage dice: the ways of each (injury, the knockdown
+    roll's modifier or None, a major wound, a crippled limb), each but the injury
+    counted only when it injures (B378-B379, B398-B400, B419-B421)."""
+    count, adds = _dice_adds(damage.expression)
+    loc = read_location(key)
+    ways: dict[tuple[int, int | None, bool, bool], int] = {}
+    for total, w in _ways(count).items():
+        b = blow(total + adds, damage, target, loc, effect, tight_beam, large_area)
+        hurt = b.injury > 0
+        k = (b.injury, b.wound.knockdown if hurt else None, hurt and b.wound.major,
+             hurt and bool(b.wound.crippled))  # fmt: skip
+        ways[k] = ways.get(k, 0) + w
+    return tuple(ways.items())
 
 
 def injury_chance(

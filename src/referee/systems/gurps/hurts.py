@@ -46,11 +46,14 @@ class Hurt:
     Head Blow Table (B556) once the location was known."""
 
 
-def hurt_line(h: Hurt, expression: str, damage_type: str, note: str | None = None) -> str:
+def hurt_line(
+    h: Hurt, expression: str, damage_type: str, note: str | None = None, *, half: bool = False
+) -> str:
     """A blow that landed, in words: where (and its 3d6 when random), the damage against
     DR with its odds to penetrate, the dice, what a critical row did (``note`` in its
     place), the basic damage, what penetrates and the injury, crippling (B421) and a
-    blinded eye (B399). The exchange's text and ``gurps blow``'s both say it so."""
+    blinded eye (B399); ``half``: the basic damage was halved at 1/2D range (B378). The
+    exchange's text and ``gurps blow``'s both say it so."""
     where = h.location.key
     if h.location_roll is not None:
         where += f" ({rolled(sum(h.location_roll), h.location_roll)})"
@@ -61,6 +64,8 @@ def hurt_line(h: Hurt, expression: str, damage_type: str, note: str | None = Non
     if note is not None:
         times = note
     line = f"hits the {where}; {dmg}: {rolled(sum(h.dice), h.dice)}{times}, basic {h.basic}"
+    if half:
+        line += " (halved at 1/2D, B378)"
     if h.penetrating:
         line += f", {h.penetrating} penetrates: injury {h.injury}"
         if h.wound is not None and h.wound.crippled:

@@ -121,7 +121,7 @@ class AttackOptions:
     telegraphic: bool = False
     """Telegraphic Attack: +4 to hit, the foe's defense +2 (MA113)."""
     rapid: bool = False
-    """Rapid Strike: −6 to each attack (B370)."""
+    """Rapid Strike: two attacks, −6 to each (B370; :func:`.exchange.exchanges`)."""
     location: str | None = None
     """An aimed hit location, at its penalty (B398); None: the torso, or a random
     location when :attr:`random_location`."""

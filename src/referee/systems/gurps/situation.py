@@ -35,9 +35,11 @@ from ...errors import RuleError
 
 __all__ = [
     "MOVE_AND_ATTACK_CAP",
+    "HalfDamageFrom",
     "Posture",
     "Situated",
     "aim_bonus",
+    "at_half_damage",
     "check_situation",
     "move_and_attack_modifier",
     "range_penalty",
@@ -48,6 +50,39 @@ __all__ = [
 
 MOVE_AND_ATTACK_CAP = 9
 """A melee attack made with Move and Attack is at most effective skill 9 (B365)."""
+
+
+class HalfDamageFrom(StrEnum):
+    """Where 1/2D range begins (B378, "Half Damage"; B269, a weapon's "1/2D"), as
+    :func:`at_half_damage` reads it: ``past`` the 1/2D (the default: a target farther
+    than it, as GURPS Game Aid's damage calculator reads "range to target is greater
+    than the 1/2D range"), or ``at`` it or beyond."""
+
+    PAST = "past"
+    AT = "at"
+
+
+def at_half_damage(
+    range_yards: int, half_damage_range: int, start: HalfDamageFrom = HalfDamageFrom.PAST
+) -> bool:
+    """Whether a ranged attack at ``range_yards`` does half damage, for a weapon whose
+    1/2D is ``half_damage_range`` yards (*GURPS Basic Set*, 4th edition, B378, "Half
+    Damage (1/2D)"; B269): past it, or with :attr:`HalfDamageFrom.AT` at it or beyond.
+
+    >>> at_half_damage(100, 100), at_half_damage(100, 100, HalfDamageFrom.AT)
+    (False, True)
+    >>> at_half_damage(150, 100)
+    True
+
+    Raises:
+        RuleError: a negative range or 1/2D.
+    """
+    if range_yards < 0 or half_damage_range < 0:
+        raise RuleError(f"--range {range_yards} and --half-damage-range {half_damage_range}: "
+                        "yards are 0 or more")  # fmt: skip
+    if start is HalfDamageFrom.AT:
+        return range_yards >= half_damage_range
+    return range_yards > half_damage_range
 
 
 class Posture(StrEnum):
@@ -283,3 +318,7 @@ def check_situation(options: Situated) -> None:
     if options.dual_weapon and (options.double or options.rapid or options.rof > 1):
         raise RuleError("--dual-weapon is two attacks already (B417): not with --double, "
                         "--rapid or --rof")  # fmt: skip
+    if options.rapid and (options.double or options.rof > 1):
+        raise RuleError("--rapid is Rapid Strike, two attacks at -6 each (B370): not with "
+                        "--double (roll its other attack as its own gurps attack) or --rof "
+                        "(Rapid Fire is one attack's shots, B373)")  # fmt: skip
