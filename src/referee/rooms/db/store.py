@@ -153,11 +153,11 @@ class Store(Appends, EpochWrites, SheetWrites, AdminWrites, FightWrites):
         if url.startswith("sqlite"):
             sa.event.listen(engine.sync_engine, "connect", pragmas)
         store = cls(engine)
+        if not store.sqlite:  # first: every pooled connection is seen born (own_pids)
+            store._watch_pool()
         store.signer = await server_signer(engine)
         if store.sqlite:
             store._checkpoints = asyncio.create_task(store._checkpoint())
-        else:
-            store._watch_pool()
         return store
 
     def _watch_pool(self) -> None:
