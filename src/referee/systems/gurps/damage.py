@@ -309,7 +309,7 @@ def read_damage(text: str) -> DamageSpec:
     in parentheses, the damage type, and optional markers.
 
     >>> read_damage("1d-4 cr")
-    DamageSpec(expression='1d-4', damage_type='cr', divisor=None, notes=())
+    DamageSpec(expression='1d-4', damage_type='cr', divisor=None, notes=(), half=False)
     >>> read_damage("4d(3) burn").divisor, read_damage("3d cr ex").notes
     (Fraction(3, 1), ('ex',))
 
