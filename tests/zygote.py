@@ -212,6 +212,14 @@ def _main(fd: int) -> None:
     # every server's and bot's imports, made once here
     for name in ("referee.cli", "referee.cli.discord", "referee.rooms.serving.discord_run"):
         importlib.import_module(name)
+    # and what a server's warm-up loads (referee.rooms.app.warm_up: the rule systems'
+    # modules, which the command line loads on first use), so that no fork pays for it
+    import pkgutil
+
+    for name in ("referee.commands", "referee.systems", "referee.sheets", "referee.render"):
+        package = importlib.import_module(name)
+        for found in pkgutil.walk_packages(package.__path__, name + "."):
+            importlib.import_module(found.name)
 
     mains = {"server": child.main, "cli": _cli}
 

@@ -12,11 +12,13 @@ import gc
 import json
 import logging
 import os
+import pkgutil
 import re
 import sys
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from importlib import import_module
 from typing import TYPE_CHECKING
 
 from fastapi import FastAPI, Request
@@ -299,6 +301,13 @@ def warm_up() -> None:
     holds some hundred thousand long-lived objects (modules, schemas, caches), and a
     full collection that walks them all stalls every room for tens of milliseconds."""
     read_command("3d6")
+    # The command line loads a rule system's modules on first use (referee.lazy, issue
+    # 74); a server loads them all here, off the event loop, so that no first roll of
+    # a kind waits on its imports inside its read's deadline.
+    for name in ("referee.commands", "referee.systems", "referee.sheets", "referee.render"):
+        package = import_module(name)
+        for found in pkgutil.walk_packages(package.__path__, name + "."):
+            import_module(found.name)
     gc.collect()
     gc.freeze()
 
