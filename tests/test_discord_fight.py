@@ -18,6 +18,7 @@ from referee.rooms.audit.verify import verify
 from rooms_server import Table
 from test_discord_answers import ALICE, GM, load_dai, said
 from test_discord_answers import link as linked
+from test_room_fight_swn_referee import THUG
 
 STRANGER = "1400000000000000899"
 ORC = b"""system = "gurps"
@@ -122,21 +123,6 @@ def test_a_whole_gurps_fight_on_discord(bot: Bot, rest: StandIn) -> None:
     assert verify(table.export("gm")).ok and verify(table.export("alice")).ok
 
 
-THUG = b"""system = "swn"
-name = "Street Thug"
-level = 1
-[attributes]
-dex = 10
-[combat]
-attack_bonus = 1
-ac = 12
-hp = 6
-[[weapons]]
-name = "Club"
-damage = "1d6"
-skill = "stab"
-attribute = "str"
-"""
 BOSS = THUG.replace(b"Street Thug", b"Gang Boss").replace(b"hp = 6", b"hp = 12")
 
 
