@@ -98,7 +98,16 @@ def _prompt(rest: StandIn, channel: str, prefix: str) -> dict[str, Any] | None:
 def test_a_whole_gurps_fight_on_discord(bot: Bot, rest: StandIn) -> None:
     channel = "1500000000000000851"
     table: Table = linked(bot, channel)
-    load_dai(bot, rest, channel)
+    # Dai with 16 HP: a major wound (over 8) knocks her down a third of the hits, and she
+    # lasts the rounds it takes for one (her 8 HP made her fall first, now and then).
+    sturdy = (Path(__file__).parents[1] / "examples" / "sheets" / "dai.toml").read_bytes()
+    path = f"/attachments/{channel}/dai.toml"
+    rest.files[path] = sturdy.replace(b"dodge = 10", b"dodge = 10\nhp = 16")
+    file = {"id": "9", "filename": "dai.toml", "size": len(rest.files[path]),
+            "url": rest.base + path}  # fmt: skip
+    got = bot.ask("sheet", opts(file="9"), user=ALICE, channel=channel,
+                  resolved={"attachments": {"9": file}})  # fmt: skip
+    assert said(got).startswith("Loaded Dai"), got
     _load(bot, rest, channel, "orc", ORC)
     _load(bot, rest, channel, "guard", GUARD)
     ok = [

@@ -182,6 +182,7 @@ def test_a_simulations_unknown_option_is_refused(bot: Bot, rest: StandIn) -> Non
     assert "/attachments/94/duel.toml" not in rest.gets
 
 
+@pytest.mark.alone  # timed: its exit within 5 s (beside other workers it took over 20)
 def test_ctrl_c_stops_the_bot_at_once_with_a_simulation_running(
     db_url: str, rest: StandIn, capfd: pytest.CaptureFixture[str]
 ) -> None:
