@@ -56,8 +56,12 @@ def test_the_first_exchange_agrees_with_the_exact_odds(
     assert list(sim.first) == [(0, 1)]
     n, hits, defended, injures, major = sim.first[(0, 1)]
     a, t = enc.fighters
+    # the archer, 20 yards off, aims in round 1 while the orc closes by its Move (B364);
+    # in round 2 she shoots with her Acc at the range left (B550): 15 yards, -5
+    aim, yards = (1, a.distance - t.move) if ranged else (0, 0)
+    assert (aim, yards) == ((1, 15) if ranged else (0, 0))
     o = exchange_odds(a.skill, a.damage, oracle_target(t, t.hp, False),
-                      options_for(a, False, 0), "best",
+                      options_for(a, False, 0, aim, yards), "best",
                       DefenseOptions(retreat=retreat))  # fmt: skip
     assert n == sim.runs
     assert o.defense == "dodge"  # retreating, Dodge 7+3 ties Parry 9+1: Dodge first

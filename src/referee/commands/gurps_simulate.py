@@ -1,9 +1,10 @@
 """``gurps simulate``: fight a GURPS encounter many times (:mod:`referee.systems.gurps.
 simulate`), its combatants read from their sheets.
 
-What a sheet gives a combatant: HP (the sheet's, else ST, B16), HT, Basic Speed (the
-sheet's, else (DX + HT) / 4, B17), the weapon named or the best (the highest P(hit) ×
-mean damage), whether it is ranged (a weapon with an Accuracy), and what ``gurps
+What a sheet gives a combatant: HP (the sheet's, else ST, B16), HT, Will (else IQ),
+Basic Speed (the sheet's, else (DX + HT) / 4, B17), the weapon named or the best (the
+highest P(hit) × mean damage), whether it is ranged (a weapon with an Accuracy), its
+Acc and Shots (B269-B270), and what ``gurps
 attack`` reads of a target (:func:`.gurps_target.target_of`: Dodge, best Parry and
 Block, DR, High or Low Pain Threshold). Encounter and sheet files are read on the
 command line only.
@@ -76,10 +77,13 @@ def sheet_stats(sheet: Sheet, weapon: str | None, ht: int | None = None) -> dict
     if speed is None:
         speed = Fraction(attrs.get("DX", ht) + ht, 4)
     target = target_of(sheet)
-    return {
+    shots = {"shots": attack.shots} if attack.acc is not None and attack.shots else {}
+    return shots | {
         "name": sheet.name, "hp": hp, "ht": ht, "basic_speed": speed, "skill": attack.level,
         "damage": read_damage(attack.damage), "weapon": attack.full_name,
-        "ranged": attack.acc is not None, "dodge": target.dodge, "parry": target.parry,
+        "ranged": attack.acc is not None, "acc": attack.acc,
+        "will": attrs.get("Will", attrs.get("IQ", 10)), "dodge": target.dodge,
+        "parry": target.parry,
         "block": target.block, "fencing": target.fencing, "dr": target.dr,
         "dr_at": target.dr_at, "hpt": target.hpt, "lpt": target.lpt,
     }  # fmt: skip

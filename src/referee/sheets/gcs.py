@@ -151,6 +151,7 @@ def _weapons(item: dict[str, Any], name: str) -> Iterator[Attack]:
             block=_str(calc.get("block")),
             acc=_leading(w.get("accuracy", calc.get("accuracy"))),
             bulk=_leading(w.get("bulk", calc.get("bulk"))),
+            shots=_str(w.get("shots", calc.get("shots"))),
         )
 
 

@@ -94,6 +94,10 @@ class Attack:
     ``accuracy``, its first number: a scope's ``+2`` is left to the GM)."""
     bulk: int | None = None
     """GURPS: a ranged weapon's Bulk (−4), for Move and Attack (B365)."""
+    shots: str | None = None
+    """GURPS: a ranged weapon's Shots as its table writes it (``1(2)``, ``T(1)``,
+    ``30+1(3)``, ``5(3i)``; B269-B270): the shots before a reload, and the one-second
+    Ready maneuvers a reload takes (the simulator's reload)."""
 
     @property
     def full_name(self) -> str:

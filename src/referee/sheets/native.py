@@ -166,7 +166,8 @@ def _gurps(r: _Reader, name: str) -> Sheet:
     attacks = []
     for i, a in enumerate(r.list_of_tables(said.get("attacks", "attacks")), 1):
         where = f"[[attacks]] {i}: "
-        r.keys(a, {"name", "usage", "level", "damage", "parry", "block", "acc", "bulk"}, where)
+        r.keys(a, {"name", "usage", "level", "damage", "parry", "block", "acc", "bulk",
+                         "shots"}, where)  # fmt: skip
         if "name" not in a or "damage" not in a:
             raise r.fail("attacks", f"attack {i} needs a name and a damage")
         attacks.append(
@@ -179,6 +180,7 @@ def _gurps(r: _Reader, name: str) -> Sheet:
                 block=None if "block" not in a else str(a["block"]),
                 acc=None if "acc" not in a else r.integer(f"{where}acc", a["acc"], 0, 30),
                 bulk=None if "bulk" not in a else r.integer(f"{where}bulk", a["bulk"], -20, 0),
+                shots=None if "shots" not in a else r.string(f"{where}shots", a["shots"], 20),
             )
         )
     return Sheet(

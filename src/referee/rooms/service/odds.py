@@ -182,6 +182,7 @@ def _gurps(fight: Fight, fighters: list[Combatant], sheets: Mapping[str, Sheet |
         shock=tuple(c.value("shock") for c in fighters),
         order=order,
         turn=turn,
+        posture=tuple(next((p for p in _LOW if p in c.conditions), "standing") for c in fighters),
     )
     where = _from(fight, fighters, [s == "up" for s in states])
     where["assumed"] = assumed
@@ -191,6 +192,10 @@ def _gurps(fight: Fight, fighters: list[Combatant], sheets: Mapping[str, Sheet |
         return simulation_json(simulate(enc, n, seed=seed, start=start))
 
     return job, where
+
+
+_LOW = ("prone", "crawling", "kneeling", "sitting", "crouching")
+"""The tracker's postures (B551) that the simulator reads: it gets up before it fights."""
 
 
 def _swn(fight: Fight, fighters: list[Combatant], sheets: Mapping[str, Sheet | None]) -> Any:

@@ -12,15 +12,17 @@ format)::
     weapon = "Axe"                   # default: the sheet's best attack
     target = "weakest"               # tactics: see :class:`Tactics` for each default
 
-A sheet gives the combatant's HP, HT, Basic Speed, its weapon's level and damage, its
-Dodge, best Parry and Block, DR and pain threshold; the same keys written inline
-(``hp``, ``ht``, ``basic_speed``, ``skill``, ``damage``, ``ranged``, ``dodge``,
-``parry``, ``block``, ``fencing``, ``dr``, ``hpt``, ``lpt``) give them without a sheet
-or override the sheet's.
+A sheet gives the combatant's HP, HT, Will, Basic Speed, its weapon's level, damage,
+Acc and Shots, its Dodge, best Parry and Block, DR and pain threshold; the same keys
+written inline (``hp``, ``ht``, ``will``, ``basic_speed``, ``move``, ``skill``,
+``damage``, ``ranged``, ``acc``, ``shots``, ``dodge``, ``parry``, ``block``,
+``fencing``, ``dr``, ``hpt``, ``lpt``) give them without a sheet or override the
+sheet's. ``distance`` places a combatant that many yards from its foes at the start.
 
 Sources: *GURPS Basic Set*, 4th edition: B16-B17 (HP, HT, Basic Speed), B363 (the
 order of turns by Basic Speed), B365-B366 (All-Out Attack and Defense), B374-B377
-(active defenses, retreat), B398 (hit locations); ``COMBAT.md`` of the rules notes.
+(active defenses, retreat), B398 (hit locations), B364 (Move, Aim), B17 (Basic Move),
+B269-B270 (Shots, :mod:`.shots`); ``COMBAT.md`` of the rules notes.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from ...errors import RefereeError, RuleError
 from ...odds import odds
 from .damage import DamageSpec, _dice_adds, read_damage
 from .locations import read_location, require_targetable
+from .shots import Shots, read_shots
 from .success import skill_odds
 
 __all__ = [
@@ -54,10 +57,12 @@ __all__ = [
 
 MAX_COMBATANTS = 32
 MAX_ROUNDS = 1_000
-STATS = ("hp", "ht", "basic_speed", "skill", "damage", "ranged", "dodge", "parry", "block",
-         "fencing", "dr", "hpt", "lpt")  # fmt: skip
-TACTICS = ("target", "aim", "retreat", "all_out_attack", "all_out_defense", "flee")
-FIELDS = {"name", "side", "count", "sheet", "weapon", *STATS, *TACTICS}
+MAX_DISTANCE = 1_000
+"""The farthest a combatant may start from its foes, in yards."""
+STATS = ("hp", "ht", "will", "basic_speed", "move", "skill", "damage", "ranged", "acc", "shots",
+         "dodge", "parry", "block", "fencing", "dr", "hpt", "lpt")  # fmt: skip
+TACTICS = ("target", "aim", "aim_turns", "retreat", "all_out_attack", "all_out_defense", "flee")
+FIELDS = {"name", "side", "count", "sheet", "weapon", "distance", *STATS, *TACTICS}
 
 
 class Pick(StrEnum):
@@ -89,6 +94,10 @@ class Tactics:
     target: Pick = Pick.FIRST
     aim: str = "random"
     """``random`` (B398's table), or a location aimed at with its penalty (B398)."""
+    aim_turns: int = 1
+    """A ranged fighter with an Acc takes this many turns of Aim (0 to 3; B364: +Acc
+    after one, +1 more after two, +2 after three) before a shot while no foe is up
+    within a yard of it; 0 never aims."""
     retreat: bool = True
     """Retreat on the first defense of each turn against a melee attack (B377: +3
     Dodge, +1 Parry or Block, +3 a fencing Parry)."""
@@ -122,6 +131,16 @@ class Fighter:
     weapon: str = "weapon"
     ranged: bool = False
     """A missile weapon: it cannot be parried (B376), All-Out Attack is +1, no retreat."""
+    will: int = 10
+    """For the Will roll to keep an Aim when injured (B364); a sheet's Will, else IQ."""
+    move: int = 5
+    """Yards a Move maneuver covers (B364): Basic Move, Basic Speed's whole part (B17)."""
+    acc: int | None = None
+    """A ranged weapon's Accuracy, added after an Aim (B364); None: it cannot aim."""
+    shots: Shots | None = None
+    """A ranged weapon's Shots and reload (B269-B270); None: it never reloads."""
+    distance: int = 0
+    """Yards from its foes at the start (0: within reach of them all, as before)."""
     dodge: int | None = None
     parry: int | None = None
     block: int | None = None
@@ -256,8 +275,11 @@ def _fighters(
     for key in ("hp", "ht", "skill"):
         if stats.get(key) is None:
             raise fail(key, f"required (inline, or from a sheet): {key}", block)
-    ints = {"hp": (1, 10_000), "ht": (1, 40), "skill": (-10, 40), "dodge": (-10, 40),
-            "parry": (-10, 40), "block": (-10, 40), "dr": (0, 1000)}  # fmt: skip
+    if "distance" in entry:
+        stats["distance"] = entry["distance"]
+    ints = {"hp": (1, 10_000), "ht": (1, 40), "will": (1, 40), "move": (1, 100),
+            "skill": (-10, 40), "acc": (0, 30), "dodge": (-10, 40), "parry": (-10, 40),
+            "block": (-10, 40), "dr": (0, 1000), "distance": (0, MAX_DISTANCE)}  # fmt: skip
     for key, (lo, hi) in ints.items():
         value = stats.get(key)
         if value is None:
@@ -279,6 +301,16 @@ def _fighters(
         speed = Fraction(stats["ht"] + stats.get("dx", stats["ht"]), 4)
     if not isinstance(speed, Fraction | int | float) or isinstance(speed, bool) or speed <= 0:
         raise fail("basic_speed", "must be a positive number", block)
+    shots = stats.get("shots")
+    if shots is not None and not isinstance(shots, Shots):
+        if not isinstance(shots, str):
+            raise fail("shots", 'must be text such as "1(2)" (B269)', block)
+        try:
+            shots = read_shots(shots)
+        except RuleError as exc:
+            raise fail("shots", str(exc), block) from None
+    if shots is not None and not stats.get("ranged", False):
+        raise fail("shots", "is a ranged weapon's (B269): add ranged = true", block)
     count = entry.get("count", 1)
     if not isinstance(count, int) or isinstance(count, bool) or not 1 <= count <= MAX_COMBATANTS:
         raise fail("count", f"must be an integer from 1 to {MAX_COMBATANTS}", block)
@@ -295,7 +327,9 @@ def _fighters(
         ranged=stats.get("ranged", False), dodge=stats.get("dodge"), parry=stats.get("parry"),
         block=stats.get("block"), fencing=stats.get("fencing", False), dr=stats.get("dr", 0),
         dr_at=tuple(stats.get("dr_at", ())), hpt=stats.get("hpt", False),
-        lpt=stats.get("lpt", False), tactics=tactics,
+        lpt=stats.get("lpt", False), tactics=tactics, will=stats.get("will", 10),
+        move=stats.get("move", int(speed)), acc=stats.get("acc"),
+        shots=shots, distance=stats.get("distance", 0),
     )  # fmt: skip
     if count == 1:
         return [base]
@@ -329,4 +363,9 @@ def _tactics(entry: dict[str, Any], block: int, fail: Callable[..., RuleError]) 
         got["aim"] = aim
     if "retreat" in entry:
         got["retreat"] = entry["retreat"]
+    if "aim_turns" in entry:
+        turns = entry["aim_turns"]
+        if not isinstance(turns, int) or isinstance(turns, bool) or not 0 <= turns <= 3:
+            raise fail("aim_turns", "must be an integer from 0 to 3 (B364)", block)
+        got["aim_turns"] = turns
     return Tactics(**got)

@@ -12,30 +12,42 @@ rules notes), in the order applied:
 
    a. A stunned combatant does nothing, and rolls HT at the end of the turn; on a
       success it is no longer stunned (B420; the recovery roll is plain HT,
-      :attr:`.wounds.StunRecovery.PLAIN`).
+      :attr:`.wounds.StunRecovery.PLAIN`). Knocked down, it stays prone meanwhile.
    b. At 0 HP or less, it rolls HT at −1 per full multiple of HP below zero to stay
       conscious; on a failure it falls unconscious (B419), on a success it goes on.
    c. Under 1/3 of its HP (reeling, B419): with ``flee = "reeling"`` it leaves the
       fight; with ``all_out_defense = "reeling"`` it takes All-Out Defense (Increased
       Defense: +2 to every defense until its next turn, B366).
-   d. Otherwise it attacks an enemy who is up, chosen by its tactic
-      (:class:`.sim_encounter.Pick`), with its shock from the injuries since its last
-      turn (B419) and, against a foe who cannot defend (stunned, or without any
-      defense), All-Out Attack (Determined), after which it has no defense until its
-      next turn (B365). At effective skill below 3 it cannot attack (``000``).
+   d. Prone (knocked down, B420), it takes Change Posture to kneel, and kneeling, to
+      stand: two turns from lying down to standing (B364, "Change Posture").
+   e. A ranged weapon with no shot left takes Ready, one turn for each second of its
+      reload (B366, "Ready"; the Shots column, B269-B270, :mod:`.shots`).
+   f. It chooses an enemy who is up by its tactic (:class:`.sim_encounter.Pick`). A
+      melee fighter farther than a yard from it takes a Move (B364) of its Move in
+      yards toward it; the distance between those two shrinks by as much, to 1 yard.
+   g. A ranged fighter with an Acc, with no enemy up within a yard of it, takes Aim
+      (B364) for its ``aim_turns`` before it shoots; a new target starts a new Aim.
+   h. Otherwise it attacks that enemy with its shock from the injuries since its last
+      turn (B419), its Aim's bonus (B364), the range penalty at its distance (B550),
+      −2 with a ranged attack at a target kneeling or prone (B551), and, against a foe
+      who cannot defend (stunned, or without any defense), All-Out Attack
+      (Determined), after which it has no defense until its next turn (B365). At
+      effective skill below 3 it cannot attack (``000``). A shot is spent.
 3. The defender rolls its best defense (:func:`.target.choose_defense`), with the
    tactics' retreat on its first defense of a turn against a melee attack (B377),
    −4 for each parry already made that turn (B376), −4 while stunned (B420), Dodge
-   halved while reeling (B419); a missile cannot be parried (B376), nor a bullet or
-   beam blocked (B375), nor a retreat made against either (B377): what
-   :func:`.defense.defenses_against` allows.
+   halved while reeling (B419), −3 prone and −2 kneeling, with no retreat kneeling
+   (B551); a missile cannot be parried (B376), nor a bullet or beam blocked (B375),
+   nor a retreat made against either (B377): what :func:`.defense.defenses_against`
+   allows. A defense spoils the defender's Aim (B364).
 4. A blow's injury (:func:`.blows.blow`) comes off its HP; its shock waits for the
    victim's next turn (at most −4, −8 with Low Pain Threshold or a critical hit's
    double shock); crossing −1×HP ... −4×HP calls an HT roll to live (a failure by 1
    or 2 leaves it dying, out of the fight; a worse or critical failure kills,
    :attr:`.wounds.SurviveCritical.DEAD`); −5×HP kills (B419); the knockdown roll the
-   wound calls for (B420) stuns on a failure and knocks out on a failure by 5 or more
-   or a critical failure. The first crippled limb is recorded (B421).
+   wound calls for (B420) stuns and knocks down (prone) on a failure, and knocks out
+   on a failure by 5 or more or a critical failure. The first crippled limb is
+   recorded (B421). Injured while aiming, it rolls Will or loses its Aim (B364).
 5. The fight ends the moment at most one side has anyone up; that side wins. A fight
    still going after ``max_rounds`` is a draw.
 """
@@ -50,6 +62,7 @@ from .defense import Allowed, RangedKind, defenses_against, missile_kind
 from .exchange import Hurt, exchange
 from .melee import AttackOptions, DefenseOptions, effective_attack
 from .sim_encounter import Encounter, Fighter, Pick
+from .situation import Posture
 from .success import Outcome as Roll
 from .success import check
 from .target import Target
@@ -59,6 +72,7 @@ __all__ = [
     "AGAINST",
     "DEAD",
     "FLED",
+    "POSTURES",
     "UNCONSCIOUS",
     "UP",
     "First",
@@ -69,6 +83,9 @@ __all__ = [
 ]
 
 UP, UNCONSCIOUS, DEAD, FLED = range(4)
+POSTURES = (Posture.STANDING, Posture.KNEELING, Posture.PRONE)
+"""A fighter's postures, by index: standing, kneeling (getting up), prone (knocked down,
+B420); a turn of Change Posture takes it one index lower (B364)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,17 +165,27 @@ def can_defend(f: Fighter, allowed: Allowed | bool) -> bool:
             or (f.parry is not None and allowed.parry is not None))  # fmt: skip
 
 
-def options_for(a: Fighter, all_out: bool, shock: int) -> AttackOptions:
+def options_for(
+    a: Fighter, all_out: bool, shock: int, aim: int = 0, yards: int = 0,
+    target: Posture = Posture.STANDING,
+) -> AttackOptions:  # fmt: skip
     """The attack options the tactics give (*GURPS Basic Set*, 4th edition): All-Out
-    Attack (Determined, B365), the aim (B398's random table, or a location at its
-    penalty), a ranged weapon (B365, B376) and the attacker's shock (B419)."""
-    aim = a.tactics.aim
+    Attack (Determined, B365), where it aims (B398's random table, or a location at its
+    penalty), a ranged weapon (B365, B376), the attacker's shock (B419); for a ranged
+    weapon, ``aim`` turns of Aim with its Acc (B364), the range penalty at ``yards``
+    (B550) and the ``target``'s posture (B551, :meth:`.situation.Posture.as_target`)."""
+    where = a.tactics.aim
+    low = target.as_target(None if where == "random" else where) if a.ranged else 0
     return AttackOptions(
         all_out=all_out,
         ranged=a.ranged,
         shock=shock,
-        location=None if aim in ("random", "torso") else aim,
-        random_location=aim == "random",
+        location=None if where in ("random", "torso") else where,
+        random_location=where == "random",
+        aim=aim if a.ranged and a.acc is not None else 0,
+        acc=a.acc if aim and a.ranged else None,
+        range_yards=yards if a.ranged else None,
+        modifiers=(low,) if low else (),
     )
 
 
@@ -181,6 +208,12 @@ def run_once(enc: Encounter, rng: RandomSource) -> Outcome:
     crippled: list[str | None] = [None] * n
     dealt = [0] * n
     first: list[First] = []
+    posture = [0] * n
+    loaded = [0 if f.shots is None else f.shots.count for f in fs]
+    readying = [0] * n
+    aimed = [0] * n
+    aim_at = [-1] * n
+    dist = [[max(f.distance, g.distance) for g in fs] for f in fs]
     order = turn_order(enc, rng)
 
     def roll_ht(i: int, mod: int = 0) -> tuple[int, bool]:
@@ -216,8 +249,11 @@ def run_once(enc: Encounter, rng: RandomSource) -> Outcome:
             margin, crit = roll_ht(j, w.knockdown)
             if margin <= -5 or crit:
                 cond[j] = UNCONSCIOUS
-            elif margin < 0:
-                stunned[j] = True
+                return
+            if margin < 0:
+                stunned[j], posture[j] = True, POSTURES.index(Posture.PRONE)
+        if aimed[j] and check(f.will, rng=rng).margin < 0:  # B364: a Will roll keeps it
+            aimed[j] = 0
 
     def pick(i: int) -> int:
         foes = [j for j in range(n) if cond[j] == UP and side[j] != side[i]]
@@ -245,22 +281,52 @@ def run_once(enc: Encounter, rng: RandomSource) -> Outcome:
             if f.tactics.all_out_defense == "reeling":
                 aod[i] = True
                 return
+        if posture[i]:  # B364: Change Posture, a step at a time toward standing
+            posture[i] -= 1
+            return
+        shots = f.shots
+        if shots is not None and loaded[i] == 0:  # B366: Ready, to reload (B269)
+            if shots.reload:
+                readying[i] += 1
+                if readying[i] >= shots.reload:
+                    loaded[i] = 1 if shots.one_at_a_time else shots.count
+                    readying[i] = 0
+            return
         j = pick(i)
         t = fs[j]
+        if not f.ranged and dist[i][j] > 1:  # B364: Move toward it
+            dist[i][j] = dist[j][i] = max(1, dist[i][j] - f.move)
+            return
+        if aim_at[i] != j:
+            aimed[i], aim_at[i] = 0, j
+        if (
+            f.ranged
+            and f.acc is not None
+            and aimed[i] < f.tactics.aim_turns
+            and all(dist[i][k] > 1 for k in range(n) if cond[k] == UP and side[k] != side[i])
+        ):
+            aimed[i] += 1  # B364: Aim, while no enemy is within reach
+            return
         allowed = AGAINST[against(f)]  # B375-B377: the defenses and retreat it allows
         defends = can_defend(t, allowed) and not aoa[j]
         aoa[i] = f.tactics.all_out_attack == "defenseless" and (stunned[j] or not defends)
-        options = options_for(f, aoa[i], felt)
+        options = options_for(f, aoa[i], felt, aimed[i], dist[i][j], POSTURES[posture[j]])
         if effective_attack(f.skill, options) < 3:
             return  # below 3 no attack roll is allowed (000)
-        retreat = t.tactics.retreat and allowed.retreat and not retreated[j]
-        dopts = DefenseOptions(retreat=retreat, all_out=aod[j], parried=parried[j])
+        aimed[i] = 0
+        if shots is not None:
+            loaded[i] -= 1
+        kneeling = POSTURES[posture[j]] is Posture.KNEELING  # B551: no retreat kneeling
+        retreat = t.tactics.retreat and allowed.retreat and not retreated[j] and not kneeling
+        dopts = DefenseOptions(retreat=retreat, all_out=aod[j], parried=parried[j],
+                               posture=POSTURES[posture[j]])  # fmt: skip
         ex = exchange(f.skill, f.damage, target_of(t, hp[j], stunned[j]), attacker=f.name,
                       options=options, defense="best" if defends else "none",
                       defense_options=dopts, rng=rng)  # fmt: skip
         if ex.defense is not None:
             retreated[j] = retreated[j] or retreat
             parried[j] += ex.defense.defense == "parry"
+            aimed[j] = 0  # B364: a defense spoils an Aim
         if not first:
             major = any(h.wound is not None and h.wound.major for h in ex.hurts if h.injury)
             first.append(First(i, j, ex.attack.hit, ex.attack.hit and ex.hurt is None,

@@ -6,11 +6,14 @@ encounter from the rule modules that ``gurps attack`` uses, so nothing is writte
   "Critical Success and Failure", GURPS 4th edition) and an aimed attack's miss by 1
   (:func:`.melee.misses_by_one`, B399).
 - Each attack's effective skill with and without All-Out Attack and at each shock
-  (:func:`.melee.effective_attack`; B365, B419).
+  (:func:`.melee.effective_attack`; B365, B419), and what a ranged attack adds: the
+  range penalty at each distance (:func:`.situation.range_penalty`, B550), each turn
+  of Aim (:func:`.situation.aim_bonus`, B364) and a low target
+  (:meth:`.situation.Posture.as_target`, B551).
 - The defense each combatant rolls in every state, and its level
   (:func:`.target.choose_defense`, :func:`.defense.defense_modifiers`,
   :func:`.defenses.settle`, what :func:`.defense.defenses_against` allows; B374-B377,
-  B366, B419, B420).
+  B366, B419, B420, and each posture, B551).
 - B398's random hit location (:data:`.locations.RANDOM_TABLE`).
 - A critical hit's effect on the blow (B556; :func:`.exchange.critical_effect`,
   :func:`.criticals.head_blow`, :func:`.blows.on_head`).
@@ -36,7 +39,8 @@ from .exchange import critical_effect
 from .locations import RANDOM_TABLE, read_location
 from .melee import AIMED, effective_attack, misses_by_one
 from .sim_encounter import Aim, Encounter, Pick
-from .sim_oracle import AGAINST, against, can_defend, options_for, target_of
+from .sim_oracle import AGAINST, POSTURES, against, can_defend, options_for, target_of
+from .situation import Posture, aim_bonus, range_penalty
 from .success import Outcome, margin, outcome
 from .target import choose_defense
 
@@ -83,9 +87,29 @@ class Tables:
         self.attack_eff = np.array([[[effective_attack(f.skill, options_for(f, bool(x), s))
                                       for s in range(self.max_shock + 1)] for x in (0, 1)]
                                     for f in fs], dtype=np.int64)  # fmt: skip
+        self._ranged()
         self._defenses()
         self._locations()
         self._blows()
+
+    def _ranged(self) -> None:
+        fs = self.enc.fighters
+        self.will = np.array([f.will for f in fs], dtype=np.int64)
+        self.move = np.array([f.move for f in fs], dtype=np.int64)
+        self.shots = np.array([0 if f.shots is None else f.shots.count for f in fs])
+        self.reload = np.array([0 if f.shots is None else f.shots.reload for f in fs])
+        self.one_at_a_time = np.array([f.shots is not None and f.shots.one_at_a_time
+                                       for f in fs])  # fmt: skip
+        self.can_aim = np.array([f.ranged and f.acc is not None for f in fs])
+        self.aim_turns = np.array([f.tactics.aim_turns for f in fs], dtype=np.int64)
+        self.aim_eff = np.array([[aim_bonus(k, f.acc or 0) if f.ranged else 0 for k in range(4)]
+                                 for f in fs], dtype=np.int64)  # fmt: skip
+        self.low = np.array([[sum(options_for(f, False, 0, target=p).modifiers)
+                              for p in POSTURES] for f in fs], dtype=np.int64)  # fmt: skip
+        self.dist0 = np.array([[max(f.distance, g.distance) for g in fs] for f in fs])
+        self.far = int(self.dist0.max())
+        """The farthest two fighters start; 0: every one within reach of every other."""
+        self.range_pen = np.array([range_penalty(y) for y in range(self.far + 1)])
 
     def _rolls(self) -> None:
         skills = range(self.lo, self.hi + 1)
@@ -105,22 +129,23 @@ class Tables:
                 self.margin[e, total] = margin(total, eff)
 
     def _defenses(self) -> None:
-        p = self.max_parried + 1
-        n = len(AGAINST)
-        self.def_kind = np.full((self.c, n, 2, 2, 2, 2, p), -1, dtype=np.int64)
-        self.def_level = np.zeros((self.c, n, 2, 2, 2, 2, p), dtype=np.int64)
+        p, n, q = self.max_parried + 1, len(AGAINST), len(POSTURES)
+        self.def_kind = np.full((self.c, n, 2, 2, 2, 2, p, q), -1, dtype=np.int64)
+        self.def_level = np.zeros((self.c, n, 2, 2, 2, 2, p, q), dtype=np.int64)
         for j, f in enumerate(self.enc.fighters):
             for k, allowed in enumerate(AGAINST):  # B375-B377: melee, arrow, bullet
                 if not can_defend(f, allowed):
                     continue
                 parry = allowed.parry  # None: a missile cannot be parried (B376)
-                for index in np.ndindex(2, 2, 2, 2, p):
-                    stunned, reeling, retreat, aod, parried = (int(x) for x in index)
-                    if retreat and not allowed.retreat:
-                        continue  # B377: no retreat from a missile (never looked up)
+                for index in np.ndindex(2, 2, 2, 2, p, q):
+                    stunned, reeling, retreat, aod, parried, posture = (int(x) for x in index)
+                    if retreat and (not allowed.retreat or POSTURES[posture] is Posture.KNEELING):
+                        continue  # B377, B551: no retreat from a missile, nor kneeling
                     target = target_of(f, 0 if reeling else f.hp, bool(stunned))
-                    options = DefenseOptions(retreat=bool(retreat), all_out=bool(aod),
-                                             parried=parried)  # fmt: skip
+                    options = DefenseOptions(
+                        retreat=bool(retreat), all_out=bool(aod), parried=parried,
+                        posture=POSTURES[posture],
+                    )  # fmt: skip
                     target, _, options = settle(allowed, target, "best", options)
                     chosen = choose_defense(target, "best", options, 0, parry)
                     assert chosen is not None

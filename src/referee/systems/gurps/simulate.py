@@ -22,15 +22,16 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Callable
-from dataclasses import dataclass
 
 import numpy as np
 
 from ...errors import RuleError
 from ...rng import numpy_seed
 from .sim_encounter import Encounter
+from .sim_moves import close_or_aim, stand_or_reload
 from .sim_oracle import DEAD, FLED, UNCONSCIOUS, UP
 from .sim_result import Counts, Simulation
+from .sim_start import _POSTURE, POSTURE_KNEELING, POSTURE_PRONE, STATES, Start
 from .sim_tables import Array, Tables
 
 __all__ = ["CHUNK", "Simulation", "Start", "simulate"]
@@ -39,40 +40,6 @@ _SUMS = np.array([a + b + c for a in range(1, 7) for b in range(1, 7) for c in r
 """The 216 faces of 3d6, each as its total."""
 CHUNK = 32_768
 """Fights per vectorised batch; each batch has its own stream from the seed."""
-STATES = {"up": UP, "unconscious": UNCONSCIOUS, "dead": DEAD, "fled": FLED}
-"""A fighter's state at the start, by name."""
-
-
-@dataclass(frozen=True, slots=True)
-class Start:
-    """Where every fight starts from: a fight already under way (a room's tracker, issue
-    68 §4), one value a fighter, in the encounter's order. Without one, each fighter
-    starts at full HP, up, and the order of turns is by Basic Speed (B363)."""
-
-    hp: tuple[int, ...]
-    """Each fighter's HP now (its full HP is the encounter's)."""
-    state: tuple[str, ...]
-    """Each one's state: ``up``, ``unconscious``, ``dead`` or ``fled`` (:data:`STATES`)."""
-    stunned: tuple[bool, ...]
-    """Stunned (B420): it rolls HT to recover at its next turn instead of acting."""
-    shock: tuple[int, ...]
-    """The shock penalty on its next turn (B419), 0 for none."""
-    order: tuple[int, ...] = ()
-    """The order of turns, as fighters' indices (every fighter once); empty: by speed."""
-    turn: int = 0
-    """The place in :attr:`order` whose turn it is: the first round starts there."""
-
-    def check(self, enc: Encounter) -> None:
-        """Raises RuleError: a value per fighter missing, or an order that is not one."""
-        c = len(enc.fighters)
-        if not len(self.hp) == len(self.state) == len(self.stunned) == len(self.shock) == c:
-            raise RuleError(f"a start gives one value a fighter: {c} fighters")
-        if any(s not in STATES for s in self.state):
-            raise RuleError(f"a start's states are {', '.join(STATES)}")
-        if self.order and sorted(self.order) != list(range(c)):
-            raise RuleError("a start's order names every fighter once")
-        if not 0 <= self.turn < max(1, len(self.order)):
-            raise RuleError("a start's turn is a place in its order")
 
 
 def simulate(
@@ -130,6 +97,14 @@ class _Batch:
         self.aod = np.zeros((n, c), dtype=bool)
         self.crippled = np.full((n, c), len(t.limbs), dtype=np.int64)
         self.dealt = np.zeros((n, c), dtype=np.int64)
+        self.posture = np.zeros((n, c), dtype=np.int8)
+        self.loaded = np.broadcast_to(t.shots, (n, c)).copy()
+        self.readying = np.zeros((n, c), dtype=np.int64)
+        self.aimed = np.zeros((n, c), dtype=np.int64)
+        self.aim_at = np.full((n, c), -1, dtype=np.int64)
+        self.dist: Array | None = None
+        if t.far:
+            self.dist = np.broadcast_to(t.dist0.astype(np.int16), (n, c, c)).copy()
         self.first = np.zeros(n, dtype=bool)
         self.first_counts = np.zeros((c * c, 5), dtype=np.int64)
         self.live = np.ones(n, dtype=bool)
@@ -144,6 +119,8 @@ class _Batch:
             self.cond[:] = np.array([STATES[s] for s in start.state], dtype=np.int8)
             self.stunned[:] = np.array(start.stunned, dtype=bool)
             self.shock[:] = np.array(start.shock, dtype=np.int64)
+            if start.posture:
+                self.posture[:] = np.array([_POSTURE[p] for p in start.posture], dtype=np.int8)
             if start.order:
                 self.order = np.broadcast_to(np.array(start.order), (n, c)).copy()
                 self.turn = start.turn
@@ -153,17 +130,20 @@ class _Batch:
         out: Array = _SUMS[self.rng.integers(0, 216, k)]
         return out
 
-    def ht_roll(self, who: Array, rows: Array, mod: Array | int = 0) -> tuple[Array, Array]:
-        """HT rolls for ``who`` in ``rows``: each margin and whether it is a critical
-        failure (``000``, "Success Rolls", "Critical Success and Failure", 4th edition;
-        the tables of :mod:`.sim_tables`)."""
+    def ht_roll(
+        self, who: Array, rows: Array, mod: Array | int = 0, of: Array | None = None
+    ) -> tuple[Array, Array]:
+        """HT rolls (or rolls against ``of``, such as Will) for ``who`` in ``rows``: each
+        margin and whether it is a critical failure (``000``, "Success Rolls", "Critical
+        Success and Failure", 4th edition; the tables of :mod:`.sim_tables`)."""
         t = self.t
-        eff = np.clip(t.ht[who] + mod, t.lo, t.hi) - t.lo
+        eff = np.clip((t.ht if of is None else of)[who] + mod, t.lo, t.hi) - t.lo
         total = self.d3(len(rows))
         return t.margin[eff, total], t.crit_fail[eff, total]
 
     _ROW_ARRAYS = ("hp", "cond", "stunned", "shock", "parried", "retreated", "aoa", "aod",
-                   "crippled", "dealt", "first", "live", "winner", "rounds", "order")  # fmt: skip
+                   "crippled", "dealt", "first", "live", "winner", "rounds", "order", "posture",
+                   "loaded", "readying", "aimed", "aim_at")  # fmt: skip
 
     def run(self, acc: Counts) -> None:
         t = self.t
@@ -177,6 +157,8 @@ class _Batch:
                 keep = self.live
                 for name in self._ROW_ARRAYS:
                     setattr(self, name, getattr(self, name)[keep])
+                if self.dist is not None:
+                    self.dist = self.dist[keep]
                 self.n = len(self.live)
                 self.ix = np.arange(self.n)
         self.tally(acc, np.ones(self.n, dtype=bool))
@@ -231,8 +213,12 @@ class _Batch:
         aod = reeling & ~t.flee[a] & t.aod[a]
         self.aod[rows[aod], a[aod]] = True
         go &= ~flee & ~aod
+        go = stand_or_reload(self, rows, a, go)
         if go.any():
-            self.attack(rows[go], a[go], felt[go])
+            gr, ga, gf = rows[go], a[go], felt[go]
+            j = self.pick(gr, ga)
+            act, d = close_or_aim(self, gr, ga, j)
+            self.attack(gr[act], ga[act], gf[act], j[act], d[act])
         self.end_fights(rows, r)
 
     def pick(self, rows: Array, a: Array) -> Array:
@@ -250,21 +236,27 @@ class _Batch:
             out[sel] = np.where(foes[sel], rank, big).argmin(axis=1)
         return out
 
-    def attack(self, rows: Array, a: Array, felt: Array) -> None:
-        """One exchange a row, as :func:`.exchange.exchange` resolves it (*GURPS Basic
-        Set*, 4th edition: B365, B369-B381, B398-B400, B556), from the tables."""
+    def attack(self, rows: Array, a: Array, felt: Array, j: Array, d: Array) -> None:
+        """One exchange a row, ``a`` attacking ``j`` at ``d`` yards, as :func:`.exchange.
+        exchange` resolves it (*GURPS Basic Set*, 4th edition: B364 Aim, B365,
+        B369-B381, B398-B400, B550 range, B551 a low target, B556), from the tables."""
         t = self.t
-        j = self.pick(rows, a)
         allows = t.against[a]  # what the attack allows (B375-B377; .sim_oracle.AGAINST)
         defends = t.can_defend[j, allows] & ~self.aoa[rows, j]
         all_out = t.aoa[a] & (self.stunned[rows, j] | ~defends)
         self.aoa[rows, a] = all_out
         eff = t.attack_eff[a, all_out.astype(np.int64), np.minimum(felt, t.max_shock)]
+        aimed = np.where(self.aim_at[rows, a] == j, np.minimum(self.aimed[rows, a], 3), 0)
+        pj = self.posture[rows, j].astype(np.int64)
+        eff = eff + t.aim_eff[a, aimed] + t.low[a, pj] + np.where(t.ranged[a], t.range_pen[d], 0)
         ok = eff >= 3
         rows, a, j, eff, allows, defends = rows[ok], a[ok], j[ok], eff[ok], allows[ok], defends[ok]
+        pj = pj[ok]
         m = len(rows)
         if m == 0:
             return
+        self.aimed[rows, a] = 0
+        self.loaded[rows, a] -= t.shots[a] > 0
         e = np.clip(eff, t.lo, t.hi) - t.lo
         roll = self.d3(m)
         success = t.success[e, roll]
@@ -274,11 +266,12 @@ class _Batch:
         # the defense: none after a critical hit (B381) or against All-Out Attack (B365)
         rolls_def = hit & ~crit & defends
         retreat = t.retreat[j] & (allows == 0) & ~self.retreated[rows, j]  # melee only (B377)
+        retreat &= POSTURE_KNEELING != pj  # B551: no retreat kneeling
         reeling = 3 * self.hp[rows, j] < t.hp[j]
         parried = np.minimum(self.parried[rows, j], t.max_parried)
         i64 = np.int64
         state = (j, allows, self.stunned[rows, j].astype(i64), reeling.astype(i64),
-                 retreat.astype(i64), self.aod[rows, j].astype(i64), parried)  # fmt: skip
+                 retreat.astype(i64), self.aod[rows, j].astype(i64), parried, pj)  # fmt: skip
         kind = t.def_kind[state]
         level = np.clip(t.def_level[state], t.lo, t.hi) - t.lo
         rolls_def &= kind >= 0
@@ -286,6 +279,7 @@ class _Batch:
         dr, dj = rows[rolls_def], j[rolls_def]
         self.retreated[dr, dj] |= retreat[rolls_def]
         self.parried[dr, dj] += kind[rolls_def] == 1
+        self.aimed[dr, dj] = 0  # B364: a defense spoils an Aim
         land = hit & ~defended
         loc = np.where(t.aim_random[a], t.random_loc[self.d3(m)], t.aim_loc[a])
         loc = np.where(torso, t.torso, loc)
@@ -356,6 +350,13 @@ class _Batch:
             self.cond[kr[ko], kj[ko]] = UNCONSCIOUS
             stun = ~ko & (margin < 0)
             self.stunned[kr[stun], kj[stun]] = True
+            self.posture[kr[stun], kj[stun]] = POSTURE_PRONE  # knocked down (B420)
+            out[np.flatnonzero(roll)[ko]] = True
+        keeps = ~out & (self.aimed[rows, j] > 0)  # injured while aiming: Will (B364)
+        if keeps.any():
+            ar, aj = rows[keeps], j[keeps]
+            margin, _ = self.ht_roll(aj, ar, of=t.will)
+            self.aimed[ar[margin < 0], aj[margin < 0]] = 0
 
     def end_fights(self, rows: Array, r: int) -> None:
         """End the fights in which at most one side has anyone up; that side wins."""

@@ -109,6 +109,24 @@ class Posture(StrEnum):
         """
         return {Posture.STANDING: 0, Posture.CRAWLING: -4, Posture.PRONE: -4}.get(self, -2)
 
+    def as_target(self, location: str | None) -> int:
+        """The modifier to a *ranged* attack at a target in this posture, aimed at
+        ``location`` (None: a random location, B398, or the torso).
+
+        Source: *GURPS Basic Set*, 4th edition, B551, "Posture" table, Target column:
+        −2 to hit the torso, groin or legs of a target in any posture but standing; no
+        penalty to the other locations. An attack at a random location takes it
+        (referee's reading: the roll is made before the location is known, and the
+        torso is the location an attack names by default, B398).
+
+        >>> Posture.PRONE.as_target(None), Posture.KNEELING.as_target("skull")
+        (-2, 0)
+        >>> Posture.STANDING.as_target("torso")
+        0
+        """
+        low = location is None or location in ("torso", "groin", "leg", "right leg", "left leg")
+        return -2 if self is not Posture.STANDING and low else 0
+
 
 class Situated(Protocol):
     """What this module reads of an attack's options (:class:`.melee.AttackOptions`)."""
