@@ -262,6 +262,26 @@ UNSHOCKED = frozenset({"ST", "HT", "Will", "Per", "HP", "FP"})
 not ST, HT, Will or Per, nor resistance rolls)."""
 
 
+def rolling_as(fight: Fight, sheet: str, words: Sequence[str]) -> Combatant | None:
+    """The combatant a roll made as ``sheet`` is made for, its resolved command
+    ``words``, when the fight is under way: the one combatant of that sheet; when
+    several share it (Orc 1 ... Orc 3 from one sheet), for ``gurps defend`` the first
+    with a defense call open, else the one whose turn it is, else the first added.
+    None: no combatant in the fight has it. The server and ``referee verify`` both
+    read a roll's state through this, so that they take the same combatant's."""
+    mine = [x for x in fight.combatants.values() if x.sheet == sheet and x.id not in fight.removed]
+    if len(mine) <= 1:
+        return mine[0] if mine else None
+    ids = {x.id for x in mine}
+    if list(words[:2]) == ["gurps", "defend"]:
+        calling = [k.combatant for k in fight.calls if k.kind == "defense" and k.combatant in ids]
+        if calling:
+            return fight.combatants[calling[0]]
+    if fight.current in ids:
+        return fight.combatants[fight.current]
+    return mine[0]
+
+
 def typed_modifiers(fight: Fight, c: Combatant, words: Sequence[str]) -> list[tuple[str, int]]:
     """The fight's modifiers on a roll made as ``c``'s sheet while its fight is under
     way (issue 72 §3; contract v1.5, "typed rolls in a fight carry its state"), its

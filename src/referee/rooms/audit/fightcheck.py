@@ -21,7 +21,7 @@ from typing import Any
 from ...errors import RefereeError
 from ...fight import numbers
 from ...fight.maneuvers import defense_modifiers as state_defense_modifiers
-from ...fight.maneuvers import defenses_allowed, typed_modifiers
+from ...fight.maneuvers import defenses_allowed, rolling_as, typed_modifiers
 from ..fightlog import Seen, events_of, replay_seen
 
 __all__ = ["check_fight"]
@@ -119,15 +119,11 @@ def _tracked(seen: Seen, roll: Mapping[str, Any]) -> str | None:
     if seen.unseen:
         return None  # a hidden event may have changed the attacker: not this reader's
     fight = seen.fight
-    sheet = roll.get("sheet")
-    c = next(
-        (x for cid, x in fight.combatants.items() if x.sheet == sheet and cid not in fight.removed),
-        None,
-    )
     try:
         words = shlex.split(str(roll.get("resolved") or ""))
     except ValueError:
         words = []
+    c = rolling_as(fight, str(roll.get("sheet")), words)
     if c is None or words[:1] != ["gurps"] or words[1:2] not in (["attack"], ["defend"], ["check"]):
         return f"roll {roll.get('seq')} names modifiers of the fight, but is no roll they change"
     if words[1] == "attack":

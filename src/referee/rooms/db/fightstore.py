@@ -77,12 +77,14 @@ class FightWrites(StoreParts):
         if fight is None:
             fight = begin(await _system(conn, room))
         found = await _rows(conn, room, seen)
-        fight = await _off_loop(_replayed, fight, [e for _, e in found], big=len(found))
+        rolls = await _sealed_rolls(conn, room, [e for _, e in found])
+        fight = await _off_loop(_replayed, fight, [e for _, e in found], rolls, big=len(found))
         if found:
             seen = found[-1][0]
         if head is not None:
             seen = max(seen, head - 1)
-        cache[room] = (seen, fight)
+        if cache.get(room, (-1, None))[0] < seen:  # a writer may have put a newer one since
+            cache[room] = (seen, fight)
         out: Fight = fight
         return out
 
@@ -308,9 +310,49 @@ async def _rows(conn: AsyncConnection, room: str, after: int) -> list[tuple[int,
     return [(seq, decode(body)) for seq, body in rows]
 
 
-def _replayed(fight: Fight, logged: list[dict[str, Any]]) -> Fight:
-    """``fight`` with the logged entries' events stepped through (the whole view)."""
+async def _sealed_rolls(
+    conn: AsyncConnection, room: str, logged: list[dict[str, Any]]
+) -> dict[int, dict[str, Any]]:
+    """The rolls whose numbers sealed events of ``logged`` took (contract v1.3: the
+    public entries of an event answered by a secret roll leave its numbers out), by seq,
+    so that the server's own replay puts them back as ``referee verify`` does."""
+    whys = {e["why"] for e in logged if e.get("sealed") and isinstance(e.get("why"), int)}
+    if not whys:
+        return {}
+    rows = await conn.execute(
+        sa.select(entries.c.seq, entries.c.body).where(
+            entries.c.room_id == room, entries.c.seq.in_(sorted(whys))
+        )
+    )
+    return {seq: decode(body) for seq, body in rows}
+
+
+def _unsealed(
+    group: list[Mapping[str, Any]], rolls: Mapping[int, Mapping[str, Any]]
+) -> Mapping[str, Any] | None:
+    """A sealed event of ``group`` with the numbers it took from its roll put back, or
+    None (no sealed event, or its roll not found)."""
+    e = next((x for x in group if x.get("sealed") and isinstance(x.get("event"), Mapping)), None)
+    roll = None if e is None else rolls.get(e.get("why"))  # type: ignore[arg-type]
+    if e is None or roll is None or roll.get("kind") != "roll":
+        return None
+    event = e["event"]
+    try:
+        return {**event, **numbers(str(event.get("kind")), roll.get("result") or {},
+                                   int(event.get("rules", 1)))}  # fmt: skip
+    except RefereeError:
+        return None
+
+
+def _replayed(
+    fight: Fight, logged: list[dict[str, Any]], rolls: Mapping[int, Mapping[str, Any]]
+) -> Fight:
+    """``fight`` with the logged entries' events stepped through (the whole view): a
+    sealed event with the numbers of its roll (``rolls``, :func:`_sealed_rolls`), which
+    the entries as logged do not hold (an NPC's initiative key among them)."""
     for event, group in events_of(logged):
+        if event is None:
+            event = _unsealed(group, rolls)
         if event is not None:
             fight = step(fight, event, rules=1).fight  # naming no rules: as then
         else:  # a hidden NPC's turn moved, logged public with no event: as logged

@@ -10,7 +10,7 @@ import re
 import shlex
 from typing import TYPE_CHECKING, Any
 
-from ...fight.maneuvers import typed_modifiers
+from ...fight.maneuvers import rolling_as, typed_modifiers
 from ..db.epochs import Conflict
 from ..errors import ApiError
 from .rollas import as_sheet
@@ -188,13 +188,12 @@ async def _with_state(
         fight = await store.fight(room)
     except Conflict:  # no fight in a room with no system
         return resolved, None
-    c = next((x for cid, x in fight.combatants.items()
-              if x.sheet == sheet and cid not in fight.removed), None)  # fmt: skip
-    if c is None or not fight.round or fight.system != "gurps":
-        return resolved, None
     try:
         words = shlex.split(resolved)
     except ValueError:
+        return resolved, None
+    c = rolling_as(fight, sheet, words)
+    if c is None or not fight.round or fight.system != "gurps":
         return resolved, None
     if words[:1] != ["gurps"] or words[1:2] not in (["attack"], ["defend"], ["check"]):
         return resolved, None  # a roll the fight's state never changes (damage, 3d6...)
