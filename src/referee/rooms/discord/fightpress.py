@@ -14,7 +14,7 @@ from ..service import fighting
 from ..service.fighting.turns import OTHER_MANEUVERS, SWN_MANEUVERS, turn_of
 from .calls import Call, Refusal
 from .fightposts import button, disabled, row, turn_message
-from .fightroom import EPHEMERAL, NOBODY, REPLY, UPDATE, after, refresh, settled
+from .fightroom import EPHEMERAL, NOBODY, REPLY, UPDATE, after, refresh
 from .members import member_of
 
 if TYPE_CHECKING:
@@ -65,7 +65,10 @@ async def _pressed(
         member = await member_of(bot, room, call, join=False)
     if member is None:
         raise Refusal("you are not at this table: this is not your character's to do")
-    await settled(desk)
+    # A press does not wait for what the last one left to post (its prompts, the status):
+    # the fight service decides alone what a press may do, and the posts keep their
+    # order among themselves (:func:`.fightroom.after`). Waiting made every press as slow
+    # as the channel's posts to Discord.
     seen = ("gm" if desk.secret else "public") if member.is_gm else None
     mine = bool(int(message.get("flags") or 0) & EPHEMERAL)
     """A press on an ephemeral message (the GM's controls) may show her the whole rolls;
