@@ -75,11 +75,18 @@ def test_standing_up_takes_two_turns_from_prone_b364() -> None:
 
 
 def test_a_melee_fighter_moves_to_reach_a_far_foe_b364() -> None:
-    """12 yards at Move 5: 7, then 2, then 1 (a yard: in reach), and the attack in round
-    4; a ranged fighter shoots from where it stands."""
-    assert _rounds(_enc({"distance": 12, "move": 5})) == (4, 4)
+    """12 yards at Move 5: 7, then 2, then a step in and the attack in round 3 (B364,
+    B365: an Attack may step first); Move 20 closes it at once; reeling, Move is halved
+    (B419: 5 of 10), and a ranged fighter shoots from where it stands."""
+    assert _rounds(_enc({"distance": 12, "move": 5})) == (3, 3)
     assert _rounds(_enc({"distance": 12, "move": 20})) == (2, 2)
+    assert _rounds(_enc({"distance": 2, "move": 1})) == (1, 1)  # a step: no Move
     assert _rounds(_enc({"distance": 12, "move": 5, "ranged": True, "aim_turns": 0})) == (1, 1)
+    enc = _enc({"distance": 12, "move": 10})
+    for hp, rounds in ((10, 2), (3, 3)):  # 3 of 10 HP: reeling (B419)
+        start = Start(hp=(hp, 1), state=("up", "up"), stunned=(False, False), shock=(0, 0))
+        assert simulate(enc, 2_000, seed=3, start=start).quantile(0.5) == rounds, hp
+    assert _rounds(_enc({"distance": 12, "move": 0})) == (50, 50)  # Move 0 (B17): a draw
 
 
 def test_a_ranged_fighter_aims_while_no_foe_is_in_reach_b364() -> None:
@@ -91,6 +98,9 @@ def test_a_ranged_fighter_aims_while_no_foe_is_in_reach_b364() -> None:
     closing = {"ranged": False, "move": 19}  # a melee foe that comes within a yard at once
     assert _rounds(_enc({**far, "aim_turns": 3}, closing)) == (2, 2)
     assert _rounds(_enc({"ranged": True, "acc": 3, "aim_turns": 3})) == (1, 1)
+    # An Acc of 0 gains nothing from one turn (B364), so it shoots; two turns give +1.
+    assert _rounds(_enc({**far, "acc": 0, "aim_turns": 1})) == (1, 1)
+    assert _rounds(_enc({**far, "acc": 0, "aim_turns": 2})) == (3, 3)
 
 
 def _archer(**changes: Any) -> Encounter:
@@ -141,7 +151,7 @@ def test_shots_are_read_from_the_weapon_table_b269() -> None:
     assert read_shots("T(1)") == Shots(1, 1, thrown=True)
     assert read_shots("5(3i)") == Shots(5, 3, one_at_a_time=True)
     assert read_shots("8") == Shots(8, 0)
-    for bad in ("lots", "0(2)", "1(2", "(2)", "1(999)"):
+    for bad in ("lots", "0(2)", "00(2)", "T+5(2)", "1(2", "(2)", "1(999)"):
         with pytest.raises(RuleError, match="B269"):
             read_shots(bad)
 
@@ -150,15 +160,16 @@ def test_a_sheet_gives_its_shots() -> None:
     sheet = read_sheet(b'system = "gurps"\nname = "A"\n[[attacks]]\nname = "Bow"\nlevel = 14\n'
                        b'damage = "1d+2 imp"\nacc = 2\nshots = "1(2)"\n')  # fmt: skip
     assert sheet.attacks[0].shots == "1(2)"
-    with pytest.raises(RuleError, match="shots"):
-        encounter_from_data({"combatants": [{**SURE, "name": "A", "side": "a", "shots": "1(2)"},
-                                            TARGET]})  # fmt: skip
+    for key, value in (("shots", "1(2)"), ("acc", 3)):  # a melee weapon has neither
+        with pytest.raises(RuleError, match="not ranged"):
+            encounter_from_data({"combatants": [{**SURE, "name": "A", "side": "a", key: value},
+                                                TARGET]})  # fmt: skip
 
 
 @pytest.mark.parametrize(
     ("field", "value", "message"),
     [("shots", "plenty", "B269"), ("shots", 3, "text"), ("aim_turns", 4, "0 to 3"),
-     ("distance", -1, "0 to 1000"), ("distance", 5000, "0 to 1000"), ("move", 0, "1 to 100"),
+     ("distance", -1, "0 to 1000"), ("distance", 5000, "0 to 1000"), ("move", -1, "0 to 100"),
      ("will", 0, "1 to 40")],
 )  # fmt: skip
 def test_bad_fields_name_the_field(field: str, value: Any, message: str) -> None:

@@ -189,6 +189,12 @@ def simulate(
 
     Every figure comes with a 95% confidence interval (Wilson for probabilities).
     Without --seed a seed is drawn and reported, so any run can be repeated.
+
+    Each [[combatants]] table names a sheet (or gives hp, ht, skill, damage... inline),
+    a side, and optionally: count, weapon, distance (yards from its foes), move,
+    ranged, acc, shots ("1(2)": reload turns, B269), and its tactics: target, aim,
+    aim_turns, retreat, all_out_attack, all_out_defense, flee. The file format and
+    every rule the simulator plays are in docs/systems/gurps-simulate.md.
     """
     # here, not at the top: numpy's start-up otherwise (issue 53)
     from ..systems.gurps.simulate import simulate as run_sim

@@ -47,7 +47,8 @@ def read_shots(text: str) -> Shots:
         RuleError: a text that is not a Shots, such as ``"lots"`` or ``"0(2)"``.
     """
     found = _SHOTS.match(text)
-    if found is None or found[1] == "0":
+    if (found is None or (found[1] != "T" and int(found[1]) == 0)
+            or (found[1] == "T" and found[2] is not None)):  # fmt: skip
         raise RuleError(f"Shots {text!r}: write it as the weapon table does, such as 1(2), "
                         "T(1), 30+1(3) or 5(3i) (B269)")  # fmt: skip
     thrown = found[1] == "T"

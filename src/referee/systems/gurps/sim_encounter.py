@@ -97,7 +97,8 @@ class Tactics:
     aim_turns: int = 1
     """A ranged fighter with an Acc takes this many turns of Aim (0 to 3; B364: +Acc
     after one, +1 more after two, +2 after three) before a shot while no foe is up
-    within a yard of it; 0 never aims."""
+    within a yard of it, when they add something (an Acc of 0 and one turn do not); 0
+    never aims."""
     retreat: bool = True
     """Retreat on the first defense of each turn against a melee attack (B377: +3
     Dodge, +1 Parry or Block, +3 a fencing Parry)."""
@@ -134,7 +135,9 @@ class Fighter:
     will: int = 10
     """For the Will roll to keep an Aim when injured (B364); a sheet's Will, else IQ."""
     move: int = 5
-    """Yards a Move maneuver covers (B364): Basic Move, Basic Speed's whole part (B17)."""
+    """Yards a Move maneuver covers (B364): Basic Move, by default Basic Speed's whole
+    part (B17; a sheet's own Basic Move is not read); halved while reeling (B419); 0
+    never moves."""
     acc: int | None = None
     """A ranged weapon's Accuracy, added after an Aim (B364); None: it cannot aim."""
     shots: Shots | None = None
@@ -277,7 +280,7 @@ def _fighters(
             raise fail(key, f"required (inline, or from a sheet): {key}", block)
     if "distance" in entry:
         stats["distance"] = entry["distance"]
-    ints = {"hp": (1, 10_000), "ht": (1, 40), "will": (1, 40), "move": (1, 100),
+    ints = {"hp": (1, 10_000), "ht": (1, 40), "will": (1, 40), "move": (0, 100),
             "skill": (-10, 40), "acc": (0, 30), "dodge": (-10, 40), "parry": (-10, 40),
             "block": (-10, 40), "dr": (0, 1000), "distance": (0, MAX_DISTANCE)}  # fmt: skip
     for key, (lo, hi) in ints.items():
@@ -309,8 +312,10 @@ def _fighters(
             shots = read_shots(shots)
         except RuleError as exc:
             raise fail("shots", str(exc), block) from None
-    if shots is not None and not stats.get("ranged", False):
-        raise fail("shots", "is a ranged weapon's (B269): add ranged = true", block)
+    for key in ("shots", "acc"):
+        if stats.get(key) is not None and not stats.get("ranged", False):
+            raise fail(key, "is a ranged weapon's (B269), and this weapon is not ranged "
+                            "(ranged = true makes it a missile weapon)", block)  # fmt: skip
     count = entry.get("count", 1)
     if not isinstance(count, int) or isinstance(count, bool) or not 1 <= count <= MAX_COMBATANTS:
         raise fail("count", f"must be an integer from 1 to {MAX_COMBATANTS}", block)

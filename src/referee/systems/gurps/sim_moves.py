@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .sim_oracle import UP
+from .sim_oracle import STEP, UP
 from .sim_tables import Array
 
 if TYPE_CHECKING:
@@ -29,6 +29,7 @@ def stand_or_reload(b: _Batch, rows: Array, a: Array, go: Array) -> Array:
     t = b.t
     getting_up = go & (b.posture[rows, a] > 0)
     b.posture[rows[getting_up], a[getting_up]] -= 1
+    b.aimed[rows[getting_up], a[getting_up]] = 0  # B364: a turn of anything but Aim ends it
     standing: Array = go & ~getting_up
     if not t.shots.any():
         return standing
@@ -48,20 +49,28 @@ def stand_or_reload(b: _Batch, rows: Array, a: Array, go: Array) -> Array:
 
 def close_or_aim(b: _Batch, rows: Array, a: Array, j: Array) -> tuple[Array, Array]:
     """Which of the fighters ``a`` (each choosing ``j``) attack this turn, and at what
-    distance: a melee fighter farther than a yard from its foe takes a Move of its Move
-    toward it (B364; the two's distance shrinks by as much, to 1 yard); a ranged one
+    distance: a melee fighter more than a step from its foe takes a Move of its Move
+    toward it (B364, halved reeling, B419; the two's distance shrinks by as much, to 1
+    yard), and one a step off steps in and attacks (B365); a ranged one
     with an Acc and no enemy up within a yard takes Aim (B364) until its
     ``aim_turns``, a new target starting a new Aim."""
     t = b.t
     if b.dist is None:  # every fighter within reach of every other: no Move, no Aim
         return np.ones(len(rows), dtype=bool), np.zeros(len(rows), dtype=np.int64)
     d = b.dist[rows, a, j].astype(np.int64)
-    walk = ~t.ranged[a] & (d > 1)
+    walk = ~t.ranged[a] & (d > STEP + 1)
     if walk.any():
         wr, wa, wj = rows[walk], a[walk], j[walk]
-        closer = np.maximum(1, d[walk] - t.move[wa])
+        reeling = 3 * b.hp[wr, wa] < t.hp[wa]  # B419: Move halved, rounded up
+        move = np.where(reeling, -(-t.move[wa] // 2), t.move[wa])
+        closer = np.maximum(1, d[walk] - move)
         b.dist[wr, wa, wj] = closer
         b.dist[wr, wj, wa] = closer
+    step = ~t.ranged[a] & ~walk & (d > 1)  # B365: an Attack steps into reach first
+    if step.any():
+        b.dist[rows[step], a[step], j[step]] = 1
+        b.dist[rows[step], j[step], a[step]] = 1
+        d = np.where(step, 1, d)
     new = b.aim_at[rows, a] != j
     b.aimed[rows[new], a[new]] = 0
     b.aim_at[rows, a] = j

@@ -23,10 +23,12 @@ rules notes), in the order applied:
    e. A ranged weapon with no shot left takes Ready, one turn for each second of its
       reload (B366, "Ready"; the Shots column, B269-B270, :mod:`.shots`).
    f. It chooses an enemy who is up by its tactic (:class:`.sim_encounter.Pick`). A
-      melee fighter farther than a yard from it takes a Move (B364) of its Move in
-      yards toward it; the distance between those two shrinks by as much, to 1 yard.
+      melee fighter more than a step (two yards) from it takes a Move (B364) of its
+      Move in yards toward it, halved when reeling (B419); the distance between those
+      two shrinks by as much, to 1 yard. Two yards off, it steps in and attacks (B365).
    g. A ranged fighter with an Acc, with no enemy up within a yard of it, takes Aim
-      (B364) for its ``aim_turns`` before it shoots; a new target starts a new Aim.
+      (B364) for its ``aim_turns`` before it shoots; a new target starts a new Aim,
+      and a turn of anything else (stunned, getting up) ends it.
    h. Otherwise it attacks that enemy with its shock from the injuries since its last
       turn (B419), its Aim's bonus (B364), the range penalty at its distance (B550),
       −2 with a ranged attack at a target kneeling or prone (B551), and, against a foe
@@ -62,7 +64,7 @@ from .defense import Allowed, RangedKind, defenses_against, missile_kind
 from .exchange import Hurt, exchange
 from .melee import AttackOptions, DefenseOptions, effective_attack
 from .sim_encounter import Encounter, Fighter, Pick
-from .situation import Posture
+from .situation import Posture, aim_bonus
 from .success import Outcome as Roll
 from .success import check
 from .target import Target
@@ -78,11 +80,15 @@ __all__ = [
     "First",
     "Outcome",
     "against",
+    "aims",
     "can_defend",
     "run_once",
 ]
 
 UP, UNCONSCIOUS, DEAD, FLED = range(4)
+STEP = 1
+"""The yard an Attack maneuver may step before it strikes (B365, B368): a melee fighter
+two yards off steps in and attacks; one farther takes a Move."""
 POSTURES = (Posture.STANDING, Posture.KNEELING, Posture.PRONE)
 """A fighter's postures, by index: standing, kneeling (getting up), prone (knocked down,
 B420); a turn of Change Posture takes it one index lower (B364)."""
@@ -163,6 +169,12 @@ def can_defend(f: Fighter, allowed: Allowed | bool) -> bool:
         allowed = AGAINST[int(allowed)]
     return (f.dodge is not None or (f.block is not None and allowed.block)
             or (f.parry is not None and allowed.parry is not None))  # fmt: skip
+
+
+def aims(f: Fighter) -> bool:
+    """Whether ``f`` takes Aim when it may: a ranged weapon with an Acc, whose
+    ``aim_turns`` of Aim add something (B364: an Acc of 0 adds nothing after one turn)."""
+    return f.ranged and f.acc is not None and aim_bonus(f.tactics.aim_turns, f.acc) > 0
 
 
 def options_for(
@@ -270,6 +282,7 @@ def run_once(enc: Encounter, rng: RandomSource) -> Outcome:
         felt, shock[i] = shock[i], 0
         if stunned[i]:
             stunned[i] = roll_ht(i)[0] < 0
+            aimed[i] = 0  # B364: a turn of anything but Aim ends it
             return
         if hp[i] <= 0 and roll_ht(i, -((-hp[i]) // f.hp))[0] < 0:
             cond[i] = UNCONSCIOUS
@@ -282,7 +295,7 @@ def run_once(enc: Encounter, rng: RandomSource) -> Outcome:
                 aod[i] = True
                 return
         if posture[i]:  # B364: Change Posture, a step at a time toward standing
-            posture[i] -= 1
+            posture[i], aimed[i] = posture[i] - 1, 0
             return
         shots = f.shots
         if shots is not None and loaded[i] == 0:  # B366: Ready, to reload (B269)
@@ -294,14 +307,16 @@ def run_once(enc: Encounter, rng: RandomSource) -> Outcome:
             return
         j = pick(i)
         t = fs[j]
-        if not f.ranged and dist[i][j] > 1:  # B364: Move toward it
-            dist[i][j] = dist[j][i] = max(1, dist[i][j] - f.move)
+        if not f.ranged and dist[i][j] > STEP + 1:  # B364: Move toward it, halved reeling
+            move = f.move if 3 * hp[i] >= f.hp else -(-f.move // 2)  # B419
+            dist[i][j] = dist[j][i] = max(1, dist[i][j] - move)
             return
+        if not f.ranged:  # B365: an Attack may step into reach first
+            dist[i][j] = dist[j][i] = min(dist[i][j], 1)
         if aim_at[i] != j:
             aimed[i], aim_at[i] = 0, j
         if (
-            f.ranged
-            and f.acc is not None
+            aims(f)
             and aimed[i] < f.tactics.aim_turns
             and all(dist[i][k] > 1 for k in range(n) if cond[k] == UP and side[k] != side[i])
         ):

@@ -39,7 +39,7 @@ from .exchange import critical_effect
 from .locations import RANDOM_TABLE, read_location
 from .melee import AIMED, effective_attack, misses_by_one
 from .sim_encounter import Aim, Encounter, Pick
-from .sim_oracle import AGAINST, POSTURES, against, can_defend, options_for, target_of
+from .sim_oracle import AGAINST, POSTURES, against, aims, can_defend, options_for, target_of
 from .situation import Posture, aim_bonus, range_penalty
 from .success import Outcome, margin, outcome
 from .target import choose_defense
@@ -100,7 +100,7 @@ class Tables:
         self.reload = np.array([0 if f.shots is None else f.shots.reload for f in fs])
         self.one_at_a_time = np.array([f.shots is not None and f.shots.one_at_a_time
                                        for f in fs])  # fmt: skip
-        self.can_aim = np.array([f.ranged and f.acc is not None for f in fs])
+        self.can_aim = np.array([aims(f) for f in fs])
         self.aim_turns = np.array([f.tactics.aim_turns for f in fs], dtype=np.int64)
         self.aim_eff = np.array([[aim_bonus(k, f.acc or 0) if f.ranged else 0 for k in range(4)]
                                  for f in fs], dtype=np.int64)  # fmt: skip

@@ -200,6 +200,7 @@ class _Batch:
             sr, sa = rows[stun], a[stun]
             margin, _ = self.ht_roll(sa, sr)
             self.stunned[sr, sa] = margin < 0
+            self.aimed[sr, sa] = 0  # B364: a turn of anything but Aim ends it
         go = ~stun
         low = go & (self.hp[rows, a] <= 0)
         if low.any():
