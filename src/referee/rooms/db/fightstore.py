@@ -330,13 +330,19 @@ async def _sealed_rolls(
 def _unsealed(
     group: list[Mapping[str, Any]], rolls: Mapping[int, Mapping[str, Any]]
 ) -> Mapping[str, Any] | None:
-    """A sealed event of ``group`` with the numbers it took from its roll put back, or
-    None (no sealed event, or its roll not found)."""
+    """A sealed call's answer in ``group`` with the numbers it took from its roll put
+    back, or None (no sealed answer, or its roll not found). Only an answer: what it
+    does follows from its call and its numbers alone, while its entries may leave out
+    what it changed (an NPC's initiative key); a sealed damage or result is replayed
+    from its entries, which the server wrote after whatever the roll's target and
+    checks made of the event."""
     e = next((x for x in group if x.get("sealed") and isinstance(x.get("event"), Mapping)), None)
     roll = None if e is None else rolls.get(e.get("why"))  # type: ignore[arg-type]
     if e is None or roll is None or roll.get("kind") != "roll":
         return None
     event = e["event"]
+    if event.get("kind") != "answer":  # a call's answer: its numbers decide it whole
+        return None  # (a damage's or a result's entries, as logged, hold what it did)
     try:
         return {**event, **numbers(str(event.get("kind")), roll.get("result") or {},
                                    int(event.get("rules", 1)))}  # fmt: skip
@@ -348,8 +354,9 @@ def _replayed(
     fight: Fight, logged: list[dict[str, Any]], rolls: Mapping[int, Mapping[str, Any]]
 ) -> Fight:
     """``fight`` with the logged entries' events stepped through (the whole view): a
-    sealed event with the numbers of its roll (``rolls``, :func:`_sealed_rolls`), which
-    the entries as logged do not hold (an NPC's initiative key among them)."""
+    sealed answer with the numbers of its roll (``rolls``, :func:`_sealed_rolls`, and
+    :func:`_unsealed`), which the entries as logged do not hold (an NPC's initiative
+    key among them)."""
     for event, group in events_of(logged):
         if event is None:
             event = _unsealed(group, rolls)
