@@ -52,6 +52,16 @@ def _load(bot: Bot, rest: StandIn, channel: str, name: str, body: bytes) -> None
     assert said(got).startswith("Loaded"), got
 
 
+def player_sheet(bot: Bot, rest: StandIn, channel: str, user: str, body: bytes) -> None:
+    """``user`` loads ``body`` as her sheet with ``/sheet`` (an attachment)."""
+    path = f"/attachments/{channel}/{user}.toml"
+    rest.files[path] = body
+    file = {"id": "9", "filename": "pc.toml", "size": len(body), "url": rest.base + path}
+    got = bot.ask("sheet", opts(file="9"), user=user, channel=channel,
+                  resolved={"attachments": {"9": file}})  # fmt: skip
+    assert said(got).startswith("Loaded"), got
+
+
 def _press(
     bot: Bot, channel: str, user: str, custom_id: str, values: list[str] | None = None,
     message: dict[str, Any] | None = None,
@@ -347,13 +357,7 @@ def test_three_against_four_for_five_rounds(bot: Bot, rest: StandIn) -> None:
     channel = "1500000000000000854"
     table: Table = linked(bot, channel)
     for user, name in ((ALICE, b"Dai Blackthorn"), (BOB, b"Wren Ash"), (CAROL, b"Kell Stone")):
-        body = HARDY.replace(b"Dai Blackthorn", name)
-        path = f"/attachments/{channel}/{user}.toml"
-        rest.files[path] = body
-        file = {"id": "9", "filename": "pc.toml", "size": len(body), "url": rest.base + path}
-        got = bot.ask("sheet", opts(file="9"), user=user, channel=channel,
-                      resolved={"attachments": {"9": file}})  # fmt: skip
-        assert said(got).startswith("Loaded"), got
+        player_sheet(bot, rest, channel, user, HARDY.replace(b"Dai Blackthorn", name))
     _load(bot, rest, channel, "orc", ORC.replace(b"hp = 12", b"hp = 40"))
     _load(bot, rest, channel, "guard", GUARD.replace(b"hp = 12", b"hp = 40"))
     pcs = {"Dai-Blackthorn", "Wren-Ash", "Kell-Stone"}

@@ -15,21 +15,21 @@ from referee.rooms.audit.verify import verify
 from rooms_server import Table
 from test_discord_answers import ALICE, GM, said
 from test_discord_answers import link as linked
-from test_discord_fight import ORC, STRANGER, _ids, _load, _press, _prompt, settle
+from test_discord_fight import (
+    ORC,
+    STRANGER,
+    _ids,
+    _load,
+    _press,
+    _prompt,
+    player_sheet,
+    settle,
+)
 
 BOB = "1400000000000000803"
 DAI = (Path(__file__).parents[1] / "examples" / "sheets" / "dai.toml").read_bytes()
 WREN = DAI.replace(b"Dai Blackthorn", b"Wren Ash").replace(b"DX = 15", b"DX = 14")
 """Bob's character: DX 14, so that Basic Speed orders Dai, Wren, the orc with no tie."""
-
-
-def _sheet(bot: Bot, rest: StandIn, channel: str, user: str, body: bytes) -> None:
-    path = f"/attachments/{channel}/{user}.toml"
-    rest.files[path] = body
-    file = {"id": "9", "filename": "pc.toml", "size": len(body), "url": rest.base + path}
-    got = bot.ask("sheet", opts(file="9"), user=user, channel=channel,
-                  resolved={"attachments": {"9": file}})  # fmt: skip
-    assert said(got).startswith("Loaded"), got
 
 
 def _refused(bot: Bot, channel: str, table: Table, user: str, custom_id: str,
@@ -44,8 +44,8 @@ def _refused(bot: Bot, channel: str, table: Table, user: str, custom_id: str,
 def test_only_the_player_or_the_gm_may_press(bot: Bot, rest: StandIn) -> None:
     channel = "1500000000000000855"
     table: Table = linked(bot, channel)
-    _sheet(bot, rest, channel, ALICE, DAI)
-    _sheet(bot, rest, channel, BOB, WREN)
+    player_sheet(bot, rest, channel, ALICE, DAI)
+    player_sheet(bot, rest, channel, BOB, WREN)
     _load(bot, rest, channel, "orc", ORC)
     for pc in ("@Dai-Blackthorn", "@Wren-Ash", "@Orc-Raider"):
         assert "Added" in said(bot.ask("fight", sub("add", sheet=pc), user=GM, channel=channel))
