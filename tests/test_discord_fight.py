@@ -207,19 +207,21 @@ def _who(message: dict[str, Any]) -> str:
 
 
 def _play(
-    bot: Bot, rest: StandIn, channel: str, table: Table, pcs: set[str], knockdown: bool = True
-) -> dict[str, int]:
+    bot: Bot, rest: StandIn, channel: str, table: Table, pcs: set[str], knockdown: bool = True,
+    rounds: int = 5,
+) -> dict[str, int]:  # fmt: skip
     """Play the fight through presses alone (and the GM's ``/fight next`` after her NPCs'
-    turns) for some rounds: how many presses of each kind were taken."""
+    turns) for ``rounds`` rounds (more, up to 12, while ``knockdown`` waits for a
+    knockdown call): how many presses of each kind were taken."""
     presses: dict[str, int] = {"turns": 0, "npc": 0, "refused": 0, "defense": 0, "knockdown": 0}
-    for _ in range(250):  # about 18 a round for 7 combatants: the rounds end it, not this
+    for _ in range(50 * rounds):  # about 18 a round for 7 combatants: the rounds end it
         settle(rest)
         fight = table.fight("gm")
         if any("dead" in c["conditions"] for c in fight["combatants"]):
             break
-        if fight["round"] > 5 and (presses["knockdown"] or not knockdown):
+        if fight["round"] > rounds and (presses["knockdown"] or not knockdown):
             break
-        if fight["round"] > 12:
+        if fight["round"] > max(12, rounds):
             break
         open_ = {c["call"]: c["kind"] for c in fight["calls"]}
         waiting = [m for m in rest.posted(channel) for i in _ids(m)[:1]

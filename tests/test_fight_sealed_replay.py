@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from referee.fight import begin
 from referee.rooms.audit.verify import verify
-from referee.rooms.db.fightstore import _replayed
+from referee.rooms.db.fightreplay import replayed as _replayed
 from referee.rooms.log import FIGHT_KINDS
 from rooms_server import Table
 from test_room_combat import ORC_WITH_DR

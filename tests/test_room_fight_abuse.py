@@ -131,7 +131,7 @@ def test_another_server_rebuilds_the_fight_from_the_log(table: Table, tmp_path: 
 def test_a_long_fight_is_read_afresh_off_the_event_loop(table: Table) -> None:
     """Over ``OFF_LOOP`` entries, a fresh server replays the fight in a worker thread
     (the GM's whole view and a player's): the same state as the server that wrote it."""
-    from referee.rooms.db.fightstore import OFF_LOOP
+    from referee.rooms.db.fightreplay import OFF_LOOP
 
     _setup(table)
     _ok(table, "gm", {"kind": "start"})

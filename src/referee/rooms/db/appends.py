@@ -15,8 +15,8 @@ import asyncio
 import logging
 import os
 import time
-from collections.abc import Callable, Mapping
-from typing import Any, cast
+from collections.abc import Callable, Coroutine, Mapping
+from typing import Any, TypeVar, cast
 
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
@@ -28,7 +28,9 @@ from .epochs import ARCHIVED, Conflict, Epoch, lock_epoch, read_epochs
 from .heads import Batch, Fields, Head, HeadWrites, Results, Rooms, Sealer
 from .held import Held
 from .schema import entries, rooms
-from .synced import Chooser, Conn, SyncWriter
+from .synced import Chooser, Conn, SyncReader, SyncWriter
+
+_T = TypeVar("_T")
 
 __all__ = ["Appends", "Fields"]
 
@@ -97,6 +99,8 @@ class Appends(HeadWrites):
         self._write = asyncio.Lock()
         self.synced = SyncWriter(engine.url) if self.sqlite else None
         """SQLite: the thread that writes batches of appends (:mod:`.synced`)."""
+        self.synced_reads = SyncReader(engine.url) if self.sqlite else None
+        """SQLite: the thread of one-hop reads (:meth:`_reading`)."""
         self.paths = Chooser(mode=os.environ.get("REFEREE_SQLITE_WRITES", "auto"))
         """SQLite: whether a batch goes to the writer's thread or through aiosqlite,
         by how the thread fares under the load of the moment (:class:`.synced.Chooser`)."""
@@ -244,6 +248,26 @@ class Appends(HeadWrites):
 
     def _writing(self) -> asyncio.Lock | _NoLock:
         return self._write if self.sqlite else _NoLock()
+
+    async def _reading(self, work: Callable[..., Coroutine[Any, Any, _T]], *args: Any) -> _T:
+        """``work(conn, *args)`` on a connection of its own, for reads: on SQLite in the
+        reader's thread while the writer's fares well (:class:`.synced.Chooser`), else
+        through the async engine. ``work`` must not wait on anything but its connection."""
+        if self.synced_reads is not None and self.paths.threaded:
+            return await self.synced_reads.run(work, *args)
+        async with self.reads.connect() as conn:
+            return await work(conn, *args)
+
+    async def _transaction(self, work: Callable[..., Coroutine[Any, Any, _T]], *args: Any) -> _T:
+        """``work(conn, *args)`` in one transaction, after the writers queued before it:
+        on SQLite in the writer's thread while it fares well (one hop, not one a call:
+        :mod:`.synced`), else through the async engine. ``work`` must not wait on
+        anything but its connection."""
+        async with self._writing():
+            if self.synced is not None and self.paths.threaded:
+                return await self.synced.run(work, *args)
+            async with self.engine.begin() as conn:
+                return await work(conn, *args)
 
     async def append(self, room: str, kind: str, fields: Fields) -> dict[str, Any]:
         """Append one entry to ``room``'s log; return it sealed.

@@ -129,6 +129,12 @@ class StoreParts:
     async def _take(self, conn: AsyncConnection, room: str) -> Any:
         raise NotImplementedError
 
+    async def _transaction(self, work: Any, *args: Any) -> Any:
+        raise NotImplementedError
+
+    async def _reading(self, work: Any, *args: Any) -> Any:
+        raise NotImplementedError
+
     async def _one(
         self, conn: AsyncConnection, room: str, kind: str, fields: Mapping[str, Any]
     ) -> dict[str, Any]:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import secrets
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any, TypeVar
 
 import sqlalchemy as sa
@@ -29,12 +29,12 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from ...errors import RefereeError
 from ...fight import Fight, begin, npcs, numbers, step
 from ...fight.events import RULES
-from ...fight.step import adopt
-from ..fightlog import events_of, replay_seen
+from ..fightlog import replay_seen
 from ..log import FIGHT_KINDS, decode, view
 from .epochs import Conflict, StoreParts
+from .fightreplay import off_loop, replayed, rows_after, sealed_rolls, system_of
 from .fightrolls import aimed, same_roll, stabilized_at
-from .schema import entries, rooms
+from .schema import entries
 
 __all__ = ["FightWrites"]
 
@@ -60,8 +60,8 @@ class FightWrites(StoreParts):
 
     async def fight(self, room: str) -> Fight:
         """The fight as the log holds it now (the GM's whole view)."""
-        async with self.engine.connect() as conn:
-            return await self._fight(conn, room)
+        fight: Fight = await self._reading(self._fight, room)
+        return fight
 
     async def _fight(self, conn: AsyncConnection, room: str, head: int | None = None) -> Fight:
         """The fight read on from the cache. Under the room's row lock, ``head`` is its
@@ -75,10 +75,10 @@ class FightWrites(StoreParts):
             out_: Fight = fight
             return out_
         if fight is None:
-            fight = begin(await _system(conn, room))
-        found = await _rows(conn, room, seen)
-        rolls = await _sealed_rolls(conn, room, [e for _, e in found])
-        fight = await _off_loop(_replayed, fight, [e for _, e in found], rolls, big=len(found))
+            fight = begin(await system_of(conn, room))
+        found = await rows_after(conn, room, seen)
+        rolls = await sealed_rolls(conn, room, [e for _, e in found])
+        fight = await off_loop(replayed, fight, [e for _, e in found], rolls, big=len(found))
         if found:
             seen = found[-1][0]
         if head is not None:
@@ -105,15 +105,14 @@ class FightWrites(StoreParts):
         where it was."""
         if member == "gm":
             return await self.fight(room)
-        async with self.engine.connect() as conn:
-            system = await _system(conn, room)
-            cache = self.__dict__.setdefault("_seen", {})
-            if len(cache) > CACHED:
-                cache.clear()
-            last, seen = cache.get((room, member), (-1, None))
-            found = [(seq, view(e, member)) for seq, e in await _rows(conn, room, last)]
+        cache = self.__dict__.setdefault("_seen", {})
+        if len(cache) > CACHED:
+            cache.clear()
+        last, seen = cache.get((room, member), (-1, None))
+        system, rows = await self._reading(_seen_rows, room, last)
+        found = [(seq, view(e, member)) for seq, e in rows]
         if found or seen is None:
-            seen = await _off_loop(
+            seen = await off_loop(
                 replay_seen, system, [e for _, e in found], start=seen, big=len(found)
             )
             cache[(room, member)] = (found[-1][0] if found else last, seen)
@@ -168,27 +167,8 @@ class FightWrites(StoreParts):
 
     async def _fight_batch(self, room: str, batch: list[tuple[Any, ...]]) -> None:
         """One transaction for these events of ``room``, in order; each future set."""
-        done: list[tuple[asyncio.Future[list[dict[str, Any]]], int]] = []
         try:
-            async with self._writing(), self.engine.begin() as conn:
-                taken = await self._take(conn, room)
-                fight = await self._fight(conn, room, taken.next_seq)
-                items: list[tuple[str, Mapping[str, Any]]] = []
-                for by, ev, roll, why, may, future in batch:
-                    try:
-                        made, fight = await self._prepare(conn, fight, room, by, ev, roll, why, may)
-                    except Exception as exc:  # this event only: the others go on
-                        if not future.done():
-                            future.set_exception(exc)
-                        continue
-                    items.extend(made)
-                    done.append((future, len(made)))
-                made_all = (await self._append_many(conn, [(room, items)]))[0] if items else []
-                sealed: list[dict[str, Any]] = []
-                for s in made_all:
-                    if isinstance(s, Exception):
-                        raise s
-                    sealed.append(s)
+            fight, sealed, outcomes = await self._transaction(self._fight_write, room, batch)
         except Exception as exc:  # the transaction failed: every event waiting hears so
             for *_rest, future in batch:
                 if not future.done():
@@ -197,10 +177,40 @@ class FightWrites(StoreParts):
         if sealed:
             self.__dict__.setdefault("_fights", {})[room] = (sealed[-1]["seq"], fight)
         at = 0
-        for future, n in done:
+        for (*_rest, future), outcome in zip(batch, outcomes, strict=True):
+            if isinstance(outcome, Exception):
+                if not future.done():
+                    future.set_exception(outcome)
+                continue
             if not future.done():  # its caller may have gone: the entries stand
-                future.set_result(sealed[at : at + n])
-            at += n
+                future.set_result(sealed[at : at + outcome])
+            at += outcome
+
+    async def _fight_write(
+        self, conn: Any, room: str, batch: list[tuple[Any, ...]]
+    ) -> tuple[Fight, list[dict[str, Any]], list[int | Exception]]:
+        """The transaction of :meth:`_fight_batch` (in SQLite's writer thread, or on the
+        loop): the fight after the batch, its entries sealed, and for each event the
+        number of its entries or its refusal."""
+        taken = await self._take(conn, room)
+        fight = await self._fight(conn, room, taken.next_seq)
+        items: list[tuple[str, Mapping[str, Any]]] = []
+        outcomes: list[int | Exception] = []
+        for by, ev, roll, why, may, _future in batch:
+            try:
+                made, fight = await self._prepare(conn, fight, room, by, ev, roll, why, may)
+            except Exception as exc:  # noqa: BLE001 - this event only: the others go on
+                outcomes.append(exc)
+                continue
+            items.extend(made)
+            outcomes.append(len(made))
+        made_all = (await self._append_many(conn, [(room, items)]))[0] if items else []
+        sealed: list[dict[str, Any]] = []
+        for s in made_all:
+            if isinstance(s, Exception):
+                raise s
+            sealed.append(s)
+        return fight, sealed, outcomes
 
     async def _prepare(
         self,
@@ -292,91 +302,10 @@ async def _applied(conn: AsyncConnection, room: str, roll: int) -> int | None:
     return None if found is None else int(found)
 
 
-async def _system(conn: AsyncConnection, room: str) -> str:
-    """The room's system, which its fight follows (422 for a room with none)."""
-    system = await conn.scalar(sa.select(rooms.c.system).where(rooms.c.id == room))
-    if system is None:
-        raise Conflict(422, "a fight needs a room with a system (gurps, swn or fudge)")
-    return str(system)
-
-
-async def _rows(conn: AsyncConnection, room: str, after: int) -> list[tuple[int, dict[str, Any]]]:
-    """The room's fight entries after seq ``after``, in order, decoded."""
-    rows = await conn.execute(
-        sa.select(entries.c.seq, entries.c.body)
-        .where(entries.c.room_id == room, entries.c.seq > after, entries.c.kind.in_(FIGHT_KINDS))
-        .order_by(entries.c.seq)
-    )
-    return [(seq, decode(body)) for seq, body in rows]
-
-
-async def _sealed_rolls(
-    conn: AsyncConnection, room: str, logged: list[dict[str, Any]]
-) -> dict[int, dict[str, Any]]:
-    """The rolls whose numbers sealed events of ``logged`` took (contract v1.3: the
-    public entries of an event answered by a secret roll leave its numbers out), by seq,
-    so that the server's own replay puts them back as ``referee verify`` does."""
-    whys = {e["why"] for e in logged if e.get("sealed") and isinstance(e.get("why"), int)}
-    if not whys:
-        return {}
-    rows = await conn.execute(
-        sa.select(entries.c.seq, entries.c.body).where(
-            entries.c.room_id == room, entries.c.seq.in_(sorted(whys))
-        )
-    )
-    return {seq: decode(body) for seq, body in rows}
-
-
-def _unsealed(
-    group: list[Mapping[str, Any]], rolls: Mapping[int, Mapping[str, Any]]
-) -> Mapping[str, Any] | None:
-    """A sealed call's answer in ``group`` with the numbers it took from its roll put
-    back, or None (no sealed answer, or its roll not found). Only an answer: what it
-    does follows from its call and its numbers alone, while its entries may leave out
-    what it changed (an NPC's initiative key); a sealed damage or result is replayed
-    from its entries, which the server wrote after whatever the roll's target and
-    checks made of the event."""
-    e = next((x for x in group if x.get("sealed") and isinstance(x.get("event"), Mapping)), None)
-    roll = None if e is None else rolls.get(e.get("why"))  # type: ignore[arg-type]
-    if e is None or roll is None or roll.get("kind") != "roll":
-        return None
-    event = e["event"]
-    if event.get("kind") != "answer":  # a call's answer: its numbers decide it whole
-        return None  # (a damage's or a result's entries, as logged, hold what it did)
-    try:
-        return {**event, **numbers(str(event.get("kind")), roll.get("result") or {},
-                                   int(event.get("rules", 1)))}  # fmt: skip
-    except RefereeError:
-        return None
-
-
-def _replayed(
-    fight: Fight, logged: list[dict[str, Any]], rolls: Mapping[int, Mapping[str, Any]]
-) -> Fight:
-    """``fight`` with the logged entries' events stepped through (the whole view): a
-    sealed answer with the numbers of its roll (``rolls``, :func:`_sealed_rolls`, and
-    :func:`_unsealed`), which the entries as logged do not hold (an NPC's initiative
-    key among them)."""
-    for event, group in events_of(logged):
-        if event is None:
-            event = _unsealed(group, rolls)
-        if event is not None:
-            fight = step(fight, event, rules=1).fight  # naming no rules: as then
-        else:  # a hidden NPC's turn moved, logged public with no event: as logged
-            for e in group:
-                fight = adopt(fight, str(e["kind"]), e)
-    return fight
-
-
-OFF_LOOP = 256
-"""Entries to replay at once beyond which the replay runs in a worker thread: a long
-log's first read (10,000 events: about 150 ms) must not hold up the event loop."""
-
-
-async def _off_loop(fn: Callable[..., T], *args: Any, big: int, **kwargs: Any) -> T:
-    if big > OFF_LOOP:
-        return await asyncio.to_thread(fn, *args, **kwargs)
-    return fn(*args, **kwargs)
+async def _seen_rows(
+    conn: AsyncConnection, room: str, last: int
+) -> tuple[str, list[tuple[int, dict[str, Any]]]]:
+    return await system_of(conn, room), await rows_after(conn, room, last)
 
 
 def opaque_id(fight: Fight) -> str:

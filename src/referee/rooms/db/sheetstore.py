@@ -107,8 +107,7 @@ class SheetWrites(StoreParts):
     async def sheets_of(self, room: str) -> list[SheetRow]:
         """Every sheet of ``room``, by name."""
         query = sa.select(*_COLUMNS).where(sheets.c.room_id == room).order_by(sheets.c.sheet)
-        async with self.engine.connect() as conn:
-            rows = (await conn.execute(query)).all()
+        rows = await self._reading(_all, query)
         return [SheetRow(*row) for row in rows]
 
     async def sheet_body(self, room: str, sheet: str) -> tuple[SheetRow, bytes] | None:
@@ -116,8 +115,16 @@ class SheetWrites(StoreParts):
         query = sa.select(*_COLUMNS, sheets.c.body).where(
             sheets.c.room_id == room, sheets.c.sheet == sheet
         )
-        async with self.engine.connect() as conn:
-            row = (await conn.execute(query)).first()
+        row = await self._reading(_first, query)
         if row is None:
             return None
         return SheetRow(*row[:6]), bytes(row[6])
+
+
+async def _all(conn: Any, query: sa.Select[Any]) -> list[sa.Row[Any]]:
+    return list((await conn.execute(query)).all())
+
+
+async def _first(conn: Any, query: sa.Select[Any]) -> sa.Row[Any] | None:
+    row: sa.Row[Any] | None = (await conn.execute(query)).first()
+    return row

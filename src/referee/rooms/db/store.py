@@ -23,7 +23,7 @@ import contextlib
 import logging
 import os
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -124,12 +124,11 @@ class Store(Appends, EpochWrites, SheetWrites, AdminWrites, FightWrites):
         """PostgreSQL: the server processes of this store's connections (a notice from
         one of them announces this server's own write, which it publishes itself)."""
 
-    async def _read(self, work: Callable[[AsyncConnection], Awaitable[_T]]) -> _T:
+    async def _read(self, work: Callable[[AsyncConnection], Coroutine[Any, Any, _T]]) -> _T:
         """``work`` on a connection of its own; again, once, if the connection broke
         (the database restarted, or dropped it), on a fresh one."""
         try:
-            async with self.reads.connect() as conn:
-                return await work(conn)
+            return await self._reading(work)
         except sa.exc.DBAPIError as exc:
             if not exc.connection_invalidated:
                 raise
@@ -221,9 +220,10 @@ class Store(Appends, EpochWrites, SheetWrites, AdminWrites, FightWrites):
             await self.news.close()
             await self.engine.dispose()
         finally:
-            if self.synced is not None:  # off the loop: it waits for its thread
-                synced, self.synced = self.synced, None
-                await asyncio.to_thread(synced.close)
+            for thread in (self.synced, self.synced_reads):  # off the loop: each waits
+                if thread is not None:  # for its thread
+                    await asyncio.to_thread(thread.close)
+            self.synced = self.synced_reads = None
 
     # ------------------------------------------------------------------ writing
 

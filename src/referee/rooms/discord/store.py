@@ -75,16 +75,12 @@ class DiscordStore:
                 del self._kept[key]
 
     async def _get(self, query: sa.Select[Any]) -> sa.Row[Any] | None:
-        async with self.store.engine.connect() as conn:
-            row: sa.Row[Any] | None = (await conn.execute(query)).first()
-            return row
+        row: sa.Row[Any] | None = await self.store._reading(_first, query)
+        return row
 
     async def _write(self, *statements: sa.Executable) -> Any:
-        async with self.store._writing(), self.store.engine.begin() as conn:
-            result = None
-            for statement in statements:
-                result = await conn.execute(statement)
-            return result
+        """``statements`` in one transaction (SQLite's in one thread hop, :mod:`..db.synced`)."""
+        return await self.store._transaction(_executed, statements)
 
     async def channel(self, channel: str, now: bool = False) -> Channel:
         """A channel's set-up; ``now``: as the database has it now, not as this server
@@ -142,10 +138,8 @@ class DiscordStore:
         """Each member of ``room`` that a Discord user rolls as: member id → user id (a
         fight's prompts mention their players)."""
         t = discord_members
-        async with self.store.engine.connect() as conn:
-            rows = (await conn.execute(
-                sa.select(t.c.member_id, t.c.user_id).where(t.c.room_id == room)
-            )).all()  # fmt: skip
+        query = sa.select(t.c.member_id, t.c.user_id).where(t.c.room_id == room)
+        rows = await self.store._reading(_all, query)
         return {str(r.member_id): str(r.user_id) for r in rows}
 
     async def claim_member(self, room: str, user: str, member: str) -> str:
@@ -320,3 +314,23 @@ class Missed:
         rolls = tuple(str(r) for r in found.get("rolls") or () if isinstance(r, str))
         told = found.get("told")
         return cls(rolls, str(found.get("why", "")), told if isinstance(told, int) else 0, count)
+
+
+async def _first(conn: Any, query: sa.Select[Any]) -> sa.Row[Any] | None:
+    row: sa.Row[Any] | None = (await conn.execute(query)).first()
+    return row
+
+
+async def _all(conn: Any, query: sa.Select[Any]) -> list[sa.Row[Any]]:
+    return list((await conn.execute(query)).all())
+
+
+async def _executed(conn: Any, statements: tuple[sa.Executable, ...]) -> Any:
+    """The statements' last result, its rows read before the transaction commits (SQLite
+    commits no transaction with a statement's rows still unread)."""
+    result = None
+    for statement in statements:
+        result = await conn.execute(statement)
+        if result.returns_rows:
+            result = result.freeze()()
+    return result

@@ -83,7 +83,9 @@ class RoomSheets:
         self._read: Lru = Lru(512)
         """Sheets read, by sha256."""
         self.resolved: Lru = Lru(8192)
-        """``(sha256, command) -> (command as typed, resolved command)``."""
+        """``(sha256, command) -> (command as typed, resolved command)``, and
+        ``("weapon", sha256, weapon) -> (level, damage, ranged)`` for the fight's attacks
+        (:func:`..service.fighting.blows.weapon_of`)."""
 
     async def of(self, st: _State, room: str) -> dict[str, SheetRow]:
         """``room``'s sheets by name: read from the database once, then kept up to date."""

@@ -45,9 +45,12 @@ function endSession(removed) {
   if (socket) socket.close();
 }
 // A call answered 401: this member's token no longer works (true), and the page says so.
+// The socket tells why a moment later (4401 "removed from the room", or the leave entry):
+// the controls are locked at once, and the page waits for it before it says "ended".
 function refused(response) {
   if (response.status !== 401) return false;
-  endSession(false);
+  lockWrites();
+  setTimeout(() => endSession(false), 2000);
   return true;
 }
 

@@ -103,17 +103,26 @@ def unnamed(command: str) -> str:
 
 
 async def sheet_of(st: Any, room: str, c: Combatant) -> Any:
+    return (await _sheet_and_row(st, room, c))[0]
+
+
+async def _sheet_and_row(st: Any, room: str, c: Combatant) -> tuple[Any, Any]:
     row = (await st.sheets.of(st, room)).get(c.sheet)
     if row is None:
         raise ApiError(422, f"{c.name}'s sheet is no longer in this room")
-    return await st.sheets.sheet(st, room, row)
+    return await st.sheets.sheet(st, room, row), row
 
 
 async def weapon_of(st: Any, room: str, attacker: Combatant, weapon: str) -> tuple[int, str, bool]:
     """The skill with ``weapon`` on the attacker's sheet, the damage it does (``1d-3
     cut``), as an exchange reads them, and whether it is a ranged weapon (the sheet gives
-    its Acc); 422 for a weapon the sheet lacks or one with no damage."""
-    sheet = await sheet_of(st, room, attacker)
+    its Acc); 422 for a weapon the sheet lacks or one with no damage. Read once per
+    version of the sheet (its sha256) and weapon."""
+    sheet, row = await _sheet_and_row(st, room, attacker)
+    key = ("weapon", row.sha256, weapon)
+    found: tuple[int, str, bool] | None = st.sheets.resolved.get(key)
+    if found is not None:
+        return found
     line = f"gurps attack {shlex.quote(weapon)} --vs @self"
     try:
         resolved = await asyncio.to_thread(commands.resolve, line, sheet, others={"@self": sheet})
@@ -127,4 +136,6 @@ async def weapon_of(st: Any, room: str, attacker: Combatant, weapon: str) -> tup
         ranged = find_attack(sheet, weapon).acc is not None
     except RefereeError:  # a level, not a weapon of the sheet: melee
         ranged = False
-    return level, words[words.index("--damage") + 1], ranged
+    found = (level, words[words.index("--damage") + 1], ranged)
+    st.sheets.resolved.keep(key, found)
+    return found
