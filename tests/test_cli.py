@@ -96,6 +96,45 @@ def test_fast_path_matches_typer(
     assert "column 4" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(
+    "words",
+    [
+        ["odds", "3d6"],
+        ["odds", "4d6kh3", "--json"],
+        ["odds", "--json", "2d10+5"],
+        ["odds", "1d20!"],
+    ],
+)
+def test_odds_fast_path_matches_typer(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], words: list[str]
+) -> None:
+    """``referee odds EXPR [--json]`` is answered without typer (issue 74), as typer
+    answers it; anything else (an option, a bad expression) is typer's."""
+    from referee.cli import _fast_odds_args, main
+
+    assert _fast_odds_args(words) is not None
+    monkeypatch.setattr("sys.argv", ["referee", *words])
+    with pytest.raises(SystemExit) as info:
+        main()
+    assert info.value.code == 0
+    assert capsys.readouterr().out == runner.invoke(app, words).output
+
+
+def test_odds_fast_path_leaves_the_rest_to_typer(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from referee.cli import _fast_odds_args, main
+
+    for words in (["odds", "3d6", "--at-least", "10"], ["odds", "3d6", "+", "2"], ["odds"],
+                  ["odds", "--help"], ["roll", "3d6"]):  # fmt: skip
+        assert _fast_odds_args(words) is None, words
+    monkeypatch.setattr("sys.argv", ["referee", "odds", "3d6x"])
+    with pytest.raises(SystemExit) as info:
+        main()
+    assert info.value.code == 2
+    assert "column 4" in capsys.readouterr().err
+
+
 def test_sample_refuses_no_rolls_and_takes_negative_seeds() -> None:
     res = runner.invoke(app, ["sample", "d6", "-n", "0"])
     assert res.exit_code == 2 and res.output.strip() == "error: -n 0: sample at least one roll"

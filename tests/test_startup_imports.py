@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from referee.odds import odds
-from referee.systems.gurps.success import three_d6
+from referee.systems.gurps.success import sum_d6, three_d6
 
 PROBE = """
 import atexit, json, sys
@@ -63,6 +63,10 @@ HEAVY = (
 )
 """Packages (and their modules) no plain command line needs."""
 
+GURPS_ATTACK = ["gurps", "attack", "14", "--damage", "2d+1 cut", "--dr", "2", "--hp", "12",
+                "--dodge", "9", "--seed", "3"]  # fmt: skip
+"""``bench/bench_startup.py``'s ``gurps attack``, on dice that hit and injure."""
+
 
 _NOT_PASSED = ("REFEREE_SHEET", "COVERAGE_PROCESS_START", "COVERAGE_PROCESS_CONFIG")
 """Not given to the child: a default sheet, and coverage (which imports sqlite3)."""
@@ -98,6 +102,7 @@ def under(modules: set[str], packages: Sequence[str]) -> set[str]:
         ["swn", "save", "physical", "--level", "3"],
         ["odds", "3d6"],
         ["verify", "--help"],
+        GURPS_ATTACK,
     ],
     ids=" ".join,
 )
@@ -112,6 +117,13 @@ def test_a_command_line_imports_no_web_framework_database_numpy_or_discord(
 def test_roll_imports_no_typer_and_no_system(tmp_path: Path) -> None:
     modules = imported(tmp_path, ["roll", "3d6"])
     assert "referee.roller" in modules and "lark" in modules  # it parsed and rolled
+    assert under(modules, ["typer", "click", "referee.systems", "referee.sheets"]) == set()
+
+
+def test_odds_imports_no_typer_and_no_system(tmp_path: Path) -> None:
+    """``odds 3d6``: the console script's fast path, as ``roll``'s (issue 74)."""
+    modules = imported(tmp_path, ["odds", "3d6"])
+    assert {"referee.odds", "referee.render.dice"} <= modules  # it read the odds
     assert under(modules, ["typer", "click", "referee.systems", "referee.sheets"]) == set()
 
 
@@ -169,3 +181,29 @@ def test_a_function_keeps_its_name_when_its_module_of_that_name_is_imported() ->
 def test_three_d6_is_the_dice_engine_s_3d6() -> None:
     assert three_d6() == odds("3d6").distribution
     assert list(three_d6()) == list(odds("3d6").distribution)
+
+
+def test_gurps_attack_with_dice_and_adds_needs_no_dice_grammar(tmp_path: Path) -> None:
+    """A weapon's ``2d+1``: its odds and its roll take no parser (lark, about 40 ms)."""
+    modules = imported(tmp_path, GURPS_ATTACK)
+    assert {"referee.systems.gurps.exchange", "referee.systems.gurps.exchange_odds"} <= modules
+    assert under(modules, ["lark"]) == set()
+
+
+@pytest.mark.parametrize("count", [1, 2, 3, 4, 7, 12])
+def test_sum_d6_is_the_dice_engine_s(count: int) -> None:
+    assert sum_d6(count) == odds(f"{count}d6").distribution
+    assert list(sum_d6(count)) == list(odds(f"{count}d6").distribution)
+
+
+@pytest.mark.parametrize(
+    "text", ["2d+1", "3d6-3", "1d", "1D+2", " 4d-0 ", "2d+10", "12d6", "99d+1234", "2d+1000"]
+)
+def test_dice_and_adds_read_without_the_grammar_as_with_it(text: str) -> None:
+    """The plain reading of ``_dice_adds`` gives what the grammar's reading gives."""
+    import importlib
+
+    damage = importlib.import_module("referee.systems.gurps.damage")
+
+    assert damage._PLAIN.fullmatch(text.strip()), text  # the plain reading takes it
+    assert damage._dice_adds(text) == damage._by_grammar(text)

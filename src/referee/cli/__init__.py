@@ -1,9 +1,12 @@
-"""The ``referee`` console script: a fast path for ``referee roll``, typer for the rest.
+"""The ``referee`` console script: fast paths for ``referee roll`` and ``referee odds``,
+typer for the rest.
 
 Importing typer costs more than a whole roll, so ``referee roll EXPR... [-n N]
 [--seed S] [--json] [--secret]`` is read here directly and answered by the
 same work as the typer command (:func:`referee.commands.rolling.roll_reply`),
-through the same reader of words. Anything else goes to :mod:`.app`; no
+through the same reader of words; so is ``referee odds EXPR [--json]``
+(:func:`referee.commands.rolling.odds_reply`), and an expression it cannot read
+goes to typer, which says why. Anything else goes to :mod:`.app`; no
 arguments open the interactive prompt (:mod:`.repl`). The engine never
 imports this package.
 """
@@ -13,12 +16,12 @@ from __future__ import annotations
 import sys
 
 from ..commands.line import NEGATIVE, is_word, join_expressions
-from ..commands.rolling import roll_reply
+from ..commands.rolling import odds_reply, roll_reply
 from ..errors import RefereeError
 from ..rng import resolve, seeded
 from .output import emit, error_text
 
-__all__ = ["main", "run_roll"]
+__all__ = ["main", "run_odds", "run_roll"]
 
 
 def run_roll(exprs: list[str], n: int, seed: int | None, as_json: bool, secret: bool) -> int:
@@ -66,6 +69,28 @@ def _fast_roll_args(argv: list[str]) -> tuple[list[str], int, int | None, bool, 
     return join_expressions(exprs), n, seed, as_json, secret
 
 
+def _fast_odds_args(argv: list[str]) -> tuple[str, bool] | None:
+    """``odds EXPR [--json]``, EXPR one word: ``(EXPR, as_json)``; else None (typer's)."""
+    if not 2 <= len(argv) <= 3 or argv[0] != "odds":
+        return None
+    words = [w for w in argv[1:] if w != "--json"]
+    if len(words) != 1 or words[0].startswith("-") and not NEGATIVE.match(words[0]):
+        return None
+    return words[0], len(words) < len(argv) - 1
+
+
+def run_odds(expr: str, as_json: bool) -> int | None:
+    """Print ``odds EXPR``'s answer; None when it cannot (typer's path then says why)."""
+    from ..commands.result import BUILTIN
+
+    try:
+        reply = odds_reply(expr, BUILTIN.limits)
+    except RefereeError:
+        return None
+    emit([reply], as_json, None)
+    return 0
+
+
 def main() -> None:
     """Console-script entry point."""
     argv = sys.argv[1:]
@@ -78,6 +103,9 @@ def main() -> None:
     fast = _fast_roll_args(argv)
     if fast is not None:
         sys.exit(run_roll(*fast))
+    asked = _fast_odds_args(argv)
+    if asked is not None and run_odds(*asked) == 0:
+        sys.exit(0)
     # here, not at the top: each import costs 42-63 ms of start-up otherwise (issue 53)
     import typer
 

@@ -8,11 +8,10 @@ import typer
 
 from ..errors import CommandError
 from ..limits import worst_case_dice
-from ..odds import odds
 from ..parser import parse
 from .registry import LabelOpt, command
 from .result import Plan, Reply, resources_of
-from .rolling import engine_limits, roll_reply
+from .rolling import engine_limits, odds_reply, roll_reply
 
 __all__ = ["NOTATION"]
 
@@ -79,16 +78,11 @@ def odds_cmd(
     at_most: Annotated[int | None, typer.Option("--at-most", help="P(total <= X).")] = None,
 ) -> Plan:
     """Exact odds: every outcome with its fraction and percentage, and a bar chart."""
-    # here, not at the top: 2 ms of start-up otherwise (issue 53)
-    from ..render import odds_json, odds_text
-
     text = _one(expr)
     if at_least is not None and at_most is not None:
         raise CommandError("give --at-least or --at-most, not both")
     op, value = (">=", at_least) if at_least is not None else ("<=", at_most)
-    o = odds(text, engine_limits(resources_of(ctx).limits))
-    shown = op if value is not None else None
-    reply = Reply(odds_json(o, shown, value), odds_text(o, shown, value))
+    reply = odds_reply(text, resources_of(ctx).limits, op, value)
     return lambda rng: reply
 
 

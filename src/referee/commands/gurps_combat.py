@@ -14,12 +14,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from ..errors import RuleError
-from ..sheets import Attack, find_attack
 from ..systems.gurps.criticals import EyeRow, unarmed_name
 from ..systems.gurps.damage import read_damage
 from ..systems.gurps.defenses import allowed_against
@@ -43,6 +42,9 @@ from .gurps_target import (
 from .registry import LabelOpt, Twin, twins
 from .sheeted import SheetOpt, TargetNameOpt, VsOpt, labelled, resolved_as, sheet_for
 
+if TYPE_CHECKING:  # the sheet readers load when a sheet is read (issue 74)
+    from ..sheets import Attack
+
 __all__ = ["target_of"]  # re-exported from .gurps_target
 
 IntOpt = Annotated[int | None, typer.Option(min=-100, max=1000)]
@@ -63,6 +65,8 @@ def _weapon(ctx: typer.Context, text: str, path: str | None) -> tuple[int, Attac
     if re.fullmatch(r"-?\d+", text):
         return int(text), None
     sheet = sheet_for(ctx, path, "gurps", "gurps attack", text)
+    from ..sheets import find_attack
+
     found = find_attack(sheet, text)
     if found.level is None:
         raise RuleError(f"{sheet.name}'s sheet saves no skill level for {found.full_name}")

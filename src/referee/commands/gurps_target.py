@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from ..errors import RuleError
 from ..fmt import fraction
-from ..sheets import Attack, Kind, Sheet, find_attack, find_trait, require
 from ..systems.gurps.damage import DamageSpec
 from ..systems.gurps.exchange import Target
 from ..systems.gurps.locations import read_location
@@ -25,6 +24,9 @@ from ..systems.gurps.tolerance import Tolerance, tolerance_of
 from .gurps_traits import best_defense, defense_level
 from .result import Reply, resources_of
 from .sheeted import resolved_as, sheet_for
+
+if TYPE_CHECKING:  # the sheet readers load when a sheet is read (issue 74)
+    from ..sheets import Attack, Sheet
 
 __all__ = [
     "DrAtOpt",
@@ -50,6 +52,8 @@ def target_of(sheet: Sheet) -> Target:
     or Low Pain Threshold (B59, B142; ``COMBAT.md``, "Shock, major wounds, knockdown
     (B419–B420)") and Injury Tolerance (B60, B380; none when the sheet lists more than
     one form, which :func:`typed_target` refuses)."""
+    from ..sheets import Kind
+
     dodge = next((t.level for t in sheet.of_kind(Kind.DEFENSE) if t.name == "Dodge"), None)
     parry, block = best_defense(sheet.attacks, "parry"), best_defense(sheet.attacks, "block")
     torso = sheet.dr_at("torso") or 0
@@ -225,6 +229,8 @@ def typed_target(
         found = resources_of(ctx).sheet(vs)
         if found is None:
             raise RuleError(f"no sheet {vs!r} to attack")
+        from ..sheets import require
+
         read = require(found, "gurps", "gurps attack")
         tolerance_of(read.injury_tolerance)  # refuses two forms at once (B60)
         base = target_of(read)
@@ -280,6 +286,7 @@ def shared_defense(sheet: Sheet, weapon: str, kind: str) -> Attack | None:
     """The weapon named without its usage (``Broadsword``) when every usage of it has
     the same Parry (or Block): any of them, since the defense is the same; None
     otherwise (:func:`find_attack` then says which usages it matches)."""
+
     key = " ".join(weapon.split()).casefold()
     usages = [a for a in sheet.attacks if a.name.casefold() == key and a.usage]
     levels = {defense_level(getattr(a, kind)) for a in usages}
@@ -293,6 +300,8 @@ def defense_from_sheet(
 ) -> tuple[int, str, bool]:
     """A defense's level from the sheet: Dodge; a weapon's Parry or Block (the best), and
     whether it is a fencing parry (GCS's ``9F``, B376)."""
+    from ..sheets import Kind, find_attack, find_trait
+
     sheet = sheet_for(ctx, path, "gurps", "gurps defend", weapon or kind.title())
     if kind == "dodge":
         trait = find_trait(sheet, "Dodge", (Kind.DEFENSE,))

@@ -14,10 +14,10 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from fractions import Fraction
 
-from ...odds import odds
 from .criticals import HEAD
 from .damage import DamageSpec, _dice_adds, armor_dr
 from .locations import LOCATIONS, LargeArea, Location, location_injury, read_location
+from .success import sum_d6
 from .target import Target
 from .tolerance import struck_as, tolerant_injury
 from .wounds import Wound, extra_dr, wound_effects
@@ -136,7 +136,7 @@ def penetrates(
     """P(any of the damage penetrates DR at ``location``), over the damage dice."""
     count, adds = _dice_adds(damage.expression)
     return sum(
-        (p for total, p in odds(f"{count}d6").distribution.items()
+        (p for total, p in sum_d6(count).items()
          if blow(total + adds, damage, target, location, effect,
                  large_area=large_area).penetrating > 0),
         Fraction(0),

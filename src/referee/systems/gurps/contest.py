@@ -16,10 +16,9 @@ from fractions import Fraction
 
 from ...errors import RuleError
 from ...fmt import percent, rolled
-from ...odds import odds
 from ...results import Contest, Versus
 from ...rng import RandomSource
-from .success import LIMIT, SuccessRoll, check, margin, outcome, skill_odds
+from .success import LIMIT, SuccessRoll, check, margin, outcome, skill_odds, three_d6
 
 __all__ = [
     "ContestResult",
@@ -139,7 +138,7 @@ def _victory(winner: int | None, a: Side, b: Side) -> int | None:
 def _sides(skill: int | None) -> tuple[tuple[Fraction, Side], ...]:
     if skill is None:
         return ((Fraction(1), None),)
-    return tuple((p, _side(skill, t)) for t, p in odds("3d6").distribution.items())
+    return tuple((p, _side(skill, t)) for t, p in three_d6().items())
 
 
 @functools.lru_cache(maxsize=4096)

@@ -23,7 +23,6 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import TypeVar
 
-from ...odds import odds
 from .allout import feint_odds
 from .blows import blow, on_head
 from .criticals import EyeRow
@@ -46,7 +45,7 @@ from .odds_steps import prepared as _prepared
 from .odds_steps import table_odds as _table_odds
 from .odds_steps import ways as _ways
 from .rapid import volley_odds
-from .success import require_rollable, skill_odds
+from .success import require_rollable, skill_odds, three_d6
 from .target import Target
 
 __all__ = ["THRESHOLDS", "ExchangeOdds", "double_odds", "exchange_odds", "injury_chance"]
@@ -118,7 +117,7 @@ def _split(
     aimed = None if options.location is None else read_location(options.location).key
     torso = Fraction(0)  # an aimed attack that misses by 1 hits the torso (B399, TorsoMiss)
     if aimed in AIMED:
-        torso = sum((p for t, p in odds("3d6").distribution.items()
+        torso = sum((p for t, p in three_d6().items()
                      if misses_by_one(t, eff, options.torso_miss)), Fraction(0))  # fmt: skip
     against = -options.deceptive + (2 if options.telegraphic else 0)
     parry = parry_modifier(options)  # a thrown weapon's −1 or −2; a missile: no parry (B376)

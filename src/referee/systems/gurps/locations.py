@@ -20,8 +20,8 @@ from enum import StrEnum
 from fractions import Fraction
 
 from ...errors import RuleError
-from ...odds import odds
 from .damage import WOUNDING, damage_type_name
+from .success import three_d6
 
 __all__ = [
     "LOCATIONS",
@@ -240,7 +240,7 @@ def location_odds() -> dict[str, Fraction]:
     Fraction(13, 54)
     """
     out: dict[str, Fraction] = {}
-    for total, p in odds("3d6").distribution.items():
+    for total, p in three_d6().items():
         key = RANDOM_TABLE[total]
         out[key] = out.get(key, Fraction(0)) + p
     return out

@@ -16,7 +16,6 @@ from fractions import Fraction
 from typing import TypeVar
 
 from ...fmt import percent
-from ...odds import odds
 from .allout import long_damage, strong_damage
 from .blows import BLOWS
 from .criticals import CRITICAL_HEAD_BLOW, CRITICAL_HIT, EyeRow
@@ -24,6 +23,7 @@ from .damage import DamageSpec
 from .defense import DefenseOptions
 from .locations import require_targetable
 from .melee import AttackOptions
+from .success import three_d6
 from .target import Target
 
 __all__ = ["THRESHOLDS", "ExchangeOdds", "add", "hp_odds", "prepared", "table_odds", "ways"]
@@ -197,7 +197,7 @@ def table_odds(head: bool = False, as_4: bool = False) -> dict[str, Fraction]:
     rows = CRITICAL_HEAD_BLOW if head else CRITICAL_HIT
     reading = EyeRow.AS_4 if as_4 else EyeRow.AS_AIMED
     out: dict[str, Fraction] = {}
-    for roll_total, p in odds("3d6").distribution.items():
+    for roll_total, p in three_d6().items():
         effect = reading.effect(rows[roll_total].effect, "eye")
         effect = effect if effect in BLOWS else "normal"  # the rest do a normal blow
         out[effect] = out.get(effect, Fraction(0)) + p

@@ -28,7 +28,6 @@ import functools
 from dataclasses import dataclass
 from fractions import Fraction
 
-from ...odds import odds
 from .allout import feint_odds
 from .blows import BLOWS, blow, on_head
 from .criticals import CRITICAL_HEAD_BLOW, CRITICAL_HIT
@@ -38,7 +37,7 @@ from .defenses import DefenseStep, second_defense
 from .locations import RANDOM_TABLE, read_location
 from .melee import AIMED, AttackOptions, AttackRoll, effective_attack, misses_by_one, parry_modifier
 from .odds_steps import ExchangeOdds, hp_odds, prepared, ways
-from .success import Outcome, margin, outcome, require_rollable
+from .success import Outcome, margin, outcome, require_rollable, three_d6
 from .target import Target, choose_defense
 from .wounds import Wound
 
@@ -184,7 +183,7 @@ def _convolve(a: dict[int, int], b: dict[int, int]) -> dict[int, int]:
 def _stops(kind: str, level: int) -> dict[int, Fraction]:
     """P(each number of hits one defense stops) at effective ``level`` (B375)."""
     out: dict[int, Fraction] = {}
-    for t, p in odds("3d6").distribution.items():
+    for t, p in three_d6().items():
         n = 0
         if outcome(t, level).success:
             n = 1 + margin(t, level) if kind == "dodge" else 1
@@ -254,7 +253,7 @@ def _volley(
     # Each scenario: (hits that land, a critical first hit, the torso for a miss by 1).
     landed: dict[tuple[int, bool, bool], Fraction] = {}
     hit = crit = drew = Fraction(0)
-    for t, p in odds("3d6").distribution.items():
+    for t, p in three_d6().items():
         o = outcome(t, eff)
         if o is Outcome.CRITICAL_SUCCESS:
             n = min(options.rof, 1 + margin(t, eff) // options.recoil)
@@ -353,4 +352,4 @@ def _sum_up(
 @functools.cache
 def _ways3() -> dict[int, int]:
     """Each 3d6 total's ways in 216."""
-    return {t: int(p * 216) for t, p in odds("3d6").distribution.items()}
+    return {t: int(p * 216) for t, p in three_d6().items()}

@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from ...errors import RuleError
-from ...odds import odds
 from ...results import Chances
 from ...rng import RandomSource
 from ...roller import roll
+from .success import three_d6
 
 __all__ = ["BANDS", "SECRET_BY_DEFAULT", "ReactionRoll", "reaction", "reaction_band"]
 
@@ -56,7 +56,7 @@ def reaction_odds(modifier: int) -> dict[str, Fraction]:
     """
     check_modifier(modifier)
     out = {name: Fraction(0) for _, name in BANDS} | {"Excellent": Fraction(0)}
-    for total, p in odds("3d6").distribution.items():
+    for total, p in three_d6().items():
         out[reaction_band(total + modifier)] += p
     return out
 

@@ -184,6 +184,28 @@ def three_d6() -> dict[int, Fraction]:
     return {total: Fraction(counts[total], 216) for total in sorted(counts)}
 
 
+@functools.lru_cache(maxsize=128)
+def sum_d6(count: int) -> dict[int, Fraction]:
+    """The distribution of the total of ``count`` d6 (``odds(f"{count}d6").distribution``,
+    as a test compares them), counted in integers without the dice grammar: a damage
+    roll's dice for ``gurps attack``'s odds (issue 74).
+
+    >>> sum_d6(2)[7], sum_d6(1)[1]
+    (Fraction(1, 6), Fraction(1, 6))
+    """
+    if not 1 <= count <= 100:
+        raise RuleError(f"{count}d6: from 1 to 100 dice")
+    ways = {0: 1}
+    for _ in range(count):
+        nxt: dict[int, int] = {}
+        for total, n in ways.items():
+            for face in range(1, 7):
+                nxt[total + face] = nxt.get(total + face, 0) + n
+        ways = nxt
+    whole = 6**count
+    return {total: Fraction(ways[total], whole) for total in sorted(ways)}
+
+
 @functools.lru_cache(maxsize=4096)
 def skill_odds(effective: int) -> SkillOdds:
     """Exact odds of success and of each critical at ``effective`` skill, from the 3d6 distribution.
