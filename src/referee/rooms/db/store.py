@@ -29,8 +29,6 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import sqlalchemy as sa
-from alembic import command
-from alembic.config import Config
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
 from ..log import GENESIS, decode, hash_token, new_id, new_token
@@ -39,6 +37,7 @@ from .appends import Appends, Fields
 from .epochs import Conflict, Epoch, EpochWrites, new_epoch
 from .fightstore import FightWrites
 from .held import Held
+from .migrating import HEAD, migrate, schema_version
 from .schema import entries, logins, members, rooms, tokens
 from .serverkey import server_signer
 from .sheetstore import SheetRow, SheetWrites
@@ -84,17 +83,6 @@ def chosen_db(db: str | None, env: Mapping[str, str]) -> str:
     return url if "://" in url else sqlite_url(url)
 
 
-def migrate(url: str) -> None:
-    """Bring the database at ``url`` to the newest schema (Alembic ``upgrade head``).
-
-    Runs its own event loop: call it from a thread when one is already running.
-    """
-    config = Config()
-    config.set_main_option("script_location", str(Path(__file__).with_name("migrations")))
-    config.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
-    command.upgrade(config, "head")
-
-
 @dataclass(frozen=True, slots=True)
 class Member:
     """A member of a room, as their token identifies them."""
@@ -137,8 +125,8 @@ class Store(Appends, EpochWrites, SheetWrites, AdminWrites, FightWrites):
 
     @classmethod
     async def open(cls, url: str) -> Store:
-        """Migrate the database to the newest schema and connect."""
-        await asyncio.to_thread(migrate, url)
+        """Migrate the database to the newest schema (unless it is at :data:`HEAD`)
+        and connect."""
         kwargs: dict[str, Any] = {}
         if url.startswith("sqlite"):
             kwargs["connect_args"] = {"timeout": 30}
@@ -151,6 +139,12 @@ class Store(Appends, EpochWrites, SheetWrites, AdminWrites, FightWrites):
         engine = create_async_engine(url, **kwargs)
         if url.startswith("sqlite"):
             sa.event.listen(engine.sync_engine, "connect", pragmas)
+        try:
+            if await schema_version(engine) != HEAD:
+                await asyncio.to_thread(migrate, url)
+        except BaseException:
+            await engine.dispose()
+            raise
         store = cls(engine)
         if not store.sqlite:  # first: every pooled connection is seen born (own_pids)
             store._watch_pool()
