@@ -103,7 +103,7 @@ def refused(rest: Any, db: Path, src: str | None) -> float:
 def main() -> None:
     print(f"== referee discord run: start to first answer, median of {RUNS} ==")
     trees: list[str | None] = [None] if BEFORE is None else [BEFORE, None]
-    got: dict[str | None, list[tuple[float, float, float, float]]] = {t: [] for t in trees}
+    got: dict[str | None, list[tuple[float, ...]]] = {t: [] for t in trees}
     with tempfile.TemporaryDirectory() as tmp, stand_in() as rest:
         for turn in range(RUNS + 1):  # the first: a warm-up (bytecode, file cache)
             for src in trees:
