@@ -12,7 +12,7 @@ import pytest
 import sqlalchemy as sa
 
 from referee.rooms.db.store import Store, sqlite_url
-from referee.rooms.db.synced import Chooser, Conn, SyncWriter
+from referee.rooms.db.synced import Chooser, Conn, SyncReader, SyncWriter
 
 _T = sa.table("t", sa.column("n", sa.Integer))
 
@@ -92,6 +92,65 @@ def test_the_stores_appends_on_sqlite_go_through_the_writer(tmp_path: Path) -> N
     got = asyncio.run(go())
     assert [e["text"] for e in got] == ["0", "1", "2", "3", "4"]
     assert sum(s.lstrip().upper().startswith("INSERT INTO ENTRIES") for s in seen) >= 1
+
+
+async def _read(conn: Conn) -> tuple[int, str]:
+    return int(
+        await conn.scalar(sa.text("SELECT count(*) FROM t"))
+    ), threading.current_thread().name
+
+
+def test_a_read_runs_in_the_readers_thread_and_sees_what_was_committed(tmp_path: Path) -> None:
+    """Issue 72 §4: the reader's thread reads beside the writer (WAL), each read a
+    fresh view: what the writer committed, never what it has not."""
+    writer = _writer(tmp_path)
+    reader = SyncReader(writer.engine.url)
+
+    async def go() -> list[tuple[int, str]]:
+        first = await reader.run(_read)
+        await writer.run(_insert, 1)
+        return [first, await reader.run(_read)]
+
+    (before, thread), (after, _) = asyncio.run(go())
+    assert thread.startswith("referee-sqlite-reader") and (before, after) == (0, 1)
+
+    async def waits(conn: Conn) -> None:
+        await asyncio.sleep(0)
+
+    async def refused() -> None:
+        await reader.run(waits)
+
+    with pytest.raises(RuntimeError, match="waited"):
+        asyncio.run(refused())
+    reader.close()
+    writer.close()
+
+
+def test_the_fight_s_events_and_reads_on_sqlite_take_one_hop_each(tmp_path: Path) -> None:
+    """A fight event's transaction runs in the writer's thread, the fight's reads in the
+    reader's (one hop each; :meth:`.appends.Appends._transaction` and ``_reading``),
+    and what one writes the other reads."""
+    seen: dict[str, list[str]] = {"writer": [], "reader": []}
+
+    async def go() -> Any:
+        store = await Store.open(sqlite_url(tmp_path / "rooms.sqlite3"))
+        assert store.synced is not None and store.synced_reads is not None
+        for name, engine in (("writer", store.synced.engine),
+                             ("reader", store.synced_reads.engine)):  # fmt: skip
+            sa.event.listen(engine, "before_cursor_execute",
+                            lambda *a, name=name: seen[name].append(a[2]))  # fmt: skip
+        room, _token, _invite, _made = await store.create_room("T", "gurps")
+        add = {"kind": "add", "combatant": "orc", "name": "Orc", "values": {"hp": 10}}
+        await store.fight_event(room, "gm", add, None, None, lambda *_: None)
+        store.__dict__["_fights"].clear()  # read it again from the log
+        fight = await store.fight(room)
+        await store.close()
+        return fight
+
+    fight = asyncio.run(go())
+    assert fight.combatants["orc"].value("hp") == 10
+    assert any(s.lstrip().upper().startswith("INSERT INTO ENTRIES") for s in seen["writer"])
+    assert any("FROM entries" in s for s in seen["reader"])
 
 
 def test_a_cancelled_caller_waits_for_its_batch_to_end(tmp_path: Path) -> None:

@@ -77,6 +77,8 @@ def pragmas(dbapi: Any, _record: Any) -> None:
 class SyncWriter:
     """One thread and one ``sqlite3`` connection, for batches of appends (see the module)."""
 
+    THREAD = "referee-sqlite-writer"
+
     def __init__(self, url: URL | str) -> None:
         url = make_url(url).set(drivername="sqlite+pysqlite")
         self.engine = sa.create_engine(
@@ -86,7 +88,7 @@ class SyncWriter:
             connect_args={"timeout": 30, "check_same_thread": False},
         )
         sa.event.listen(self.engine, "connect", pragmas)
-        self._thread = ThreadPoolExecutor(1, thread_name_prefix="referee-sqlite-writer")
+        self._thread = ThreadPoolExecutor(1, thread_name_prefix=self.THREAD)
         self.cpu = 0.0
         """The thread's CPU seconds for the last batch."""
 
@@ -111,15 +113,19 @@ class SyncWriter:
         finally:
             self.cpu = time.thread_time() - cpu
 
+    def _connection(self) -> contextlib.AbstractContextManager[sa.Connection]:
+        """A connection in one transaction, committed at its end (rolled back on error)."""
+        return self.engine.begin()
+
     def _write(self, work: Callable[..., Coroutine[Any, Any, _T]], args: tuple[Any, ...]) -> _T:
-        with self.engine.begin() as conn:
+        with self._connection() as conn:
             coroutine = work(Synced(conn), *args)
             try:
                 coroutine.send(None)
             except StopIteration as done:
                 return done.value  # type: ignore[no-any-return]
             coroutine.close()
-            raise RuntimeError("a synchronous SQLite write waited on something")
+            raise RuntimeError("a synchronous SQLite write or read waited on something")
 
     def close(self) -> None:
         self._thread.shutdown(wait=True)
@@ -133,20 +139,10 @@ class SyncReader(SyncWriter):
     beside the writer. ``work`` runs outside any transaction of its own making; what it
     reads is one snapshot only within one statement."""
 
-    def __init__(self, url: URL | str) -> None:
-        super().__init__(url)
-        self._thread.shutdown(wait=False)
-        self._thread = ThreadPoolExecutor(1, thread_name_prefix="referee-sqlite-reader")
+    THREAD = "referee-sqlite-reader"
 
-    def _write(self, work: Callable[..., Coroutine[Any, Any, _T]], args: tuple[Any, ...]) -> _T:
-        with self.engine.connect() as conn:
-            coroutine = work(Synced(conn), *args)
-            try:
-                coroutine.send(None)
-            except StopIteration as done:
-                return done.value  # type: ignore[no-any-return]
-            coroutine.close()
-            raise RuntimeError("a synchronous SQLite read waited on something")
+    def _connection(self) -> contextlib.AbstractContextManager[sa.Connection]:
+        return self.engine.connect()
 
 
 class Chooser:
