@@ -139,15 +139,15 @@ class Store(Appends, EpochWrites, SheetWrites, AdminWrites, FightWrites):
         engine = create_async_engine(url, **kwargs)
         if url.startswith("sqlite"):
             sa.event.listen(engine.sync_engine, "connect", pragmas)
+        store = cls(engine)
+        if not store.sqlite:  # first: every pooled connection is seen born (own_pids)
+            store._watch_pool()
         try:
             if await schema_version(engine) != HEAD:
                 await asyncio.to_thread(migrate, url)
         except BaseException:
-            await engine.dispose()
+            await store.close()
             raise
-        store = cls(engine)
-        if not store.sqlite:  # first: every pooled connection is seen born (own_pids)
-            store._watch_pool()
         store.signer = await server_signer(engine)
         if store.sqlite:
             store._checkpoints = asyncio.create_task(store._checkpoint())
