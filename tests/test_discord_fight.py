@@ -228,7 +228,10 @@ def _play(
                    if i["custom_id"].startswith(("rf:def:", "rf:call:"))
                    and i["custom_id"].split(":")[2] in open_]  # fmt: skip
         if waiting:  # the player's character's defense or call: hers to press
-            call = waiting[-1]
+            # The oldest first, as a blow makes them: its knockdown call before the rolls
+            # to stay conscious and to survive it (answered the other way round, a failed
+            # roll to survive ended the fight with the knockdown call never pressed).
+            call = waiting[0]
             button = _ids(call)[0]
             if presses["refused"] == 0:  # a stranger first: refused, nothing rolled
                 size = len(table.log("gm"))
