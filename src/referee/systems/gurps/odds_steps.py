@@ -23,7 +23,7 @@ from .damage import DamageSpec
 from .defense import DefenseOptions
 from .locations import require_targetable
 from .melee import AttackOptions
-from .success import three_d6
+from .success import three_d6, ways
 from .target import Target
 
 __all__ = ["THRESHOLDS", "ExchangeOdds", "add", "hp_odds", "prepared", "table_odds", "ways"]
@@ -167,19 +167,6 @@ def hp_odds(
         for k in THRESHOLDS
     )
     return reeling, zero, crossed
-
-
-@functools.cache
-def ways(count: int) -> dict[int, int]:
-    """Each total of ``count`` d6 and its number of ways (of 6**count)."""
-    ways = {0: 1}
-    for _ in range(count):
-        nxt: dict[int, int] = {}
-        for total, w in ways.items():
-            for face in range(1, 7):
-                nxt[total + face] = nxt.get(total + face, 0) + w
-        ways = nxt
-    return ways
 
 
 def add(into: dict[K, Fraction], key: K, p: Fraction) -> None:

@@ -195,15 +195,21 @@ def sum_d6(count: int) -> dict[int, Fraction]:
     """
     if not 1 <= count <= 100:
         raise RuleError(f"{count}d6: from 1 to 100 dice")
-    ways = {0: 1}
+    counted, whole = ways(count), 6**count
+    return {total: Fraction(counted[total], whole) for total in sorted(counted)}
+
+
+@functools.cache
+def ways(count: int) -> dict[int, int]:
+    """Each total of ``count`` d6 and its number of ways (of 6**count)."""
+    found = {0: 1}
     for _ in range(count):
         nxt: dict[int, int] = {}
-        for total, n in ways.items():
+        for total, w in found.items():
             for face in range(1, 7):
-                nxt[total + face] = nxt.get(total + face, 0) + n
-        ways = nxt
-    whole = 6**count
-    return {total: Fraction(ways[total], whole) for total in sorted(ways)}
+                nxt[total + face] = nxt.get(total + face, 0) + w
+        found = nxt
+    return found
 
 
 @functools.lru_cache(maxsize=4096)
