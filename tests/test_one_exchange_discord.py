@@ -29,7 +29,7 @@ from test_discord_fight import ORC, _load, _play, player_sheet
 
 ALDO = b"""system = "gurps"
 name = "Aldo Marsh"
-hp = 80
+hp = 200
 dr = 2
 dodge = 6
 [attributes]
@@ -117,13 +117,15 @@ def test_every_exchange_of_a_discord_fight_is_gurps_attacks(bot: Bot, rest: Stan
     channel = "1500000000000000861"
     table = linked(bot, channel)
     player_sheet(bot, rest, channel, ALICE, ALDO)
-    orc = ORC.replace(b"hp = 12", b"hp = 80").replace(b"1d+1", b"2d+1")
+    orc = ORC.replace(b"hp = 12", b"hp = 200").replace(b"1d+1", b"2d+1")
     _load(bot, rest, channel, "orc", orc.replace(b"dodge = 8", b"dodge = 6"))
     for asked in (sub("add", sheet="@Aldo-Marsh"), sub("add", sheet="@Orc-Raider")):
         assert "Added" in said(bot.ask("fight", asked, user=GM, channel=channel))
     assert "starts" in said(bot.ask("fight", sub("start"), user=GM, channel=channel))
-    # Ten rounds, and defenses that hold 3 times in 8 (Dodge 6 and a retreat, 9): each
-    # side's damage lands about one attack in two, so each is met but for about 1 in 1,000.
+    # 200 HP each: `gurps attack --hp` takes a target with 1 HP or more, and ten rounds
+    # of these blows do not take 200. Ten rounds, and defenses that hold 3 times in 8
+    # (Dodge 6 and a retreat, 9): each side's damage lands about one attack in two, so
+    # each is met but for about 1 in 1,000.
     _play(bot, rest, channel, table, {"Aldo-Marsh"}, knockdown=False, rounds=10)
     export = table.export("gm")
     exchanges = _exchanges(export)
