@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from rooms_server import Table
-from test_room_sheets import put
+from test_room_sheets import get, put
 
 DAI = (Path(__file__).parents[1] / "examples" / "sheets" / "dai.toml").read_bytes()
 ORC = (Path(__file__).parent / "data" / "sheets" / "orc-guard.toml").read_bytes()
@@ -51,3 +51,20 @@ def test_the_same_name_is_taken_again_only_from_the_same_member(table: Table) ->
     assert put(table, "gm", "orc1", ORC, TOML).status_code == 201
     assert put(table, "gm", "orc2", ORC, TOML).status_code == 201  # the GM's second orc
     assert put(table, "bob", "dan", _named(DAI, "Dan Blackthorn"), TOML).status_code == 201
+
+
+def test_a_players_name_probes_nothing_of_the_gms_sheets(table: Table) -> None:
+    """A player's sheet is compared only with the characters she may know of: a refusal
+    naming the GM's hidden "Orc Guard" (@guard) told her its name and id, and any
+    refusal at all would answer her probe of its name (contract v1.3)."""
+    assert put(table, "gm", "guard", ORC, TOML).status_code == 201
+    for probe in ("ORC GUARD", "Orc Guard", "Orc Gu\u0430rd"):
+        got = put(table, "alice", "probe", ORC.replace(b'"Orc Guard"', f'"{probe}"'.encode()),
+                  TOML)  # fmt: skip
+        assert got.status_code in (200, 201), got.text
+        assert "guard" not in got.text.lower().replace(probe.lower(), ""), got.text
+    listed = get(table, "alice").json()
+    assert [s["sheet"] for s in listed["sheets"]] == ["probe"], listed
+    # the GM, who knows both, is still refused a third that reads as them
+    third = put(table, "gm", "guard3", ORC.replace(b'"Orc Guard"', b'"ORC GUARD"'), TOML)
+    assert third.status_code == 422 and "reads the same as" in third.json()["error"], third.text

@@ -34,8 +34,10 @@ async def store_sheet(
     Raises:
         ApiError: 409 for an archived room; 422 for an empty or unreadable sheet, one
             of another system than the room's, or a character whose name reads as
-            another's in the room (:mod:`.lookalike`; the same name is taken again
-            only from the same member); 403 for another member's sheet.
+            another's in the room that the uploader may know of (:mod:`.lookalike`;
+            the same name is taken again only from the same member; a player's is
+            never compared with the GM's, which she may not know of); 403 for another
+            member's sheet.
     """
     await writable(st, room)
     if not body:
@@ -46,7 +48,11 @@ async def store_sheet(
     if system is not None and read.system != system:
         raise ApiError(422, f"{read.name}'s sheet is for {read.system}; this room plays {system}")
     rows = await st.sheets.of(st, room)
-    others = [r for r in rows.values() if r.sheet != sheet]
+    # only the characters the uploader may know of: a refusal naming a GM's sheet to a
+    # player would tell her its name and id (contract v1.3), and one naming nothing would
+    # still answer her probe of a hidden NPC's name
+    may = Guardian(member)
+    others = [r for r in rows.values() if r.sheet != sheet and may.sees_sheet(r.owner)]
     twin = await asyncio.to_thread(confusable, read.name, [r.name for r in others])
     if twin is not None:
         row = next(r for r in others if r.name == twin)
