@@ -227,6 +227,7 @@ def test_a_log_written_before_v1_3_replays_by_its_own_rules() -> None:
         assert not any("rules" in (e.get("event") or {}) for e in entries)
         report = verify(entries)
         assert report.ok, (who, report.text())
+        assert "no signature to check" in report.text().splitlines()[-1], report.text()
         if who == "gm":
             assert report.fight_checked == 12 and report.fight_adopted == 0
         else:

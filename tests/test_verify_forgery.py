@@ -252,3 +252,71 @@ def test_an_export_before_v1_5_still_verifies(tmp_path: Path) -> None:
     assert (5, "text") in _checks(_reseal(old, "keep"))
     # And a key cannot be checked against it: it carries no signature.
     assert (None, "head") in _checks(_old_export(), "0" * 64)
+
+
+# ------------------------------------------------------------ malformed exports
+
+DATA = Path(__file__).parent / "data" / "rooms"
+BAD: tuple[Any, ...] = (None, "x", -1, 10**9, 1.5, True, [], {}, [1, 2], {"a": 1})
+
+
+def _paths(value: Any, path: tuple[Any, ...] = (), depth: int = 3) -> Any:
+    """Every field's path in ``value``, to ``depth`` levels."""
+    if not depth or not isinstance(value, dict | list):
+        return
+    for k, v in value.items() if isinstance(value, dict) else enumerate(value):
+        yield (*path, k)
+        yield from _paths(v, (*path, k), depth - 1)
+
+
+def _mutated(entries: list[dict[str, Any]], rng: Any) -> tuple[list[dict[str, Any]], int]:
+    """A copy of ``entries`` with one field of one entry set to a bad value or taken out."""
+    out = json.loads(json.dumps(entries))
+    at = rng.randrange(len(out))
+    path = rng.choice(list(_paths(out[at])))
+    parent = out[at]
+    for k in path[:-1]:
+        parent = parent[k]
+    if isinstance(parent, dict) and rng.random() < 0.2:
+        del parent[path[-1]]
+    else:
+        parent[path[-1]] = rng.choice(BAD)
+    return out, at
+
+
+def test_a_malformed_export_is_reported_never_a_traceback(table: Table, tmp_path: Path) -> None:
+    """A forger writes the file: a field missing or of another type, in any entry (a
+    roll's draws, a fight event's part, an epoch's number, a head), is a problem of the
+    report, never an exception (an audit mutated two exports 6,000 times: 106 runs of
+    verify ended in KeyError, TypeError or IndexError from the replay, the fight's
+    replay or the stream). Each mutated export still fails, but for one whose mutated
+    entry is redacted (its fields are not the digest's)."""
+    import random
+
+    _closed_game(table)
+    exports = [
+        table.export("gm"),  # signed heads, a declassified epoch: its rolls replayed
+        _old_export(),
+        *([json.loads(line) for line in (DATA / f"v1.2-fight-{who}.jsonl").read_text()
+           .splitlines()] for who in ("gm", "alice")),  # a whole fight's events, replayed
+    ]  # fmt: skip
+    rng = random.Random(71)
+    for entries in exports:
+        for _ in range(250):
+            bad, at = _mutated(entries, rng)
+            report = verify(bad)  # no exception
+            assert report.text() and json.dumps(report.as_json())
+            same = bad[at] == entries[at]  # a field set to the value it had
+            assert not report.ok or same or bad[at].get("redacted"), (at, bad[at])
+    # and the command line: exit 1, the problem named, no traceback
+    roll = next(i for i, e in enumerate(exports[1]) if e["kind"] == "roll")
+    bad = json.loads(json.dumps(exports[1]))
+    bad[roll]["draws"] = True
+    done = _cli(_reseal(bad, "keep"), tmp_path / "bad.jsonl")
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    assert f"seq {roll}" in done.stdout and "malformed" in done.stdout, done.stdout
+    deep = tmp_path / "deep.jsonl"
+    deep.write_text("[" * 100_000 + "\n")
+    nested = referee_cli(["verify", str(deep)])
+    assert nested.returncode == 2 and "Traceback" not in nested.stderr, nested.stderr
+    assert "line 1 is nested too deeply" in nested.stderr, nested.stderr

@@ -179,7 +179,10 @@ class Report:
         """What the signed heads prove, in a line (contract v1.5)."""
         h = self.heads
         if not h.heads:
-            return "no signature to check (the export has no signed head: written before v1.5)"
+            return (
+                "no signature to check (the export has no signed head: written before v1.5, or "
+                "its heads were removed; --key FINGERPRINT requires them)"
+            )
         keys = ", ".join(h.keys) or "none"
         if h.trusted is None:
             return (

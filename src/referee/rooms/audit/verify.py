@@ -35,6 +35,15 @@ from .signatures import check_heads
 
 __all__ = ["EpochReport", "Problem", "Report", "engine", "read_export", "verify"]
 
+MALFORMED = (KeyError, TypeError, ValueError, AttributeError, IndexError, ArithmeticError)
+"""What reading a malformed export's fields can raise: a field missing, of another type or
+out of range, wherever verify meets it, is reported as a problem of that entry (a forger
+writes the file; verify never answers with a traceback)."""
+
+
+def _malformed(exc: Exception) -> str:
+    return f"a field is missing or malformed ({type(exc).__name__}: {str(exc)[:120]})"
+
 
 def read_export(path: str | Path) -> list[dict[str, Any]]:
     """The entries of an export (one JSON object per line).
@@ -48,7 +57,10 @@ def read_export(path: str | Path) -> list[dict[str, Any]]:
         for number, line in enumerate(f, 1):
             if not line.strip():
                 continue
-            entry = json.loads(line)
+            try:
+                entry = json.loads(line)
+            except RecursionError:
+                raise ValueError(f"line {number} is nested too deeply") from None
             if not isinstance(entry, dict):
                 raise ValueError(f"line {number} is not a JSON object")
             out.append(entry)
@@ -90,14 +102,28 @@ def verify(entries: list[dict[str, Any]], key: str | None = None) -> Report:
         previous = str(entry.get("chain", ""))
         try:
             _read(entry, i, epochs, rolls, problems, report.names)
-        except (KeyError, TypeError, ValueError, AttributeError) as exc:
-            problems.append(Problem(i, "format", f"a field is missing or malformed ({exc!r})"))
+        except MALFORMED as exc:
+            problems.append(Problem(i, "format", _malformed(exc)))
 
-    report.fight_checked, report.fight_adopted, found = check_fight(entries)
+    try:
+        report.fight_checked, report.fight_adopted, found = check_fight(entries)
+    except MALFORMED as exc:  # the fight's replay meets a malformed event
+        found = []
+        problems.append(Problem(None, "fight", f"the fight does not replay: {_malformed(exc)}"))
     problems.extend(Problem(seq, "fight", what) for seq, what in found)
-    report.heads = check_heads(entries, key)
+    try:
+        report.heads = check_heads(entries, key)
+    except MALFORMED as exc:
+        problems.append(Problem(None, "head", f"the heads cannot be read: {_malformed(exc)}"))
     problems.extend(Problem(*p) for p in report.heads.problems)
     return _rolls(report, epochs, rolls)
+
+
+def _number(value: Any) -> int:
+    """An epoch's number as the export gives it: a whole number (ValueError otherwise)."""
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise ValueError(f"an epoch is a whole number, not {value!r:.40}")
+    return value
 
 
 def _read(
@@ -114,17 +140,17 @@ def _read(
     if kind == "join":
         names[str(entry["member"])] = str(entry["name"])
     elif kind == "roll":  # a redacted roll has no epoch field: it is the current one
-        rolls.append((entry, int(entry.get("epoch", current))))
+        rolls.append((entry, _number(entry.get("epoch", current))))
     elif kind == "epoch":
-        epochs[entry["epoch"]] = _Epoch(commitments=dict(entry["commitments"]))
+        epochs[_number(entry["epoch"])] = _Epoch(commitments=dict(entry["commitments"]))
     elif kind == "lock":
-        ep = epochs.setdefault(entry["epoch"], _Epoch())
+        ep = epochs.setdefault(_number(entry["epoch"]), _Epoch())
         if mix(entry["seeds"]) != entry["mix"]:
             problems.append(Problem(i, "mix", "the mix does not match the locked seeds"))
         ep.mix = entry["mix"]
         ep.players = len(entry["seeds"])
     elif kind in ("close", "declassify"):
-        ep = epochs.setdefault(entry["epoch"], _Epoch())
+        ep = epochs.setdefault(_number(entry["epoch"]), _Epoch())
         for which, hexseed in entry["seeds"].items():
             if hexseed is None:
                 continue
@@ -166,7 +192,10 @@ def _rolls(
             continue
         found: Found = []
         versions: Found = []
-        ok = check_roll(entry, seed, ep.mix, found, versions)
+        try:
+            ok = check_roll(entry, seed, ep.mix, found, versions)
+        except MALFORMED as exc:
+            found, ok = [(int(entry["seq"]), "format", _malformed(exc))], False
         problems.extend(Problem(*p) for p in found)
         report.versions.extend(Problem(*p) for p in versions)
         if ok:
