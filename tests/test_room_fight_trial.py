@@ -111,8 +111,9 @@ Broadsword = 13
 """
 
 
-def _visible_duel(table: Table) -> str:
-    assert put(table, "alice", "dai", DAI_TOML.read_bytes(), "application/toml").status_code == 201
+def _visible_duel(table: Table, dai: bytes | None = None) -> str:
+    sheet = DAI_TOML.read_bytes() if dai is None else dai
+    assert put(table, "alice", "dai", sheet, "application/toml").status_code == 201
     assert put(table, "gm", "orc", ORC_WITH_DR, "application/toml").status_code == 201
     _ok(table, "gm", {"kind": "add", "combatant": "dai", "sheet": "dai"})
     orc = _ok(table, "gm", {"kind": "add", "sheet": "orc"})[0]
@@ -137,6 +138,42 @@ def test_all_out_defense_by_parry_or_block_does_not_swallow_the_next_hit(table: 
             continue  # a miss, or a critical hit: no defense
         labels = [c["label"] for c in calls[-1]["choices"]]
         assert "Parry (Knife) 12 (all-out defense +2): 74.1% to hold" in labels, labels
+        return
+    raise AssertionError("the orc never hit")
+
+
+SHIELDED = DAI_TOML.read_bytes() + b"""
+[[attacks]]
+name = "Small Shield"
+usage = "Shield Bash"
+level = 15
+damage = "1d-2 cr"
+block = "11"
+"""
+
+
+def test_all_out_defense_by_block_does_not_swallow_the_next_hit(table: Table) -> None:
+    """§1.3, by Block: Dai with a shield takes All-Out Defense (Block); the orc's hit
+    opens her defense call with the block at +2 (B366), its command taken whole (the
+    422 of an exchange command over 80 characters came after the attack was logged)."""
+    orc = _visible_duel(table, SHIELDED)
+    for _ in range(10):
+        _turn_to(table, "dai")
+        move = {"kind": "maneuver", "combatant": "dai", "maneuver": "all-out defense",
+                "defense": "block"}  # fmt: skip
+        _ok(table, "alice", move)
+        _turn_to(table, orc)
+        got = _attack(table, "gm", {"attacker": orc, "target": "dai", "weapon": "Broadsword"})
+        assert got.status_code == 201, got.text
+        calls = [c for c in table.fight("gm")["calls"] if c["kind"] == "defense"]
+        if not calls:
+            continue  # a miss, or a critical hit: no defense
+        labels = [c["label"] for c in calls[-1]["choices"]]
+        assert "Block (Small Shield) 13 (all-out defense +2): 83.8% to hold" in labels, labels
+        block = labels.index("Block (Small Shield) 13 (all-out defense +2): 83.8% to hold")
+        answer = _by_call(table, "alice", calls[-1]["call"], choice=block)
+        assert answer.status_code == 201, answer.text
+        assert "block" in answer.json()["roll"]["command"], answer.json()["roll"]
         return
     raise AssertionError("the orc never hit")
 
