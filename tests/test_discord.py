@@ -244,6 +244,9 @@ def link(bot: Bot, server: Server, channel: str) -> Any:
         permissions=CAN_MANAGE,  # the channel's first GM
     )
     assert f"rolls into room {table.room}" in got["data"]["content"], got
+    with table.server.client() as c:  # contract v1.5: the key's fingerprint, to verify by
+        key = c.get("/api/key").json()["fingerprint"]
+    assert f"The server signs the log with key {key}." in got["data"]["content"], got
     as_gm_of(bot, channel)
     return table
 

@@ -98,11 +98,13 @@ async def link(bot: Discord, call: Call, channel: Channel, options: Mapping[str,
     then = "" if kept else " Now choose your GM channel: /referee gm-channel."
     if bot.local_pages:
         then += LOCAL
+    signer = bot.st.store.signer  # contract v1.5: the key that signs the room's log
+    signed = f" The server signs the log with key {signer.fingerprint}." if signer else ""
     return Done(
         note(
             f"This channel now rolls into room {room}, and you are its GM here: every roll "
             f"is logged, and each player is a member. The log: {bot.room_url(call, room)}."
-            f"{then}{told}"
+            f"{signed}{then}{told}"
         )
     )
 
