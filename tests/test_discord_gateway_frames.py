@@ -143,18 +143,28 @@ def test_malformed_frames_of_every_opcode_are_skipped_naming_why(
             {"op": 9, "d": "yes"},
             {"op": 0, "t": "GUILD_CREATE", "s": seq + 2, "d": {}},
             {"op": 0, "t": "GUILD_CREATE", "s": seq + 3, "d": {}},
+            {"op": "0", "t": "READY", "d": {}},
+            {"op": 1, "d": "x"},  # a heartbeat asked for, its data odd: answered all the same
+            {"op": 11, "d": [1]},  # an ACK with data: nothing reads it
         ]
-        for frame in frames:
-            gateway.send_raw(bot.session, json.dumps(frame))
+        raw = [json.dumps(frame) for frame in frames] + ["{not json", "[1, 2]"]
+        for text in raw:
+            gateway.send_raw(bot.session, text)
         _roll(bot, "1d12")
+        # a RECONNECT (op 7) whose data is a number: the bot resumes, and answers again
+        gateway.send_raw(bot.session, json.dumps({"op": 7, "d": 5}))
+        _roll(bot, "1d10")
         assert gateway.identifies == identified, gateway
         logged = capfd.readouterr().err
     skipped = [line for line in logged.splitlines() if "skipped" in line]
-    assert len(skipped) == 4, logged
+    assert len(skipped) == 7, logged
     assert "a dispatch with no event name (sequence" in skipped[0], skipped
     assert "'INTERACTION_CREATE' whose sequence is not a number ('abc')" in skipped[1]
     assert "a frame with opcode 42, which Discord does not send" in skipped[2]
     assert "an INVALID_SESSION (op 9) whose data is not true or false" in skipped[3]
+    assert "a frame with no opcode" in skipped[4], skipped
+    assert "a frame that is not JSON ('{not json')" in skipped[5], skipped
+    assert "a frame that is not a JSON object ('[1, 2]')" in skipped[6], skipped
     assert all(line.endswith("the session goes on") for line in skipped), skipped
     passed = [line for line in logged.splitlines() if "GUILD_CREATE" in line]
     assert len(passed) == 1 and "referee does not read" in passed[0], logged
