@@ -142,7 +142,9 @@ def test_all_out_defense_by_parry_or_block_does_not_swallow_the_next_hit(table: 
     raise AssertionError("the orc never hit")
 
 
-SHIELDED = DAI_TOML.read_bytes() + b"""
+SHIELDED = (
+    DAI_TOML.read_bytes()
+    + b"""
 [[attacks]]
 name = "Small Shield"
 usage = "Shield Bash"
@@ -150,6 +152,7 @@ level = 15
 damage = "1d-2 cr"
 block = "11"
 """
+)
 
 
 def test_all_out_defense_by_block_does_not_swallow_the_next_hit(table: Table) -> None:
