@@ -243,3 +243,105 @@ async def test_the_upload_form_and_fair_dice_fold_away(server: Server, chromium:
         await expect(gm.locator("#upload-note")).to_contain_text("Uploaded Orc Raider")
         await gm.wait_for_timeout(300)
         assert await gm.locator("#upload-box").get_attribute("open") is not None
+
+
+def _room(server: Server, system: str) -> tuple[dict[str, Any], str, Table]:
+    """A room of ``system``, Alice joined: its making (the GM's page link), Alice's page
+    link and the table."""
+    with server.client() as c:
+        made = c.post("/api/rooms", json={"name": "The GM's panel", "system": system}).json()
+        alice = c.post(
+            f"/api/rooms/{made['room']}/members", json={"name": "Alice", "invite": made["invite"]}
+        ).json()
+    tokens, ids = (
+        {"gm": made["token"], "alice": alice["token"]},
+        {"gm": "gm", "alice": alice["member"]},
+    )
+    return made, alice["url"], Table(server, made["room"], made["invite"], tokens, ids)
+
+
+@ON_ITS_LOOP
+async def test_the_gms_fight_panel_as_a_trial_found_it(server: Server, chromium: Any) -> None:
+    """Issue 71 §1.7, §1.9 and §1.10 on the GM's page: after Start with tie-break rolls
+    waiting it says "Starting" with no second Start; then whose turn it is; the target
+    for the log's rolls is kept across turns; the odds line of one turn is gone at the
+    next; an open defense call is in the panel before Next, and Next says why it waits.
+    In an SWN fight, the card on its turn has Total Defense, and its target list puts a
+    foe still standing first, never the downed one."""
+    from playwright.async_api import expect
+
+    from test_room_fight import _attack, _by_call, _ok, _turn_to
+    from test_room_fight_swn_referee import THUG, VEX
+
+    made, _, table = _room(server, "gurps")
+    _put(server, made["room"], table.tokens["alice"], "aldo", ALDO)
+    _put(server, made["room"], made["token"], "orc", ORC)
+    _ok(table, "gm", {"kind": "add", "combatant": "aldo", "sheet": "aldo"})
+    orcs = [_ok(table, "gm", {"kind": "add", "combatant": f"orc{n}", "sheet": "orc"})[0]
+            ["combatant"] for n in (1, 2)]  # fmt: skip
+    async with contexts(chromium) as browser:
+        gm = await (await browser.new_context(viewport={"width": 1280, "height": 900})).new_page()
+        await gm.goto(made["url"])
+        turn = gm.locator("#fight-turn")
+        await expect(gm.locator("#fight li.combatant")).to_have_count(3)
+        await gm.click("#fight button:text('Start the fight')")
+        # two orcs of one sheet tie (B363): their tie-break rolls wait, the fight starts
+        await expect(turn).to_contain_text("Starting: ")
+        await expect(gm.locator("#fight button:text('Start the fight')")).to_have_count(0)
+        for call in table.fight("gm")["calls"]:
+            _by_call(table, "gm", call["call"]).raise_for_status()
+        fight = table.fight("gm")
+        first = next(c["name"] for c in fight["combatants"] if c["combatant"] == fight["current"])
+        await expect(turn).to_have_text(f"Round 1 · {first}'s turn")
+
+        # the target for rolls from the log, kept across the next turn's redraw
+        await gm.locator("#fight-target").select_option(label="Sir Aldo")
+        await gm.locator("p.odds button").click()
+        odds = gm.locator("#fight span.odds")
+        await expect(odds).to_contain_text("(from round 1, at ")
+        await gm.click("#fight button:text('Next turn')")
+        await expect(turn).not_to_have_text(f"Round 1 · {first}'s turn")
+        await expect(gm.locator("#fight-target")).to_have_value("aldo")
+        await expect(odds).to_have_text("")  # the odds of another turn are not these
+
+        # an orc's hit on Aldo opens his defense call: in the GM's panel; Next waits
+        for _ in range(12):
+            _turn_to(table, orcs[0])
+            body = {"attacker": orcs[0], "target": "aldo", "weapon": "Broadsword"}
+            assert _attack(table, "gm", body).status_code == 201
+            if any(c["kind"] == "defense" for c in table.fight("gm")["calls"]):
+                break
+        else:
+            raise AssertionError("the orc never hit")
+        call = gm.locator("#fight li.call", has_text="Sir Aldo")
+        await expect(call).to_contain_text("defend against")
+        await expect(call.locator("button.answer").first).to_be_visible()
+        await gm.click("#fight button:text('Next turn')")
+        await expect(gm.locator("#fight-note")).to_contain_text("defense")
+        await expect(call).to_have_count(1)  # still open: the turn waits (rules 6)
+
+        # SWN: Total Defense on the card whose turn it is; a standing foe first
+        made, alice, table = _room(server, "swn")
+        _put(server, made["room"], table.tokens["alice"], "vex", VEX)
+        _put(server, made["room"], made["token"], "thug", THUG)
+        _ok(table, "gm", {"kind": "add", "combatant": "vex", "sheet": "vex"})
+        for n in (1, 2):
+            _ok(table, "gm", {"kind": "add", "combatant": f"thug{n}", "sheet": "thug"})
+        _ok(table, "gm", {"kind": "start"})
+        for c in table.fight("gm")["calls"]:
+            _by_call(table, "gm", c["call"]).raise_for_status()
+        _ok(table, "gm", {"kind": "damage", "combatant": "thug1", "amount": 6})  # down
+        _turn_to(table, "vex")
+        player = await (
+            await browser.new_context(viewport={"width": 1280, "height": 900})
+        ).new_page()
+        await player.goto(alice)
+        vex = player.locator("#fight li.combatant[data-combatant=vex]")
+        await expect(vex.locator("button:text('Total Defense')")).to_be_visible()
+        foe = vex.locator("select[aria-label='Vex Ortega attacks']")
+        await expect(foe).to_have_value("thug2")  # the standing thug, not the downed one
+        assert await foe.locator("option").all_text_contents() == ["Street Thug"] * 2
+        await vex.locator("button:text('Total Defense')").click()
+        await expect(vex.locator("button:text('Total Defense')")).to_have_count(0)
+        assert any((e.get("event") or {}).get("maneuver") == "total defense"
+                   for e in table.log("gm") if e["kind"] == "change")  # fmt: skip
