@@ -343,5 +343,25 @@ async def test_the_gms_fight_panel_as_a_trial_found_it(server: Server, chromium:
         assert await foe.locator("option").all_text_contents() == ["Street Thug"] * 2
         await vex.locator("button:text('Total Defense')").click()
         await expect(vex.locator("button:text('Total Defense')")).to_have_count(0)
+        # §1.6: Bob's fallen Juno gets Alice's Stabilize, rolled as her Vex (the medic);
+        # the fallen thug none (a player may not name the GM's sheet)
+        with server.client() as c:
+            bob = c.post(f"/api/rooms/{table.room}/members",
+                         json={"name": "Bob", "invite": table.invite}).json()  # fmt: skip
+        juno = VEX.replace(b'name = "Vex Ortega"', b'name = "Juno Reyes"')
+        _put(server, table.room, bob["token"], "juno", juno)
+        _ok(table, "gm", {"kind": "add", "combatant": "juno", "sheet": "juno"})
+        _ok(table, "gm", {"kind": "damage", "combatant": "juno", "amount": 14})
+        await expect(player.locator("button:text('Stabilize Juno Reyes')")).to_be_visible()
+        await expect(player.locator("button:text('Stabilize Street Thug')")).to_have_count(0)
+        await player.locator("button:text('Stabilize Juno Reyes')").click()
+        for _ in range(100):
+            stabilized = [e for e in table.log("gm") if e["kind"] == "roll"
+                          and "stabilize" in e["command"]]  # fmt: skip
+            if stabilized:
+                break
+            await asyncio.sleep(0.05)
+        assert stabilized and stabilized[0]["command"] == "@vex swn stabilize --vs @juno"
+        assert stabilized[0]["roller"] == table.ids["alice"], stabilized
         assert any((e.get("event") or {}).get("maneuver") == "total defense"
                    for e in table.log("gm") if e["kind"] == "change")  # fmt: skip

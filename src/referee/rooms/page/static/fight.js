@@ -165,7 +165,8 @@
     // Issue 71 §1.6: rolled as the medic's sheet (the clicker's character in the fight),
     // never by the dying one herself (003: the mortally wounded take no action).
     const medic = (fight.combatants || []).find((x) => x.owner === member && x.sheet && !x.out && x.combatant !== c.combatant);
-    if (dying && c.sheet && !c.out && (isGm || c.owner !== member)) {
+    // A player may not name the GM's sheets (contract v1.3): no button on an NPC for her.
+    if (dying && c.sheet && !c.out && (isGm || (c.owner !== member && c.owner !== "gm"))) {
       const as = medic && !isGm ? `@${medic.sheet} ` : "";
       li.append(button(`Stabilize ${c.name}`, () => R.post("rolls", { command: `${as}swn stabilize --vs @${c.sheet}`, visibility: "public" }, "stabilize"), "stabilize"));
     }
