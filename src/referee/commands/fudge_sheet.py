@@ -21,16 +21,20 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from ..errors import RuleError, SheetError
-from ..sheets import Kind, Sheet, Trait, find_trait
-from ..sheets.match import normal
 from ..systems import fudge as f
 from .result import Reply, resources_of
 from .sheeted import maybe_sheet, sheet_for, trait_json
+
+if TYPE_CHECKING:
+    from ..sheets import Sheet, Trait
+
+# The sheets' model is imported where a trait is read from a sheet: ``referee fudge roll
+# Good`` reads none (issue 74).
 
 __all__ = ["BY_NAME", "Read", "Sheet2Opt", "Side", "ladder_key", "resolve"]
 
@@ -181,6 +185,9 @@ def _exact(sheet: Sheet | None, text: str) -> Trait | None:
     """The sheet's trait named exactly ``text`` (case and spacing aside), if one is."""
     if sheet is None:
         return None
+    from ..sheets import Kind
+    from ..sheets.match import normal
+
     q = normal(text)
     found = [t for t in sheet.of_kind(Kind.TRAIT) if q in (normal(t.full_name), normal(t.name))]
     return found[0] if len(found) == 1 else None
@@ -193,6 +200,8 @@ def _lookup(sheet: Sheet, text: str, ladder: f.Ladder, error: RuleError) -> Trai
     Raises:
         SheetError: no such trait, or several (each listed with its level).
     """
+    from ..sheets import Kind, find_trait
+
     try:
         return find_trait(sheet, text, (Kind.TRAIT,))
     except SheetError as exc:

@@ -17,13 +17,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import typer
 
 from ..errors import RuleError, SheetError
-from ..sheets import Attack, Kind, Sheet, Trait, find_attack, find_trait
-from ..sheets.match import normal
 from ..systems import swn
 from .result import Reply
 from .sheeted import maybe_sheet, override, sheet_for, trait_json
@@ -37,6 +35,12 @@ from .swn_options import (
     resolved_options,
     skill_words,
 )
+
+if TYPE_CHECKING:
+    from ..sheets import Attack, Sheet, Trait
+
+# The sheets' model is imported where a name is read from a sheet: ``referee swn save
+# physical --level 3`` reads none (issue 74).
 
 __all__ = ["ENCOUNTER_HELP", "PARTY_HELP", "Attacker", "Given", "Read", "SheetsOpt",
            "attr_params", "for_attack", "for_check", "for_save",
@@ -100,6 +104,8 @@ def _shown(t: Trait) -> str:
 
 def _attribute(sheet: Sheet, key: str) -> Trait | None:
     """The sheet's attribute ``key`` (``dex``), if it records one."""
+    from ..sheets import Kind
+
     return next((t for t in sheet.of_kind(Kind.ATTRIBUTE) if t.name.casefold() == key), None)
 
 
@@ -131,6 +137,9 @@ def _skill(sheet: Sheet, name: str) -> tuple[Trait | None, str, str | None]:
         SheetError: a name that is neither on the sheet nor one of the rules' skills
             (naming the character), or that matches several of the sheet's skills.
     """
+    from ..sheets import Kind, find_trait
+    from ..sheets.match import normal
+
     try:
         trait = find_trait(sheet, name, (Kind.SKILL,))
     except SheetError:
@@ -206,6 +215,8 @@ def _usual(sheet: Sheet, name: str) -> str:
     """The usual attribute of the skill ``name`` on the sheet (``Dex``); where it names
     none, a RuleError lists each Attribute/Skill pair with its total, to choose from
     (*Stars Without Number Revised*, "Skill Checks": the most relevant attribute)."""
+    from ..sheets import Kind
+
     trait, shown, _ = _skill(sheet, name)
     if trait is not None and trait.attribute:
         return trait.attribute.title()
@@ -253,6 +264,8 @@ def for_check(
         RuleError: not ``Attribute/Skill``; an attribute option besides the one named.
         SheetError: an unknown skill (not one of the rules' either) or attribute.
     """
+    from ..sheets import Kind, find_trait
+
     if name is None:
         return (*swn.assume_skill(skill, untrained), dict(attrs), Read())
     sheet = sheet_for(ctx, path, "swn", "swn check", name)
@@ -290,6 +303,8 @@ def for_attack(
         CommandError: a weapon named and no sheet.
         SheetError: no such weapon; its skill neither on the sheet nor the rules'.
     """
+    from ..sheets import find_attack
+
     if name is None:
         sheet = maybe_sheet(ctx, path, "swn", "swn attack")
     else:
@@ -332,6 +347,8 @@ def _text_option(
     r: _Reading, flag: str, given: str | None, on_sheet: str | None, what: str
 ) -> str | None:
     """A weapon's damage or Shock: the option over the sheet's (noted), else the sheet's."""
+    from ..sheets.match import normal
+
     if given is None:
         r.used.extend([] if on_sheet is None else [f"{what} {on_sheet}"])
         return on_sheet

@@ -7,7 +7,6 @@ ladder; the engine builds ladders from data (:func:`.ladder.ladder_from_data`).
 from __future__ import annotations
 
 import json
-import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -73,6 +72,8 @@ def load_ladder(path: str | Path) -> Ladder:
         except json.JSONDecodeError as exc:
             raise RuleError(f"{where}, line {exc.lineno}: not valid JSON: {exc.msg}") from None
     else:
+        import tomllib  # here: ``referee fudge roll Good`` reads no file (issue 74)
+
         try:
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
