@@ -11,6 +11,7 @@ B419-B421 (:func:`.wounds.wound_effects`).
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, replace
 from fractions import Fraction
 
@@ -126,6 +127,7 @@ def _large_area_dr(target: Target, damage: DamageSpec, large_area: bool | LargeA
     return rounding.average(target.dr_over("torso"), min(each))
 
 
+@functools.lru_cache(maxsize=4096)
 def penetrates(
     damage: DamageSpec,
     target: Target,
@@ -133,7 +135,8 @@ def penetrates(
     effect: str = "normal",
     large_area: bool | LargeArea = False,
 ) -> Fraction:
-    """P(any of the damage penetrates DR at ``location``), over the damage dice."""
+    """P(any of the damage penetrates DR at ``location``), over the damage dice. Cached:
+    every exchange's damage step says it, and it reads one blow for each total."""
     count, adds = _dice_adds(damage.expression)
     return sum(
         (p for total, p in sum_d6(count).items()
