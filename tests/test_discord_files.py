@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from discord_standin import Bot, StandIn, gateway_server, interaction, opts, sub
+from discord_standin import Bot, GatewayBot, StandIn, gateway_server, interaction, opts, sub
 from gateway_standin import wait_until
 from rooms_server import Server, make_table
 
@@ -126,7 +126,7 @@ def test_bombs_and_deep_files_are_refused_with_their_bound(bot: Bot, rest: Stand
     resolved = _attached(rest, "/attachments/93/sheet.toml", arrays, "dai.toml", None)
     got = _said(bot, interaction("sheet", opts(file="9"), channel=CHANNEL, resolved=resolved))
     assert "nests 5000 levels deep (line 1); a character sheet needs at most 40" in got, got
-    if bot.transport == "gateway":  # the bot's own process: its peak, every bomb read
+    if isinstance(bot, GatewayBot):  # the bot's own process: its peak, every bomb read
         status = Path(f"/proc/{bot.pid}/status").read_text()
         peak = int(next(line for line in status.splitlines() if line.startswith("VmHWM:"))
                    .split()[1]) // 1024  # fmt: skip
