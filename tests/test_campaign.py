@@ -114,7 +114,12 @@ def test_a_backup_taken_while_rolls_go_on(tmp_path: Path) -> None:
         threads = [threading.Thread(target=roll, args=(w,)) for w in ["gm", "alice", "bob"] * 3][:8]
         for t in threads:
             t.start()
-        time.sleep(1.0)
+        # rolls under way before the backup: 21 or more acknowledged (a busy machine's
+        # first second acknowledged 18 in one CI run, so the test waits for the count)
+        deadline = time.monotonic() + 30
+        while len(acked) <= 20 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.2)  # and still going
         began = time.monotonic()
         before = {seq for at, seq in list(acked) if at < began}
         pages = backup_sqlite(db, tmp_path / "backup.sqlite3")
