@@ -121,25 +121,29 @@ def _visible_duel(table: Table, dai: bytes | None = None) -> str:
     return str(orc["combatant"])
 
 
-def test_all_out_defense_by_parry_or_block_does_not_swallow_the_next_hit(table: Table) -> None:
-    """§1.3: after Dai's All-Out Defense (Parry), the orc's attack that hits opens her
-    defense call with the parry at +2 (B366), and nothing is refused after a roll."""
-    orc = _visible_duel(table)
+def _all_out_defense_call(table: Table, orc: str, defense: str) -> dict[str, Any]:
+    """Dai takes All-Out Defense (``defense``) on her turns, and the orc attacks her on
+    its, until a hit opens her defense call: that call, as the GM sees it."""
     for _ in range(10):
         _turn_to(table, "dai")
         move = {"kind": "maneuver", "combatant": "dai", "maneuver": "all-out defense",
-                "defense": "parry"}  # fmt: skip
+                "defense": defense}  # fmt: skip
         _ok(table, "alice", move)
         _turn_to(table, orc)
         got = _attack(table, "gm", {"attacker": orc, "target": "dai", "weapon": "Broadsword"})
         assert got.status_code == 201, got.text
         calls = [c for c in table.fight("gm")["calls"] if c["kind"] == "defense"]
-        if not calls:
-            continue  # a miss, or a critical hit: no defense
-        labels = [c["label"] for c in calls[-1]["choices"]]
-        assert "Parry (Knife) 12 (all-out defense +2): 74.1% to hold" in labels, labels
-        return
+        if calls:  # else a miss, or a critical hit: no defense
+            return dict(calls[-1])
     raise AssertionError("the orc never hit")
+
+
+def test_all_out_defense_by_parry_or_block_does_not_swallow_the_next_hit(table: Table) -> None:
+    """§1.3: after Dai's All-Out Defense (Parry), the orc's attack that hits opens her
+    defense call with the parry at +2 (B366), and nothing is refused after a roll."""
+    call = _all_out_defense_call(table, _visible_duel(table), "parry")
+    labels = [c["label"] for c in call["choices"]]
+    assert "Parry (Knife) 12 (all-out defense +2): 74.1% to hold" in labels, labels
 
 
 SHIELDED = (
@@ -159,26 +163,13 @@ def test_all_out_defense_by_block_does_not_swallow_the_next_hit(table: Table) ->
     """§1.3, by Block: Dai with a shield takes All-Out Defense (Block); the orc's hit
     opens her defense call with the block at +2 (B366), its command taken whole (the
     422 of an exchange command over 80 characters came after the attack was logged)."""
-    orc = _visible_duel(table, SHIELDED)
-    for _ in range(10):
-        _turn_to(table, "dai")
-        move = {"kind": "maneuver", "combatant": "dai", "maneuver": "all-out defense",
-                "defense": "block"}  # fmt: skip
-        _ok(table, "alice", move)
-        _turn_to(table, orc)
-        got = _attack(table, "gm", {"attacker": orc, "target": "dai", "weapon": "Broadsword"})
-        assert got.status_code == 201, got.text
-        calls = [c for c in table.fight("gm")["calls"] if c["kind"] == "defense"]
-        if not calls:
-            continue  # a miss, or a critical hit: no defense
-        labels = [c["label"] for c in calls[-1]["choices"]]
-        assert "Block (Small Shield) 13 (all-out defense +2): 83.8% to hold" in labels, labels
-        block = labels.index("Block (Small Shield) 13 (all-out defense +2): 83.8% to hold")
-        answer = _by_call(table, "alice", calls[-1]["call"], choice=block)
-        assert answer.status_code == 201, answer.text
-        assert "block" in answer.json()["roll"]["command"], answer.json()["roll"]
-        return
-    raise AssertionError("the orc never hit")
+    call = _all_out_defense_call(table, _visible_duel(table, SHIELDED), "block")
+    labels = [c["label"] for c in call["choices"]]
+    assert "Block (Small Shield) 13 (all-out defense +2): 83.8% to hold" in labels, labels
+    block = labels.index("Block (Small Shield) 13 (all-out defense +2): 83.8% to hold")
+    answer = _by_call(table, "alice", call["call"], choice=block)
+    assert answer.status_code == 201, answer.text
+    assert "block" in answer.json()["roll"]["command"], answer.json()["roll"]
 
 
 def test_an_unconscious_character_is_offered_no_defense(table: Table) -> None:

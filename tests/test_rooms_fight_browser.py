@@ -23,10 +23,13 @@ from test_rooms_out_browser import _axe_clean
 WIDE = "document.documentElement.scrollWidth - document.documentElement.clientWidth"
 
 
-def _gurps_room(server: Server, name: str) -> tuple[dict[str, Any], dict[str, Any], Table]:
-    """A GURPS room (a fight needs the room's system), Alice joined."""
+def _gurps_room(
+    server: Server, name: str, system: str = "gurps"
+) -> tuple[dict[str, Any], dict[str, Any], Table]:
+    """A GURPS room (a fight needs the room's system; or ``system``'s), Alice joined:
+    its making (the GM's page link), Alice's joining (her page link) and the table."""
     with server.client() as c:
-        made = c.post("/api/rooms", json={"name": name, "system": "gurps"}).json()
+        made = c.post("/api/rooms", json={"name": name, "system": system}).json()
         alice = c.post(
             f"/api/rooms/{made['room']}/members", json={"name": "Alice", "invite": made["invite"]}
         ).json()
@@ -245,21 +248,6 @@ async def test_the_upload_form_and_fair_dice_fold_away(server: Server, chromium:
         assert await gm.locator("#upload-box").get_attribute("open") is not None
 
 
-def _room(server: Server, system: str) -> tuple[dict[str, Any], str, Table]:
-    """A room of ``system``, Alice joined: its making (the GM's page link), Alice's page
-    link and the table."""
-    with server.client() as c:
-        made = c.post("/api/rooms", json={"name": "The GM's panel", "system": system}).json()
-        alice = c.post(
-            f"/api/rooms/{made['room']}/members", json={"name": "Alice", "invite": made["invite"]}
-        ).json()
-    tokens, ids = (
-        {"gm": made["token"], "alice": alice["token"]},
-        {"gm": "gm", "alice": alice["member"]},
-    )
-    return made, alice["url"], Table(server, made["room"], made["invite"], tokens, ids)
-
-
 def _roll_to_start(table: Table, by_call: Any) -> None:
     """The GM rolls the initiative calls until none is left: a tie-break that ties
     again calls for another (B363)."""
@@ -285,7 +273,7 @@ async def test_the_gms_fight_panel_as_a_trial_found_it(server: Server, chromium:
     from test_room_fight import _attack, _by_call, _ok, _turn_to
     from test_room_fight_swn_referee import THUG, VEX
 
-    made, _, table = _room(server, "gurps")
+    made, _, table = _gurps_room(server, "The GM's panel")
     _put(server, made["room"], table.tokens["alice"], "aldo", ALDO)
     _put(server, made["room"], made["token"], "orc", ORC)
     _ok(table, "gm", {"kind": "add", "combatant": "aldo", "sheet": "aldo"})
@@ -333,7 +321,7 @@ async def test_the_gms_fight_panel_as_a_trial_found_it(server: Server, chromium:
         await expect(call).to_have_count(1)  # still open: the turn waits (rules 6)
 
         # SWN: Total Defense on the card whose turn it is; a standing foe first
-        made, alice, table = _room(server, "swn")
+        made, alice, table = _gurps_room(server, "The GM's panel", "swn")
         _put(server, made["room"], table.tokens["alice"], "vex", VEX)
         _put(server, made["room"], made["token"], "thug", THUG)
         _ok(table, "gm", {"kind": "add", "combatant": "vex", "sheet": "vex"})
@@ -346,7 +334,7 @@ async def test_the_gms_fight_panel_as_a_trial_found_it(server: Server, chromium:
         player = await (
             await browser.new_context(viewport={"width": 1280, "height": 900})
         ).new_page()
-        await player.goto(alice)
+        await player.goto(alice["url"])
         vex = player.locator("#fight li.combatant[data-combatant=vex]")
         await expect(vex.locator("button:text('Total Defense')")).to_be_visible()
         foe = vex.locator("select[aria-label='Vex Ortega attacks']")
