@@ -225,3 +225,59 @@ def test_dice_and_adds_read_without_the_grammar_as_with_it(text: str) -> None:
 
     assert damage._PLAIN.fullmatch(text.strip()), text  # the plain reading takes it
     assert damage._dice_adds(text) == damage._by_grammar(text)
+
+
+BOT_PROBE = """
+import json, sys
+import referee.rooms.serving.discord_run
+print(json.dumps(sorted(sys.modules)))
+"""
+
+
+def test_the_bot_loads_before_it_connects_only_what_the_gateway_and_store_need() -> None:
+    """Issue 74 §2: ``referee discord run`` imports this module before it connects; the
+    REST client (httpx), PostgreSQL's driver and dialect, the fights' odds (GURPS's
+    simulator and exchange), the room pages and the dice grammar are loaded once
+    connected or on first use, not before."""
+    env = {k: v for k, v in os.environ.items() if k not in _NOT_PASSED}
+    done = subprocess.run([sys.executable, "-c", BOT_PROBE], capture_output=True, text=True,
+                          env=env, check=True)  # fmt: skip
+    modules = set(json.loads(done.stdout))
+    assert {"hikari", "sqlalchemy", "referee.rooms.db.store"} <= modules  # what it needs
+    later = ["httpx", "httpcore", "asyncpg", "sqlalchemy.dialects.postgresql", "fastapi",
+             "alembic", "lark", "referee.commands.gurps_simulate",
+             "referee.systems.gurps.exchange"]  # fmt: skip
+    assert under(modules, later) == set()
+
+
+READER_PROBE = """
+import json, sys
+from referee.commands.reader import plan_line, warm
+from referee.rooms.discord.slash import command_line
+from referee.rng import seeded
+
+LINES = ["3d6+1", "roll 2d6 --label Sneak", "roll 1d20+5 3d6", "odds 3d6"]
+asked = command_line({"name": "roll", "options": [{"type": 3, "name": "exprs",
+                                                   "value": "4d6kh3"}]})
+before = [plan_line(line)[2](seeded(7)).text for line in LINES]
+loaded = sorted(m for m in sys.modules if m.startswith("referee.commands."))
+warm()
+after = [plan_line(line)[2](seeded(7)).text for line in LINES]
+print(json.dumps({"asked": asked.line, "loaded": loaded, "before": before, "after": after}))
+"""
+
+
+def test_a_roll_is_read_before_every_command_is_built_and_reads_the_same() -> None:
+    """Issue 74 §2: a bare roll, a ``roll`` line, ``odds`` and a Discord ``/roll`` are
+    read with the dice commands alone (no system's commands loaded), as the bot's first
+    answer is; each reads and rolls the same once every command is built."""
+    env = {k: v for k, v in os.environ.items() if k not in _NOT_PASSED}
+    done = subprocess.run([sys.executable, "-c", READER_PROBE], capture_output=True,
+                          text=True, env=env, check=True)  # fmt: skip
+    got = json.loads(done.stdout)
+    assert got["asked"] == "roll 4d6kh3"
+    systems = [m for m in got["loaded"] if m.split(".")[2].startswith(("gurps", "swn", "fudge"))]
+    assert systems == [] and "referee.commands.dice" in got["loaded"]
+    assert got["before"] == got["after"]
+    assert got["before"][1].startswith("Sneak: 2d6 = ")
+    assert got["before"][2].startswith("1d20+5 = ") and "\n3d6 = " in got["before"][2]

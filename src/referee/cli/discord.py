@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import sys
@@ -142,6 +143,10 @@ def run(
 
     ask_discord(os.environ["REFEREE_DISCORD_TOKEN"].strip(),
                 os.environ.get("REFEREE_DISCORD_API") or API)  # fmt: skip
+    # The imports below make hundreds of thousands of objects and almost no cycles: the
+    # collector's passes over them were a tenth of the start (issue 74 §2). It is off
+    # until the bot has loaded what it loads (discord_run.run turns it back on).
+    gc.disable()
     # here, not at the top: each import costs 36-2157 ms of start-up otherwise (issue 53)
     import asyncio
 

@@ -11,10 +11,8 @@ from __future__ import annotations
 import difflib
 import functools
 import inspect
-import os
 from collections.abc import Sequence
 from dataclasses import replace
-from importlib import import_module
 from typing import Any
 
 import typer
@@ -23,9 +21,9 @@ from typer.exceptions import TyperException
 
 from ..errors import CommandError
 from ..rng import CappedSource, RandomSource, RecordingSource, resolve
-from .coercion import lighten
+from .groups import build_group, every_command, group_for, load, warm
 from .line import arrange, is_word, normalise, split_line
-from .registry import ALIASES, COMMANDS, DECLARED_BY, DEFAULTS, NAMED_BY, Command, root_app
+from .registry import ALIASES, COMMANDS, DEFAULTS, Command
 from .result import (
     BUILTIN,
     CommandLimits,
@@ -45,6 +43,7 @@ __all__ = [
     "invoke",
     "is_word",
     "front_options",
+    "group_for",
     "load",
     "option_names",
     "plan_line",
@@ -52,53 +51,11 @@ __all__ = [
     "run",
     "player_words",
     "valued_options",
+    "warm",
 ]
 
 CLI_ONLY = ("--json", "--seed", "-n", "--secret", "--open")
 """Options of the CLI alone: a result is already structured and rolled by the caller."""
-
-
-def load(first: str | None = None, second: str | None = None) -> None:
-    """Declare the commands of the group that ``first`` names (``gurps``, an alias, or
-    ``roll``), or with no word every command: each system's commands are loaded when
-    that system is asked for, so ``referee gurps check 12`` does not import SWN's
-    encounter simulator (:data:`.registry.DECLARED_BY`). With ``second``, the word
-    after it, only the module that declares that word's commands when one does
-    (:data:`.registry.NAMED_BY`): ``gurps check`` loads neither GURPS's exchange nor
-    its simulator."""
-    if first is None:
-        names = {m for group in DECLARED_BY.values() for m in group}
-    else:
-        group = ALIASES.get(first, first)
-        one = NAMED_BY.get(group, {}).get(second) if second is not None else None
-        names = {one} if one is not None else set(DECLARED_BY.get(group, ()))
-    for name in sorted(names):
-        import_module(f"{__package__}.{name}")
-
-
-def build_group() -> TyperGroup:
-    """A fresh group of every command (the CLI adds its own options to its copy)."""
-    load()
-    # typer builds each parameter's pydantic adapter on its first use, inside a context
-    # that sets PYDANTIC_DISABLE_PLUGINS and then deletes it when it was unset: two
-    # threads doing so at once fail with KeyError (seen under load in issue 53). Set to
-    # "" (which disables no plugin, as unset does), it is put back, never deleted.
-    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "")
-    group = typer.main.get_command(root_app())
-    assert isinstance(group, TyperGroup)
-    lighten(group)  # plain values without pydantic (.coercion)
-    return group
-
-
-_SHARED: TyperGroup | None = None
-
-
-def _group() -> TyperGroup:
-    """The group of every command (built once; any thread may read it)."""
-    global _SHARED
-    if _SHARED is None:
-        _SHARED = build_group()
-    return _SHARED
 
 
 def _call(meta: Command, cmd: TyperCommand, ctx: Any) -> Plan:
@@ -148,7 +105,8 @@ def find(
     Raises:
         CommandError: an unknown command, or a group named without its command.
     """
-    node: Any = group or _group()  # the vendored click types of typer: TyperGroup/TyperCommand
+    # the vendored click types of typer: TyperGroup/TyperCommand
+    node: Any = group or group_for(words)
     path: list[str] = []
     i = 0
     while isinstance(node, TyperGroup) and i < len(words):
@@ -165,12 +123,12 @@ def find(
         if not words:
             raise CommandError("no command given: type a dice expression like 3d6, or 'help'")
         if is_word(words[0]):
-            known = sorted(_group().commands)
+            known = sorted(every_command().commands)
             raise CommandError(
                 f"unknown command {words[0]!r}{_did_you_mean(words[0], known)} "
                 f"(commands: {', '.join(known)}, or dice like 3d6)"
             )
-        node, path = (group or _group()).commands["roll"], ["roll"]
+        node, path = (group or group_for(words)).commands["roll"], ["roll"]
     if isinstance(node, TyperGroup):
         subs = sorted(node.commands)
         where = " ".join(path)
@@ -392,7 +350,7 @@ def run(
 
 def help_text(name: str = "") -> str:
     """The help of a command (``gurps check``), or the list of commands."""
-    group = _group()
+    group = every_command()
     words = name.split()
     if not words:
         lines = ["Commands (a bare dice expression means roll):"]

@@ -8,13 +8,17 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import sys
+import threading
 from collections.abc import Iterator, Sequence
-from typing import Any
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlsplit
 
-import httpx
-
 from .token import API
+
+if TYPE_CHECKING:
+    import httpx
 
 __all__ = ["API", "ATTACHMENT_HOSTS", "Rest", "RestError"]
 
@@ -38,6 +42,19 @@ class RestError(Exception):
         self.code = code
 
 
+def _httpx() -> ModuleType:
+    """httpx, imported on the first call rather than at the top (0.13 s of the bot's
+    start before it connects, which the gateway does not need: issue 74 §2), and
+    without its command line (``httpx._main``, which imports click, rich and pygments:
+    a third of its import, for a program the server never runs; httpx falls back to a
+    stub when it cannot be imported)."""
+    if "httpx" not in sys.modules:
+        sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
+    import httpx
+
+    return httpx
+
+
 class Rest:
     """Calls to Discord's REST API at ``api``, as the bot ``token`` where one is needed."""
 
@@ -55,15 +72,26 @@ class Rest:
         self.timeout = timeout
         self.attachment_seconds = attachment_seconds
         self._client: httpx.AsyncClient | None = None
+        self._making = threading.Lock()
 
     def _http(self) -> httpx.AsyncClient:
+        httpx = _httpx()
         if self._client is None:
-            self._client = httpx.AsyncClient(
-                timeout=self.timeout,
-                follow_redirects=False,
-                headers={"User-Agent": "DiscordBot (https://github.com/referee, 1) referee"},
-            )
+            with self._making:  # made once, here or in prepare's thread
+                if self._client is None:
+                    self._client = httpx.AsyncClient(
+                        timeout=self.timeout,
+                        follow_redirects=False,
+                        headers={
+                            "User-Agent": "DiscordBot (https://github.com/referee, 1) referee"
+                        },
+                    )
         return self._client
+
+    def prepare(self) -> None:
+        """Make the HTTP client now, in any thread: its TLS context takes 30-80 ms,
+        which the first call would otherwise spend on the event loop."""
+        self._http()
 
     async def close(self) -> None:
         if self._client is not None:
@@ -71,6 +99,7 @@ class Rest:
             self._client = None
 
     async def _call(self, method: str, path: str, payload: Any, bot: bool) -> Any:
+        httpx = _httpx()
 
         headers = {}
         if bot:
@@ -190,6 +219,8 @@ class Rest:
         Raises:
             RestError: another host, a failed or slow download, or a file over ``most``.
         """
+        httpx = _httpx()
+
         if not self.allowed(url):
             raise RestError("the file is not on Discord's attachment hosts")
         got = bytearray()

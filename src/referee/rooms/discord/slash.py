@@ -277,8 +277,8 @@ def command_line(data: Mapping[str, Any]) -> Asked:
     while options and options[0].get("type") in (SUB_COMMAND, SUB_COMMAND_GROUP):
         words.append(_word(options[0].get("name")))
         options = list(options[0].get("options") or ())
-    commands, group = _registry()
-    node = group
+    commands = COMMANDS
+    node: Any = reader.group_for(words)  # a /roll's first use builds no other command
     for word in words:
         node = getattr(node, "commands", {}).get(word)
         if node is None:

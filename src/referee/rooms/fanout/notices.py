@@ -26,7 +26,6 @@ import os
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import asyncpg
 import sqlalchemy as sa
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -86,6 +85,9 @@ class Listener:
             self.on_notice(room, int(seq), pid)
 
     async def _run(self) -> None:
+        # here, not at the top: 45 ms of a SQLite server's start otherwise (issue 74
+        # §2); a PostgreSQL server's engine has loaded it already
+        import asyncpg
 
         failures = 0
         while True:

@@ -23,7 +23,6 @@ import asyncio
 from collections.abc import Mapping
 from typing import Any
 
-from ...commands.gurps_simulate import sheet_stats, simulation_json
 from ...errors import RefereeError
 from ...fight import Combatant, Fight
 from ...sheets import Kind, Sheet, find_trait
@@ -144,6 +143,9 @@ def _turns(fight: Fight, fighters: list[Combatant]) -> tuple[tuple[int, ...], in
 
 
 def _gurps(fight: Fight, fighters: list[Combatant], sheets: Mapping[str, Sheet | None]) -> Any:
+    # here, not at the top: GURPS's simulator and exchange are 30 ms of a bot's start
+    # (issue 74 §2), and a fight's odds run in a worker thread
+    from ...commands.gurps_simulate import sheet_stats, simulation_json
     from ...systems.gurps.sim_encounter import encounter_from_data
     from ...systems.gurps.simulate import Start, simulate
 

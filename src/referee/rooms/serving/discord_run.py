@@ -12,6 +12,7 @@ log are the database's, so ``referee verify`` checks their exports.
 from __future__ import annotations
 
 import asyncio
+import gc
 import ipaddress
 import logging
 import os
@@ -148,30 +149,56 @@ async def _connected(
         say(LOCAL_PAGES)
     joined = asyncio.ensure_future(gateway.join())
     try:
-        # What the first roll loads (the command layer), then the pages, once connected,
-        # not before (issue 71); imported in a thread, so the gateway is served meanwhile.
-        # The command layer first: a /roll waits for it, a page waits for the pages (and
-        # a roll made meanwhile would wait on the pages' imports too; issue 74 §2).
+        # What the first roll loads, then the command layer, then the pages, once
+        # connected, not before (issue 71); imported in a thread, so the gateway is
+        # served meanwhile. In that order: a /roll waits for the first, a system's
+        # command for the second, a page for the pages; what a roll waits for is loaded
+        # before the pages' imports would share the interpreter with it (issue 74 §2).
+        await asyncio.to_thread(_answering, bot)
         await asyncio.to_thread(_commands)
         app = await asyncio.to_thread(_pages, bot, url)
         async with _serving(app, sock) as stopped:
             from ..app import warm_up
 
             await asyncio.to_thread(warm_up)
+            _collecting()
             await asyncio.wait((joined, stopped), return_when=asyncio.FIRST_COMPLETED)
     finally:
+        _collecting()
         await gateway.close()
     failed = joined.exception() if joined.done() and not joined.cancelled() else None
     if failed is not None:
         raise GatewayRefused(ended(failed))
 
 
-def _commands() -> None:
-    """Load the command layer, as the first roll would (the engine, typer, every
-    system's commands)."""
+def _collecting() -> None:
+    """The garbage collector on again, once what the bot loads is loaded (the command
+    line turns it off for the start: :func:`referee.cli.discord.run`), with what was
+    loaded moved out of its passes for good (``gc.freeze``)."""
+    if not gc.isenabled():
+        gc.freeze()
+        gc.enable()
+
+
+def _answering(bot: Discord) -> None:
+    """Load what the first ``/roll`` needs beyond the gateway: the REST client (its TLS
+    context) and its connections' module (httpx loads it on its first request), the
+    dice commands and the dice grammar."""
+    bot.rest.prepare()
+    import httpcore  # noqa: F401
+
     from ..rolling.reading import read_command
 
     read_command("3d6")
+
+
+def _commands() -> None:
+    """Load the command layer (the engine, typer, every system's commands), which a
+    line that names a system's command needs; a bare roll needs only the dice
+    commands (:func:`referee.commands.reader.find`), and is answered meanwhile."""
+    from ...commands.reader import warm
+
+    warm()
 
 
 def _pages(bot: Discord, url: str) -> FastAPI:

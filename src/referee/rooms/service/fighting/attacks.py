@@ -46,7 +46,6 @@ from typing import Any
 
 from ....errors import RefereeError
 from ....fight import Combatant, Fight
-from ....fight.defenses import defense_choices
 from ....fight.maneuvers import MANEUVERS as MANEUVER_NAMES
 from ....fight.maneuvers import aim_turns, attack_refusal, tracker_modifiers
 from ....fight.swn import fled_refusal
@@ -195,6 +194,15 @@ def _maneuver_of(attacker: Combatant, asked: str) -> str:
     return "all-out attack" if asked == "all-out attack (double)" else asked
 
 
+def _choices(*args: Any) -> list[dict[str, Any]]:
+    """:func:`referee.fight.defenses.defense_choices`, imported here, in the worker
+    thread, on the first defense: it loads GURPS's exchange and its odds, 30 ms that a
+    bot's start does not need (issue 74 §2)."""
+    from ....fight.defenses import defense_choices
+
+    return defense_choices(*args)
+
+
 async def _defense(
     st: Any,
     room: str,
@@ -217,7 +225,7 @@ async def _defense(
         return False, [], []
     sheet = await sheet_of(st, room, target)
     against = int(hit.get("defense_modifier") or 0)
-    choices = await asyncio.to_thread(defense_choices, sheet, target, against, missile, damage_type)
+    choices = await asyncio.to_thread(_choices, sheet, target, against, missile, damage_type)
     # What an exchange event can hold (issue 71 §1.3: nothing refused after the roll):
     # the twelve best choices whose texts fit (a weapon's name may be long).
     choices = [c for c in choices if all(len(c[k]) <= 200 for k in ("label", "command"))][:12]
