@@ -17,6 +17,8 @@ import typer.testing
 from hypothesis import settings
 from xdist.scheduler import LoadScopeScheduling
 
+from schedule import measured, order, scope_of
+
 if TYPE_CHECKING:
     from rooms_server import Server, Table
 
@@ -54,52 +56,23 @@ run on the workers (test_discord_hardening's download deadline, test_trust's rem
 felt within a second)."""
 
 
-FIRST = (
-    "test_fuzz.py",
-    "test_rooms_browser.py",
-    "test_rooms_out_browser.py",
-    "test_fight.py",
-    "test_rooms_combat_browser.py",
-    "test_commands.py",
-    "test_exchange_odds.py",
-    "test_discord_link.py",
-    "test_rooms_fight_browser.py",
-    "test_roller.py",
-    "test_resolved.py",
-    "test_discord.py",
-    "test_discord_gateway.py",
-    "test_docs_lint.py",
-    "test_command_loading.py",
-    "test_campaign.py",
-    "test_rooms_verify_browser.py",
-    "test_docs.py",
-    "test_swn_sim.py",
-    "test_crash.py",
-    "test_room_fight.py",
-    "test_trust_browser.py",
-    "test_operator.py",
-)
-"""The slowest modules, by their slowest run on one backend, slowest first (as measured
-on 2026-11-27, 09:08, a run of 9 min 6 s on three workers): the workers take them
-first, and the many short ones after fill in round them, so that no worker is left with a
-long module at the end while the others wait. Only the time depends on this order."""
-
-BACKENDS = frozenset({"sqlite", "postgresql", "http", "gateway"})
-"""The ids of the parameters (``db_url``, ``transport``, ``crash_db``) that a module's
-tests run once for each of: a module's run on each is a scope of its own (see below)."""
-
-
 class ByModuleAndBackend(LoadScopeScheduling):  # type: ignore[misc]
     """``--dist loadscope``, but a module's run on each backend and transport is a scope of
-    its own: each goes to one worker, where its module-scoped server, database and
-    stand-ins are made once, and the Discord modules' four runs go to whichever workers
-    are free. (xdist's ``loadgroup`` would do it with marks, but its marks are lost on
-    pytest 9.2, which no longer reads the node ids xdist 3.8 writes.)"""
+    its own (:func:`schedule.scope_of`): each goes to one worker, where its module-scoped
+    server, database and stand-ins are made once, and the Discord modules' four runs go
+    to whichever workers are free. The scopes are handed out in the collection's order,
+    longest first (:mod:`schedule`), not xdist's default of the most tests first, which
+    left the long modules of few tests (the simulator's oracle, the Discord fights) to
+    the end, one worker busy for minutes while the others waited (issue 74 §4). (xdist's
+    ``loadgroup`` would split the scopes with marks, but its marks are lost on pytest
+    9.2, which no longer reads the node ids xdist 3.8 writes.)"""
+
+    def __init__(self, config: pytest.Config, log: Any = None) -> None:
+        config.option.loadscopereorder = False
+        super().__init__(config, log)
 
     def _split_scope(self, nodeid: str) -> str:
-        module = nodeid.split("::", 1)[0]
-        ids = nodeid.rsplit("[", 1)[1].rstrip("]").split("-") if nodeid.endswith("]") else []
-        return "-".join([module, *(i for i in ids if i in BACKENDS)])
+        return scope_of(nodeid)
 
 
 @pytest.hookimpl(optionalhook=True)  # (a run without xdist: -p no:xdist)
@@ -109,15 +82,16 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
 
 @pytest.hookimpl(wrapper=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> Iterator[None]:
-    """The timed modules are marked ``alone``; the slowest modules go first, once pytest
-    has ordered each module's tests by their parameters (a stable sort: each module's
-    order stays as it was)."""
+    """The timed modules are marked ``alone``; the longest scopes go first
+    (:mod:`schedule`), once pytest has ordered each module's tests by their parameters
+    (a stable sort: each scope's order stays as it was)."""
     for item in items:
         if item.path.name in ALONE:
             item.add_marker(pytest.mark.alone)
     yield
-    rank = {name: i for i, name in enumerate(FIRST)}
-    items.sort(key=lambda item: rank.get(item.path.name, len(FIRST)))
+    seconds = measured()
+    ordered = order([item.nodeid for item in items], seconds)
+    items[:] = [items[i] for i in ordered]
 
 
 @pytest.fixture(scope="session")
