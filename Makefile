@@ -71,7 +71,8 @@ services:
 # pytest-xdist workers for every test but the timed and load ones, each module's run on
 # each backend on one worker (--dist loadscope, as tests/conftest.py's ByModuleAndBackend
 # splits it: its server and database are made once there; each worker starts its own
-# throwaway PostgreSQL cluster), the slowest modules first; then those (marked `alone`:
+# throwaway PostgreSQL cluster), the longest first, by their measured times
+# (tests/schedule.py, tests/durations.json); then those (marked `alone`:
 # tests/conftest.py's ALONE) in one process, with the machine's two cores to themselves:
 # beside other tests they failed by chance (issue 53). Coverage adds up over both runs,
 # and its floor (96%) is checked on the whole. First, once, the project's modules are

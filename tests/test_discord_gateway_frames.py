@@ -152,7 +152,11 @@ def test_malformed_frames_of_every_opcode_are_skipped_naming_why(
             gateway.send_raw(bot.session, text)
         _roll(bot, "1d12")
         # a RECONNECT (op 7) whose data is a number: the bot resumes, and answers again
+        # (asked once it has resumed: a dispatch sent meanwhile met the old connection
+        # as it closed, which a RESUME would replay, but the stand-in's send failed)
+        resumed = len(gateway.resumes)
         gateway.send_raw(bot.session, json.dumps({"op": 7, "d": 5}))
+        gateway.wait_for(lambda: len(gateway.resumes) > resumed and gateway.live(bot.session))
         _roll(bot, "1d10")
         assert gateway.identifies == identified, gateway
         logged = capfd.readouterr().err
