@@ -42,12 +42,17 @@ def load(first: str | None = None, second: str | None = None) -> None:
 def build_group() -> TyperGroup:
     """A fresh group of every command (the CLI adds its own options to its copy)."""
     load()
+    return _built(root_app())
+
+
+def _built(app: typer.Typer) -> TyperGroup:
+    """The click group typer builds from ``app``, its values read without pydantic."""
     # typer builds each parameter's pydantic adapter on its first use, inside a context
     # that sets PYDANTIC_DISABLE_PLUGINS and then deletes it when it was unset: two
     # threads doing so at once fail with KeyError (seen under load in issue 53). Set to
     # "" (which disables no plugin, as unset does), it is put back, never deleted.
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "")
-    group = typer.main.get_command(root_app())
+    group = typer.main.get_command(app)
     assert isinstance(group, TyperGroup)
     lighten(group)  # plain values without pydantic (.coercion)
     return group
@@ -81,16 +86,12 @@ def _dice_group() -> TyperGroup:
     ``/roll``: issue 74 §2). The same functions, declarations and coercion as in the
     group of every command."""
     load("roll")
-    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "")  # see build_group
     app = typer.Typer(add_completion=False, rich_markup_mode=None, pretty_exceptions_enable=False)
     for name in _DICE:
         meta = COMMANDS[(name,)]
         assert meta.function is not None
         app.command(name, epilog=meta.epilog)(meta.function)
-    group = typer.main.get_command(app)
-    assert isinstance(group, TyperGroup)
-    lighten(group)
-    return group
+    return _built(app)
 
 
 _DICE = tuple(name for name, modules in DECLARED_BY.items() if modules == DECLARED_BY["roll"])

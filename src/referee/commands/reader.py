@@ -105,8 +105,8 @@ def find(
     Raises:
         CommandError: an unknown command, or a group named without its command.
     """
-    # the vendored click types of typer: TyperGroup/TyperCommand
-    node: Any = group or group_for(words)
+    root = group or group_for(words)
+    node: Any = root  # the vendored click types of typer: TyperGroup/TyperCommand
     path: list[str] = []
     i = 0
     while isinstance(node, TyperGroup) and i < len(words):
@@ -128,7 +128,7 @@ def find(
                 f"unknown command {words[0]!r}{_did_you_mean(words[0], known)} "
                 f"(commands: {', '.join(known)}, or dice like 3d6)"
             )
-        node, path = (group or group_for(words)).commands["roll"], ["roll"]
+        node, path = root.commands["roll"], ["roll"]
     if isinstance(node, TyperGroup):
         subs = sorted(node.commands)
         where = " ".join(path)

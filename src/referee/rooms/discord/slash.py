@@ -277,7 +277,6 @@ def command_line(data: Mapping[str, Any]) -> Asked:
     while options and options[0].get("type") in (SUB_COMMAND, SUB_COMMAND_GROUP):
         words.append(_word(options[0].get("name")))
         options = list(options[0].get("options") or ())
-    commands = COMMANDS
     node: Any = reader.group_for(words)  # a /roll's first use builds no other command
     for word in words:
         node = getattr(node, "commands", {}).get(word)
@@ -287,7 +286,7 @@ def command_line(data: Mapping[str, Any]) -> Asked:
         raise ValueError(f"/{' '.join(words)} needs a subcommand")
     params = _params(node)
     visibility, odds = "public", False
-    meta = commands.get(tuple(words))
+    meta = COMMANDS.get(tuple(words))
     if meta is not None and meta.secret:
         visibility = "secret"
     line: list[str] = list(words)
@@ -341,7 +340,7 @@ def command_line(data: Mapping[str, Any]) -> Asked:
     if first.startswith("@") and words != ["fudge", "oppose"]:  # (which opposes @A to @B)
         sheet, _, line[len(words)] = first[1:].partition(" ")  # @NAME, then the roll
     if odds:
-        if (words[0], "odds", *words[1:]) not in commands:
+        if (words[0], "odds", *words[1:]) not in COMMANDS:
             raise ValueError(f"/{' '.join(words)} has no odds option")
         line.insert(1, "odds")
     return Asked(" ".join(w for w in line + flags if w), visibility, odds, sheet)

@@ -182,12 +182,10 @@ def _collecting() -> None:
 
 def _answering(bot: Discord) -> None:
     """Load what the first ``/roll`` needs beyond the gateway: the REST client (its TLS
-    context) and its connections' module (httpx loads it on its first request), the
-    dice commands and the dice grammar."""
-    bot.rest.prepare()
-    import httpcore  # noqa: F401
-
+    context and its connections' modules), the dice commands and the dice grammar."""
     from ..rolling.reading import read_command
+
+    bot.rest.prepare()
 
     read_command("3d6")
 
