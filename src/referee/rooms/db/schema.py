@@ -1,5 +1,7 @@
-"""The rooms' tables (SQLAlchemy Core). The Alembic migrations in ``migrations/``
-create them; :mod:`.store` reads and writes them."""
+"""The rooms' tables (SQLAlchemy Core). A new database is made from them at the newest
+schema; the Alembic migrations in ``migrations/`` bring an older one there, to the same
+tables (``tests/test_schema_head.py`` holds the two equal). :mod:`.store` reads and
+writes them."""
 
 from __future__ import annotations
 
@@ -65,6 +67,7 @@ entries = sa.Table(
     sa.Column("ref", sa.BigInteger),  # a reveal's "of"
     sa.Column("body", sa.Text, nullable=False),  # the sealed entry, as JSON
 )
+sa.Index("entries_reveals", entries.c.room_id, entries.c.kind)  # a room's reveals, by kind
 
 logins = sa.Table(  # one-time links that open the page as a member
     "logins",

@@ -1,6 +1,6 @@
 """The rooms' storage: SQLAlchemy 2 (async), SQLite by default, PostgreSQL by URL.
 
-Tables (created by the Alembic migrations in ``migrations/``):
+Tables (:mod:`.schema`; made or migrated by :mod:`.migrating`):
 
 * ``rooms``: one row per room, holding the next seq and the last chain link;
 * ``members``: who is in a room;
@@ -37,7 +37,7 @@ from .appends import Appends, Fields
 from .epochs import Conflict, Epoch, EpochWrites, new_epoch
 from .fightstore import FightWrites
 from .held import Held
-from .migrating import HEAD, migrate, schema_version
+from .migrating import HEAD, create_new, migrate, schema_version
 from .schema import entries, logins, members, rooms, tokens
 from .serverkey import server_signer
 from .sheetstore import SheetRow, SheetWrites
@@ -125,8 +125,8 @@ class Store(Appends, EpochWrites, SheetWrites, AdminWrites, FightWrites):
 
     @classmethod
     async def open(cls, url: str) -> Store:
-        """Migrate the database to the newest schema (unless it is at :data:`HEAD`)
-        and connect."""
+        """Connect, with the database at the newest schema: a new one made there, an
+        older one migrated (:mod:`.migrating`)."""
         kwargs: dict[str, Any] = {}
         if url.startswith("sqlite"):
             kwargs["connect_args"] = {"timeout": 30}
@@ -143,8 +143,8 @@ class Store(Appends, EpochWrites, SheetWrites, AdminWrites, FightWrites):
         if not store.sqlite:  # first: every pooled connection is seen born (own_pids)
             store._watch_pool()
         try:
-            if await schema_version(engine) != HEAD:
-                await asyncio.to_thread(migrate, url)
+            if await schema_version(engine) != HEAD and not await create_new(engine):
+                await asyncio.to_thread(migrate, url)  # an older database: Alembic's
         except BaseException:
             await store.close()
             raise
