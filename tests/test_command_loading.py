@@ -159,6 +159,18 @@ def test_a_command_line_builds_only_the_command_it_names() -> None:
     every = names(["gurps", "--help"])
     assert len(every) > 5 and "check" in every and "odds" in every
 
+    # Built once, under the name typed (typer builds a group again for each of its
+    # names), and beside no other command's options (issue 74 §1).
+    def shown(words: list[str]) -> list[str]:
+        root = get_command(build(words))
+        return sorted(n for n, c in root.commands.items() if not c.hidden)  # type: ignore[attr-defined]
+
+    assert shown(["gurps", "attack", "14"]) == ["gurps"]
+    typed = get_command(build(["gurps4e", "check", "12"]))  # an alias: the group's name too
+    assert typed.commands.keys() == {"--", "gurps", "gurps4e"}  # type: ignore[attr-defined]
+    sheet = get_command(build(["sheet", "example:dai.gcs"]))
+    assert sheet.commands.keys() == {"--", "sheet"}  # type: ignore[attr-defined]
+
 
 @pytest.mark.parametrize(
     "words",

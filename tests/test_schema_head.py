@@ -136,9 +136,9 @@ def test_alembic_s_tables_are_the_schema_s_tables(
 ) -> None:
     from alembic.autogenerate import compare_metadata
     from alembic.migration import MigrationContext
-    from rooms_server import fresh_db
 
     from referee.rooms.db.schema import metadata
+    from rooms_server import fresh_db
 
     like = sqlite_url(tmp_path / "like.sqlite3")
     if backend == "postgresql":

@@ -271,7 +271,11 @@ def build(words: Sequence[str] = ()) -> typer.Typer:
                 parent = app_for(path[:-1])
                 parent.add_typer(apps[path], name=path[-1])
                 for alias, name in ALIASES.items():
-                    if len(path) == 1 and name == path[0]:
+                    # A line that names its group builds only the name it typed: typer
+                    # builds a group's commands again for each name (10 ms of a line
+                    # such as ``gurps attack``'s start-up, issue 74 §1).
+                    typed = not only or alias == words[0]
+                    if len(path) == 1 and name == path[0] and typed:
                         parent.add_typer(apps[path], name=alias, hidden=True)
         return apps[path]
 
@@ -282,15 +286,28 @@ def build(words: Sequence[str] = ()) -> typer.Typer:
     if bare_help:
         for word in sorted(w for w in DECLARED_BY if (w,) in GROUP_HELP):
             app_for((word,))
+    if only:
+        # A second command, hidden and without options, keeps the root a group, so that
+        # "sheet" stays a command by name; serve's and verify's many options cost typer
+        # 10 ms to build for a line that runs neither (issue 74 §1).
+        apps[()].command(_KEEPS_GROUP, hidden=True)(_keeps_group)
+        return apps[()]
     apps[()].command("serve", epilog=SERVE_EXAMPLES)(serve)
     apps[()].command("verify", epilog=VERIFY_EXAMPLES)(verify)
-    if only:  # (with serve and verify beside it, typer keeps "sheet" a command by name)
-        return apps[()]
     if group in (None, "rooms") or not own:
         apps[()].add_typer(rooms_app, name="rooms")
     if group in (None, "discord") or not own:
         apps[()].add_typer(discord_app, name="discord")
     return apps[()]
+
+
+_KEEPS_GROUP = "--"
+"""The name of the hidden command that keeps a line's root a group: no word of a line
+reaches it (``--`` ends the options, and is no command's name)."""
+
+
+def _keeps_group() -> None:
+    """(Never run: see :data:`_KEEPS_GROUP`.)"""
 
 
 _OWN = frozenset({"serve", "verify", "rooms", "discord"})
