@@ -108,13 +108,24 @@ def roll_reply(
         if caps.integers is not None:
             _within(expr, caps.integers, limits)
         result = roll(expr, rng=rng, limits=limits)
-        at_least = chance(expr, result.total, odds_limits)
-        item = roll_json(result)
-        item["at_least"] = None if at_least is None else fraction(at_least)
+        text = result.text  # (made once: the JSON carries it too)
+        shown, tail = _at_least_shown(expr, result.total, odds_limits)
+        item = roll_json(result, text)
+        item["at_least"] = shown
         data.append(item)
-        tail = "" if at_least is None else f"  ({percent(at_least)} to roll this or better)"
-        lines.append(result.text + tail)
+        lines.append(text + tail)
     return Reply(data[0] if len(data) == 1 else data, "\n".join(lines))
+
+
+@lru_cache(maxsize=4096)
+def _at_least_shown(expr: str, total: int, limits: Limits) -> tuple[str | None, str]:
+    """The chance of ``total`` or more, as the roll's JSON and text show it: kept, since
+    a table rolls the same few expressions to the same few totals (in a room, the
+    lookup and its formatting were a tenth of a roll's making, issue 74 §3)."""
+    at_least = chance(expr, total, limits)
+    if at_least is None:
+        return None, ""
+    return fraction(at_least), f"  ({percent(at_least)} to roll this or better)"
 
 
 def odds_reply(

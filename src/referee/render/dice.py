@@ -31,8 +31,8 @@ __all__ = [
 ]
 
 
-def roll_json(result: RollResult) -> dict[str, Any]:
-    """The JSON contract for a roll."""
+def roll_json(result: RollResult, text: str | None = None) -> dict[str, Any]:
+    """The JSON contract for a roll (``text``: its text, when the caller has made it)."""
     dice = []
     for group in result.groups:
         for d in group.dice:
@@ -55,7 +55,7 @@ def roll_json(result: RollResult) -> dict[str, Any]:
         "label": result.label,
         "total": result.total,
         "dice": dice,
-        "text": result.text,
+        "text": result.text if text is None else text,
     }
     if result.subrolls:  # groups {a, b}: each sub-roll's total and what became of it
         out["groups"] = [
