@@ -11,7 +11,7 @@ from ..limits import worst_case_dice
 from ..parser import parse
 from .registry import LabelOpt, command
 from .result import Plan, Reply, resources_of
-from .rolling import engine_limits, odds_reply, roll_reply
+from .rolling import engine_limits, odds_reply, roll_plan
 
 __all__ = ["NOTATION"]
 
@@ -56,7 +56,7 @@ def roll_cmd(
     exprs = exprs or []
     if not exprs or any(not e.strip() for e in exprs):
         raise CommandError("no dice expression given: type one, like 3d6", "roll")
-    return lambda rng: roll_reply(exprs, rng, caps, label)
+    return roll_plan(exprs, caps, label)
 
 
 @command(

@@ -16,9 +16,16 @@ from ..odds import odds
 from ..parser import parse
 from ..rng import RandomSource
 from ..roller import roll
-from .result import UNLIMITED, CommandLimits, Reply
+from .result import UNLIMITED, CommandLimits, Plan, Reply
 
-__all__ = ["ROLL_ODDS_LIMITS", "chance", "engine_limits", "odds_reply", "roll_reply"]
+__all__ = [
+    "ROLL_ODDS_LIMITS",
+    "chance",
+    "engine_limits",
+    "odds_reply",
+    "roll_plan",
+    "roll_reply",
+]
 
 ROLL_ODDS_LIMITS = replace(
     DEFAULT_LIMITS,
@@ -93,6 +100,18 @@ def roll_reply(
     Raises:
         CommandError: no expression, or an empty one.
     """
+    return roll_plan(exprs, caps, label)(rng)
+
+
+def roll_plan(
+    exprs: Sequence[str], caps: CommandLimits = UNLIMITED, label: str | None = None
+) -> Plan:
+    """:func:`roll_reply` as a plan: what does not depend on the dice (the limits, the
+    labels) is settled once, here, not at each roll of a room's kept plan.
+
+    Raises:
+        CommandError: no expression, or an empty one.
+    """
     # here, not at the top: 1 ms of start-up otherwise (issue 53)
     from ..render import roll_json
 
@@ -102,19 +121,24 @@ def roll_reply(
     odds_limits = engine_limits(caps, ROLL_ODDS_LIMITS)
     if label:
         exprs = [e if "#" in e else f"{e} # {label}" for e in exprs]
-    data = []
-    lines = []
-    for expr in exprs:
-        if caps.integers is not None:
-            _within(expr, caps.integers, limits)
-        result = roll(expr, rng=rng, limits=limits)
-        text = result.text  # (made once: the JSON carries it too)
-        shown, tail = _at_least_shown(expr, result.total, odds_limits)
-        item = roll_json(result, text)
-        item["at_least"] = shown
-        data.append(item)
-        lines.append(text + tail)
-    return Reply(data[0] if len(data) == 1 else data, "\n".join(lines))
+    each, most = tuple(exprs), caps.integers
+
+    def go(rng: RandomSource) -> Reply:
+        data = []
+        lines = []
+        for expr in each:
+            if most is not None:
+                _within(expr, most, limits)
+            result = roll(expr, rng=rng, limits=limits)
+            text = result.text  # (made once: the JSON carries it too)
+            shown, tail = _at_least_shown(expr, result.total, odds_limits)
+            item = roll_json(result, text)
+            item["at_least"] = shown
+            data.append(item)
+            lines.append(text + tail)
+        return Reply(data[0] if len(data) == 1 else data, "\n".join(lines))
+
+    return go
 
 
 @lru_cache(maxsize=4096)
