@@ -37,7 +37,7 @@ import socket
 import zlib
 from typing import TYPE_CHECKING, Any
 
-from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+from .onewrite import OneWrite
 
 if TYPE_CHECKING:
     from uvicorn import Config, Server
@@ -167,9 +167,10 @@ class Group:
             protocol.shutdown()
 
 
-class Routed(HttpToolsProtocol):
-    """uvicorn's HTTP protocol (httptools), which hands a request for another worker's
-    room to that worker (see the module); ``handed`` is what the sender had read."""
+class Routed(OneWrite):
+    """uvicorn's HTTP protocol (httptools, each answer in one write: :mod:`.onewrite`),
+    which hands a request for another worker's room to that worker (see the module);
+    ``handed`` is what the sender had read."""
 
     def __init__(
         self,

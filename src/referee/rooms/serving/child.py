@@ -151,6 +151,7 @@ def main(argv: list[str]) -> None:
     config = uvicorn.Config(
         create_app(url, Limits),
         log_level="warning",
+        http="referee.rooms.serving.onewrite:OneWrite",  # as `referee serve` runs it
         ws="websockets-sansio",
         ws_per_message_deflate=False,
         proxy_headers=proxy is not None,

@@ -279,6 +279,7 @@ async def _serving(app: FastAPI, sock: socket.socket | None) -> AsyncIterator[as
         uvicorn.Config(
             app,
             log_level="warning",
+            http="referee.rooms.serving.onewrite:OneWrite",  # as `referee serve` runs it
             ws="websockets-sansio",
             ws_per_message_deflate=False,
         )
