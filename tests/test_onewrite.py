@@ -92,7 +92,8 @@ def test_an_answer_is_one_write_of_its_head_and_body(port: int) -> None:
     assert (response.status, body) == (201, b'{"total": 11}')
     assert response.getheader("content-length") == "13"
     (write,) = WRITES  # one system call: the head, then the body
-    assert write.startswith(b"HTTP/1.1 201 Created\r\n") and write.endswith(b'\r\n\r\n{"total": 11}')
+    assert write.startswith(b"HTTP/1.1 201 Created\r\n")
+    assert write.endswith(b'\r\n\r\n{"total": 11}')
 
 
 def test_keep_alive_answers_are_one_write_each_in_order(port: int) -> None:
