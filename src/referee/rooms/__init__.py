@@ -64,6 +64,7 @@ def serve(
     from .app import create_app
     from .db.store import chosen_db
     from .limits import limits_from
+    from .serving.onewrite import SPEC
 
     chosen = limits_from(os.environ, limits)
     url = chosen_db(db, os.environ)
@@ -95,7 +96,7 @@ def serve(
         # request's client and path for them first (about 2% of a roll's CPU, issue 74).
         "access_log": False,
         # Each answer's head and body in one system call (issue 74 §3).
-        "http": "referee.rooms.serving.onewrite:OneWrite",
+        "http": SPEC,
         "ws": "websockets-sansio",
         "ws_per_message_deflate": False,
         "proxy_headers": proxy_headers,

@@ -19,6 +19,7 @@ import uvicorn
 
 from ..app import create_app
 from ..state import RoomsLimits
+from . import onewrite
 
 __all__ = ["Child", "Process", "end", "running", "wait_healthy"]
 
@@ -151,7 +152,7 @@ def main(argv: list[str]) -> None:
     config = uvicorn.Config(
         create_app(url, Limits),
         log_level="warning",
-        http="referee.rooms.serving.onewrite:OneWrite",  # as `referee serve` runs it
+        http=onewrite.SPEC,  # as `referee serve` runs it
         ws="websockets-sansio",
         ws_per_message_deflate=False,
         proxy_headers=proxy is not None,

@@ -275,11 +275,13 @@ async def _serving(app: FastAPI, sock: socket.socket | None) -> AsyncIterator[as
         return
     import uvicorn
 
+    from .onewrite import SPEC
+
     server = uvicorn.Server(
         uvicorn.Config(
             app,
             log_level="warning",
-            http="referee.rooms.serving.onewrite:OneWrite",  # as `referee serve` runs it
+            http=SPEC,  # as `referee serve` runs it
             ws="websockets-sansio",
             ws_per_message_deflate=False,
         )

@@ -24,7 +24,7 @@ from typing import Any
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
-__all__ = ["HeldHead", "OneWrite"]
+__all__ = ["SPEC", "HeldHead", "OneWrite"]
 
 JOINED = 65_536
 """Bytes: a body up to this size is joined to its head and written in one call; a
@@ -80,3 +80,8 @@ class OneWrite(HttpToolsProtocol):
         cycle = self.cycle
         if cycle is not None and cycle is not before:  # a request's (not an upgrade)
             cycle.transport = HeldHead(self.transport, self.loop)  # type: ignore[assignment]
+
+
+SPEC = f"{__name__}:OneWrite"
+""":class:`OneWrite` as uvicorn's ``http`` setting names it: every server of the rooms
+runs it (``referee serve`` and its workers, the bot's pages, the tests' servers)."""
