@@ -35,15 +35,15 @@ def clear() -> None:
     from referee.pools import _die_cached
     from referee.systems.gurps.allout import feint_odds
     from referee.systems.gurps.damage import _dice_adds
-    from referee.systems.gurps.exchange_odds import _blow_joint, _blow_ways, _odds, _split
+    from referee.systems.gurps.exchange_odds import _blow_joint, _blow_ways, _odds, _split, _steady
     from referee.systems.gurps.locations import cripples, location_odds, location_wounding
     from referee.systems.gurps.odds_steps import table_odds as _table_odds
     from referee.systems.gurps.odds_steps import ways as _ways
     from referee.systems.gurps.rapid import _volley, _ways3
 
-    for cache in (_odds, _split, _blow_ways, _blow_joint, _table_odds, _ways, location_odds,
-                  location_wounding, cripples, _dice_adds, _odds_or_refusal, _die_cached,
-                  feint_odds, _volley, _ways3):  # fmt: skip
+    for cache in (_odds, _steady, _split, _blow_ways, _blow_joint, _table_odds, _ways,
+                  location_odds, location_wounding, cripples, _dice_adds, _odds_or_refusal,
+                  _die_cached, feint_odds, _volley, _ways3):  # fmt: skip
         cache.cache_clear()
 
 

@@ -26,6 +26,7 @@ from referee.systems.gurps.exchange import Exchange, Target, exchange
 from referee.systems.gurps.exchange_odds import THRESHOLDS, exchange_odds
 from referee.systems.gurps.locations import RANDOM_TABLE, location_odds
 from referee.systems.gurps.melee import AttackOptions, DefenseOptions, effective_attack
+from referee.systems.gurps.odds_steps import Tails, hp_odds
 
 WAYS = Counter(sum(d) for d in itertools.product(range(1, 7), repeat=3))
 """Each 3d6 total and its number of ways in 216."""
@@ -236,3 +237,29 @@ def test_an_swn_attacks_odds_equal_enumeration(
             killed += p if hp == 0 and r.damage > 0 else 0
     assert (o.hit, o.shock, o.down(hp), o.killed(hp)) == (hit, shocked, down, killed)
     assert dict(o.distribution) == {k: v for k, v in dist.items() if v}
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    injury=st.dictionaries(st.integers(0, 60), st.integers(1, 50), min_size=1, max_size=12),
+    hp=st.integers(1, 20),
+    now=st.integers(-60, 20),
+)
+def test_the_hp_thresholds_read_from_the_tails_equal_the_direct_sums(
+    injury: dict[int, int], hp: int, now: int
+) -> None:
+    """B419's thresholds, each one look-up in the injury's tails (:class:`Tails`), equal
+    the sum over every injury of the condition as the rule says it."""
+    whole = sum(injury.values())
+    dist = {n: Fraction(w, whole) for n, w in injury.items()}
+    now = min(now, hp)
+    reeling, zero, crossed = hp_odds(Target(hp=hp, current_hp=now), dist)
+
+    def p(cond: Any) -> Fraction:
+        return sum((q for n, q in dist.items() if n and cond(n)), Fraction(0))
+
+    assert reeling == p(lambda n: 3 * (now - n) < hp <= 3 * now)
+    assert zero == p(lambda n: now - n <= 0 < now)
+    assert crossed == tuple((k, p(lambda n, k=k: now - n <= -k * hp < now)) for k in THRESHOLDS)
+    assert hp_odds(Target(hp=hp, current_hp=now), Tails.of(dist)) == (reeling, zero, crossed)
+    assert hp_odds(Target(), dist) == (None, None, ())

@@ -38,7 +38,7 @@ from .melee import (
     misses_by_one,
     parry_modifier,
 )
-from .odds_steps import THRESHOLDS, ExchangeOdds
+from .odds_steps import THRESHOLDS, ExchangeOdds, Tails
 from .odds_steps import add as _add
 from .odds_steps import hp_odds as _hp_odds
 from .odds_steps import prepared as _prepared
@@ -201,10 +201,7 @@ def _blow_ways(
     return tuple(ways.items()), (flags[0], flags[1], flags[2])
 
 
-# 2,048: an exchange's odds are asked again at every HP its target has been left at (a
-# fight's five orcs, each hurt in turn, make some 3,000 in 800 fights); at most about
-# 16 MB held (512 made the simulator's oracle recompute a third of them).
-@functools.lru_cache(maxsize=2048)
+@functools.lru_cache(maxsize=512)
 def _odds(
     skill: int,
     damage: DamageSpec,
@@ -214,6 +211,41 @@ def _odds(
     defense_options: DefenseOptions,
     attacker: str,
 ) -> ExchangeOdds:
+    """The odds at the target's HP now: :func:`_steady`'s, which do not read them, and
+    the HP thresholds the injury crosses from there (B419)."""
+    steady, tails = _steady(skill, damage, _as_steps_read(target), options, defense,
+                            defense_options, attacker)  # fmt: skip
+    reeling, zero, crossed = _hp_odds(target, tails)
+    return replace(steady, reeling=reeling, zero_hp=zero, thresholds=crossed)
+
+
+def _as_steps_read(target: Target) -> Target:
+    """The target as every step but the HP thresholds reads it: its HP now tell only
+    whether it is reeling (its Dodge halved, B419); a blow reads the full HP (B420,
+    B421). So a fight's foe, hurt again and again, has its exchange worked out once
+    while reeling and once while not (:func:`_steady`), and only the thresholds anew."""
+    if target.current_hp is None:
+        return target
+    if not target.reeling:
+        return replace(target, current_hp=None)
+    assert target.hp is not None  # reeling reads both
+    return replace(target, current_hp=(target.hp + 2) // 3 - 1)  # the highest still reeling
+
+
+# 2,048: an exchange's odds are asked again for each foe, reeling or not, and each
+# attacker's options; at most about 16 MB held.
+@functools.lru_cache(maxsize=2048)
+def _steady(
+    skill: int,
+    damage: DamageSpec,
+    target: Target,
+    options: AttackOptions,
+    defense: str,
+    defense_options: DefenseOptions,
+    attacker: str,
+) -> tuple[ExchangeOdds, Tails]:
+    """Every step's odds but the HP thresholds' (left unknown), for a target as
+    :func:`_as_steps_read` gives it, and its injury's tails, which the thresholds read."""
     damage, defense_options = _prepared(damage, target, options, defense_options)
     sp = _split(skill, damage, target, options, defense, defense_options)
     lands = dict(sp.rolled)
@@ -225,15 +257,14 @@ def _odds(
         _add(placed, key, p / landed if landed else Fraction(0))
     injury, major, knock, crippled = _injuries(lands, damage, target, options)
     _add(injury, 0, 1 - landed)
-    reeling, zero, crossed = _hp_odds(target, injury)
     breaks = sp.parried * Fraction(defense_options.break_on, 6) if defense_options.heavy \
         else None  # fmt: skip
     return ExchangeOdds(
         attacker, target.name, sp.eff, sp.hit, sp.critical, sp.defense, sp.level, sp.defended,
         tuple(sorted(placed.items(), key=lambda kv: -kv[1])), 1 - injury.get(0, Fraction(0)),
-        tuple(sorted(injury.items())), major, knock, crippled, reeling, zero, crossed,
+        tuple(sorted(injury.items())), major, knock, crippled, None, None, (),
         sp.second, sp.second_level, breaks,
-    )  # fmt: skip
+    ), Tails.of(injury)  # fmt: skip
 
 
 def double_odds(

@@ -10,6 +10,7 @@ with its 3d6 chance; rows 6-7 at the eye by :class:`.criticals.EyeRow`).
 
 from __future__ import annotations
 
+import bisect
 import functools
 from dataclasses import dataclass, replace
 from fractions import Fraction
@@ -26,7 +27,17 @@ from .melee import AttackOptions
 from .success import three_d6, ways
 from .target import Target
 
-__all__ = ["THRESHOLDS", "ExchangeOdds", "add", "hp_odds", "prepared", "table_odds", "ways"]
+__all__ = [
+    "THRESHOLDS",
+    "ExchangeOdds",
+    "HpOdds",
+    "Tails",
+    "add",
+    "hp_odds",
+    "prepared",
+    "table_odds",
+    "ways",
+]
 
 K = TypeVar("K")
 
@@ -149,23 +160,53 @@ def prepared(
     return damage, defense_options
 
 
-def hp_odds(
-    target: Target, injury: dict[int, Fraction]
-) -> tuple[Fraction | None, Fraction | None, tuple[tuple[int, Fraction], ...]]:
+HpOdds = tuple[Fraction | None, Fraction | None, tuple[tuple[int, Fraction], ...]]
+"""P(reeling), P(0 HP or less), and P(crossing each of :data:`THRESHOLDS`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Tails:
+    """An injury's distribution as its tails: P(an injury of ``n`` or more) for each
+    ``n`` it may take, so that each HP threshold is one look-up (:func:`hp_odds`)."""
+
+    injuries: tuple[int, ...]
+    """The injuries above 0 it may take, ascending."""
+    at_least: tuple[Fraction, ...]
+    """P(an injury of each of :attr:`injuries` or more), in their order, and a last 0."""
+
+    @classmethod
+    def of(cls, injury: dict[int, Fraction]) -> Tails:
+        """The tails of ``injury`` (each injury's chance; 0 and below count nowhere)."""
+        ns = sorted(n for n, p in injury.items() if n > 0 and p)
+        at_least = [Fraction(0)]
+        for n in reversed(ns):
+            at_least.append(at_least[-1] + injury[n])
+        return cls(tuple(ns), tuple(reversed(at_least)))
+
+    def from_(self, least: int) -> Fraction:
+        """P(an injury of ``least`` or more, and above 0)."""
+        return self.at_least[bisect.bisect_left(self.injuries, max(least, 1))]
+
+
+def hp_odds(target: Target, injury: dict[int, Fraction] | Tails) -> HpOdds:
     """P(reeling), P(0 HP or less) and P(crossing each of :data:`THRESHOLDS`) after an
-    injury distributed as ``injury``, from the target's HP now (B419); None, None and
-    none when its HP are not known."""
+    injury distributed as ``injury`` (or its :class:`Tails`), from the target's HP now
+    (B419); None, None and none when its HP are not known.
+
+    An injury ``n`` leaves ``now - n``: reeling when that is under 1/3 of the HP and
+    ``now`` was not (``3 * (now - n) < hp <= 3 * now``); at 0 or less from above
+    (``now - n <= 0 < now``); past −k×HP from above it (``now - n <= -k * hp < now``).
+    Each is an injury of some least size or more.
+    """
     hp = target.hp
     if hp is None:
         return None, None, ()
     now = target.current_hp if target.current_hp is not None else hp
-    reeling = sum((p for n, p in injury.items() if n and 3 * (now - n) < hp <= 3 * now),
-                  Fraction(0))  # fmt: skip
-    zero = sum((p for n, p in injury.items() if n and now - n <= 0 < now), Fraction(0))
-    crossed = tuple(
-        (k, sum((p for n, p in injury.items() if n and now - n <= -k * hp < now), Fraction(0)))
-        for k in THRESHOLDS
-    )
+    tails = injury if isinstance(injury, Tails) else Tails.of(injury)
+    none = Fraction(0)
+    reeling = tails.from_((3 * now - hp) // 3 + 1) if hp <= 3 * now else none
+    zero = tails.from_(now) if now > 0 else none
+    crossed = tuple((k, tails.from_(now + k * hp) if -k * hp < now else none) for k in THRESHOLDS)
     return reeling, zero, crossed
 
 
