@@ -14,6 +14,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Sequence
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -206,6 +207,68 @@ def test_gurps_attack_with_dice_and_adds_needs_no_dice_grammar(tmp_path: Path) -
     modules = imported(tmp_path, GURPS_ATTACK)
     assert {"referee.systems.gurps.exchange", "referee.systems.gurps.exchange_odds"} <= modules
     assert under(modules, ["lark"]) == set()
+
+
+ENGINE = ["referee.ast", "referee.parser", "referee.odds", "referee.roller", "referee.rolls",
+          "referee.pools", "referee.exact", "referee.explode", "referee.limits",
+          "referee.bounds", "referee.render.dice", "referee.commands.rolling"]  # fmt: skip
+"""The dice-expression engine: its grammar, AST, roller and exact odds, and their
+renderer; plain dice are drawn by :mod:`referee.faces`."""
+
+
+def test_gurps_attack_loads_no_dice_engine_feint_pain_odds_sheet_or_server(
+    tmp_path: Path,
+) -> None:
+    """``gurps attack`` with a weapon (issue 74 §1): it draws plain dice
+    (:mod:`referee.faces`), so none of the dice-expression engine's modules; no feint's
+    Quick Contest, no pain odds (``gurps odds attack``'s), no sheet's traits, and none of
+    the application's own commands (``serve``, ``verify``, ``rooms``, ``discord``)."""
+    modules = imported(tmp_path, GURPS_ATTACK)
+    assert {"referee.faces", "referee.systems.gurps.exchange_odds"} <= modules  # it rolled
+    assert under(modules, ENGINE) == set()
+    assert under(modules, ["referee.rooms", "referee.cli.server", "referee.cli.operate",
+                           "referee.cli.discord"]) == set()  # fmt: skip
+    for unused in ("systems.gurps.contest", "systems.gurps.pain", "commands.gurps_traits"):
+        assert f"referee.{unused}" not in modules
+
+
+@pytest.mark.parametrize("package", ["referee", "referee.render"])
+def test_the_engine_s_lazy_packages_export_each_name_from_its_module(package: str) -> None:
+    """``referee`` and ``referee.render`` load their modules on first use (issue 74 §1):
+    every name they promise is the object its module defines, as their eager imports
+    made it (``referee.odds`` stays the function once its module is imported), and
+    ``referee.__version__`` is still read from the package's metadata."""
+    import importlib
+
+    module = importlib.import_module(package)
+    table: dict[str, str] = module.__dict__["_lazy_from"]
+    assert set(table) <= set(module.__all__)
+    for name in module.__all__:
+        assert getattr(module, name) is not None, name
+    for name, where in table.items():
+        assert getattr(module, name) is getattr(importlib.import_module(f"{package}.{where}"),
+                                                 name), name  # fmt: skip
+    import referee
+
+    assert callable(referee.odds) and referee.odds("1d6").mean == Fraction(7, 2)
+    assert isinstance(referee.__version__, str) and referee.__version__
+    with pytest.raises(AttributeError, match="no attribute 'no_such_name'"):
+        module.no_such_name  # noqa: B018
+
+
+@pytest.mark.parametrize("expression", ["1d", "2d+1", "3d-2", "6d+4"])
+def test_a_damage_roll_draws_the_dice_engine_s_dice(expression: str) -> None:
+    """GURPS damage draws its dice through :func:`referee.faces.draw_faces`, not the
+    dice engine: the same faces, in the same order, as ``roll("Nd6")`` on one seed."""
+    from referee import roll, seeded
+    from referee.systems.gurps.damage import _dice_adds, damage
+
+    count, adds = _dice_adds(expression)
+    for seed in range(20):
+        got = damage(expression, damage_type="cut", rng=seeded(seed))
+        rolled = roll(f"{count}d6", rng=seeded(seed))
+        assert got.dice == tuple(d.value for d in rolled.dice)
+        assert got.basic_damage == max(rolled.total + adds, 1)  # cutting: at least 1
 
 
 @pytest.mark.parametrize("count", [1, 2, 3, 4, 7, 12])

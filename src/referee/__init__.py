@@ -10,9 +10,8 @@ system's secure source; :func:`seeded` for reproducible rolls).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from .ast import Expression
 from .errors import (
     CommandError,
     DiceEvalError,
@@ -21,15 +20,16 @@ from .errors import (
     RefereeError,
     RuleError,
 )
-from .limits import DEFAULT_LIMITS, Limits
-from .odds import Odds, odds
-from .parser import format_expr, parse
+from .lazy import export
 from .rng import RandomSource, SeededSource, SystemSource, seeded
-from .roller import DiceGroup, DieRoll, RollResult, roll
 
 if TYPE_CHECKING:
-    import numpy as np
-    import numpy.typing as npt
+    from .ast import Expression
+    from .limits import DEFAULT_LIMITS, Limits
+    from .odds import Odds, odds
+    from .parser import format_expr, parse
+    from .roller import DiceGroup, DieRoll, RollResult, roll
+    from .sampling import sample
 
 __all__ = [
     "DEFAULT_LIMITS",
@@ -72,14 +72,18 @@ def __getattr__(name: str) -> str:
     raise AttributeError(f"module 'referee' has no attribute {name!r}")
 
 
-def sample(
-    expr: str | Expression,
-    n: int,
-    seed: int | None = None,
-    limits: Limits = DEFAULT_LIMITS,
-) -> npt.NDArray[np.integer[Any]]:
-    """``n`` simulated totals of ``expr`` as a numpy array (see :mod:`referee.sampling`)."""
-    # here, not at the top: 101 ms of start-up otherwise (issue 53)
-    from .sampling import sample as _sample
-
-    return _sample(expr, n, seed=seed, limits=limits)
+# The engine's names, each module imported when one of its names is first read (PEP 562,
+# :mod:`.lazy`): a rule system's command that draws plain dice (``referee gurps attack``)
+# starts without the grammar, the AST and the odds of general expressions (issue 74 §1);
+# ``sample`` brings numpy (issue 53).
+export(
+    __name__,
+    {
+        "ast": ["Expression"],
+        "limits": ["DEFAULT_LIMITS", "Limits"],
+        "odds": ["Odds", "odds"],
+        "parser": ["format_expr", "parse"],
+        "roller": ["DiceGroup", "DieRoll", "RollResult", "roll"],
+        "sampling": ["sample"],
+    },
+)

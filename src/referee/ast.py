@@ -13,6 +13,8 @@ from enum import StrEnum
 from fractions import Fraction
 from typing import TypeAlias
 
+from .faces import FUDGE  # a Fudge die's sides, where dice are drawn
+
 __all__ = [
     "FUDGE",
     "FUNCTIONS",
@@ -32,9 +34,6 @@ __all__ = [
     "Reroll",
     "window",
 ]
-
-FUDGE = 0
-"""The ``sides`` value of a Fudge die (``dF``): faces -1, 0 and +1."""
 
 
 class CompareOp(StrEnum):

@@ -41,6 +41,7 @@ from typing import NamedTuple
 from .ast import FUDGE, Arith, Compare, Dice, Expression, Func, Group, Keep, Literal, Neg, Node
 from .errors import DiceEvalError
 from .exact import FUNCTIONS
+from .faces import draw_faces
 from .limits import DEFAULT_LIMITS, Limits
 from .parser import format_expr, parse
 from .rng import RandomSource, resolve
@@ -68,22 +69,6 @@ __all__ = [
     "roll",
     "roll_text",
 ]
-
-
-def draw_faces(rng: RandomSource | None, count: int, sides: int) -> tuple[int, ...]:
-    """``count`` plain dice of ``sides`` faces (``FUDGE``, 0, for Fudge dice: -1, 0, +1).
-
-    The one path by which plain dice are drawn, for the roller and the rule
-    systems alike: a dN draws ``randbelow(N)`` and shows the value + 1; a dF
-    draws ``randbelow(3)`` and shows the value − 1; left to right.
-
-    >>> from referee import seeded
-    >>> draw_faces(seeded(1), 3, 6)
-    (2, 4, 4)
-    """
-    rb = resolve(rng).randbelow
-    n, offset = (3, -1) if sides == FUDGE else (sides, 1)
-    return tuple([rb(n) + offset for _ in range(count)])
 
 
 Num = int | Fraction

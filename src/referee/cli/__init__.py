@@ -16,7 +16,6 @@ from __future__ import annotations
 import sys
 
 from ..commands.line import NEGATIVE, is_word, join_expressions
-from ..commands.rolling import odds_reply, roll_reply
 from ..errors import RefereeError
 from ..rng import resolve, seeded
 from .output import emit, error_text
@@ -26,6 +25,7 @@ __all__ = ["main", "run_odds", "run_roll"]
 
 def run_roll(exprs: list[str], n: int, seed: int | None, as_json: bool, secret: bool) -> int:
     """Roll the expressions ``n`` times and print them; returns the exit status."""
+    from ..commands.rolling import roll_reply  # the engine: here, for a roll alone
 
     rng = resolve(None if seed is None else seeded(seed))
     try:
@@ -82,6 +82,7 @@ def _fast_odds_args(argv: list[str]) -> tuple[str, bool] | None:
 def run_odds(expr: str, as_json: bool) -> int | None:
     """Print ``odds EXPR``'s answer; None when it cannot (typer's path then says why)."""
     from ..commands.result import BUILTIN
+    from ..commands.rolling import odds_reply
 
     try:
         reply = odds_reply(expr, BUILTIN.limits)

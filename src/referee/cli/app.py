@@ -24,11 +24,8 @@ from ..commands.registry import ALIASES, COMMANDS, DECLARED_BY, DEFAULTS, GROUP_
 from ..commands.result import Reply
 from ..errors import CommandError, NoSheetError, RefereeError
 from ..rng import resolve, seeded
-from .discord import discord_app
 from .local import LOCAL
-from .operate import rooms_app
 from .output import emit, error_text
-from .server import SERVE_EXAMPLES, VERIFY_EXAMPLES, serve, verify
 
 __all__ = ["app", "arrange_argv", "build", "cli_hint"]
 
@@ -292,6 +289,11 @@ def build(words: Sequence[str] = ()) -> typer.Typer:
         # 10 ms to build for a line that runs neither (issue 74 §1).
         apps[()].command(_KEEPS_GROUP, hidden=True)(_keeps_group)
         return apps[()]
+    # here, not at the top: a system's line loads none of them (issue 74 §1)
+    from .discord import discord_app
+    from .operate import rooms_app
+    from .server import SERVE_EXAMPLES, VERIFY_EXAMPLES, serve, verify
+
     apps[()].command("serve", epilog=SERVE_EXAMPLES)(serve)
     apps[()].command("verify", epilog=VERIFY_EXAMPLES)(verify)
     if group in (None, "rooms") or not own:

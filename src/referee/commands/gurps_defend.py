@@ -17,11 +17,11 @@ from typing import Annotated
 import typer
 
 from ..errors import RuleError
+from ..faces import draw_faces
 from ..fmt import fraction, percent, readable
 from ..render.combat import defense_json
 from ..render.gurps import skill_odds_json
 from ..rng import RandomSource
-from ..roller import draw_faces
 from ..systems.gurps.defense import (
     DEFENSES,
     DefenseOptions,

@@ -15,7 +15,6 @@ from ..render.combat import attack_json, exchange_json, exchange_odds_json
 from ..render.gurps import check_json, contest_json, skill_odds_json
 from ..rng import RandomSource
 from ..systems.gurps.allout import feint_penalty
-from ..systems.gurps.contest import quick_contest
 from ..systems.gurps.damage import DamageSpec
 from ..systems.gurps.defense import Flank, situation_defense
 from ..systems.gurps.exchange import Target, exchanges
@@ -62,6 +61,8 @@ def lone_twin(level: int, options: AttackOptions, name: str | None) -> Twin:
     def go(rng: RandomSource) -> Reply:
         feinted = None  # All-Out Attack (Feint): its Quick Contest first (B365)
         if options.feint is not None:
+            from ..systems.gurps.contest import quick_contest
+
             feinted = quick_contest(level, options.feint, resistance=True, rng=rng,
                                     names=("the feint", "the foe"))  # fmt: skip
         rolls = [attack(level, label=name, options=o, rng=rng) for o in (pair or (options,))]

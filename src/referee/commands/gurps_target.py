@@ -19,9 +19,7 @@ from ..systems.gurps.damage import DamageSpec
 from ..systems.gurps.exchange import Target
 from ..systems.gurps.locations import read_location
 from ..systems.gurps.melee import AttackOptions, DefenseOptions
-from ..systems.gurps.pain import pain_odds
 from ..systems.gurps.tolerance import Tolerance, tolerance_of
-from .gurps_traits import best_defense, defense_level
 from .result import Reply, resources_of
 from .sheeted import resolved_as, sheet_for
 
@@ -53,6 +51,7 @@ def target_of(sheet: Sheet) -> Target:
     (B419–B420)") and Injury Tolerance (B60, B380; none when the sheet lists more than
     one form, which :func:`typed_target` refuses)."""
     from ..sheets import Kind
+    from .gurps_traits import best_defense  # a sheet's: loaded with one (issue 74 §1)
 
     dodge = next((t.level for t in sheet.of_kind(Kind.DEFENSE) if t.name == "Dodge"), None)
     parry, block = best_defense(sheet.attacks, "parry"), best_defense(sheet.attacks, "block")
@@ -133,6 +132,8 @@ def with_pain_odds(
     with one, the exact odds of the shock (``odds.shock``) and of the knockdown roll's
     modifier (``odds.knockdown_at``) it changes, a line of text
     (:func:`referee.systems.gurps.pain.pain_odds`; B59, B142)."""
+    from ..systems.gurps.pain import pain_odds  # the odds': loaded for them alone
+
     data = {**reply.data, "pain_threshold": _pain(target)}
     if not (target.hpt or target.lpt):
         return Reply(data, reply.text)
@@ -286,6 +287,7 @@ def shared_defense(sheet: Sheet, weapon: str, kind: str) -> Attack | None:
     """The weapon named without its usage (``Broadsword``) when every usage of it has
     the same Parry (or Block): any of them, since the defense is the same; None
     otherwise (:func:`find_attack` then says which usages it matches)."""
+    from .gurps_traits import defense_level
 
     key = " ".join(weapon.split()).casefold()
     usages = [a for a in sheet.attacks if a.name.casefold() == key and a.usage]
@@ -301,6 +303,7 @@ def defense_from_sheet(
     """A defense's level from the sheet: Dodge; a weapon's Parry or Block (the best), and
     whether it is a fencing parry (GCS's ``9F``, B376)."""
     from ..sheets import Kind, find_attack, find_trait
+    from .gurps_traits import best_defense, defense_level
 
     sheet = sheet_for(ctx, path, "gurps", "gurps defend", weapon or kind.title())
     if kind == "dodge":

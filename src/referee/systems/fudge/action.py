@@ -17,10 +17,10 @@ from fractions import Fraction
 
 from ...ast import FUDGE
 from ...errors import RuleError
+from ...faces import draw_faces
 from ...fmt import percent
 from ...results import Chances
 from ...rng import RandomSource, resolve
-from ...roller import draw_faces
 from .dice import (
     DICE,
     MAX_REROLLS,

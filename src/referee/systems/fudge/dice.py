@@ -21,8 +21,8 @@ from types import MappingProxyType
 
 from ...ast import FUDGE
 from ...errors import RuleError
+from ...faces import draw_faces
 from ...rng import RandomSource
-from ...roller import draw_faces
 
 __all__ = [
     "DICE",

@@ -24,9 +24,12 @@ from __future__ import annotations
 
 import functools
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
-from .contest import ContestResult, Floor, Side, _contestant, _result, _sides
 from .damage import _dice_adds, with_adds
+
+if TYPE_CHECKING:  # the Quick Contest, loaded by a feint alone (issue 74 §1)
+    from .contest import ContestResult, Side
 
 __all__ = ["feint_odds", "feint_penalty", "long_damage", "strong_damage"]
 
@@ -89,6 +92,8 @@ def feint_penalty(feint: ContestResult) -> int:
     ...               rng=ReplaySource([(6, f) for f in (2, 4, 4, 4, 5, 5)])))  # 10 vs 14
     4
     """
+    from .contest import _result
+
     a, b = (_result(r) for r in feint.rounds[-1])
     return _penalty(a, b)
 
@@ -101,6 +106,8 @@ def feint_odds(skill: int, resisting: int) -> tuple[tuple[int, Fraction], ...]:
     >>> dict(feint_odds(30, 3))[0]  # only a 17 or 18 fails the feint (000: always)
     Fraction(1, 54)
     """
+    from .contest import Floor, _contestant, _sides
+
     a, b = _contestant(skill, Floor.CLAMP), _contestant(resisting, Floor.CLAMP)
     out: dict[int, Fraction] = {}
     for pa, ra in _sides(a):

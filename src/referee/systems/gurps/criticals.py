@@ -24,9 +24,9 @@ import re
 from dataclasses import dataclass
 from enum import StrEnum
 
+from ...faces import draw_faces
 from ...fmt import rolled
 from ...rng import RandomSource
-from ...roller import draw_faces
 
 __all__ = [
     "CRITICAL_HEAD_BLOW",

@@ -17,13 +17,11 @@ import re
 from dataclasses import dataclass
 from fractions import Fraction
 
-from ...ast import Arith, Dice, Literal
 from ...errors import RuleError
+from ...faces import draw_faces
 from ...fmt import rolled
-from ...parser import parse
 from ...results import Chances
 from ...rng import RandomSource
-from ...roller import roll
 from .success import sum_d6
 
 __all__ = [
@@ -101,6 +99,9 @@ def _dice_adds(expression: str) -> tuple[int, int]:
 
 def _by_grammar(expression: str) -> tuple[int, int]:
     """:func:`_dice_adds` read by the dice grammar (any form it takes)."""
+    from ...ast import Arith, Dice, Literal  # here: the grammar, for an unusual form alone
+    from ...parser import parse
+
     try:
         root = parse(expression).root
     except ValueError as exc:
@@ -260,12 +261,12 @@ def damage(
     div = armor_divisor(divisor)
     met = armor_dr(dr, div)
     count, adds = _dice_adds(expression)
-    result = roll(f"{count}d6", rng=rng)
-    basic, through = _apply(result.total + adds, met, damage_type)
+    faces = draw_faces(rng, count, 6)  # the dice roll(f"{count}d6") draws, in its order
+    basic, through = _apply(sum(faces) + adds, met, damage_type)
     through_p = sum((p for v, p in damage_odds(expression, dr=met, damage_type=damage_type).items()
                      if v > 0), Fraction(0))  # fmt: skip
     return DamageRoll(
-        expression, tuple(d.value for d in result.dice), basic, dr, damage_type, through,
+        expression, faces, basic, dr, damage_type, through,
         through_p, div,
     )  # fmt: skip
 

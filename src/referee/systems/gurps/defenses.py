@@ -28,8 +28,8 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 
 from ...errors import RuleError
+from ...faces import draw_faces
 from ...rng import RandomSource
-from ...roller import draw_faces
 from .defense import (
     DEFENSES,
     Allowed,

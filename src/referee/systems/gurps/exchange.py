@@ -25,14 +25,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
+from ...faces import draw_faces
 from ...fmt import percent
 from ...results import Chances
 from ...rng import RandomSource
-from ...roller import draw_faces
 from .allout import feint_penalty, long_damage
 from .blows import blow, on_head, penetrates
-from .contest import ContestResult, quick_contest
 from .criticals import CriticalRoll, head_blow
 from .damage import DamageSpec, _dice_adds
 from .defenses import DefenseStep, allowed_against, defense_step, settle, step_calls
@@ -55,6 +55,9 @@ from .melee import (
 )
 from .rapid import hit_text, landed_hits, step_parts
 from .target import Target, choose_defense
+
+if TYPE_CHECKING:  # the Quick Contest, loaded by a feint alone (issue 74 §1)
+    from .contest import ContestResult
 
 __all__ = [
     "Exchange",
@@ -203,6 +206,8 @@ def exchange(
         damage = replace(damage, expression=long_damage(damage.expression, options.thrust))
     feint = None  # All-Out Attack (Feint): the feint's Quick Contest first (B365)
     if options.feint is not None:
+        from .contest import quick_contest
+
         feint = quick_contest(skill, options.feint, resistance=True, rng=rng,
                               names=(f"{attacker}'s feint", target.name))  # fmt: skip
     feinted = 0 if feint is None else feint_penalty(feint)

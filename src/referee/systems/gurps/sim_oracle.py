@@ -58,8 +58,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ...faces import draw_faces
 from ...rng import RandomSource
-from ...roller import draw_faces
 from .defense import Allowed, RangedKind, defenses_against, missile_kind
 from .exchange import Hurt, exchange
 from .melee import AttackOptions, DefenseOptions, effective_attack

@@ -20,10 +20,10 @@ from fractions import Fraction
 from itertools import product
 
 from ...errors import RuleError
+from ...faces import draw_faces
 from ...fmt import percent, rolled
 from ...results import Chances
 from ...rng import RandomSource
-from ...roller import draw_faces
 
 __all__ = [
     "Outcome",

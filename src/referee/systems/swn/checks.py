@@ -16,11 +16,11 @@ from enum import StrEnum
 from fractions import Fraction
 
 from ...errors import RuleError
+from ...faces import draw_faces
 from ...fmt import percent, rolled
 from ...odds import odds as dice_odds
 from ...results import Chances
 from ...rng import RandomSource
-from ...roller import draw_faces
 
 __all__ = ["LIMIT", "ByCheck", "Check", "Kind"]
 

@@ -37,8 +37,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ...faces import draw_faces
 from ...rng import RandomSource
-from ...roller import draw_faces
 from .combat import attack, initiative
 from .encounter import Encounter, Target
 from .injury import Condition, Health, end_round, stabilize, take_damage
