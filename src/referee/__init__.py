@@ -60,7 +60,8 @@ __all__ = [
 
 def __getattr__(name: str) -> str:
     """``referee.__version__``: the installed package's version, read from its metadata
-    only when asked for (so that ``referee roll 3d6`` starts fast)."""
+    only when asked for (so that ``referee roll 3d6`` starts fast). Any other name it
+    refuses goes on to the lazy package's own lookup (:func:`.lazy.export`, below)."""
     if name == "__version__":
         # here, not at the top: 35 ms of start-up otherwise (issue 53)
         from importlib.metadata import PackageNotFoundError, version
