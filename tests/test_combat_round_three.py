@@ -1,7 +1,7 @@
 """Issue 73 §1 and §2.5: the GURPS exchange's results found wrong in the third review,
 each against the rule's words and page, its odds against the exchange run on every
 outcome of its dice (``test_exchange_odds._check``, ``test_exchange_maneuvers.
-_enumerated``, ``test_sheet_traits._every_path``), and the options that were silently
+_enumerated``, ``test_exchange_maneuvers._every``), and the options that were silently
 ignored or contradicted each other, now refused by name.
 
 The rules, as the Basic Set (4th edition) and *GURPS Martial Arts* state them:
@@ -52,9 +52,8 @@ from referee.systems.gurps.melee import AttackOptions, DefenseOptions, EyeRow, P
 from referee.systems.gurps.pain import pain_odds
 from referee.systems.gurps.sim_oracle import AGAINST, against, can_defend
 from referee.systems.gurps.tolerance import Tolerance
-from test_exchange_maneuvers import _enumerated
+from test_exchange_maneuvers import _enumerated, _every
 from test_exchange_odds import _check
-from test_sheet_traits import _every_path
 
 ARCHER = Path(__file__).parents[1] / "src" / "referee" / "examples" / "gurps" / "sheets"
 
@@ -217,6 +216,17 @@ def test_the_pain_odds_of_a_long_thrust_lose_no_damage_ma97() -> None:
     _pain_matches(12, read_damage("1d+2 imp"), target, options, "parry")
 
 
+class _NoDraw:
+    """A source for runs whose every draw is scripted: a draw that reaches it is one the
+    enumeration missed, and fails the test rather than roll at random."""
+
+    def randbelow(self, n: int) -> int:
+        raise AssertionError(f"an unscripted draw (d{n})")
+
+
+_NO_DRAW = _NoDraw()
+
+
 def _pain_matches(
     skill: int, damage: DamageSpec, target: Target, options: AttackOptions, defense: str
 ) -> None:
@@ -225,10 +235,13 @@ def _pain_matches(
     shock: dict[int, Fraction] = {}
     knockdown: dict[int, Fraction] = {}
 
-    def run(source: Any) -> Any:
-        return exchange(skill, damage, target, options=options, defense=defense, rng=source)
+    def run() -> Any:
+        return exchange(skill, damage, target, options=options, defense=defense, rng=_NO_DRAW)
 
-    for x, p in _every_path(run):
+    # Each 3d6 by its total (test_exchange_maneuvers._every; the exchange reads only the
+    # total, test_exchange_odds.test_the_resolver_reads_only_each_3d6_total): 16 runs
+    # for each 3d6 where every face apart made 216.
+    for p, x in _every(run):
         w = None if x.hurt is None else x.hurt.wound
         hurt = w.shock if w is not None else 0
         shock[hurt] = shock.get(hurt, Fraction(0)) + p

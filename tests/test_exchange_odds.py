@@ -3,8 +3,9 @@ exchange_odds`) against enumeration: every outcome of every group of dice the ex
 draws (the attack's 3d6, B556's 3d6 on a critical hit, the defense's 3d6, B398's 3d6
 for a random location, the damage dice), each run through :func:`exchange` itself.
 
-A 3d6 group is enumerated by its total, weighted by its number of ways: the resolver
-reads only a 3d6 roll's total, which the first test checks die by die."""
+A 3d6 group is enumerated by its total, weighted by its number of ways, and so are the
+damage dice: the resolver reads only a 3d6 roll's total, and only the damage dice's
+total, which the first two tests check die by die."""
 
 from __future__ import annotations
 
@@ -34,6 +35,14 @@ ONE_OF = {t: next(d for d in itertools.product(range(1, 7), repeat=3) if sum(d) 
 """One triple for each total."""
 
 
+def _by_total(count: int) -> list[tuple[tuple[int, ...], int]]:
+    """``count`` d6 by their total: one tuple of faces for each total, and its number of
+    ways in ``6 ** count``."""
+    ways = Counter(sum(d) for d in itertools.product(range(1, 7), repeat=count))
+    return [(next(d for d in itertools.product(range(1, 7), repeat=count) if sum(d) == t), w)
+            for t, w in ways.items()]  # fmt: skip
+
+
 def _runs(
     skill: int,
     damage: DamageSpec,
@@ -45,9 +54,9 @@ def _runs(
 ) -> Iterator[tuple[Fraction, Exchange]]:
     """Every way the exchange can go, with its chance: the draws in the order the
     exchange makes them (after ``start``, taken as given), each 3d6 by its total and
-    the damage dice one by one."""
+    the damage dice by theirs."""
     count = int(damage.expression.split("d")[0])
-    damages = list(itertools.product(range(1, 7), repeat=count))
+    damages = _by_total(count)
 
     def run(script: list[int]) -> Exchange | int:
         """The exchange on these draws, or how many it asked for past them."""
@@ -71,8 +80,8 @@ def _runs(
         # of 3 holds, and a location or a critical row is followed by the damage).
         probe = run([*script, *([1] * count)])
         if isinstance(probe, Exchange) and probe.hurt is not None:
-            for dice in damages:
-                yield from walk([*script, *dice], p / 6**count)
+            for dice, ways in damages:
+                yield from walk([*script, *dice], p * Fraction(ways, 6**count))
             return
         for total, ways in WAYS.items():
             yield from walk([*script, *ONE_OF[total]], p * Fraction(ways, 216))
@@ -98,6 +107,32 @@ def test_the_resolver_reads_only_each_3d6_total() -> None:
                     seen.add((x.outcome, x.attack.critical_hit, x.defense and x.defense.defended,
                               h and (h.location.key, h.injury, h.wound)))  # fmt: skip
             assert len(seen) == 1, (group, total, seen)
+
+
+@pytest.mark.parametrize(("dmg", "half"), [("3d-1 cut", False), ("2d pi", True), ("2d+1 cr", True)])
+def test_the_resolver_reads_only_the_damage_dices_total(dmg: str, half: bool) -> None:
+    """The damage dice, rolled as any faces of a total, give the exchange what
+    :func:`_by_total`'s faces give: the blow, whole or halved (B378), reads their sum."""
+    target = Target("Orc", dodge=9, dr=1, hp=12)
+    spec = replace(read_damage(dmg), half=half)
+    options = AttackOptions(random_location=True, criticals=False)
+    base = [*ONE_OF[9], *ONE_OF[14], *ONE_OF[10]]  # hits, the dodge fails, the torso
+    count = int(dmg.split("d")[0])
+    injuries = set()
+    for faces, ways in _by_total(count):
+        seen = set()
+        for d in itertools.product(range(1, 7), repeat=count):
+            if sum(d) == sum(faces):
+                rng = ReplaySource([(6, v) for v in [*base, *d]])
+                x = exchange(14, spec, target, options=options, defense="dodge", rng=rng)
+                h = x.hurt
+                assert h is not None
+                seen.add((x.outcome, h.location.key, h.injury, h.wound))
+        assert len(seen) == 1 and ways == sum(
+            1 for d in itertools.product(range(1, 7), repeat=count) if sum(d) == sum(faces)
+        ), (faces, seen)
+        injuries |= {k[2] for k in seen}
+    assert len(injuries) > 3  # the totals differ: the test could tell them apart
 
 
 def _check(skill: int, dmg: str, target: Target, options: AttackOptions, defense: str) -> None:
