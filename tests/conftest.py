@@ -38,7 +38,6 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 ALONE = frozenset(
     {
         "test_affine.py",  # workers' start and restart within deadlines
-        "test_hostile.py",  # a bystander room's p99 under attack
         "test_room_admin.py",  # a removal felt within 1 s; rate counts per second
         "test_rooms_usual_flow_browser.py",  # a redrawing Fight panel, clicked in time
         "test_scale.py",  # live updates across servers within 1 s
@@ -53,7 +52,8 @@ worker shares the machine's two cores with them (issue 53: on two workers, test_
 bystander p99 and the usual-flow browser test failed by chance). Where only a few of a
 module's tests are timed, those carry ``@pytest.mark.alone`` themselves, and the rest
 run on the workers (test_discord_hardening's download deadline, test_trust's removals
-felt within a second)."""
+felt within a second, test_hostile's bystander p99 under attack and its rate's refill
+counted per second)."""
 
 
 class ByModuleAndBackend(LoadScopeScheduling):  # type: ignore[misc]

@@ -83,6 +83,7 @@ def test_the_abuse_list_gets_the_engines_words(server: Server) -> None:
         assert words in r.json()["error"], (text, r.json())
 
 
+@pytest.mark.alone  # timed: the rate's refill, 1 request a second
 def test_a_roll_in_a_room_draws_at_most_two_hundred_dice_and_pays_for_them(
     db_url: str, tmp_path: Path
 ) -> None:
@@ -164,6 +165,7 @@ def test_a_socket_that_never_reads_is_let_go_and_the_others_go_on(
             watcher.stop()
 
 
+@pytest.mark.alone  # timed: the bystander's p99 under the attack
 def test_under_attack_a_bystander_room_keeps_rolling(server: Server) -> None:
     """The attack runs in a process of its own (so that its threads do not slow the
     bystander's client here), from 127.0.0.1; the bystander's table rolls from
