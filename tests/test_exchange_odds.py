@@ -38,9 +38,12 @@ ONE_OF = {t: next(d for d in itertools.product(range(1, 7), repeat=3) if sum(d) 
 def _by_total(count: int) -> list[tuple[tuple[int, ...], int]]:
     """``count`` d6 by their total: one tuple of faces for each total, and its number of
     ways in ``6 ** count``."""
-    ways = Counter(sum(d) for d in itertools.product(range(1, 7), repeat=count))
-    return [(next(d for d in itertools.product(range(1, 7), repeat=count) if sum(d) == t), w)
-            for t, w in ways.items()]  # fmt: skip
+    first: dict[int, tuple[int, ...]] = {}
+    ways: Counter[int] = Counter()
+    for d in itertools.product(range(1, 7), repeat=count):
+        first.setdefault(sum(d), d)
+        ways[sum(d)] += 1
+    return [(first[t], w) for t, w in ways.items()]
 
 
 def _runs(

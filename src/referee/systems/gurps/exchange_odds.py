@@ -203,7 +203,7 @@ def _blow_ways(
 
 # 4,096: a fight asks them of each foe at each HP it comes to, and each attacker's
 # options (the oracle's 800 fights of one knight against five orcs: 2,745 of them;
-# at 512, a tenth of its CPU went to working them out again); about 1.8 KB each (the
+# at 512, a tenth to a fifth of its CPU went to working them out again); about 1.8 KB each (the
 # steps' odds are :func:`_steady`'s, shared), at most about 7.5 MB held.
 @functools.lru_cache(maxsize=4096)
 def _odds(
