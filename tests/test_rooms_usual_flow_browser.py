@@ -232,6 +232,7 @@ async def test_the_usual_flow(server: Server, second: Server, chromium: Any) -> 
         if drop:
             _gm_event(table, {"event": {"kind": "set", "combatant": "aldo", "drop": drop}})
         _aldos_turn(table)
+        await _shows_the_turn(player, table, "alice")
         mine_row = player.locator("#fight li.combatant[data-combatant='aldo'] .maneuver-row")
         await mine_row.locator("select").select_option(label="All-Out Defense (Dodge +2)")
         await mine_row.locator("button.maneuver").click()
@@ -239,10 +240,12 @@ async def test_the_usual_flow(server: Server, second: Server, chromium: Any) -> 
             "all-out defense"
         )
         assert "all-out defense (dodge)" in _aldo(table)["conditions"]
-        orc_row = gm.locator("#fight li.combatant:has-text('Orc Raider') .attack-row")
+        # By its id: on the guard's turn, the guard's row names the orc as a target.
+        orc_row = gm.locator("#fight li.combatant[data-combatant='orc'] .attack-row")
         defended = 0
         for n in range(1, 16):
             _turn_of(table, "orc")
+            await _shows_the_turn(gm, table, "gm")
             await expect(orc_row.locator("button.attack")).to_be_enabled()
             if n == 1:  # the maneuver, the weapon, the target: the target once
                 await orc_row.locator("select").nth(2).select_option(label="Sir Aldo")
@@ -289,10 +292,11 @@ async def test_the_usual_flow(server: Server, second: Server, chromium: Any) -> 
                     body = {"event": {"kind": "set", "combatant": "aldo", "drop": drop}}
                     _gm_event(table, body)
 
-        row = player.locator("#fight li.combatant:has-text('Sir Aldo') .attack-row")
+        row = player.locator("#fight li.combatant[data-combatant='aldo'] .attack-row")
         n = 0
         for n in range(1, 31):
             _aldos_turn(table)  # contract v1.4: she attacks on her own turn only
+            await _shows_the_turn(player, table, "alice")
             await expect(row.locator("button.attack")).to_be_enabled()
             if n == 1:  # the maneuver, the weapon, the target: the target once
                 await row.locator("select").nth(2).select_option(label="Orc Raider")
@@ -447,6 +451,18 @@ def _turn_of(table: Table, cid: str) -> None:
         _close_defenses(table, fight)
         _gm_next(table)
     raise AssertionError(f"{cid}'s turn never came")
+
+
+async def _shows_the_turn(page: Any, table: Table, viewer: str) -> None:
+    """Wait until ``page`` shows the fight's round and turn as the server has them, so
+    that no button of an earlier turn's drawing is clicked (a clean clone's run once
+    clicked the guard's Attack, drawn before the orc's turn reached the GM's page)."""
+    from playwright.async_api import expect
+
+    fight = table.fight(viewer)
+    name = next(c["name"] for c in fight["combatants"] if c["combatant"] == fight["current"])
+    turn = f"Round {fight['round']} · {name}'s turn"
+    await expect(page.locator("#fight-turn")).to_contain_text(turn)
 
 
 def _aldos_turn(table: Table) -> None:
