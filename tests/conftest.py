@@ -17,7 +17,7 @@ import typer.testing
 from hypothesis import settings
 from xdist.scheduler import LoadScopeScheduling
 
-from schedule import measured, order, scope_of
+from schedule import measured, order, pick, scope_of
 
 if TYPE_CHECKING:
     from rooms_server import Server, Table
@@ -63,9 +63,10 @@ class ByModuleAndBackend(LoadScopeScheduling):  # type: ignore[misc]
     to whichever workers are free. The scopes are handed out in the collection's order,
     longest first (:mod:`schedule`), not xdist's default of the most tests first, which
     left the long modules of few tests (the simulator's oracle, the Discord fights) to
-    the end, one worker busy for minutes while the others waited (issue 74 §4). (xdist's
-    ``loadgroup`` would split the scopes with marks, but its marks are lost on pytest
-    9.2, which no longer reads the node ids xdist 3.8 writes.)"""
+    the end, one worker busy for minutes while the others waited (issue 74 §4); and a
+    module's scopes apart in time where another module's can run (:func:`schedule.pick`).
+    (xdist's ``loadgroup`` would split the scopes with marks, but its marks are lost on
+    pytest 9.2, which no longer reads the node ids xdist 3.8 writes.)"""
 
     def __init__(self, config: pytest.Config, log: Any = None) -> None:
         config.option.loadscopereorder = False
@@ -73,6 +74,18 @@ class ByModuleAndBackend(LoadScopeScheduling):  # type: ignore[misc]
 
     def _split_scope(self, nodeid: str) -> str:
         return scope_of(nodeid)
+
+    def _assign_work_unit(self, node: Any) -> None:
+        running = {
+            scope
+            for work in self.assigned_work.values()
+            for scope, done in work.items()
+            if not all(done.values())
+        }
+        chosen = pick(list(self.workqueue), running)
+        if chosen is not None:  # (xdist hands out the queue's first)
+            self.workqueue.move_to_end(chosen, last=False)
+        super()._assign_work_unit(node)
 
 
 @pytest.hookimpl(optionalhook=True)  # (a run without xdist: -p no:xdist)
