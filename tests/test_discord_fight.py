@@ -13,6 +13,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from discord_standin import Bot, StandIn, component, opts, sub
 from referee.rooms.audit.verify import verify
 from rooms_server import Table
@@ -75,7 +77,16 @@ def _press(
 
 
 PUBLIC: list[dict[str, Any]] = []
-"""Every public message a press updated, in this module's run."""
+"""Every public message a press updated, in this test (other modules' presses through
+:func:`_press` land here too: a fight with a player's Broadsword, say)."""
+
+
+@pytest.fixture(autouse=True)
+def _public_of_this_test() -> None:
+    """Each test reads its own presses' public messages: a worker may run another
+    module's fight with public Broadsword rolls (test_one_exchange_discord) before this
+    one (a CI run failed so on 2026-11-29)."""
+    PUBLIC.clear()
 
 
 def settle(rest: StandIn, quiet: float = 0.3, most: float = 10) -> None:

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from referee import fight
 from referee.errors import RuleError
 from referee.fight import npcs
+from referee.fight.events import RULES
 from referee.fight.step import adopt
 
 
@@ -473,6 +474,38 @@ def test_hp_changes_only_by_an_hp_event_and_replay_gives_the_same_state(
         assert _as_logged(adopted) == _as_logged(s.fight)
         f = s.fight
     assert fight.replay(system, taken) == f
+
+
+DEAD_THEN_TIRED: list[dict[str, Any]] = [
+    {"kind": "add", "combatant": "c", "values": {"hp_max": 12}},
+    {"kind": "fatigue", "combatant": "c", "amount": 6},
+    {"kind": "damage", "combatant": "c", "amount": 29, "location": "torso"},  # to -17
+    {"kind": "heal", "combatant": "c", "amount": 6},  # to -11
+    {"kind": "answer", "call": "c/2", "success": False, "margin": -3, "critical": False,
+     "total": 3},  # a failed roll to survive: dead (B419)
+    {"kind": "fatigue", "combatant": "c", "amount": 5},  # -1 FP: 1 HP more, to -12
+]  # fmt: skip
+"""Hypothesis's case from a CI run (2026-11-29): a dead combatant's fatigue crossed
+-1xHP, opened a roll to survive that the same event closed, and took a number for it
+that no entry logged."""
+
+
+@pytest.mark.parametrize("rules", [6, RULES])
+def test_a_dead_combatants_fatigue_calls_no_roll_to_survive(rules: int) -> None:
+    f = fight.begin("gurps")
+    for ev in DEAD_THEN_TIRED[:-1]:
+        f = fight.step(f, {**ev, "rules": rules}).fight
+    assert "dead" in f.combatants["c"].conditions and not f.calls
+    s = fight.step(f, {**DEAD_THEN_TIRED[-1], "rules": rules})
+    assert s.fight.combatants["c"].values["hp"] == -12 and not s.fight.calls
+    adopted = f
+    for r in s.records:  # what a reader of the entries makes of them
+        adopted = adopt(adopted, r.kind, r.fields)
+    if rules == 6:  # as logged then: the unlogged call took a number (an old log replays so)
+        assert s.fight.counts == {"c": 3} and adopted.counts == {"c": 2}
+    else:  # B419: none called, none counted: the entries give the same fight
+        assert s.fight.counts == adopted.counts == {"c": 2}
+        assert _as_logged(adopted) == _as_logged(s.fight)
 
 
 def _long_log(system: str, size: int, seed: int) -> list[dict[str, Any]]:

@@ -23,7 +23,7 @@ from ..errors import RuleError
 
 __all__ = ["CALL", "EVENTS", "ID", "LIMIT", "RULES", "read_event"]
 
-RULES = 6
+RULES = 7
 """The fight's rules as this version applies them, which an event may name (``rules``,
 on any kind; :func:`referee.fight.step` takes the current ones by default):
 
@@ -53,6 +53,11 @@ on any kind; :func:`referee.fight.step` takes the current ones by default):
   of the attack; its call names a hidden attacker by its opaque id. No defense is
   offered to, and no knockdown called for, an unconscious combatant (B420); shock
   taken on one's own turn counts from one's next turn (B419).
+- 7: a dead combatant's fatigue below 0 FP calls no roll to survive (B419: the death
+  checks are the living's, as a dead combatant's damage already called none). Under
+  rules 6 the call was opened and closed by the same event, unlogged, yet took a
+  number, so the combatant's next call's id skipped one, which a reader of the log's
+  entries (a player's view, ``referee verify``) could not follow.
 
 A log keeps each event's number, so an old log replays by the rules it was written
 under."""

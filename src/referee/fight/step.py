@@ -152,6 +152,11 @@ OPEN_DEFENSE_RULES = SECRET_CALL_RULES
 """The first rules by which the turn does not pass while a defense call is open."""
 
 
+DEAD_FATIGUE_RULES = 7
+"""The first rules by which a dead combatant's fatigue calls no roll to survive (B419;
+see :data:`.events.RULES`)."""
+
+
 def _no_open_defense(fight: Fight) -> None:
     """From rules 6 (issue 71 §1.9), the turn passes only once every defense call is
     closed: a defense is made against the attack it answers, in the attacker's turn
@@ -241,7 +246,10 @@ def _apply(fight: Fight, c: Combatant, ev: Mapping[str, Any]) -> tuple[Combatant
     if kind == "fatigue":
         if fight.system != "gurps":
             raise RuleError("fatigue points are GURPS's (B426)")
-        return gurps.fatigue(c, ev["amount"])
+        after, calls = gurps.fatigue(c, ev["amount"])
+        if "dead" in c.conditions and fight.rules >= DEAD_FATIGUE_RULES:
+            calls = []  # B419: the death checks are the living's
+        return after, calls
     if kind == "result":
         return _result(fight, c, ev["of"], ev["success"], 0, False), []
     return _set(fight, c, ev), []
