@@ -53,9 +53,10 @@ on any kind; :func:`referee.fight.step` takes the current ones by default):
   of the attack; its call names a hidden attacker by its opaque id. No defense is
   offered to, and no knockdown called for, an unconscious combatant (B420); shock
   taken on one's own turn counts from one's next turn (B419).
-- 7: a dead combatant's fatigue below 0 FP calls no roll to survive (B419: the death
+- 7: a call that its combatant's fall would close at once (rules 2) is not opened:
+  a dead combatant's fatigue below 0 FP calls no roll to survive (B419: the death
   checks are the living's, as a dead combatant's damage already called none). Under
-  rules 6 the call was opened and closed by the same event, unlogged, yet took a
+  rules 6 such a call was opened and closed by the same event, unlogged, yet took a
   number, so the combatant's next call's id skipped one, which a reader of the log's
   entries (a player's view, ``referee verify``) could not follow.
 

@@ -137,6 +137,8 @@ def _event(fight: Fight, ev: Mapping[str, Any]) -> tuple[Fight, tuple[Record, ..
     if fight.rules >= LATER_SHOCK_RULES and fight.current == c.id:
         new = gurps.shock_on_own_turn(c, new)
     after = _put(fight, new)
+    if fight.rules >= UNOPENED_RULES:  # a call its fall would close at once is not made
+        specs = [x for x in specs if _stays_open(after, c.id, x[0])]
     after = _called(after, c.id, specs)
     if fight.system == "swn" and kind == "damage":
         after = _morale(fight, after, c.id)
@@ -152,8 +154,9 @@ OPEN_DEFENSE_RULES = SECRET_CALL_RULES
 """The first rules by which the turn does not pass while a defense call is open."""
 
 
-DEAD_FATIGUE_RULES = 7
-"""The first rules by which a dead combatant's fatigue calls no roll to survive (B419;
+UNOPENED_RULES = 7
+"""The first rules by which a call that its combatant's fall would close at once is not
+opened, and takes no number (a dead combatant's fatigue calls no roll to survive, B419;
 see :data:`.events.RULES`)."""
 
 
@@ -176,11 +179,17 @@ def _fallen(fight: Fight, cid: str) -> Fight:
     """From rules 2, a combatant out of the fight has its calls closed: all of them
     once dead; while it lives, all but a GURPS survive roll (B419: the death checks
     are rolled whether or not it is conscious)."""
-    if fight.rules < 2 or not fight.calls or not fight.out_of_action(cid):
+    if not fight.calls:
         return fight
-    dead = "dead" in fight.combatants[cid].conditions
-    kept = tuple(x for x in fight.calls if x.combatant != cid or (x.kind == "survive" and not dead))
+    kept = tuple(x for x in fight.calls if x.combatant != cid or _stays_open(fight, cid, x.kind))
     return fight if len(kept) == len(fight.calls) else replace(fight, calls=kept)
+
+
+def _stays_open(fight: Fight, cid: str, kind: str) -> bool:
+    """Whether a call of ``kind`` for ``cid`` stays open in ``fight`` (:func:`_fallen`)."""
+    if fight.rules < 2 or not fight.out_of_action(cid):
+        return True
+    return kind == "survive" and "dead" not in fight.combatants[cid].conditions
 
 
 def _add(fight: Fight, ev: Mapping[str, Any]) -> tuple[Fight, tuple[Record, ...]]:
@@ -246,10 +255,7 @@ def _apply(fight: Fight, c: Combatant, ev: Mapping[str, Any]) -> tuple[Combatant
     if kind == "fatigue":
         if fight.system != "gurps":
             raise RuleError("fatigue points are GURPS's (B426)")
-        after, calls = gurps.fatigue(c, ev["amount"])
-        if "dead" in c.conditions and fight.rules >= DEAD_FATIGUE_RULES:
-            calls = []  # B419: the death checks are the living's
-        return after, calls
+        return gurps.fatigue(c, ev["amount"])
     if kind == "result":
         return _result(fight, c, ev["of"], ev["success"], 0, False), []
     return _set(fight, c, ev), []
