@@ -67,6 +67,10 @@ class Desk:
     the channel): the next press of the channel waits for it (:func:`settled`)."""
     following: asyncio.Future[None] | None = None
     """A refresh for a change made elsewhere (the page), waiting for it to settle."""
+    behind: bool = False
+    """A change was made elsewhere that no refresh has read yet: set at each change, and
+    cleared by :func:`follow` just before it reads, so that a change landing during a
+    refresh gets one more (none is lost)."""
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     """One refresh at a time: a prompt is posted once."""
 
@@ -224,12 +228,19 @@ async def settled(desk: Desk) -> None:
 
 
 async def follow(bot: Discord, channel: str, room: str) -> None:
-    """Follow a change made by another front end (the page): once it settles, refresh."""
-    try:
+    """Follow changes made by another front end (the page): once they settle, refresh;
+    again while changes keep coming (:attr:`Desk.behind`), each read after the last
+    change it answers for."""
+    desks = bot.fight_desk.desks
+    while (desk := desks.get(channel)) is not None and desk.room == room and desk.behind:
         await asyncio.sleep(COALESCE)
-        await refresh(bot, channel, room)
-    except Exception as exc:  # noqa: BLE001 - logged; the fight goes on
-        log.warning("referee discord: the fight's channel did not follow: %s", exc)
+        if desks.get(channel) is not desk:  # the fight ended, or the channel moved on
+            return
+        desk.behind = False
+        try:
+            await refresh(bot, channel, room)
+        except Exception as exc:  # noqa: BLE001 - logged; the fight goes on
+            log.warning("referee discord: the fight's channel did not follow: %s", exc)
 
 
 async def refresh(bot: Discord, channel: str, room: str) -> None:

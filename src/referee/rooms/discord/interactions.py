@@ -90,7 +90,10 @@ class Discord:
         """A room's fight changed (on the page, say): each channel running it follows,
         once the change settles (:func:`.fightroom.follow`)."""
         for channel, desk in list(self.fight_desk.desks.items()):
-            if desk.room == room and (desk.following is None or desk.following.done()):
+            if desk.room != room:
+                continue
+            desk.behind = True  # a follow running now reads it after this change
+            if desk.following is None or desk.following.done():
                 desk.following = asyncio.ensure_future(fightroom.follow(self, channel, room))
                 self._later.add(desk.following)
                 desk.following.add_done_callback(self._later.discard)
