@@ -11,6 +11,7 @@ are counted and printed (the closing note's figures); every export verifies.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import re
 import time
@@ -104,7 +105,6 @@ def _aldo(table: Table) -> dict[str, Any]:
 
 @ON_ITS_LOOP
 async def test_the_usual_flow(server: Server, second: Server, chromium: Any) -> None:
-    from playwright.async_api import TimeoutError as PlaywrightTimeout
     from playwright.async_api import expect
 
     ARTIFACTS.mkdir(exist_ok=True)
@@ -134,6 +134,7 @@ async def test_the_usual_flow(server: Server, second: Server, chromium: Any) -> 
         await gm.click("#fight button:text('Start the fight')")
         # Desktop: whose turn it is and Next turn are in view at 1280 x 800.
         for node in ("#fight-turn", "#fight button:text('Next turn')"):
+            await expect(gm.locator(node)).to_be_visible()  # drawn once the start is in
             box = await gm.locator(node).bounding_box()
             assert box is not None and 0 <= box["y"] and box["y"] + box["height"] <= 800, node
         # The phone (§7): from far down the log, the Fight tab opens at its top, just
@@ -191,14 +192,7 @@ async def test_the_usual_flow(server: Server, second: Server, chromium: Any) -> 
                 await expect(roll).to_be_visible()
                 box = await roll.bounding_box()
                 assert box is not None and box["y"] + box["height"] <= 800, box
-            for _ in range(10):  # each of her calls, until none is left
-                if not await mine.count():
-                    break
-                try:  # a redraw may take the button between the count and the click
-                    await mine.first.click(timeout=5000)
-                except PlaywrightTimeout:
-                    continue
-                await player.wait_for_timeout(300)
+            await _answer_every_call(player)  # each of her calls, until none is left
         alice_log = table.log("alice")
         assert all(
             e.get("redacted") for e in alice_log if e["kind"] == "roll" and e["roller"] == "gm"
@@ -321,9 +315,7 @@ async def test_the_usual_flow(server: Server, second: Server, chromium: Any) -> 
         # Dead: no turn, no call.
         assert not [c for c in table.fight("gm")["calls"] if c["combatant"] == "orc"]
         for _ in range(4):
-            await gm.click("#fight button:text('Next turn')")
-            await gm.wait_for_timeout(200)
-            assert table.fight("gm")["current"] != "orc"
+            assert (await _next_turn(gm, table))["current"] != "orc"
 
         # Issue 71 §1.1: the hidden guard attacks Aldo. Alice's defense call, on her
         # page, names it by its opaque id only and carries none of its numbers; she
@@ -465,6 +457,45 @@ async def _shows_the_turn(page: Any, table: Table, viewer: str) -> None:
     await expect(page.locator("#fight-turn")).to_contain_text(turn)
 
 
+async def _next_turn(gm: Any, table: Table) -> dict[str, Any]:
+    """The GM's click on Next turn, once her page shows the server's turn (no button of
+    an earlier drawing), and the fight once the server has moved it on (a clean clone's
+    run read it 250 ms after the click, before the click's request had landed)."""
+    await _shows_the_turn(gm, table, "gm")
+    before = table.fight("gm")
+    await gm.click("#fight button:text('Next turn')")
+    for _ in range(200):
+        fight = table.fight("gm")
+        if (fight["round"], fight["current"]) != (before["round"], before["current"]):
+            return fight
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"Next turn never moved the fight on from {before['current']}")
+
+
+async def _answer_every_call(page: Any) -> None:
+    """Click each call's roll on ``page`` until none is left (ten at most), each time
+    waiting until the answered call has left the page rather than for a fixed time; a
+    redraw may take the button between the count and the click: then look again."""
+    from playwright.async_api import TimeoutError as PlaywrightTimeout
+    from playwright.async_api import expect
+
+    answers = page.locator("#fight li.call button.answer")
+    for _ in range(10):
+        if not await answers.count():
+            return
+        first = answers.first
+        try:
+            call = await first.locator("xpath=ancestor::li[@data-call]").get_attribute(
+                "data-call", timeout=5000
+            )
+            await first.click(timeout=5000)
+        except PlaywrightTimeout:
+            continue
+        gone = page.locator(f"#fight li.call[data-call='{call}']")
+        with contextlib.suppress(AssertionError):  # refused, or redrawn: look again
+            await expect(gone).to_have_count(0, timeout=10_000)
+
+
 def _aldos_turn(table: Table) -> None:
     """The GM moves the turns on (by the API, not counted as the exchange's clicks)
     until it is Sir Aldo's, with no maneuver taken yet."""
@@ -498,7 +529,6 @@ async def test_the_usual_flow_in_swn(server: Server, second: Server, chromium: A
     secret attack drops Vex to 0 HP (mortally wounded, shown to Alice at once), a
     stabilize roll applied from the Fight panel, and the thug's death after six rounds
     down, passed by in the turns. The boss is never named to Alice."""
-    from playwright.async_api import TimeoutError as PlaywrightTimeout
     from playwright.async_api import expect
 
     made, alice, table = _room(server, second, "swn")
@@ -538,15 +568,7 @@ async def test_the_usual_flow_in_swn(server: Server, second: Server, chromium: A
         await expect(gm.locator("#fight-turn")).to_contain_text("initiative rolls to make")
         await expect(gm.locator("#fight button:text('Start the fight')")).to_have_count(0)
         await mine.click()
-        theirs = gm.locator("#fight li.call button.answer")
-        for _ in range(10):  # each of the GM's calls, until none is left
-            if not await theirs.count():
-                break
-            try:  # a redraw may take the button between the count and the click
-                await theirs.first.click(timeout=5000)
-            except PlaywrightTimeout:
-                continue
-            await gm.wait_for_timeout(300)
+        await _answer_every_call(gm)  # each of the GM's calls, until none is left
         await expect(player.locator("#fight-turn")).to_contain_text("Round 1")  # §3
 
         # The boss's secret attack drops Vex: she sees it at once, never the roll.
@@ -600,9 +622,7 @@ async def test_the_usual_flow_in_swn(server: Server, second: Server, chromium: A
         assert checked["visibility"] == "gm" and checked["call"] == morale["call"]
         assert next(e for e in table.log("alice") if e["seq"] == checked["seq"])["redacted"]
         for _ in range(8):
-            await gm.click("#fight button:text('Next turn')")
-            await gm.wait_for_timeout(250)
-            state = table.fight("gm")
+            state = await _next_turn(gm, table)
             assert state["current"] not in ("thug", "vex"), state["current"]
         await expect(thug).to_contain_text("dead")
 
