@@ -48,11 +48,22 @@ def test_300_rolls_from_30_users_at_once_are_paced_by_the_channel(paced: Bot) ->
 
     start = time.monotonic()
     with ThreadPoolExecutor(30) as pool:
-        said = [line for lines in pool.map(rolls, range(30)) for line in lines]
+        each = list(pool.map(rolls, range(30)))
     elapsed = time.monotonic() - start
+    said = [line for lines in each for line in lines]
     rolled = [s for s in said if s == "roll 1d6"]
     refused = [s for s in said if "slow down: this channel sent 20 commands" in s]
-    assert len(rolled) + len(refused) == 300, [s for s in said if s not in rolled + refused]
+    theirs = [s for s in said if s.startswith("⚠ slow down: you sent 5 commands")]
+    assert len(rolled) + len(refused) + len(theirs) == 300, [
+        s for s in said if s not in rolled + refused + theirs
+    ]
+    # A user's own pace refuses only one who has rolled five: on a busy machine one
+    # thread may send its first commands before the others start (a clean clone's run
+    # on 2026-11-29 had five such refusals among 300).
+    for lines in each:
+        for i, line in enumerate(lines):
+            if line in theirs:
+                assert lines[:i].count("roll 1d6") >= USER_PACE[0], lines
     assert 20 <= len(rolled) <= CHANNEL_PACE[0] + CHANNEL_PACE[1] * elapsed + 1, (
         len(rolled),
         elapsed,
