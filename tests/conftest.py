@@ -52,9 +52,11 @@ bystander p99 and the usual-flow browser test failed by chance). Where only a fe
 module's tests are timed, those carry ``@pytest.mark.alone`` themselves, and the rest
 run on the workers (test_discord_hardening's download deadline, test_trust's removals
 felt within a second, test_hostile's bystander p99 under attack and its rate's refill
-counted per second). The usual-flow browser tests left it on 2026-11-29: they click
-only once the page shows the server's turn, and passed on two workers beside two
-processes that kept both cores busy (issue 74 §4)."""
+counted per second). The usual-flow browser tests left it on 2026-11-29 (issue 74
+§4): they click only once the page shows the server's turn, and wait for what they
+check (the server's next turn, an answered call gone from the page), never a fixed
+time; so they passed on two workers beside two processes that kept both cores busy,
+and in the clean clones since."""
 
 
 class ByModuleAndBackend(LoadScopeScheduling):  # type: ignore[misc]
