@@ -39,7 +39,6 @@ ALONE = frozenset(
     {
         "test_affine.py",  # workers' start and restart within deadlines
         "test_room_admin.py",  # a removal felt within 1 s; rate counts per second
-        "test_rooms_usual_flow_browser.py",  # a redrawing Fight panel, clicked in time
         "test_scale.py",  # live updates across servers within 1 s
         "test_sheet_worst.py",  # the worst sheets read within their bound
         "test_stall.py",  # the quiet room's p99 beside a stalled socket
@@ -56,9 +55,10 @@ felt within a second, test_hostile's bystander p99 under attack and its rate's r
 counted per second). The usual-flow browser tests ran on the workers for a few hours
 of 2026-11-29 (issue 74 §4, about a minute less of `make test`): two clean clones of
 nine failed there, each on a read or a measure made before the page or the server had
-caught up with a click (docs/speed.md). The first run's were fixed; the second's, two
-more of the same kind, were not, and the module is back here until every step waits
-for what it checks."""
+caught up with a click (docs/speed.md). Since 2026-11-29's evening every such step
+waits for what it checks (a box is checked with ``to_be_in_viewport``, retried; a
+value read from the server after a click is waited for until the click has landed),
+and the module runs on the workers again."""
 
 
 class ByModuleAndBackend(LoadScopeScheduling):  # type: ignore[misc]
