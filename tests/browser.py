@@ -9,6 +9,7 @@ The browser tests run on the test process's one event loop, where the browser li
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -66,3 +67,21 @@ async def contexts(browser: Any) -> AsyncIterator[Any]:
         for context in browser.contexts:
             if context not in before:
                 await context.close()
+
+
+async def serious_violations(page: Any) -> list[str]:
+    """The serious and critical violations axe-core finds on ``page``, each as
+    ``"id (impact): help"``: axe-playwright-python's script and options, but its 570 KB
+    script injected once a document rather than at each run (``Axe().run`` injects it
+    every time: a third of a run's CPU in Chromium, about 0.34 s a run against 0.22 s
+    on the room page here, and the suite runs about a hundred)."""
+    from axe_playwright_python.async_playwright import DEFAULT_OPTIONS, Axe
+
+    if not await page.evaluate("typeof window.axe?.run === 'function'"):
+        await page.evaluate(Axe().axe_script)  # (again after a navigation)
+    found = await page.evaluate(f"axe.run({json.dumps(DEFAULT_OPTIONS)})")
+    return [
+        f"{v['id']} ({v['impact']}): {v['help']}"
+        for v in found["violations"]
+        if v["impact"] in ("serious", "critical")
+    ]

@@ -10,11 +10,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from browser import ON_ITS_LOOP, contexts
+from browser import ON_ITS_LOOP, contexts, serious_violations
 from referee.rooms.audit.verify import verify
 from rooms_server import Server, Table
 from test_rooms_browser import ARTIFACTS, _room_with_alice
-from test_rooms_out_browser import _axe_clean
 
 ORC = b"""system = "gurps"
 name = "Orc Raider"
@@ -98,7 +97,7 @@ async def _fits_and_is_clean(pages: dict[str, Any], name: str) -> None:
                 "document.documentElement.scrollWidth - document.documentElement.clientWidth"
             )
             assert wide <= 0, (who, width, wide)
-            assert await _axe_clean(page) == [], (who, width)
+            assert await serious_violations(page) == [], (who, width)
             path = ARTIFACTS / f"{name}-{who}-{width}.png"
             await page.screenshot(path=str(path), full_page=True)
 

@@ -13,12 +13,11 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from browser import ON_ITS_LOOP, contexts
+from browser import ON_ITS_LOOP, contexts, serious_violations
 from referee.rooms.audit.verify import verify
 from rooms_server import Server, Table
 from test_rooms_browser import ARTIFACTS, _room_with_alice
 from test_rooms_combat_browser import ALDO, ORC, _put
-from test_rooms_out_browser import _axe_clean
 
 WIDE = "document.documentElement.scrollWidth - document.documentElement.clientWidth"
 
@@ -56,7 +55,7 @@ async def _checked(page: Any, name: str) -> None:
     await page.evaluate("window.scrollTo(0, 0)")
     await page.wait_for_timeout(100)
     assert await page.evaluate(WIDE) <= 0, (name, 1280)
-    assert await _axe_clean(page) == [], (name, 1280)
+    assert await serious_violations(page) == [], (name, 1280)
     await page.screenshot(path=str(ARTIFACTS / f"fight-{name}-1280.png"), full_page=False)
     await page.set_viewport_size({"width": 390, "height": 844})
     for tab in ("log", "characters", "fight"):
@@ -64,7 +63,7 @@ async def _checked(page: Any, name: str) -> None:
         await page.evaluate("window.scrollTo(0, 0)")
         await page.wait_for_timeout(100)
         assert await page.evaluate(WIDE) <= 0, (name, 390, tab)
-        assert await _axe_clean(page) == [], (name, 390, tab)
+        assert await serious_violations(page) == [], (name, 390, tab)
         await page.screenshot(path=str(ARTIFACTS / f"fight-{name}-390-{tab}.png"))
     await page.click("#tab-log")
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from browser import ON_ITS_LOOP, contexts
+from browser import ON_ITS_LOOP, contexts, serious_violations
 from rooms_server import Server
 from test_rooms_browser import ARTIFACTS, _room_with_alice
 
@@ -49,17 +49,6 @@ async def _usable(page: Any, selectors: tuple[str, ...]) -> list[str]:
     ]
 
 
-async def _axe_clean(page: Any) -> list[str]:
-    from axe_playwright_python.async_playwright import Axe
-
-    results = await Axe().run(page)
-    return [
-        f"{v['id']} ({v['impact']}): {v['help']}"
-        for v in results.response["violations"]
-        if v["impact"] in ("serious", "critical")
-    ]
-
-
 def _human_page(text: str) -> None:
     """An HTML page in the room page's style, with no raw JSON error."""
     assert '{"error"' not in text and "unknown token" not in text, text
@@ -89,7 +78,7 @@ async def test_a_removed_player_is_told_and_every_control_goes(
         await expect(ended).to_contain_text("You were removed from this room by the GM")
         await expect(player.locator("#room")).to_have_class(re.compile(r"\bended\b"))
         assert await player.evaluate(LIVE_CONTROLS) == []
-        assert await _axe_clean(player) == []
+        assert await serious_violations(player) == []
         await player.screenshot(path=str(ARTIFACTS / "player-removed.png"), full_page=True)
 
         # A reload with the dead cookie: a page that says what happened.
@@ -99,7 +88,7 @@ async def test_a_removed_player_is_told_and_every_control_goes(
         _human_page(await player.content())
         await expect(player.locator("h1")).to_contain_text("session")
         await expect(player.locator("main")).to_contain_text("Ask the GM for a new invite")
-        assert await _axe_clean(player) == []
+        assert await serious_violations(player) == []
         await player.screenshot(path=str(ARTIFACTS / "player-removed-reload.png"))
 
 
@@ -157,7 +146,7 @@ async def test_a_spent_or_unknown_link_gets_a_page_that_says_so(
             main = again.locator("main")
             await expect(main).to_contain_text("expired or was used already")
             await expect(main).to_contain_text("Ask the GM for a new invite")
-        assert await _axe_clean(again) == []
+        assert await serious_violations(again) == []
         await again.set_viewport_size({"width": 390, "height": 844})
         assert await again.evaluate(
             "document.documentElement.scrollWidth <= document.documentElement.clientWidth"
@@ -211,7 +200,7 @@ async def test_an_archived_room_offers_no_write_to_anyone(server: Server, chromi
             assert await _usable(page, WRITES) == []
             await expect(page.locator("#verify")).to_be_enabled()  # reading still works
         await expect(gm.locator("#admin")).to_be_hidden()  # nothing left to run
-        assert await _axe_clean(gm) == []
+        assert await serious_violations(gm) == []
 
 
 @ON_ITS_LOOP
