@@ -13,7 +13,9 @@ The contract is docs/reference/rooms-contract.md. The package is laid out by lay
 * :mod:`.fanout`, the live updates within a server and between servers
   (PostgreSQL ``LISTEN/NOTIFY``);
 * :mod:`.state`, what the routes share (limits, caches, the rooms a server
-  follows), and :mod:`.app`, the web app that puts them together;
+  follows), :mod:`.app`, the web app that puts them together, and :mod:`.guards`, its
+  outer layers (the security headers, the address and body limits) and its front,
+  which serves a roll's POST before them, doing what they do;
 * :mod:`.serving`, the worker processes and room affinity, and the child
   servers and throwaway PostgreSQL clusters of the tests and benchmarks;
 * :mod:`.audit`, ``referee verify``: the checker of an export and of its fight.

@@ -9,13 +9,10 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import json
 import logging
 import os
 import pkgutil
-import re
 import sys
-import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from importlib import import_module
@@ -26,21 +23,21 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.telemetry import TelemetryConfig
 from starlette.exceptions import HTTPException
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .db.store import Store
 from .discord import route
 from .discord.config import DiscordConfig as _Config
 from .discord.interactions import Discord
-from .errors import ApiError, send_json
+from .errors import ApiError
 from .fanout.notices import Listener
+from .guards import SECURITY_HEADERS, AddressLimit, BodyLimit, Buckets, RoomsApp, SecurityHeaders
 from .limits import limits_from
 from .page import pages
 from .rolling.reading import read_command
 from .routes import admin, api, attacks, characters, fights, live, odds
 from .routes.hot import Hot
 from .routes.models import ERRORS
-from .state import MAX_BODY, RoomsLimits, State
+from .state import RoomsLimits, State
 
 if TYPE_CHECKING:
     from .discord.config import DiscordConfig
@@ -56,133 +53,6 @@ __all__ = [
     "keep_gc",
     "warm_up",
 ]
-
-
-_SHEET_PUT = re.compile(r"/api/rooms/[^/]+/sheets/[^/]+")
-
-
-class _BodyLimit:
-    """Refuse request bodies over the limit with 413, before the route reads them (a
-    sheet's upload may send up to ``sheet_limit``)."""
-
-    def __init__(self, app: ASGIApp, limit: int = MAX_BODY, sheet_limit: int = MAX_BODY) -> None:
-        self.app = app
-        self.limit = limit
-        self.sheet_limit = sheet_limit
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        limit = self.limit
-        if scope["method"] == "PUT" and _SHEET_PUT.fullmatch(scope["path"]):
-            limit = self.sheet_limit
-        for name, value in scope.get("headers", ()):
-            if name == b"content-length" and value.isdigit() and int(value) > limit:
-                await _too_large(send, limit)
-                return
-        seen = 0
-
-        async def counted() -> Message:
-            nonlocal seen
-            message = await receive()
-            seen += len(message.get("body", b""))
-            if seen > limit:
-                raise ApiError(413, f"the body is over {_size(limit)}")
-            return message
-
-        await self.app(scope, counted, send)
-
-
-SECURITY_HEADERS: tuple[tuple[bytes, bytes], ...] = (
-    (
-        b"content-security-policy",
-        b"default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-        b"connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
-    ),
-    (b"x-content-type-options", b"nosniff"),
-    (b"referrer-policy", b"no-referrer"),
-)
-"""Sent with every HTTP response: scripts, styles and sockets from the page's own origin
-only (the pages have no inline script or style), no framing by any site (the GM's page
-has Reveal and Close buttons), no MIME sniffing, and no Referer (a room's URL names it)."""
-
-
-class _SecurityHeaders:
-    """Add :data:`SECURITY_HEADERS` to every HTTP response (the outermost layer, so that
-    refusals by the limits carry them too)."""
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-
-        async def with_headers(message: Message) -> None:
-            if message["type"] == "http.response.start":  # a new dict: never a shared one
-                message = {**message, "headers": [*message.get("headers", ()), *SECURITY_HEADERS]}
-            await send(message)
-
-        await self.app(scope, receive, with_headers)
-
-
-_UNLIMITED = ("/api/health", route.PATH)
-"""Paths no address limit applies to: load balancers poll the health check, and every
-interaction comes from Discord's few addresses, each checked by its signature."""
-
-
-class _AddressLimit:
-    """Each client address may make ``rate`` requests (and socket handshakes) a second,
-    in bursts of ``burst``; more get 429 here, before any routing or parsing, so that
-    one flooding address cannot starve the others."""
-
-    def __init__(self, app: ASGIApp, rate: float, burst: float) -> None:
-        self.app = app
-        self.rate, self.burst = rate, burst
-        self._buckets: dict[str, list[float]] = {}
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if (
-            scope["type"] in ("http", "websocket")
-            and scope.get("path") not in _UNLIMITED
-            and not self._allowed(scope)
-        ):
-            if scope["type"] == "http":
-                await _refuse(send, 429, "too many requests from your address: slow down")
-            else:
-                await send({"type": "websocket.close", "code": 4429, "reason": "slow down"})
-            return
-        await self.app(scope, receive, send)
-
-    def _allowed(self, scope: Scope) -> bool:
-        client = scope.get("client")
-        address = client[0] if client else ""
-        now = time.monotonic()
-        bucket = self._buckets.get(address)
-        if bucket is None:
-            if len(self._buckets) > 100_000:
-                self._buckets.clear()
-            bucket = self._buckets[address] = [self.burst, now]
-        bucket[0] = min(self.burst, bucket[0] + (now - bucket[1]) * self.rate)
-        bucket[1] = now
-        if bucket[0] < 1:
-            return False
-        bucket[0] -= 1
-        return True
-
-
-def _size(limit: int) -> str:
-    return f"{limit // 2**20} MiB" if limit % 2**20 == 0 else f"{limit // 1024} KiB"
-
-
-async def _too_large(send: Send, limit: int) -> None:
-    await _refuse(send, 413, f"the body is over {_size(limit)}")
-
-
-async def _refuse(send: Send, status: int, message: str) -> None:
-    await send_json(send, status, json.dumps({"error": message}).encode())
 
 
 _NO_TELEMETRY: TelemetryConfig = {
@@ -249,7 +119,7 @@ def create_app(
                 await store.close()
 
     chat = discord if discord is not None else _Config.from_environment()
-    app = FastAPI(
+    app = RoomsApp(
         title="referee rooms",
         version="1",
         lifespan=lifespan,
@@ -287,11 +157,13 @@ def create_app(
     odds.install(app)
     live.install(app)
     pages.install(app)
+    buckets = Buckets(limits.address_rate, limits.address_burst)
     app.add_middleware(Hot)  # innermost: inside the limits below
     app.add_middleware(route.Endpoint)  # Discord's interactions, as hot
-    app.add_middleware(_BodyLimit, limit=limits.body, sheet_limit=limits.sheet)
-    app.add_middleware(_AddressLimit, rate=limits.address_rate, burst=limits.address_burst)
-    app.add_middleware(_SecurityHeaders)  # outermost: every response, refusals too
+    app.add_middleware(BodyLimit, limit=limits.body, sheet_limit=limits.sheet)
+    app.add_middleware(AddressLimit, buckets=buckets)
+    app.add_middleware(SecurityHeaders)  # outermost: every response, refusals too
+    app.front = (buckets, limits.body)  # a roll's POST: the same, before all of them
     return app
 
 

@@ -94,8 +94,14 @@ def _page_url(request: Request, room: str, code: str) -> str:
 
 async def roll(st: State, room: str, member: Member, body: NewRoll) -> Response:
     """``POST /api/rooms/{room}/rolls`` once its caller is known: roll, log, answer."""
+    return _answer(await roll_text(st, room, member, body))
+
+
+async def roll_text(st: State, room: str, member: Member, body: NewRoll) -> str:
+    """Roll and log ``body`` as ``member``: the new entry as its roller may see it, as
+    the text of the POST's answer (the frame its live sockets send, encoded once)."""
     entry = await roll_entry(st, room, member, body.command, body.visibility, bare=body.bare)
-    return _answer(st.frames.text(entry, member.id, ()))
+    return st.frames.text(entry, member.id, ())
 
 
 def _answer(text: str) -> Response:
