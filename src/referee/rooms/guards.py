@@ -195,7 +195,7 @@ and adds the security headers itself (a roll's POST it hands to the routes)."""
 class RoomsApp(FastAPI):
     """The rooms' app. A roll's POST with a JSON body, by far the busiest request, is
     served before FastAPI's and the app's own middleware (:func:`.routes.hot.roll`:
-    about a tenth of a roll's CPU under a proxy's load, issue 74 §3), and what those
+    2-4% fewer of the server's instructions a roll, issue 74 §3), and what those
     layers do for it is done here, in their order: the address limit (the same
     buckets), the body limit (its 413s), and the security headers on every answer,
     refusals included; :func:`.routes.hot.roll` answers errors as the app does.
